@@ -1,0 +1,116 @@
+/** Delivery: batches of up to 10 events or 5 s over `fetch` keepalive, `sendBeacon` when the page
+ * is hidden, an image pixel where `fetch` is missing, and a bounded, persisted retry queue. */
+
+/** One event on the wire: the pixel's query parameters as a flat map (see README). */
+export type WireEvent = Record<string, string>;
+
+const KEY = 'svc_retry';
+const BATCH = 10;
+const WAIT = 5000;
+const MAX_STORED = 100;
+const MAX_AGE = 7 * 864e5;
+/** Consecutive network errors (not HTTP errors) after which this page stops trying: the
+ * collector is blocked or unreachable. The stored events wait for the next page or `online`. */
+const MAX_BLOCKED = 3;
+
+export function transport(collector: string, canStore: () => boolean, log: (...a: unknown[]) => void) {
+  const base = collector.replace(/\/*$/, '/');
+  let buffer: WireEvent[] = [];
+  let memory: WireEvent[] = [];
+  let flushTimer: ReturnType<typeof setTimeout> | undefined;
+  let retryTimer: ReturnType<typeof setTimeout> | undefined;
+  let busy = false;
+  let failures = 0;
+  let blocked = 0;
+
+  const load = (): WireEvent[] => {
+    try {
+      if (canStore()) return JSON.parse(localStorage[KEY] || '[]');
+    } catch {}
+    return memory;
+  };
+  const save = (q: WireEvent[]) => {
+    memory = q.filter((e) => Date.now() - +e.cts < MAX_AGE).slice(-MAX_STORED);
+    try {
+      if (canStore()) localStorage[KEY] = JSON.stringify(memory);
+    } catch {}
+    return memory;
+  };
+  /** Drops the batch from the stored queue and, when it failed, appends it again. */
+  const update = (batch: WireEvent[], failed: boolean) =>
+    save(load().filter((x) => !batch.some((e) => e.eid == x.eid)).concat(failed ? batch : []));
+  /** Exponential backoff, 0.5 s doubling to 60 s, with 10 % jitter. */
+  const backoff = () => Math.min(60000, 500 * 2 ** failures++) * (0.9 + Math.random() / 5);
+
+  const schedule = (ms: number) => {
+    if (!retryTimer && !busy && blocked < MAX_BLOCKED && navigator.onLine && load().length)
+      retryTimer = setTimeout(retry, ms);
+  };
+  const retry = () => {
+    retryTimer = undefined;
+    const q = save(load());
+    if (q.length) post(q.slice(0, BATCH), true);
+  };
+
+  function post(batch: WireEvent[], stored?: boolean) {
+    if (!navigator.onLine || blocked >= MAX_BLOCKED) return stored || update(batch, true);
+    if (!self.fetch) return batch.forEach((e) => (new Image().src = base + 'p.gif?' + new URLSearchParams(e)));
+    if (stored) busy = true;
+    log('send', batch);
+    fetch(base + 'e', { method: 'POST', body: JSON.stringify(batch), keepalive: true }).then(
+      (res) => {
+        const s = res.status;
+        const again = s == 408 || s == 429 || s > 499;
+        const after = res.headers.get('Retry-After') || 0;
+        const wait = isNaN(+after) ? Date.parse(after as string) - Date.now() : +after * 1000;
+        if (stored) busy = false;
+        blocked = 0;
+        if (!again) failures = 0;
+        update(batch, again);
+        schedule(again ? Math.max(wait, backoff()) : 0);
+      },
+      (err) => {
+        log('send', err);
+        if (stored) busy = false;
+        blocked++;
+        update(batch, true);
+        schedule(backoff());
+      },
+    );
+  }
+
+  const flush = () => {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    while (buffer.length) post(buffer.splice(0, BATCH));
+  };
+
+  /** Page going away: hand what is buffered to the browser, which sends it after unload. */
+  const leave = () => {
+    clearTimeout(flushTimer);
+    flushTimer = undefined;
+    while (buffer.length) {
+      const batch = buffer.splice(0, BATCH);
+      if (!navigator.sendBeacon) post(batch);
+      else if (!navigator.sendBeacon(base + 'e', JSON.stringify(batch))) update(batch, true);
+    }
+  };
+
+  addEventListener('online', () => ((blocked = 0), schedule(0)));
+  addEventListener('pagehide', leave);
+  addEventListener('visibilitychange', () => document.visibilityState == 'hidden' && leave());
+  schedule(0);
+
+  return {
+    send(e: WireEvent) {
+      buffer.push(e);
+      if (buffer.length >= BATCH) flush();
+      else flushTimer ||= setTimeout(flush, WAIT);
+    },
+    /** Drops everything not yet handed to the network (do-not-track). */
+    clear() {
+      buffer = [];
+      save([]);
+    },
+  };
+}

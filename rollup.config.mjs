@@ -1,0 +1,33 @@
+// Browser bundles: an IIFE for the script tag (minified, dependencies inlined) and an ESM build
+// for bundlers (dependencies external). Type declarations come from `tsc` (see `npm run build`).
+import nodeResolve from '@rollup/plugin-node-resolve';
+import terser from '@rollup/plugin-terser';
+import typescript from '@rollup/plugin-typescript';
+
+const ts = (pkg) =>
+  typescript({ tsconfig: `packages/${pkg}/tsconfig.json`, declaration: false, declarationDir: undefined, emitDeclarationOnly: false, noEmitOnError: true });
+
+/** Terser settings tuned for the size budget: modern syntax, several passes, no eval. */
+const minify = terser({
+  ecma: 2020,
+  toplevel: true,
+  compress: { passes: 3, unsafe_arrows: true, unsafe_methods: true, pure_getters: true },
+  format: { comments: false },
+});
+
+/** One browser package: `src/auto.ts` → `dist/<name>.js` (IIFE), `src/index.ts` → `dist/<name>.mjs`. */
+const browserPackage = (pkg, name) => [
+  {
+    input: `packages/${pkg}/src/auto.ts`,
+    output: { file: `packages/${pkg}/dist/${name}.js`, format: 'iife', plugins: [minify] },
+    plugins: [nodeResolve({ browser: true }), ts(pkg)],
+  },
+  {
+    input: `packages/${pkg}/src/index.ts`,
+    output: { file: `packages/${pkg}/dist/${name}.mjs`, format: 'es' },
+    external: ['js-cookie'],
+    plugins: [ts(pkg)],
+  },
+];
+
+export default [...browserPackage('tracker', 'tracker')];
