@@ -31,8 +31,11 @@ export function start(config: TrackerConfig): Tracker {
   let contentType: string | undefined;
   let identity: Record<string, string> | undefined;
 
-    const notify = (fn: (c: PrivacyConsent) => void) =>
-    consent != undefined && fn({ allowed: consent, categories: { analytics: consent } });
+    const notify = (fn: (c: PrivacyConsent) => void) => {
+    try {
+      if (consent != undefined) fn({ allowed: consent, categories: { analytics: consent } });
+    } catch {}
+  };
 
   /** Sends what waited for a consent decision, with identifiers when cookies are allowed. */
   const release = () => {
@@ -119,10 +122,11 @@ export function start(config: TrackerConfig): Tracker {
 
   // The pre-load queue: hoisted configuration, the automatic page view, then everything else.
   const pending = queue.splice(0);
-  // (A function entry has no name, so it is never hoisted.)
-  HOISTED.forEach((name) => pending.forEach((e) => (e as unknown[])[0] == name && run(e)));
+  // (Function entries and garbage have no name, so they are never hoisted.)
+  const nameOf = (e: QueueEntry) => (e as string[] | null)?.[0];
+  HOISTED.forEach((name) => pending.forEach((e) => nameOf(e) == name && run(e)));
   run(['trackPageView']);
-  pending.forEach((e) => HOISTED.includes((e as string[])[0]) || run(e));
+  pending.forEach((e) => HOISTED.includes(nameOf(e)!) || run(e));
   queue.push = tracker.push as never;
   queue.t = tracker;
 

@@ -57,7 +57,8 @@ export function transport(collector: string, canStore: () => boolean, log: (...a
     if (!self.fetch) return batch.forEach((e) => (new Image().src = base + 'p.gif?' + new URLSearchParams(e)));
     if (stored) busy = true;
     log('send', batch);
-    fetch(base + 'e', { method: 'POST', body: JSON.stringify(batch), keepalive: true }).then(
+    // Inside a promise so that a fetch that throws (a broken polyfill) counts as a network error.
+    new Promise<Response>((ok) => ok(fetch(base + 'e', { method: 'POST', body: JSON.stringify(batch), keepalive: true }))).then(
       (res) => {
         const s = res.status;
         const again = s == 408 || s == 429 || s > 499;
@@ -91,8 +92,12 @@ export function transport(collector: string, canStore: () => boolean, log: (...a
     flushTimer = undefined;
     while (buffer.length) {
       const batch = buffer.splice(0, BATCH);
+      let queued = false;
+      try {
+        queued = !navigator.sendBeacon || navigator.sendBeacon(base + 'e', JSON.stringify(batch));
+      } catch {}
       if (!navigator.sendBeacon) post(batch);
-      else if (!navigator.sendBeacon(base + 'e', JSON.stringify(batch))) update(batch, true);
+      else if (!queued) update(batch, true);
     }
   };
 

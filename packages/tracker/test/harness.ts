@@ -36,6 +36,8 @@ export interface Sent {
   url: string;
   events: WireEvent[];
   keepalive?: boolean;
+  /** The collector's answer (fetch only). */
+  status?: number;
 }
 
 export function openPage(options: PageOptions = {}) {
@@ -72,8 +74,8 @@ export function openPage(options: PageOptions = {}) {
       const events = JSON.parse(String(init.body)) as WireEvent[];
       const answer = collector(events);
       if (answer == 'network-error') throw new TypeError('Failed to fetch');
-      sent.push({ via: 'fetch', url: String(input), events, keepalive: init.keepalive });
       const { status, headers } = typeof answer == 'number' ? { status: answer, headers: {} } : answer;
+      sent.push({ via: 'fetch', url: String(input), events, keepalive: init.keepalive, status });
       return new Response(status == 204 ? null : '{}', { status, headers });
     }) as typeof fetch;
   if (options.beacon != 'missing')
@@ -105,8 +107,10 @@ export function openPage(options: PageOptions = {}) {
     errors,
     debug,
     globalsBefore,
-    /** Every event the collector received, in order. */
+    /** Every event the collector received, in order, accepted or not. */
     events: () => sent.flatMap((s) => s.events),
+    /** The events the collector accepted (2xx), the beacons and the pixels. */
+    delivered: () => sent.filter((s) => !s.status || s.status < 300).flatMap((s) => s.events),
     cookie: (name: string) =>
       jar.getCookiesSync(window.location.href).find((c) => c.key == name),
     storage: () => ({ ...window.localStorage }),
@@ -116,16 +120,17 @@ export function openPage(options: PageOptions = {}) {
     },
     hide() {
       state.visibility = 'hidden';
-      window.document.dispatchEvent(new window.Event('visibilitychange'));
+      window.document.dispatchEvent(new window.Event('visibilitychange', { bubbles: true }));
     },
     pagehide: () => window.dispatchEvent(new window.Event('pagehide')),
     push: (...entries: unknown[]) => (window as unknown as { _svcq: unknown[] })._svcq.push(...entries),
     /** Lets fake time pass, running timers and the promise callbacks they cause. */
     tick: (ms: number) => clock.tickAsync(ms),
-    /** The next page in the same browser: cookies and localStorage carry over. */
+    /** The next page of the same site in the same browser: cookies, localStorage and the tag's
+     * attributes carry over; the site's `before` snippet does not. */
     next(more: PageOptions = {}) {
       clock.uninstall();
-      return openPage({ jar, storage: { ...window.localStorage }, now: clock.now, ...more });
+      return openPage({ ...options, before: undefined, jar, storage: { ...window.localStorage }, now: clock.now, ...more });
     },
     close() {
       clock.uninstall();

@@ -1,0 +1,139 @@
+// Page logic of the demo site (plain browser JS, no build step). Talks to the tracker only through
+// the `_svcq` queue, exactly like a customer's site would, and never uses innerHTML.
+(function () {
+  'use strict';
+
+  var $ = function (id) {
+    return document.getElementById(id);
+  };
+  /** Queues a tracker command; works before and after /tracker.js has loaded. */
+  var svc = function (command) {
+    window._svcq = window._svcq || [];
+    window._svcq.push(command);
+  };
+
+  // --- Client-side navigation: Home and Pricing are two sections of index.html. ---------------
+
+  var TITLES = { '/': 'Acme Widgets', '/pricing': 'Pricing · Acme Widgets' };
+  var pages = document.querySelectorAll('[data-page]');
+
+  function render(path) {
+    if (!pages.length) return;
+    if (!TITLES[path]) path = '/';
+    pages.forEach(function (page) {
+      page.hidden = page.getAttribute('data-page') !== path;
+    });
+    document.querySelectorAll('nav [data-route]').forEach(function (link) {
+      if (link.getAttribute('data-route') === path) link.setAttribute('aria-current', 'page');
+      else link.removeAttribute('aria-current');
+    });
+    document.title = TITLES[path];
+  }
+
+  if (pages.length) {
+    document.addEventListener('click', function (event) {
+      var link = event.target.closest && event.target.closest('a[data-route]');
+      if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+      event.preventDefault();
+      var path = link.getAttribute('data-route');
+      if (path === location.pathname) return;
+      // Render first, so the page view the tracker sends on pushState carries the new title.
+      render(path);
+      history.pushState(null, '', path);
+    });
+    addEventListener('popstate', function () {
+      render(location.pathname);
+    });
+    render(location.pathname);
+  }
+
+  // --- Tracker commands -------------------------------------------------------------------------
+
+  var form = $('identify-form');
+  if (form) {
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      var email = form.elements.email.value.trim();
+      var firstname = form.elements.firstname.value.trim();
+      var identity = { email: email };
+      if (firstname) identity.firstname = firstname;
+      svc(['identify', identity]);
+      svc(['trackEvent', { id: 'identified' }]);
+      $('identify-status').textContent = 'Identified as ' + email + ': the "identified" event carries it.';
+      form.reset();
+    });
+  }
+
+  var on = function (id, handler) {
+    var element = $(id);
+    if (element) element.addEventListener('click', handler);
+  };
+  on('buy', function () {
+    svc(['trackEvent', { id: 'buy-clicked', value: 49, plan: 'pro' }]);
+  });
+  on('consent-accept', function () {
+    svc(['setConsent', true]);
+    refreshCookies();
+  });
+  on('consent-decline', function () {
+    svc(['setConsent', false]);
+    refreshCookies();
+  });
+  on('forget-me', function () {
+    svc(['revokeCookieConsent']);
+    refreshCookies();
+  });
+
+  // --- Panel: cookies and what the collector received -------------------------------------------
+
+  function cookie(name) {
+    var found = document.cookie.split('; ').filter(function (pair) {
+      return pair.indexOf(name + '=') === 0;
+    })[0];
+    return found ? decodeURIComponent(found.slice(name.length + 1)) : '';
+  }
+
+  function refreshCookies() {
+    if ($('utk')) $('utk').textContent = cookie('svcutk') || '(none)';
+    if ($('consent-state')) {
+      var optOut = cookie('__svc_opt_out');
+      $('consent-state').textContent =
+        optOut === 'no' ? 'accepted' : optOut === 'yes' ? 'declined' : 'no decision (cookies allowed by default)';
+    }
+  }
+
+  function cell(row, text) {
+    var td = document.createElement('td');
+    td.textContent = text;
+    row.appendChild(td);
+  }
+
+  function showEvents(events) {
+    var body = $('events');
+    if (!body) return;
+    var rows = events.slice(-20).reverse().map(function (e) {
+      var row = document.createElement('tr');
+      cell(row, new Date(Number(e.cts)).toLocaleTimeString());
+      cell(row, e.k === '1' ? 'page view' : e.k === '3' ? 'event' : 'k=' + e.k);
+      cell(row, e.k === '1' ? e.po || '/' : (e.n || '') + (e.m ? ' (value ' + e.m + ')' : ''));
+      cell(row, e.vi ? e.vi.slice(0, 8) + '…' : '–');
+      return row;
+    });
+    body.replaceChildren.apply(body, rows);
+    $('events-empty').hidden = rows.length > 0;
+  }
+
+  function refresh() {
+    refreshCookies();
+    fetch('/collect/recent', { cache: 'no-store' })
+      .then(function (res) {
+        return res.ok ? res.json() : [];
+      })
+      .then(showEvents, function () {
+        /* server stopped: keep the last list */
+      });
+  }
+
+  refresh();
+  setInterval(refresh, 2000);
+})();
