@@ -5,12 +5,12 @@ import type { TrackerConfig } from './types';
 
 try {
   const tag = document.currentScript as HTMLScriptElement | null;
-  const data = (tag && tag.dataset) || {};
+  const data = tag?.dataset || {};
   // Attribute values are strings: `start` accepts "180" for cookieDays and "false" for spa.
   start({
     ...(data as unknown as TrackerConfig),
-    collector: data.collector || (tag && tag.src && new URL(tag.src).origin) || '',
-    ...(window.svc && window.svc.config),
+    collector: data.collector || (tag?.src && new URL(tag.src).origin) || '',
+    ...window.svc?.config,
   });
 } catch {
   // Never break the host page.

@@ -24,56 +24,59 @@ export interface Ids {
   nc: string;
 }
 
-export function cookieJar(configuredDomain: string | undefined, days: number) {
-  let domain = configuredDomain;
-  const hash = [...(domain || location.hostname)].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 1e9, 7);
+let domain: string | undefined;
+let days = 180;
+let hash = 0;
 
-  /** Writes with the configured domain; falls back to host-only when the browser refuses it. */
-  const set = (name: string, value: string, expires?: number) => {
-    // js-cookie adds `path=/` by default.
-    const attrs = { expires, domain, sameSite: 'Lax' as const, secure: location.protocol == 'https:' };
-    Cookies.set(name, value, attrs);
-    if (domain && Cookies.get(name) != value) Cookies.set(name, value, { ...attrs, domain: (domain = undefined) });
-  };
-  const remove = (name: string) => {
-    Cookies.remove(name);
-    if (domain) Cookies.remove(name, { domain });
-  };
-
-  return {
-    get: Cookies.get as (name: string) => string | undefined,
-    set,
-    remove,
-    /** Forgets the visitor: the next identified send creates a fresh utk. */
-    forget: () => [UTK, VISITOR, SESSION, RESTART, OPT_OUT].forEach(remove),
-    /** Reads or creates the identity, rolls the session over when it expired or the browser
-     * restarted, counts a page view, and re-writes every identity cookie. */
-    visit(now: number, pageView: boolean): Ids {
-      const v = (Cookies.get(VISITOR) || '').split('.');
-      const s = (Cookies.get(SESSION) || '').split('.');
-      // svcutk first; the visitor cookie restores it when only that one survived.
-      const found = [Cookies.get(UTK), v[1]].find(isId);
-      const utk = found || newId();
-      let [first, prev, cur, n] = v.slice(2).map(Number);
-      let views = +s[1];
-      let start = +s[2];
-      if (!(n > 0)) (first = prev = cur = now), (n = 0);
-      if (!n || !Cookies.get(RESTART) || !(start > 0) || !(views >= 0)) {
-        if (n) (prev = cur), (cur = now);
-        n++;
-        views = 0;
-        start = now;
-      }
-      if (pageView) views++;
-      const u = [hash, utk, first, prev, cur, n].join('.');
-      const b = [hash, views, start].join('.');
-      set(UTK, utk, days);
-      set(VISITOR, u, days);
-      set(SESSION, b, SESSION_DAYS);
-      set(RESTART, '1');
-      return { vi: utk, u, b, nc: found ? '0' : '1' };
-    },
-  };
+/** Sets the cookie domain (`.example.com` for all subdomains) and the identity lifetime. */
+export function configureCookies(cookieDomain: string | undefined, lifetimeDays: number) {
+  domain = cookieDomain;
+  days = lifetimeDays;
+  hash = [...(domain || location.hostname)].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 1e9, 7);
 }
 
-export type CookieJar = ReturnType<typeof cookieJar>;
+export const getCookie = Cookies.get as (name: string) => string | undefined;
+
+/** Writes with the configured domain; falls back to host-only when the browser refuses it. */
+export function setCookie(name: string, value: string, expires?: number) {
+  // js-cookie adds `path=/` by default.
+  const attrs = { expires, domain, sameSite: 'Lax' as const, secure: location.protocol == 'https:' };
+  Cookies.set(name, value, attrs);
+  if (domain && Cookies.get(name) != value) Cookies.set(name, value, { ...attrs, domain: (domain = undefined) });
+}
+
+export function removeCookie(name: string) {
+  Cookies.remove(name);
+  if (domain) Cookies.remove(name, { domain });
+}
+
+/** Forgets the visitor: the next identified send creates a fresh utk. */
+export const forgetVisitor = () => [UTK, VISITOR, SESSION, RESTART, OPT_OUT].forEach(removeCookie);
+
+/** Reads or creates the identity, rolls the session over when it expired or the browser
+ * restarted, counts a page view, and re-writes every identity cookie. */
+export function visit(now: number, pageView: boolean): Ids {
+  const v = (Cookies.get(VISITOR) || '').split('.');
+  const s = (Cookies.get(SESSION) || '').split('.');
+  // svcutk first; the visitor cookie restores it when only that one survived.
+  const found = [Cookies.get(UTK), v[1]].find(isId);
+  const utk = found || newId();
+  let [first, prev, cur, n] = v.slice(2).map(Number);
+  let views = +s[1];
+  let start = +s[2];
+  if (!(n > 0)) (first = prev = cur = now), (n = 0);
+  if (!n || !Cookies.get(RESTART) || !(start > 0) || !(views >= 0)) {
+    if (n) (prev = cur), (cur = now);
+    n++;
+    views = 0;
+    start = now;
+  }
+  if (pageView) views++;
+  const u = [hash, utk, first, prev, cur, n].join('.');
+  const b = [hash, views, start].join('.');
+  setCookie(UTK, utk, days);
+  setCookie(VISITOR, u, days);
+  setCookie(SESSION, b, SESSION_DAYS);
+  setCookie(RESTART, '1');
+  return { vi: utk, u, b, nc: found ? '0' : '1' };
+}

@@ -1,5 +1,5 @@
 /** The tracker: runs the `_svcq` command queue, builds events and hands them to the transport. */
-import { cookieJar, DNT, OPT_OUT } from './cookies';
+import { configureCookies, DNT, forgetVisitor, getCookie, OPT_OUT, removeCookie, setCookie, visit } from './cookies';
 import { newId } from './ids';
 import { watchHistory } from './spa';
 import { transport, type WireEvent } from './transport';
@@ -16,8 +16,8 @@ export function start(config: TrackerConfig): Tracker {
   const log: (...a: unknown[]) => void = config.debug ? console.debug.bind(console, '[svc]') : () => {};
   const mode = config.consent || 'none';
   const days = +config.cookieDays! || 180;
-  const jar = cookieJar(config.cookieDomain, days);
-  const stored = jar.get(OPT_OUT);
+  configureCookies(config.cookieDomain, days);
+  const stored = getCookie(OPT_OUT);
   /** true: cookies allowed; false: send without identifiers; undefined: wait for a decision. */
   let consent: boolean | undefined = mode == 'cookieless' ? false : stored ? stored == 'no' : mode != 'opt-in' || undefined;
   const listeners: ((c: PrivacyConsent) => void)[] = [];
@@ -41,14 +41,14 @@ export function start(config: TrackerConfig): Tracker {
   const release = () => {
     if (consent == undefined) return;
     for (const e of waiting.splice(0)) {
-      if (consent) Object.assign(e, jar.visit(+e.cts, e.k == '1'));
+      if (consent) Object.assign(e, visit(+e.cts, e.k == '1'));
       else e.ce = 'false';
       net.send(e);
     }
   };
 
   const track = (params: Record<string, unknown>) => {
-    if (jar.get(DNT) == 'yes') return;
+    if (getCookie(DNT) == 'yes') return;
     const e: WireEvent = {
       eid: newId(),
       a: config.portalId + '',
@@ -86,15 +86,15 @@ export function start(config: TrackerConfig): Tracker {
       track(params);
     },
     doNotTrack(options) {
-      if (options && options.track) jar.remove(DNT);
-      else jar.set(DNT, 'yes', days), net.clear(), (waiting.length = 0);
+      if (options && options.track) removeCookie(DNT);
+      else setCookie(DNT, 'yes', days), net.clear(), (waiting.length = 0);
     },
     setConsent(allowed) {
       if (mode == 'cookieless') return;
       consent = !!allowed;
-      if (!consent) jar.forget();
+      if (!consent) forgetVisitor();
       // The decision itself is remembered for 13 months, like the anchor's banner.
-      jar.set(OPT_OUT, consent ? 'no' : 'yes', 395);
+      setCookie(OPT_OUT, consent ? 'no' : 'yes', 395);
       listeners.forEach(notify);
       release();
     },
@@ -103,7 +103,7 @@ export function start(config: TrackerConfig): Tracker {
       notify(fn);
     },
     revokeCookieConsent() {
-      jar.forget();
+      forgetVisitor();
       consent = mode == 'none' || (mode == 'opt-in' ? undefined : false);
     },
   };
@@ -112,7 +112,7 @@ export function start(config: TrackerConfig): Tracker {
     try {
       if (typeof entry == 'function') return entry(tracker);
       const [name, ...args] = entry as [keyof Commands, ...unknown[]];
-      if (Object.hasOwn(commands, name)) (commands[name] as (...a: unknown[]) => void)(...args);
+      if (commands[name]) (commands[name] as (...a: unknown[]) => void)(...args);
       else log('unknown command', name);
     } catch (err) {
       log(err);

@@ -94,10 +94,10 @@ export function transport(collector: string, canStore: () => boolean, log: (...a
       const batch = buffer.splice(0, BATCH);
       let queued = false;
       try {
-        queued = !navigator.sendBeacon || navigator.sendBeacon(base + 'e', JSON.stringify(batch));
+        queued = navigator.sendBeacon(base + 'e', JSON.stringify(batch));
       } catch {}
-      if (!navigator.sendBeacon) post(batch);
-      else if (!queued) update(batch, true);
+      // Refused (too big, quota): keep it for the next page. Missing: keepalive fetch.
+      if (!queued) 'sendBeacon' in navigator ? update(batch, true) : post(batch);
     }
   };
 

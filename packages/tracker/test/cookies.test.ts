@@ -49,8 +49,8 @@ describe('identity cookies', () => {
       expect(c.path).toBe('/');
       expect(c.hostOnly).toBe(true);
     }
-    expect(page.cookie('svcutk')!.expiryTime() - now).toBeCloseTo(180 * DAY, -4);
-    expect(page.cookie('__svcsc')!.expiryTime() - now).toBeCloseTo(30 * 60e3, -4);
+    expect(page.cookie('svcutk')!.expiryTime()! - now).toBeCloseTo(180 * DAY, -4);
+    expect(page.cookie('__svcsc')!.expiryTime()! - now).toBeCloseTo(30 * 60e3, -4);
     expect(page.cookie('__svcsrc')!.isPersistent()).toBe(false);
   });
 
@@ -58,7 +58,7 @@ describe('identity cookies', () => {
     const now = Date.now();
     page = openPage({ url: 'http://shop.example.com/', now, attrs: { 'cookie-days': '30' } });
     expect(page.cookie('svcutk')!.secure).toBe(false);
-    expect(page.cookie('svcutk')!.expiryTime() - now).toBeCloseTo(30 * DAY, -4);
+    expect(page.cookie('svcutk')!.expiryTime()! - now).toBeCloseTo(30 * DAY, -4);
   });
 
   it('shares cookies across subdomains with a cookie domain, host-only when the browser refuses it', () => {

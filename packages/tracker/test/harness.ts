@@ -3,7 +3,7 @@
  * Cookies (a tough-cookie jar) and localStorage can be carried from one page to the next. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import FakeTimers, { type InstalledClock } from '@sinonjs/fake-timers';
+import FakeTimers from '@sinonjs/fake-timers';
 import { CookieJar, JSDOM, VirtualConsole } from 'jsdom';
 
 const bundle = readFileSync(fileURLToPath(new URL('../dist/tracker.js', import.meta.url)), 'utf8');
@@ -57,7 +57,7 @@ export function openPage(options: PageOptions = {}) {
   });
   const window = dom.window as unknown as Window & typeof globalThis;
   for (const [k, v] of Object.entries(options.storage || {})) window.localStorage.setItem(k, v);
-  const clock: InstalledClock = FakeTimers.withGlobal(window).install({
+  const clock = FakeTimers.withGlobal(window).install({
     now: options.now ?? Date.now(),
     toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
   });
@@ -145,7 +145,7 @@ export type Page = ReturnType<typeof openPage>;
  * time); after a browser restart the session cookies are gone too. */
 export function expireCookies(jar: CookieJar, url: string, at: number, browserRestart = false) {
   for (const c of jar.getCookiesSync(url)) {
-    if ((browserRestart && !c.isPersistent()) || c.expiryTime() <= at)
+    if ((browserRestart && !c.isPersistent()) || (c.expiryTime() ?? Infinity) <= at)
       jar.setCookieSync(`${c.key}=; Max-Age=0; Path=${c.path}${c.hostOnly ? '' : '; Domain=' + c.domain}`, url);
   }
 }
