@@ -54,7 +54,8 @@ export function createDemoServer() {
 // Dev echo collector: validates, de-duplicates, logs and remembers events. Replaced by the
 // platform's collector in a later issue; nothing is stored beyond this process's memory.
 //
-//   POST /collect/e       body: JSON array of 1..50 events (text/plain or application/json) → 204
+//   POST /collect/e       body: JSON array of 1..50 events (text/plain or application/json)
+//                         → 200 {accepted, duplicates, rejected: [{eid, message}]}
 //   GET  /collect/p.gif   one event as query parameters → 1x1 transparent GIF (also for duplicates)
 //   GET  /collect/recent  the last 200 accepted events, newest last (for the demo page's panel)
 //
@@ -106,10 +107,19 @@ function createDevEchoCollector() {
         return res.end();
       }
       if (route === 'POST /collect/e') {
-        const batch = parseBatch(await readBody(req), req.headers['content-type']);
-        batch.forEach(accept);
-        res.writeHead(204);
-        return res.end();
+        // A bad body is a 400; within a good one, invalid events are rejected one by one so the
+        // valid ones are kept (the tracker drops a batch answered 400).
+        const result = { accepted: 0, duplicates: 0, rejected: [] };
+        for (const [i, event] of parseBatch(await readBody(req), req.headers['content-type']).entries()) {
+          try {
+            if (accept(checkEvent(event, `event ${i}`))) result.accepted++;
+            else result.duplicates++;
+          } catch (err) {
+            if (!(err instanceof InvalidEvent)) throw err;
+            result.rejected.push({ eid: event?.eid, message: err.message });
+          }
+        }
+        return sendJson(res, 200, result);
       }
       if (route === 'GET /collect/p.gif' || route === 'HEAD /collect/p.gif') {
         const query = new URL(req.url, 'http://localhost').searchParams;
@@ -123,7 +133,7 @@ function createDevEchoCollector() {
       const known = ['/collect/e', '/collect/p.gif', '/collect/recent'].includes(pathname);
       sendJson(res, known ? 405 : 404, { status: 'error', message: known ? `${req.method} not allowed` : 'no such endpoint' });
     } catch (err) {
-      if (res.headersSent || req.destroyed) return;
+      if (res.headersSent) return;
       // An unread (oversized) body is not worth keeping the connection for.
       if (!req.complete) res.setHeader('Connection', 'close');
       if (err instanceof InvalidEvent) return sendJson(res, 400, { status: 'error', message: err.message });
@@ -153,7 +163,7 @@ function readBody(req) {
   });
 }
 
-/** The events of a POST body; throws InvalidEvent naming the first problem. */
+/** The (unchecked) events of a POST body; throws InvalidEvent when it is not a batch. */
 function parseBatch(text, contentType = 'text/plain') {
   const type = contentType.split(';')[0].trim().toLowerCase();
   if (type !== 'text/plain' && type !== 'application/json') {
@@ -169,7 +179,7 @@ function parseBatch(text, contentType = 'text/plain') {
   if (batch.length < 1 || batch.length > MAX_BATCH) {
     throw new InvalidEvent(`a batch holds 1 to ${MAX_BATCH} events, got ${batch.length}`);
   }
-  return batch.map((event, i) => checkEvent(event, `event ${i}`));
+  return batch;
 }
 
 /** Returns the event when it is valid; throws InvalidEvent naming the problem otherwise. */
@@ -191,7 +201,7 @@ function checkEvent(event, where) {
 /** One log line: `page view  /pricing  utk=ab12…  (k=1)` or `event  buy-clicked value=49 plan=pro  …`. */
 function describe(e) {
   const utk = e.vi ? `utk=${e.vi.slice(0, 4)}…` : 'no utk';
-  const identity = e.i ? `  identify ${new URLSearchParams(e.i)}` : '';
+  const identity = e.i ? `  identify ${[...new URLSearchParams(e.i)].map(([k, v]) => `${k}=${v}`).join(' ')}` : '';
   if (e.k === '1') return `page view  ${e.po || '/'}  ${utk}  (k=1)${identity}`;
   const props = Object.keys(e)
     .filter((key) => key.startsWith('_'))
