@@ -31,7 +31,7 @@ export function start(config: TrackerConfig): Tracker {
   let contentType: string | undefined;
   let identity: Record<string, string> | undefined;
 
-    const notify = (fn: (c: PrivacyConsent) => void) => {
+  const notify = (fn: (c: PrivacyConsent) => void) => {
     try {
       if (consent != undefined) fn({ allowed: consent, categories: { analytics: consent } });
     } catch {}
