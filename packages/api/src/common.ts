@@ -1,0 +1,51 @@
+/** Schemas shared by many routes: identifiers, paging, repeated query parameters, error bodies. */
+import { z } from 'zod';
+
+/** A numeric id in a path or query (`"123"` → 123). */
+export const numericId = z
+  .string()
+  .regex(/^\d{1,15}$/, 'must be a positive integer')
+  .transform(Number);
+
+/** A query parameter that may repeat (`?vid=1&vid=2`): always an array. */
+export const repeated = <T extends z.ZodType>(item: T) =>
+  z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(item));
+
+/** `"true"`/`"false"` in a query string. */
+export const booleanString = z
+  .enum(['true', 'false'])
+  .transform((v) => v == 'true');
+
+/** A page size: an integer, at least 1; values above `max` are clamped to it (as the legacy API does). */
+export const count = (fallback: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .refine((n) => n >= 1, 'must be at least 1')
+    .transform((n) => Math.min(n, max))
+    .optional()
+    .transform((n) => n ?? fallback);
+
+/** A non-negative integer offset or timestamp in a query string. */
+export const offset = z.string().regex(/^\d{1,15}$/, 'must be a non-negative integer').transform(Number);
+
+/** Milliseconds since the epoch. */
+export const timestamp = z.number().int();
+
+/** The legacy error body (`status`, `message`, ids, and endpoint-specific extras). */
+export const errorBody = z.looseObject({
+  status: z.literal('error'),
+  message: z.string(),
+  correlationId: z.string(),
+  requestId: z.string(),
+  category: z.string().optional(),
+  error: z.string().optional(),
+  type: z.string().optional(),
+});
+
+/** `{status: 'ok'}` for writes that answer with a body but no record. */
+export const ok = z.object({ status: z.literal('ok') });
+
+/** Any JSON object (for records whose fields the spec leaves open). */
+export const anyObject = z.looseObject({});

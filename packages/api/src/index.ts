@@ -1,0 +1,6 @@
+/** @svc/api: the endpoint catalog of the svc platform. */
+export { catalog, routes, type Catalog, type RouteId } from './catalog';
+export * from './common';
+export { openApiDocument } from './openapi';
+export { BEARER, route, type AuthKind, type BodyType, type Method, type Milestone, type RouteDef, type Routes } from './route';
+export * as schemas from './schemas';

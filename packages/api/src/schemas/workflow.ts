@@ -1,0 +1,45 @@
+/** Workflows: a sequence of actions run for each enrolled contact by the platform's engine. */
+import { z } from 'zod';
+import { timestamp } from '../common';
+
+export const workflowAction = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('DELAY'), delayMillis: z.number().int().min(0).max(366 * 864e5) }),
+  z.object({ type: z.literal('SET_CONTACT_PROPERTY'), propertyName: z.string().min(1), newValue: z.string() }),
+  z.object({ type: z.literal('ADD_TO_LIST'), listId: z.number().int().positive() }),
+  z.object({
+    type: z.literal('WEBHOOK'),
+    url: z.url({ protocol: /^https?$/ }),
+    method: z.enum(['POST', 'GET']).default('POST'),
+  }),
+]);
+
+export const workflow = z.looseObject({
+  id: z.number(),
+  portalId: z.number(),
+  name: z.string(),
+  type: z.string(),
+  enabled: z.boolean(),
+  insertedAt: timestamp,
+  updatedAt: timestamp,
+  allowContactToTriggerMultipleTimes: z.boolean(),
+  actions: z.array(workflowAction.and(z.looseObject({ stepId: z.number() }))),
+});
+
+export const workflowWrite = z.object({
+  name: z.string().trim().min(1, 'is required').max(255),
+  type: z.enum(['DRIP_DELAY', 'STATIC_ANCHOR', 'PROPERTY_ANCHOR']).default('DRIP_DELAY'),
+  enabled: z.boolean().default(true),
+  allowContactToTriggerMultipleTimes: z.boolean().default(false),
+  actions: z.array(workflowAction).max(100).default([]),
+});
+
+export const LOG_EVENT_TYPES = ['ENROLLED', 'UNENROLLED', 'DELAY', 'SET_CONTACT_PROPERTY', 'ADD_TO_LIST', 'WEBHOOK', 'COMPLETED', 'FAILED'] as const;
+
+export const logEvent = z.looseObject({
+  eventType: z.enum(LOG_EVENT_TYPES),
+  timestamp,
+  workflowId: z.number(),
+  vid: z.number(),
+  stepId: z.number().nullable(),
+  detail: z.string().optional(),
+});

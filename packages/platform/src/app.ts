@@ -1,0 +1,92 @@
+/** The platform: two Express apps on one database — `{base_url}` (the API, OpenAPI document) and
+ * `{forms_url}` (form submissions, CORS enabled). */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { openApiDocument } from '@svc/api';
+import cors from 'cors';
+import express from 'express';
+import { pino, type Logger } from 'pino';
+import { openDatabase } from './db/open';
+import { contactHandlers } from './handlers/contacts';
+import { propertyHandlers } from './handlers/properties';
+import { authenticator } from './http/auth';
+import { rateLimiter, type RateLimitOptions } from './http/rate-limit';
+import { mountCatalog } from './http/router';
+import { createServices } from './services';
+
+export interface PlatformOptions {
+  /** SQLite file, or `:memory:`. Default `.data/platform.db`. */
+  database?: string;
+  /** Per-credential rate limit; default 100 requests per 10 s. */
+  rateLimit?: RateLimitOptions;
+  /** Lifetime of OAuth access tokens in seconds; default 1800. */
+  tokenLifetimeSeconds?: number;
+  /** Issue a new refresh token on every refresh (the old one stops working). Default false. */
+  rotateRefreshTokens?: boolean;
+  /** The clock (tests move it). */
+  now?: () => number;
+  /** Structured logs; default: info to stdout. `false` silences them. */
+  logger?: Logger | false;
+}
+
+export type Platform = ReturnType<typeof createPlatform>;
+
+export function createPlatform(options: PlatformOptions = {}) {
+  const now = options.now ?? Date.now;
+  const log = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? pino());
+  const db = openDatabase(options.database ?? '.data/platform.db');
+  const services = createServices(db, now);
+  const settings = {
+    tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 1800,
+    rotateRefreshTokens: options.rotateRefreshTokens ?? false,
+  };
+  const handlers = { ...contactHandlers(services), ...propertyHandlers(services) };
+  const deps = {
+    handlers,
+    authenticate: authenticator(db, now),
+    limit: rateLimiter(options.rateLimit ?? { max: 100, windowMs: 10_000 }, now),
+    log,
+  };
+
+  const base = express();
+  base.disable('x-powered-by');
+  base.set('query parser', 'simple');
+  base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
+  mountCatalog(base, 'base', deps);
+
+  const forms = express();
+  forms.disable('x-powered-by');
+  forms.use(cors());
+  mountCatalog(forms, 'forms', deps);
+
+  const servers: Server[] = [];
+  const listen = (app: express.Express, port: number, host: string) =>
+    new Promise<string>((resolve, reject) => {
+      const server = app.listen(port, host, (err?: Error) => {
+        if (err) return reject(err);
+        resolve(`http://${host}:${(server.address() as AddressInfo).port}`);
+      });
+      servers.push(server);
+    });
+
+  return {
+    db,
+    services,
+    settings,
+    base,
+    forms,
+    handlers,
+    log,
+    /** Starts both servers; port 0 picks a free one. */
+    async listen({ basePort = 3200, formsPort = 3201, host = '127.0.0.1' } = {}) {
+      const [baseUrl, formsUrl] = await Promise.all([listen(base, basePort, host), listen(forms, formsPort, host)]);
+      return { baseUrl, formsUrl };
+    },
+    async close() {
+      await Promise.all(
+        servers.map((s) => new Promise<void>((resolve) => (s.closeAllConnections(), s.close(() => resolve())))),
+      );
+      db.close();
+    },
+  };
+}

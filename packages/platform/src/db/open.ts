@@ -1,0 +1,22 @@
+/** Opens (and creates) the platform database: WAL journal, foreign keys, the schema. */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { SCHEMA, SCHEMA_VERSION } from './schema';
+
+export type Db = Database.Database;
+
+/** `file` is a path, or `:memory:` for a throwaway database (tests). */
+export function openDatabase(file: string): Db {
+  if (file != ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  // WAL: readers never block the writer; NORMAL sync is durable across process crashes
+  // (a power loss may drop the last commits, never corrupt).
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.exec(SCHEMA);
+  db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
+  return db;
+}

@@ -1,0 +1,76 @@
+/** §4.2 Contacts. */
+import { Reply, type Handlers } from '../http/handler';
+import { notFound } from '../http/errors';
+import type { Services } from '../services';
+import type { ContactRow, ReadOptions } from '../store/contacts';
+
+export function contactHandlers({ contacts }: Services): Handlers {
+  const profile = (row: ContactRow, query: ReadOptions) => contacts.record(row, { ...query, profile: true });
+  /** Batch reads answer value_only by default, keyed by `key`. */
+  const keyed = (pairs: [string, ContactRow | undefined][], query: ReadOptions) =>
+    Object.fromEntries(
+      pairs.filter(([, row]) => row).map(([key, row]) => [key, contacts.record(row!, { propertyMode: 'value_only', ...query, profile: true })]),
+    );
+
+  return {
+    'contacts.create': ({ portalId, body }) => profile(contacts.require(portalId, contacts.create(portalId, body.properties)), {}),
+    'contacts.update': ({ portalId, params, body }) => {
+      contacts.update(portalId, params.contact_id, body.properties);
+    },
+    'contacts.createOrUpdate': ({ portalId, params, body }) => contacts.upsertByEmail(portalId, params.contact_email, body.properties),
+    'contacts.batch': ({ portalId, body }) => {
+      contacts.batch(portalId, body.map((i) => ({ vid: i.vid, email: i.email, properties: i.properties })));
+      return new Reply(202);
+    },
+    'contacts.delete': ({ portalId, params }) => {
+      contacts.remove(portalId, params.contact_id);
+      return { vid: params.contact_id, deleted: true, reason: 'OK' };
+    },
+    'contacts.getAll': ({ portalId, query: { count, vidOffset, ...opts } }) => {
+      const { rows, hasMore } = contacts.page(portalId, count, vidOffset);
+      return {
+        contacts: rows.map((r) => contacts.record(r, { ...opts, addedAt: r.created_at })),
+        'has-more': hasMore,
+        'vid-offset': rows.at(-1)?.vid ?? vidOffset ?? 0,
+      };
+    },
+    'contacts.getRecentlyUpdated': ({ portalId, query: { count, timeOffset, vidOffset, ...opts } }) => {
+      const { rows, hasMore } = contacts.recent(portalId, count, timeOffset, vidOffset);
+      const last = rows.at(-1);
+      return {
+        contacts: rows.map((r) => contacts.record(r, { ...opts, addedAt: r.updated_at })),
+        'has-more': hasMore,
+        'vid-offset': last?.vid ?? vidOffset ?? 0,
+        'time-offset': last?.updated_at ?? timeOffset ?? 0,
+      };
+    },
+    'contacts.getByVid': ({ portalId, params, query }) => profile(contacts.require(portalId, params.contact_id), query),
+    'contacts.getByEmail': ({ portalId, params, query }) => {
+      const row = contacts.getByEmail(portalId, params.contact_email);
+      if (!row) throw notFound('resource not found');
+      return profile(row, query);
+    },
+    'contacts.getByUtk': ({ portalId, params, query }) => {
+      const row = contacts.getByUtk(portalId, params.contact_utk);
+      if (!row) throw notFound('resource not found');
+      return profile(row, query);
+    },
+    'contacts.getBatchByVids': ({ portalId, params, query: { vid, ...query } }) =>
+      keyed([...params.contact_ids, ...vid].map((v) => [String(v), contacts.get(portalId, v)]), query),
+    'contacts.getBatchByEmails': ({ portalId, params, query: { email, ...query } }) =>
+      keyed([...params.contact_emails, ...email].map((e) => contacts.getByEmail(portalId, e)).map((r) => [String(r?.vid), r]), query),
+    'contacts.getBatchByUtks': ({ portalId, params, query: { utk, ...query } }) =>
+      keyed([...params.contact_utk, ...utk].map((u) => [u, contacts.getByUtk(portalId, u)]), query),
+    'contacts.search': ({ portalId, query: { q, count, offset = 0, property } }) => {
+      const { rows, total } = contacts.search(portalId, q, count, offset);
+      return {
+        query: q,
+        offset: offset + rows.length,
+        'has-more': offset + rows.length < total,
+        total,
+        contacts: rows.map((r) => contacts.record(r, { property, addedAt: r.created_at })),
+      };
+    },
+    'contacts.statistics': ({ portalId }) => contacts.statistics(portalId),
+  };
+}

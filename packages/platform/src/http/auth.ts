@@ -1,0 +1,79 @@
+/** Who is calling: resolves `Authorization: Bearer` (OAuth access or private-app tokens) and
+ * `hapikey` (where the route allows it) to a portal and its scopes, or answers 401/403 with the
+ * legacy bodies. */
+import type { RouteDef } from '@svc/api';
+import type { Request } from 'express';
+import type { Db } from '../db/open';
+import { hashSecret } from './credentials';
+import { ApiError } from './errors';
+
+export interface Caller {
+  /** The portal every read and write is confined to; undefined on public routes. */
+  portalId?: number;
+  kind: 'oauth' | 'privateApp' | 'hapikey' | 'none';
+  scopes: string[];
+  /** Rate-limit bucket (the credential's hash). */
+  key?: string;
+}
+
+interface Row {
+  kind: string;
+  portal_id: number;
+  scopes: string;
+  expires_at: number | null;
+  revoked: number;
+}
+
+const invalid = (message: string) => new ApiError(401, message, { category: 'INVALID_AUTHENTICATION' });
+
+export function authenticator(db: Db, now: () => number) {
+  const find = db.prepare<[string], Row>('SELECT kind, portal_id, scopes, expires_at, revoked FROM credentials WHERE hash = ?');
+
+  return function authenticate(req: Request, route: RouteDef): Caller {
+    const header = req.headers.authorization;
+    const hapikey = typeof req.query.hapikey == 'string' ? req.query.hapikey : undefined;
+    if (!header && !hapikey) {
+      if (route.auth.includes('none')) return { kind: 'none', scopes: [] };
+      throw invalid(
+        'Authentication credentials not found. This API supports OAuth 2.0 and private-app access tokens ' +
+          '(Authorization: Bearer)' + (route.auth.includes('hapikey') ? ' and API keys (hapikey).' : '.'),
+      );
+    }
+    let caller: Caller;
+    if (header) {
+      const [scheme, token] = header.split(' ');
+      if (scheme?.toLowerCase() != 'bearer' || !token) throw invalid('The Authorization header must be "Bearer <access token>".');
+      const hash = hashSecret(token);
+      const row = find.get(hash);
+      if (!row || row.revoked || (row.kind != 'access' && row.kind != 'privateApp'))
+        throw invalid('The access token is not valid for this portal.');
+      if (row.kind == 'access' && row.expires_at! <= now()) {
+        const minutes = Math.max(1, Math.round((now() - row.expires_at!) / 60000));
+        throw new ApiError(401, `The OAuth token used to make this call expired ${minutes} minute(s) ago.`, {
+          category: 'EXPIRED_AUTHENTICATION',
+          context: { 'expire time': [new Date(row.expires_at!).toISOString()] },
+        });
+      }
+      caller = { portalId: row.portal_id, kind: row.kind == 'access' ? 'oauth' : 'privateApp', scopes: JSON.parse(row.scopes), key: hash };
+    } else {
+      if (!route.auth.includes('hapikey'))
+        throw invalid('This endpoint does not accept the hapikey parameter; use an OAuth or private-app access token.');
+      const hash = hashSecret(hapikey!);
+      const row = find.get(hash);
+      if (!row || row.revoked || row.kind != 'hapikey') throw invalid("This key doesn't exist.");
+      caller = { portalId: row.portal_id, kind: 'hapikey', scopes: JSON.parse(row.scopes), key: hash };
+    }
+    if (!route.auth.includes(caller.kind))
+      throw invalid(`This endpoint does not accept ${caller.kind == 'oauth' ? 'OAuth' : 'private-app'} access tokens.`);
+    if (route.scopes.length && !route.scopes.some((s) => caller.scopes.includes(s)))
+      throw new ApiError(
+        403,
+        "This app hasn't been granted all required scopes to make this call.",
+        {
+          category: 'MISSING_SCOPES',
+          errors: [{ message: 'One or more of the following scopes are required.', context: { requiredScopes: route.scopes } }],
+        },
+      );
+    return caller;
+  };
+}

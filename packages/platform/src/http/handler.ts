@@ -1,0 +1,34 @@
+/** The typed contract between the catalog and the platform's handlers. */
+import type { Catalog, RouteDef, RouteId } from '@svc/api';
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import type { Caller } from './auth';
+
+/** A response other than "the route's status with this JSON body". */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body?: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
+export interface Context<R extends RouteDef> {
+  params: z.output<R['params']>;
+  query: z.output<R['query']>;
+  body: z.output<R['body']>;
+  caller: Caller;
+  /** The caller's portal (routes with auth); 0 on public routes. */
+  portalId: number;
+  req: Request;
+  res: Response;
+}
+
+export type Handler<R extends RouteDef> = (
+  ctx: Context<R>,
+) => HandlerResult<R> | Promise<HandlerResult<R>>;
+
+/** The body (validated by TypeScript against the catalog), a Reply, or nothing for no content. */
+type HandlerResult<R extends RouteDef> = z.input<R['response']> | Reply | (R['response'] extends z.ZodUndefined ? void : never);
+
+export type Handlers = { [K in RouteId]?: Handler<Catalog[K]> };

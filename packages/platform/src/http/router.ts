@@ -1,0 +1,107 @@
+/** Turns the catalog into Express routes: authentication, rate limit, validation of params, query
+ * and body against the catalog's schemas, the handler, and JSON errors — 400 naming the field,
+ * 404 for unknown routes, 405 with `Allow` for a wrong method, 413 for an oversized body. */
+import { routes as catalogRoutes, type RouteDef } from '@svc/api';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { match } from 'path-to-regexp';
+import type { z } from 'zod';
+import { errorBody, ApiError } from './errors';
+import { Reply, type Handler, type Handlers } from './handler';
+import type { Caller } from './auth';
+
+export interface RouterDeps {
+  handlers: Handlers;
+  authenticate: (req: Request, route: RouteDef) => Caller;
+  limit: (key: string, res: Response) => void;
+  log: { error: (obj: object, msg: string) => void };
+}
+
+const BODY_LIMIT = '1mb';
+
+/** Literal segments sort before parameters, so `/lists/static` wins over `/lists/:list_id`. */
+const specificity = (path: string) =>
+  path
+    .split('/')
+    .map((s) => (s.startsWith(':') ? '2' : s.includes(':') ? '1' : '0'))
+    .join('');
+
+/** The first problem, named by field: `query.count: must be at least 1`. */
+function validationMessage(where: string, error: z.ZodError) {
+  const issue = error.issues[0];
+  const field = [where, ...issue.path.map(String)].join('.');
+  return { message: `${field}: ${issue.message}`, errors: error.issues.map((i) => ({ message: i.message, in: [where, ...i.path.map(String)].join('.') })) };
+}
+
+function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const { message, errors } = validationMessage(where, result.error);
+  throw new ApiError(400, message, { category: 'VALIDATION_ERROR', errors });
+}
+
+export function sendError(res: Response, err: unknown, log: RouterDeps['log']) {
+  if (res.headersSent) return;
+  if (err instanceof ApiError) {
+    res.status(err.status).set(err.headers).json(errorBody(err.message, err.extra));
+    return;
+  }
+  // Body parser errors carry a status (400 invalid JSON, 413 too large, 415 charset).
+  const status = (err as { status?: number }).status;
+  if (status && status >= 400 && status < 500) {
+    const message =
+      status == 413 ? `request body exceeds ${BODY_LIMIT}` : status == 400 ? 'request body is not valid JSON' : (err as Error).message;
+    res.status(status).json(errorBody(message, { category: 'VALIDATION_ERROR' }));
+    return;
+  }
+  log.error({ err }, 'unhandled error');
+  res.status(500).json(errorBody('internal error'));
+}
+
+/** Registers the routes of one host on `app`, then the 404/405 fallbacks. */
+export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterDeps) {
+  const mine = catalogRoutes.filter((r) => r.host == host).sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
+  const parsers = {
+    none: [],
+    json: [express.json({ limit: BODY_LIMIT, type: ['application/json', 'text/plain'] })],
+    urlencoded: [express.urlencoded({ limit: BODY_LIMIT, extended: false })],
+    multipart: [],
+    atom: [express.text({ limit: BODY_LIMIT, type: ['application/atom+xml', 'application/xml', 'text/xml'] })],
+  } as const;
+
+  for (const route of mine) {
+    const handler = deps.handlers[route.id as keyof Handlers] as Handler<RouteDef> | undefined;
+    const run = async (req: Request, res: Response) => {
+      try {
+        const caller = deps.authenticate(req, route);
+        if (caller.key) deps.limit(caller.key, res);
+        const params = parse(route.params, req.params, 'path');
+        const { hapikey: _key, ...query } = req.query as Record<string, unknown>;
+        const parsedQuery = parse(route.query, query, 'query');
+        const body = route.bodyType == 'none' ? undefined : parse(route.body, req.body ?? {}, 'body');
+        if (!handler)
+          throw new ApiError(501, `${route.method} ${route.path} is not implemented by this platform yet`, { category: 'NOT_IMPLEMENTED' });
+        const out = await handler({ params, query: parsedQuery, body, caller, portalId: caller.portalId ?? 0, req, res });
+        if (out instanceof Reply) {
+          res.status(out.status).set(out.headers);
+          if (out.body === undefined) res.end();
+          else if (Buffer.isBuffer(out.body) || typeof out.body == 'string') res.send(out.body);
+          else res.json(out.body);
+        } else if (out === undefined) res.status(route.status).end();
+        else res.status(route.status).json(out);
+      } catch (err) {
+        sendError(res, err, deps.log);
+      }
+    };
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+    app[method](route.path, ...parsers[route.bodyType], run);
+  }
+
+  const matchers = mine.map((r) => ({ method: r.method, test: match(r.path, { decode: decodeURIComponent }) }));
+  app.use((req: Request, res: Response) => {
+    const allowed = [...new Set(matchers.filter((m) => m.test(req.path)).map((m) => m.method))];
+    if (allowed.length) {
+      res.status(405).set('Allow', allowed.join(', ')).json(errorBody(`${req.method} is not allowed here; use ${allowed.join(' or ')}`));
+    } else res.status(404).json(errorBody(`no route for ${req.method} ${req.path}`));
+  });
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err, deps.log));
+}

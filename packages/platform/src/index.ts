@@ -1,0 +1,3 @@
+/** @svc/platform: the svc platform API on SQLite. */
+export { createPlatform, type Platform, type PlatformOptions } from './app';
+export { createPortal, issuePortalCredentials, ALL_SCOPES, type PortalCredentials, type Tier } from './store/portals';

@@ -1,0 +1,322 @@
+/** Contacts: properties (current values as JSON on the row, every change in property_history),
+ * identities (email on the row, visitor tokens in utks), and the v1 record shapes. */
+import type { schemas } from '@svc/api';
+import type { z } from 'zod';
+import type { Db } from '../db/open';
+import { ApiError, badRequest, conflict, notFound } from '../http/errors';
+import { isEmail, type PropertyStore } from './properties';
+
+export interface ContactRow {
+  vid: number;
+  portal_id: number;
+  email: string | null;
+  properties: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface Write {
+  property: string;
+  value: string;
+}
+
+/** Where a value came from (`source-type` of a property version). */
+export interface Source {
+  type: 'API' | 'FORM' | 'ANALYTICS' | 'WORKFLOW' | 'CALCULATED';
+  id?: string | null;
+}
+
+export interface ReadOptions {
+  /** Only these properties (list-style reads default to a small standard set). */
+  property?: string[];
+  propertyMode?: 'value_only' | 'value_and_history';
+  formSubmissionMode?: 'all' | 'none' | 'newest' | 'oldest';
+  showListMemberships?: boolean;
+}
+
+export type ContactRecord = z.input<typeof schemas.contact>;
+
+/** The properties list-style reads return when `property` is not given. */
+const LIST_PROPERTIES = ['firstname', 'lastname', 'company', 'lastmodifieddate'];
+
+const COLUMNS = 'vid, portal_id, email, properties, created_at, updated_at';
+
+export function contactStore(db: Db, properties: PropertyStore, now: () => number, onChange: (portalId: number, vids: number[]) => void) {
+  const q = {
+    byVid: db.prepare<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0`),
+    byEmail: db.prepare<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0`),
+    byUtk: db.prepare<[number, string], ContactRow>(
+      `SELECT ${COLUMNS.replace(/(\w+)/g, 'c.$1')} FROM utks u JOIN contacts c ON c.vid = u.vid
+       WHERE u.portal_id = ? AND u.utk = ? AND c.deleted = 0`,
+    ),
+    insert: db.prepare<[number, string | null, string, number, number]>(
+      'INSERT INTO contacts (portal_id, email, properties, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
+    ),
+    update: db.prepare<[string | null, string, number, number]>('UPDATE contacts SET email = ?, properties = ?, updated_at = ? WHERE vid = ?'),
+    remove: db.prepare<[number, number, number]>('UPDATE contacts SET deleted = 1, updated_at = ? WHERE portal_id = ? AND vid = ?'),
+    history: db.prepare<[number, string, string, string, string | null, number]>(
+      'INSERT INTO property_history (vid, name, value, source_type, source_id, timestamp) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    page: db.prepare<[number, number, number], ContactRow>(
+      `SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND deleted = 0 AND vid > ? ORDER BY vid LIMIT ?`,
+    ),
+    recent: db.prepare<[number, number, number, number, number], ContactRow>(
+      `SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND deleted = 0
+       AND (updated_at < ? OR (updated_at = ? AND vid < ?)) ORDER BY updated_at DESC, vid DESC LIMIT ?`,
+    ),
+    stats: db.prepare<[number], { n: number; last: number | null }>(
+      'SELECT count(*) AS n, max(created_at) AS last FROM contacts WHERE portal_id = ? AND deleted = 0',
+    ),
+    linkUtk: db.prepare<[number, string, number, number]>(
+      'INSERT INTO utks (portal_id, utk, vid, linked_at) VALUES (?, ?, ?, ?) ON CONFLICT (portal_id, utk) DO UPDATE SET vid = excluded.vid, linked_at = excluded.linked_at',
+    ),
+    utksOf: db.prepare<[number], { utk: string; linked_at: number }>('SELECT utk, linked_at FROM utks WHERE vid = ? ORDER BY linked_at'),
+    historyOf: db.prepare<[number], { name: string; value: string; source_type: string; source_id: string | null; timestamp: number }>(
+      'SELECT name, value, source_type, source_id, timestamp FROM property_history WHERE vid = ? ORDER BY timestamp DESC, rowid DESC',
+    ),
+    submissionsOf: db.prepare<[number], { conversion_id: string; form_guid: string; timestamp: number; page_url: string | null; page_title: string | null; title: string | null }>(
+      `SELECT s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, json_extract(f.definition, '$.name') AS title
+       FROM form_submissions s LEFT JOIN forms f ON f.guid = s.form_guid WHERE s.vid = ? ORDER BY s.timestamp DESC`,
+    ),
+    membershipsOf: db.prepare<[number], { list_id: number; internal_list_id: number; added_at: number }>(
+      'SELECT m.list_id, l.internal_list_id, m.added_at FROM list_members m JOIN lists l ON l.list_id = m.list_id WHERE m.vid = ? ORDER BY m.list_id',
+    ),
+  };
+
+  /** Validates, then applies the writes to `row` (or a new contact). Returns the vid. */
+  function write(portalId: number, row: ContactRow | undefined, writes: Write[], source: Source, allowReadOnly = false): number {
+    const invalid = properties.validate(portalId, writes, { allowReadOnly });
+    if (invalid.length) throw badRequest('Property values were not valid', { validationResults: invalid });
+    const t = now();
+    const props: Record<string, string> = row ? JSON.parse(row.properties) : { createdate: String(t) };
+    const changed: Write[] = row ? [] : [{ property: 'createdate', value: String(t) }];
+    for (const w of writes) {
+      const value = w.property == 'email' ? w.value.toLowerCase() : w.value;
+      if ((props[w.property] ?? '') == value) continue;
+      if (value === '') delete props[w.property];
+      else props[w.property] = value;
+      changed.push({ property: w.property, value });
+    }
+    if (row && !changed.length) return row.vid;
+    props.lastmodifieddate = String(t);
+    const email = props.email ?? null;
+    if (email && email != row?.email) {
+      const owner = q.byEmail.get(portalId, email);
+      if (owner && owner.vid != row?.vid) throw existsError(owner);
+    }
+    const vid = row ? row.vid : Number(q.insert.run(portalId, email, JSON.stringify(props), t, t).lastInsertRowid);
+    if (row) q.update.run(email, JSON.stringify(props), t, vid);
+    for (const c of [...changed, { property: 'lastmodifieddate', value: String(t) }])
+      q.history.run(vid, c.property, c.value, source.type, source.id ?? null, t);
+    return vid;
+  }
+
+  /** 409 CONTACT_EXISTS with the owner's identity profile (camelCase, as the legacy API). */
+  function existsError(owner: ContactRow) {
+    const utks = q.utksOf.all(owner.vid);
+    return conflict('Contact already exists', {
+      error: 'CONTACT_EXISTS',
+      identityProfile: {
+        vid: owner.vid,
+        identity: [
+          { value: owner.email, type: 'EMAIL', timestamp: owner.created_at, isPrimary: true },
+          ...utks.map((u) => ({ value: u.utk, type: 'LEAD_GUID', timestamp: u.linked_at })),
+        ],
+        linkedVid: [],
+        isContact: true,
+        savedAtTimestamp: owner.updated_at,
+      },
+    });
+  }
+
+  const tx = <A extends unknown[], R>(fn: (...a: A) => R) => db.transaction(fn);
+
+  /** The contact record; `profile` reads show every property (with history by default). */
+  function record(row: ContactRow, opts: ReadOptions & { profile?: boolean; addedAt?: number } = {}): ContactRecord {
+    const props: Record<string, string> = JSON.parse(row.properties);
+    const names = opts.property?.length ? opts.property : opts.profile ? Object.keys(props) : LIST_PROPERTIES;
+    const withHistory = (opts.propertyMode ?? (opts.profile ? 'value_and_history' : 'value_only')) == 'value_and_history';
+    const history = withHistory ? q.historyOf.all(row.vid) : [];
+    const out: ContactRecord['properties'] = {};
+    for (const name of names) {
+      if (props[name] === undefined) continue;
+      out[name] = { value: props[name] };
+      if (withHistory)
+        out[name].versions = history
+          .filter((h) => h.name == name)
+          .map((h, i) => ({
+            value: h.value,
+            'source-type': h.source_type,
+            'source-id': h.source_id,
+            'source-label': null,
+            timestamp: h.timestamp,
+            selected: i == 0,
+          }));
+    }
+    const utks = q.utksOf.all(row.vid);
+    const mode = opts.formSubmissionMode ?? 'newest';
+    const submissions = mode == 'none' ? [] : q.submissionsOf.all(row.vid);
+    const picked = mode == 'all' ? submissions : mode == 'oldest' ? submissions.slice(-1) : submissions.slice(0, 1);
+    return {
+      ...(opts.addedAt !== undefined ? { addedAt: opts.addedAt } : {}),
+      vid: row.vid,
+      'canonical-vid': row.vid,
+      'merged-vids': [],
+      'portal-id': row.portal_id,
+      'is-contact': true,
+      properties: out,
+      'form-submissions': picked.map((s) => ({
+        'conversion-id': s.conversion_id,
+        timestamp: s.timestamp,
+        'form-id': s.form_guid,
+        'portal-id': row.portal_id,
+        'page-url': s.page_url ?? '',
+        'page-title': s.page_title ?? '',
+        title: s.title ?? '',
+        'meta-data': [],
+      })),
+      'identity-profiles': [
+        {
+          vid: row.vid,
+          'saved-at-timestamp': row.updated_at,
+          'deleted-changed-timestamp': 0,
+          identities: [
+            ...(row.email ? [{ type: 'EMAIL' as const, value: row.email, timestamp: row.created_at, 'is-primary': true }] : []),
+            ...utks.map((u) => ({ type: 'LEAD_GUID' as const, value: u.utk, timestamp: u.linked_at })),
+          ],
+        },
+      ],
+      'merge-audits': [],
+      ...(opts.showListMemberships || (opts.profile && opts.showListMemberships !== false)
+        ? {
+            'list-memberships': q.membershipsOf.all(row.vid).map((m) => ({
+              'static-list-id': m.list_id,
+              'internal-list-id': m.internal_list_id,
+              timestamp: m.added_at,
+              vid: row.vid,
+              'is-member': true,
+            })),
+          }
+        : {}),
+    };
+  }
+
+  const get = (portalId: number, vid: number) => q.byVid.get(portalId, vid);
+
+  return {
+    record,
+    get,
+    getByEmail: (portalId: number, email: string) => q.byEmail.get(portalId, email.toLowerCase()),
+    getByUtk: (portalId: number, utk: string) => q.byUtk.get(portalId, utk),
+    require(portalId: number, vid: number) {
+      const row = get(portalId, vid);
+      if (!row) throw notFound('contact does not exist');
+      return row;
+    },
+
+    create: tx((portalId: number, writes: Write[], source: Source = { type: 'API' }) => {
+      const email = writes.find((w) => w.property == 'email')?.value;
+      if (email && isEmail(email)) {
+        const owner = q.byEmail.get(portalId, email.toLowerCase());
+        if (owner) throw existsError(owner);
+      }
+      const vid = write(portalId, undefined, writes, source);
+      onChange(portalId, [vid]);
+      return vid;
+    }),
+
+    update: tx((portalId: number, vid: number, writes: Write[], source?: Source, allowReadOnly?: boolean) => {
+      const row = get(portalId, vid);
+      if (!row) throw notFound('resource not found');
+      write(portalId, row, writes, source ?? { type: 'API' }, allowReadOnly);
+      onChange(portalId, [vid]);
+    }),
+
+    /** By email: the email in the path wins unless the body changes it. */
+    upsertByEmail: tx((portalId: number, email: string, writes: Write[], source: Source = { type: 'API' }) => {
+      if (!isEmail(email))
+        throw badRequest('Property values were not valid', {
+          validationResults: [{ isValid: false, message: `Email address ${email} is invalid`, error: 'INVALID_EMAIL', name: 'email' }],
+        });
+      const row = q.byEmail.get(portalId, email.toLowerCase());
+      const all = writes.some((w) => w.property == 'email') ? writes : [{ property: 'email', value: email }, ...writes];
+      const vid = write(portalId, row, all, source);
+      onChange(portalId, [vid]);
+      return { vid, isNew: !row };
+    }),
+
+    /** All or nothing: any invalid item rejects the batch, naming it by index. */
+    batch: tx((portalId: number, items: { vid?: number; email?: string; properties: Write[] }[]) => {
+      const vids: number[] = [];
+      items.forEach((item, index) => {
+        try {
+          if (item.vid) {
+            const row = get(portalId, item.vid);
+            if (!row) throw notFound(`contact ${item.vid} does not exist`);
+            vids.push(write(portalId, row, item.properties, { type: 'API' }));
+          } else if (item.email) {
+            if (!isEmail(item.email)) throw badRequest(`Email address ${item.email} is invalid`);
+            const row = q.byEmail.get(portalId, item.email.toLowerCase());
+            const writes = item.properties.some((w) => w.property == 'email')
+              ? item.properties
+              : [{ property: 'email', value: item.email }, ...item.properties];
+            vids.push(write(portalId, row, writes, { type: 'API' }));
+          } else throw badRequest('each item needs a vid or an email');
+        } catch (err) {
+          if (!(err instanceof ApiError)) throw err;
+          throw badRequest(`item ${index}: ${err.message}`, {
+            failureMessages: [{ index, error: { status: 'error', message: err.message } }],
+            ...(err.extra.validationResults ? { validationResults: err.extra.validationResults } : {}),
+          });
+        }
+      });
+      onChange(portalId, vids);
+    }),
+
+    remove: tx((portalId: number, vid: number) => {
+      if (!get(portalId, vid)) throw notFound('contact does not exist');
+      q.remove.run(now(), portalId, vid);
+      db.prepare('DELETE FROM utks WHERE vid = ?').run(vid);
+      db.prepare('DELETE FROM list_members WHERE vid = ?').run(vid);
+      onChange(portalId, [vid]);
+    }),
+
+    linkUtk(portalId: number, utk: string, vid: number) {
+      q.linkUtk.run(portalId, utk, vid, now());
+    },
+
+    /** Contacts by vid ascending after `vidOffset`: one more than asked tells `has-more`. */
+    page(portalId: number, count: number, vidOffset = 0) {
+      const rows = q.page.all(portalId, vidOffset, count + 1);
+      return { rows: rows.slice(0, count), hasMore: rows.length > count };
+    },
+
+    /** Newest update first, before (timeOffset, vidOffset). */
+    recent(portalId: number, count: number, timeOffset = Number.MAX_SAFE_INTEGER, vidOffset = Number.MAX_SAFE_INTEGER) {
+      const rows = q.recent.all(portalId, timeOffset, timeOffset, vidOffset, count + 1);
+      return { rows: rows.slice(0, count), hasMore: rows.length > count };
+    },
+
+    search(portalId: number, text: string, count: number, offset: number) {
+      const like = `%${text.toLowerCase().replace(/[%_\\]/g, '\\$&')}%`;
+      const where = `portal_id = ?2 AND deleted = 0 AND (email LIKE ?1 ESCAPE '\\'
+        OR lower(json_extract(properties, '$.firstname')) LIKE ?1 ESCAPE '\\'
+        OR lower(json_extract(properties, '$.lastname')) LIKE ?1 ESCAPE '\\'
+        OR lower(coalesce(json_extract(properties, '$.firstname'), '') || ' ' || coalesce(json_extract(properties, '$.lastname'), '')) LIKE ?1 ESCAPE '\\'
+        OR lower(json_extract(properties, '$.company')) LIKE ?1 ESCAPE '\\'
+        OR json_extract(properties, '$.phone') LIKE ?1 ESCAPE '\\')`;
+      const total = (db.prepare(`SELECT count(*) AS n FROM contacts WHERE ${where}`).get(like, portalId) as { n: number }).n;
+      const rows = db
+        .prepare(`SELECT ${COLUMNS} FROM contacts WHERE ${where} ORDER BY vid LIMIT ?3 OFFSET ?4`)
+        .all(like, portalId, count, offset) as ContactRow[];
+      return { rows, total };
+    },
+
+    statistics(portalId: number) {
+      const s = q.stats.get(portalId)!;
+      return { contacts: s.n, lastNewContactAt: s.last };
+    },
+  };
+}
+
+export type ContactStore = ReturnType<typeof contactStore>;

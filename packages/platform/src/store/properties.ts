@@ -1,0 +1,209 @@
+/** Property definitions (contacts and deals) and property groups, with the validation of contact
+ * writes against the property types. Definitions are cached per portal; writes reset the cache. */
+import type { schemas } from '@svc/api';
+import type { z } from 'zod';
+import type { Db } from '../db/open';
+import { badRequest, conflict, notFound } from '../http/errors';
+
+export type Property = z.output<typeof schemas.property>;
+export type PropertyWrite = z.output<typeof schemas.propertyWrite>;
+export type GroupWrite = z.output<typeof schemas.groupWrite>;
+export type ObjectType = 'contacts' | 'deals';
+
+export interface ValidationResult {
+  isValid: false;
+  message: string;
+  error: string;
+  name: string;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const isEmail = (s: string) => s.length <= 254 && EMAIL.test(s);
+
+interface GroupRow {
+  name: string;
+  display_name: string;
+  display_order: number;
+  svc_defined: number;
+}
+
+export function propertyStore(db: Db, now: () => number) {
+  const cache = new Map<string, Map<string, Property>>();
+  const q = {
+    all: db.prepare<[number, string], { definition: string }>(
+      'SELECT definition FROM properties WHERE portal_id = ? AND object_type = ?',
+    ),
+    insert: db.prepare('INSERT INTO properties (portal_id, object_type, name, definition) VALUES (?, ?, ?, ?)'),
+    update: db.prepare('UPDATE properties SET definition = ? WHERE portal_id = ? AND object_type = ? AND name = ?'),
+    remove: db.prepare('DELETE FROM properties WHERE portal_id = ? AND object_type = ? AND name = ?'),
+    group: db.prepare<[number, string, string], GroupRow>(
+      'SELECT name, display_name, display_order, svc_defined FROM property_groups WHERE portal_id = ? AND object_type = ? AND name = ?',
+    ),
+    insertGroup: db.prepare(
+      'INSERT INTO property_groups (portal_id, object_type, name, display_name, display_order, svc_defined) VALUES (?, ?, ?, ?, ?, 0)',
+    ),
+    updateGroup: db.prepare(
+      'UPDATE property_groups SET display_name = ?, display_order = ? WHERE portal_id = ? AND object_type = ? AND name = ?',
+    ),
+    removeGroup: db.prepare('DELETE FROM property_groups WHERE portal_id = ? AND object_type = ? AND name = ?'),
+  };
+
+  const definitions = (portalId: number, type: ObjectType = 'contacts') => {
+    const key = portalId + type;
+    let map = cache.get(key);
+    if (!map) {
+      map = new Map(q.all.all(portalId, type).map((r) => [JSON.parse(r.definition).name, JSON.parse(r.definition) as Property]));
+      cache.set(key, map);
+    }
+    return map;
+  };
+
+  const groupRecord = (portalId: number, type: ObjectType, row: GroupRow, withProperties: boolean) => ({
+    name: row.name,
+    displayName: row.display_name,
+    displayOrder: row.display_order,
+    svcDefined: !!row.svc_defined,
+    ...(withProperties
+      ? { properties: [...definitions(portalId, type).values()].filter((p) => p.groupName == row.name) }
+      : {}),
+  });
+
+  function checkDefinition(
+    portalId: number,
+    type: ObjectType,
+    p: { groupName?: string; type?: string; fieldType?: string; options?: { value: string }[] },
+  ) {
+    if (p.groupName && !q.group.get(portalId, type, p.groupName))
+      throw badRequest(`groupName: no property group named '${p.groupName}'`);
+    if (p.type == 'enumeration' && !p.options?.length) throw badRequest('options: an enumeration property needs options');
+    if (p.type && p.type != 'enumeration' && p.options?.length) throw badRequest(`options: only enumeration properties have options`);
+    const values = p.options?.map((o) => o.value) ?? [];
+    if (new Set(values).size != values.length) throw badRequest('options: option values must be unique');
+    const fits: Record<string, string[]> = {
+      string: ['text', 'textarea', 'phonenumber', 'file'],
+      number: ['number', 'text'],
+      date: ['date', 'text'],
+      datetime: ['date', 'text'],
+      enumeration: ['select', 'radio', 'checkbox', 'booleancheckbox'],
+      bool: ['booleancheckbox', 'radio', 'select'],
+    };
+    if (p.type && p.fieldType && !fits[p.type].includes(p.fieldType))
+      throw badRequest(`fieldType: ${p.fieldType} does not fit a ${p.type} property (use ${fits[p.type].join(', ')})`);
+  }
+
+  return {
+    definitions,
+    get(portalId: number, name: string, type: ObjectType = 'contacts') {
+      const p = definitions(portalId, type).get(name);
+      if (!p) throw notFound(`Couldn't find a Property with the given name '${name}'`);
+      return p;
+    },
+    create(portalId: number, name: string, write: PropertyWrite, type: ObjectType = 'contacts') {
+      if (write.name && write.name != name) throw badRequest(`name: '${write.name}' differs from the name in the path '${name}'`);
+      if (!/^[a-z][a-z0-9_]{0,99}$/.test(name)) throw badRequest('path.property_name: must be lower-case letters, digits and _');
+      if (definitions(portalId, type).has(name)) throw conflict(`A property named '${name}' already exists.`);
+      checkDefinition(portalId, type, write);
+      const t = now();
+      const p: Property = {
+        description: '',
+        options: [],
+        hidden: false,
+        displayOrder: -1,
+        formField: false,
+        ...write,
+        name,
+        deleted: false,
+        readOnlyValue: false,
+        readOnlyDefinition: false,
+        mutableDefinitionNotDeletable: false,
+        calculated: false,
+        externalOptions: false,
+        displayMode: 'current_value',
+        svcDefined: false,
+        createdAt: t,
+        updatedAt: t,
+      };
+      q.insert.run(portalId, type, name, JSON.stringify(p));
+      cache.delete(portalId + type);
+      return p;
+    },
+    update(portalId: number, name: string, write: Partial<PropertyWrite>, type: ObjectType = 'contacts') {
+      const old = this.get(portalId, name, type);
+      if (old.readOnlyDefinition) throw badRequest(`The property '${name}' is defined by the platform and cannot be changed.`);
+      if (write.name && write.name != name) throw badRequest('name: a property cannot be renamed');
+      checkDefinition(portalId, type, { ...old, ...write });
+      const p = { ...old, ...write, name, updatedAt: now() };
+      q.update.run(JSON.stringify(p), portalId, type, name);
+      cache.delete(portalId + type);
+      return p;
+    },
+    remove(portalId: number, name: string, type: ObjectType = 'contacts') {
+      const old = this.get(portalId, name, type);
+      if (old.svcDefined) throw badRequest(`The property '${name}' is defined by the platform and cannot be deleted.`);
+      q.remove.run(portalId, type, name);
+      cache.delete(portalId + type);
+    },
+    getGroup(portalId: number, name: string, withProperties: boolean, type: ObjectType = 'contacts') {
+      const row = q.group.get(portalId, type, name);
+      if (!row) throw notFound(`Couldn't find a Group with the given name '${name}'.`);
+      return groupRecord(portalId, type, row, withProperties);
+    },
+    createGroup(portalId: number, name: string, write: GroupWrite, type: ObjectType = 'contacts') {
+      if (write.name && write.name != name) throw badRequest(`name: '${write.name}' differs from the name in the path '${name}'`);
+      if (!/^[a-z][a-z0-9_]{0,99}$/.test(name)) throw badRequest('path.group_name: must be lower-case letters, digits and _');
+      if (q.group.get(portalId, type, name)) throw conflict(`A group named '${name}' already exists.`);
+      q.insertGroup.run(portalId, type, name, write.displayName ?? '', write.displayOrder ?? -1);
+      return this.getGroup(portalId, name, false, type);
+    },
+    updateGroup(portalId: number, name: string, write: GroupWrite, type: ObjectType = 'contacts') {
+      const old = this.getGroup(portalId, name, false, type);
+      if (old.svcDefined) throw badRequest(`The group '${name}' is defined by the platform and cannot be changed.`);
+      q.updateGroup.run(write.displayName ?? old.displayName, write.displayOrder ?? old.displayOrder, portalId, type, name);
+      return this.getGroup(portalId, name, false, type);
+    },
+    /** Deletes a custom group; its properties move to `contactinformation`. */
+    removeGroup(portalId: number, name: string, type: ObjectType = 'contacts') {
+      const old = this.getGroup(portalId, name, true, type);
+      if (old.svcDefined) throw badRequest(`The group '${name}' is defined by the platform and cannot be deleted.`);
+      db.transaction(() => {
+        for (const p of old.properties ?? [])
+          q.update.run(JSON.stringify({ ...p, groupName: type == 'contacts' ? 'contactinformation' : 'dealinformation' }), portalId, type, p.name);
+        q.removeGroup.run(portalId, type, name);
+      })();
+      cache.delete(portalId + type);
+    },
+
+    /** Checks contact property writes; returns the legacy `validationResults` (empty when valid). */
+    validate(portalId: number, writes: { property: string; value: string }[], { allowReadOnly = false } = {}) {
+      const defs = definitions(portalId);
+      const results: ValidationResult[] = [];
+      const fail = (name: string, error: string, message: string) => results.push({ isValid: false, message, error, name });
+      for (const { property: name, value } of writes) {
+        const p = defs.get(name);
+        if (!p || p.deleted) {
+          fail(name, 'PROPERTY_DOESNT_EXIST', `Property "${name}" does not exist`);
+          continue;
+        }
+        if (p.readOnlyValue && !allowReadOnly) {
+          fail(name, 'READ_ONLY_VALUE', `Property "${name}" is read-only`);
+          continue;
+        }
+        if (value === '') continue; // clears the value
+        if (name == 'email' && !isEmail(value)) fail(name, 'INVALID_EMAIL', `Email address ${value} is invalid`);
+        else if (p.type == 'number' && !/^-?\d+(\.\d+)?$/.test(value)) fail(name, 'INVALID_NUMBER', `${value} is not a valid number`);
+        else if (p.type == 'bool' && value != 'true' && value != 'false') fail(name, 'INVALID_BOOL', `${value} is not true or false`);
+        else if (p.type == 'datetime' && !/^\d{1,15}$/.test(value)) fail(name, 'INVALID_DATE', `${value} is not a timestamp in milliseconds`);
+        else if (p.type == 'date' && !(/^\d{1,15}$/.test(value) && +value % 864e5 == 0))
+          fail(name, 'INVALID_DATE', `${value} is not midnight UTC in milliseconds`);
+        else if (p.type == 'enumeration') {
+          const allowed = new Set(p.options.map((o) => o.value));
+          const bad = value.split(';').filter((v) => !allowed.has(v));
+          if (bad.length) fail(name, 'INVALID_OPTION', `${bad.join(';')} is not a valid option for ${name}`);
+        }
+      }
+      return results;
+    },
+  };
+}
+
+export type PropertyStore = ReturnType<typeof propertyStore>;

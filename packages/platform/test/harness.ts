@@ -1,0 +1,45 @@
+/** A real platform for tests: in-memory SQLite, both servers on random ports, portals with
+ * credentials, a movable clock, and a small fetch helper. Closed by the test's afterAll. */
+import { createPlatform, createPortal, issuePortalCredentials, type PlatformOptions, type PortalCredentials, type Tier } from '../src';
+
+export interface TestPortal extends PortalCredentials {
+  /** `Authorization` header with the private-app token. */
+  auth: { authorization: string };
+}
+
+export async function startPlatform(options: PlatformOptions & { portals?: { id: number; tier?: Tier }[] } = {}) {
+  const clock = { now: Date.now() };
+  const platform = createPlatform({ database: ':memory:', logger: false, now: () => clock.now, ...options });
+  const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
+  const portals: TestPortal[] = (options.portals ?? [{ id: 62515 }, { id: 99999 }]).map(({ id, tier = 'enterprise' }) => {
+    createPortal(platform.db, { id, name: `portal ${id}`, tier, now: clock.now });
+    const creds = issuePortalCredentials(platform.db, id, clock.now);
+    return { ...creds, auth: { authorization: `Bearer ${creds.privateAppToken}` } };
+  });
+
+  /** fetch on {base_url} (or a full URL); JSON bodies are encoded; the answer's JSON is decoded. */
+  async function call(method: string, path: string, { body, headers, portal = portals[0] }: { body?: unknown; headers?: Record<string, string>; portal?: TestPortal | null } = {}) {
+    const res = await fetch(path.startsWith('http') ? path : baseUrl + path, {
+      method,
+      headers: {
+        ...(portal ? portal.auth : {}),
+        ...(body !== undefined && typeof body != 'string' ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body == 'string' ? body : JSON.stringify(body),
+      redirect: 'manual',
+    });
+    const text = await res.text();
+    let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, headers: res.headers, json, text };
+  }
+
+  return { platform, baseUrl, formsUrl, portals, clock, call, close: () => platform.close() };
+}
+
+export type TestPlatform = Awaited<ReturnType<typeof startPlatform>>;
