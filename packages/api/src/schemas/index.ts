@@ -5,3 +5,4 @@ export * from './form';
 export * from './list';
 export * from './property';
 export * from './workflow';
+export * from './content';
