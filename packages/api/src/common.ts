@@ -49,3 +49,8 @@ export const ok = z.object({ status: z.literal('ok') });
 
 /** Any JSON object (for records whose fields the spec leaves open). */
 export const anyObject = z.looseObject({});
+
+// A missing field says so, instead of zod's "expected string, received undefined".
+z.config({
+  customError: (issue) => (issue.code == 'invalid_type' && issue.input === undefined ? 'is required' : undefined),
+});

@@ -7,9 +7,9 @@ import cors from 'cors';
 import express from 'express';
 import { pino, type Logger } from 'pino';
 import { openDatabase } from './db/open';
-import { contactHandlers } from './handlers/contacts';
-import { propertyHandlers } from './handlers/properties';
+import { allHandlers } from './handlers';
 import { authenticator } from './http/auth';
+import { collectorRouter } from './http/collector';
 import { rateLimiter, type RateLimitOptions } from './http/rate-limit';
 import { mountCatalog } from './http/router';
 import { createServices } from './services';
@@ -25,6 +25,8 @@ export interface PlatformOptions {
   rotateRefreshTokens?: boolean;
   /** The clock (tests move it). */
   now?: () => number;
+  /** For workflow webhooks (tests pass their own). */
+  fetch?: typeof fetch;
   /** Structured logs; default: info to stdout. `false` silences them. */
   logger?: Logger | false;
 }
@@ -35,12 +37,12 @@ export function createPlatform(options: PlatformOptions = {}) {
   const now = options.now ?? Date.now;
   const log = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? pino());
   const db = openDatabase(options.database ?? '.data/platform.db');
-  const services = createServices(db, now);
+  const services = createServices(db, now, { fetch: options.fetch });
   const settings = {
     tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 1800,
     rotateRefreshTokens: options.rotateRefreshTokens ?? false,
   };
-  const handlers = { ...contactHandlers(services), ...propertyHandlers(services) };
+  const handlers = allHandlers(services, settings);
   const deps = {
     handlers,
     authenticate: authenticator(db, now),
@@ -52,6 +54,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   base.disable('x-powered-by');
   base.set('query parser', 'simple');
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
+  base.use('/collect', collectorRouter(services.tracking));
   mountCatalog(base, 'base', deps);
 
   const forms = express();

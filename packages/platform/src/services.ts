@@ -1,14 +1,36 @@
 /** The platform's stores, wired to one database and one clock. */
 import type { Db } from './db/open';
 import { contactStore } from './store/contacts';
+import { emailStore } from './store/email';
+import { formStore } from './store/forms';
+import { listStore } from './store/lists';
 import { propertyStore } from './store/properties';
+import { trackingStore, type TrackingStore } from './store/tracking';
+import { workflowStore } from './store/workflows';
 
-export function createServices(db: Db, now: () => number) {
+export interface ServiceOptions {
+  /** Used by workflow WEBHOOK actions (tests pass their own). */
+  fetch?: typeof fetch;
+}
+
+export function createServices(db: Db, now: () => number, options: ServiceOptions = {}) {
   const properties = propertyStore(db, now);
-  /** Contact changes: dynamic lists and workflows subscribe here. */
+  /** Contact changes (create, update, delete, batch): dynamic lists re-evaluate on them. */
   const contactListeners: ((portalId: number, vids: number[]) => void)[] = [];
-  const contacts = contactStore(db, properties, now, (portalId, vids) => contactListeners.forEach((fn) => fn(portalId, vids)));
-  return { db, now, properties, contacts, onContactsChanged: (fn: (portalId: number, vids: number[]) => void) => contactListeners.push(fn) };
+  const onContactsChanged = (fn: (portalId: number, vids: number[]) => void) => contactListeners.push(fn);
+  const contacts = contactStore(
+    db,
+    properties,
+    now,
+    (portalId, vids) => contactListeners.forEach((fn) => fn(portalId, vids)),
+    (portalId, utk, vid) => tracking.attribute(portalId, utk, vid),
+  );
+  const lists = listStore(db, contacts, now, onContactsChanged);
+  const forms = formStore(db, contacts, properties, now);
+  const email = emailStore(db, now);
+  const workflows = workflowStore(db, { contacts, lists }, now, options.fetch ?? fetch);
+  const tracking: TrackingStore = trackingStore(db, contacts, properties, now);
+  return { db, now, properties, contacts, lists, forms, email, workflows, tracking, onContactsChanged };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -13,7 +13,7 @@ const limitRow = z.object({
 
 /** A server-side custom event: event id or name, portal, who (email or utk), value, properties. */
 const eventParams = z.looseObject({
-  _n: z.string().min(1, 'is required (the event id or name)').max(255),
+  _n: z.string('is required (the event id or name)').min(1, 'is required (the event id or name)').max(255),
   _a: z.string().regex(/^\d{1,15}$/, 'must be a portal id').transform(Number),
   _m: z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a number').transform(Number).optional(),
   email: z.string().max(254).optional(),

@@ -41,7 +41,14 @@ const LIST_PROPERTIES = ['firstname', 'lastname', 'company', 'lastmodifieddate']
 
 const COLUMNS = 'vid, portal_id, email, properties, created_at, updated_at';
 
-export function contactStore(db: Db, properties: PropertyStore, now: () => number, onChange: (portalId: number, vids: number[]) => void) {
+export function contactStore(
+  db: Db,
+  properties: PropertyStore,
+  now: () => number,
+  onChange: (portalId: number, vids: number[]) => void,
+  /** Called when a visitor token gets linked to a contact (the tracking store attributes its history). */
+  onUtkLinked: (portalId: number, utk: string, vid: number) => void = () => {},
+) {
   const q = {
     byVid: db.prepare<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0`),
     byEmail: db.prepare<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0`),
@@ -283,6 +290,7 @@ export function contactStore(db: Db, properties: PropertyStore, now: () => numbe
 
     linkUtk(portalId: number, utk: string, vid: number) {
       q.linkUtk.run(portalId, utk, vid, now());
+      onUtkLinked(portalId, utk, vid);
     },
 
     /** Contacts by vid ascending after `vidOffset`: one more than asked tells `has-more`. */
@@ -299,16 +307,16 @@ export function contactStore(db: Db, properties: PropertyStore, now: () => numbe
 
     search(portalId: number, text: string, count: number, offset: number) {
       const like = `%${text.toLowerCase().replace(/[%_\\]/g, '\\$&')}%`;
-      const where = `portal_id = ?2 AND deleted = 0 AND (email LIKE ?1 ESCAPE '\\'
-        OR lower(json_extract(properties, '$.firstname')) LIKE ?1 ESCAPE '\\'
-        OR lower(json_extract(properties, '$.lastname')) LIKE ?1 ESCAPE '\\'
-        OR lower(coalesce(json_extract(properties, '$.firstname'), '') || ' ' || coalesce(json_extract(properties, '$.lastname'), '')) LIKE ?1 ESCAPE '\\'
-        OR lower(json_extract(properties, '$.company')) LIKE ?1 ESCAPE '\\'
-        OR json_extract(properties, '$.phone') LIKE ?1 ESCAPE '\\')`;
-      const total = (db.prepare(`SELECT count(*) AS n FROM contacts WHERE ${where}`).get(like, portalId) as { n: number }).n;
+      const where = `portal_id = @portal AND deleted = 0 AND (email LIKE @like ESCAPE '\\'
+        OR lower(json_extract(properties, '$.firstname')) LIKE @like ESCAPE '\\'
+        OR lower(json_extract(properties, '$.lastname')) LIKE @like ESCAPE '\\'
+        OR lower(coalesce(json_extract(properties, '$.firstname'), '') || ' ' || coalesce(json_extract(properties, '$.lastname'), '')) LIKE @like ESCAPE '\\'
+        OR lower(json_extract(properties, '$.company')) LIKE @like ESCAPE '\\'
+        OR json_extract(properties, '$.phone') LIKE @like ESCAPE '\\')`;
+      const total = (db.prepare(`SELECT count(*) AS n FROM contacts WHERE ${where}`).get({ like, portal: portalId }) as { n: number }).n;
       const rows = db
-        .prepare(`SELECT ${COLUMNS} FROM contacts WHERE ${where} ORDER BY vid LIMIT ?3 OFFSET ?4`)
-        .all(like, portalId, count, offset) as ContactRow[];
+        .prepare(`SELECT ${COLUMNS} FROM contacts WHERE ${where} ORDER BY vid LIMIT @count OFFSET @offset`)
+        .all({ like, portal: portalId, count, offset }) as ContactRow[];
       return { rows, total };
     },
 

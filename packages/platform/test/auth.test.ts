@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPlatform, type TestPlatform } from './harness';
+import { issueCredential } from '../src/store/portals';
+
+let t: TestPlatform;
+let rotating: TestPlatform;
+beforeAll(async () => {
+  t = await startPlatform({ rateLimit: { max: 5, windowMs: 10_000 } });
+  rotating = await startPlatform({ rotateRefreshTokens: true, tokenLifetimeSeconds: 60 });
+});
+afterAll(async () => {
+  await t.close();
+  await rotating.close();
+});
+
+const refresh = (p: TestPlatform, fields: Record<string, string>) =>
+  p.call('POST', '/auth/v1/refresh', {
+    body: new URLSearchParams({ grant_type: 'refresh_token', ...fields }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    portal: null,
+  });
+const clientOf = (p: TestPlatform) => ({
+  client_id: p.portals[0].oauth.clientId,
+  client_secret: p.portals[0].oauth.clientSecret,
+  refresh_token: p.portals[0].oauth.refreshToken,
+});
+
+describe('OAuth refresh', () => {
+  it('issues an access token that works until it expires, then EXPIRED_AUTHENTICATION', async () => {
+    const res = await refresh(rotating, clientOf(rotating));
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ token_type: 'bearer', expires_in: 60, portal_id: 62515 });
+    const headers = { authorization: `Bearer ${res.json.access_token}` };
+    expect((await rotating.call('GET', '/contacts/v1/contacts/statistics', { portal: null, headers })).status).toBe(200);
+    rotating.clock.now += 61_000;
+    const expired = await rotating.call('GET', '/contacts/v1/contacts/statistics', { portal: null, headers });
+    expect(expired.status).toBe(401);
+    expect(expired.json).toMatchObject({ category: 'EXPIRED_AUTHENTICATION', message: 'The OAuth token used to make this call expired 1 minute(s) ago.' });
+  });
+
+  it('rotates the refresh token when configured: the old one stops working', async () => {
+    const first = await refresh(rotating, { ...clientOf(rotating), refresh_token: rotating.portals[1].oauth.refreshToken, client_id: rotating.portals[1].oauth.clientId, client_secret: rotating.portals[1].oauth.clientSecret });
+    expect(first.status).toBe(200);
+    expect(first.json.refresh_token).not.toBe(rotating.portals[1].oauth.refreshToken);
+    const again = await refresh(rotating, { refresh_token: rotating.portals[1].oauth.refreshToken, client_id: rotating.portals[1].oauth.clientId, client_secret: rotating.portals[1].oauth.clientSecret });
+    expect(again.status).toBe(400);
+  });
+
+  it('refuses wrong secrets without echoing them, and validates the form', async () => {
+    const bad = await refresh(t, { ...clientOf(t), client_secret: 'svc-secret-wrong' });
+    expect(bad.status).toBe(400);
+    expect(bad.json.message).toBe('The client credentials or the refresh token are not valid.');
+    expect(bad.text).not.toContain('svc-secret-wrong');
+    const other = await refresh(t, { ...clientOf(t), client_id: t.portals[1].oauth.clientId });
+    expect(other.status).toBe(400);
+    const missing = await refresh(t, { client_id: 'x', client_secret: 'y' });
+    expect(missing.json.message).toBe('body.refresh_token: is required');
+  });
+});
+
+describe('credentials and scopes', () => {
+  it('accepts hapikey only where the spec allows it (content API v2)', async () => {
+    const res = await t.call('GET', `/contacts/v1/contacts/statistics?hapikey=${t.portals[0].apiKey}`, { portal: null });
+    expect(res.status).toBe(401);
+    expect(res.json.message).toContain('does not accept the hapikey parameter');
+    expect(res.text).not.toContain(t.portals[0].apiKey);
+  });
+
+  it('answers 403 MISSING_SCOPES with the required scopes', async () => {
+    const token = issueCredential(t.platform.db, 'privateApp', { portalId: 62515, scopes: ['forms'], now: t.clock.now });
+    const res = await t.call('GET', '/contacts/v1/lists/all/contacts/all', { portal: null, headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(403);
+    expect(res.json).toMatchObject({
+      category: 'MISSING_SCOPES',
+      errors: [{ context: { requiredScopes: ['crm.objects.contacts.read', 'crm.objects.contacts.write', 'content'] } }],
+    });
+  });
+
+  it('rate-limits per token with X-Svc-RateLimit headers and 429 + Retry-After', async () => {
+    const statuses: number[] = [];
+    let last;
+    for (let i = 0; i < 6; i++) {
+      last = await t.call('GET', '/contacts/v1/contacts/statistics', { portal: t.portals[1] });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(last!.headers.get('x-svc-ratelimit-max')).toBe('5');
+    expect(last!.headers.get('x-svc-ratelimit-remaining')).toBe('0');
+    expect(last!.headers.get('retry-after')).toBe('10');
+    expect(last!.json).toMatchObject({ errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING' });
+    // Another token has its own budget; the window ends.
+    expect((await t.call('GET', '/contacts/v1/contacts/statistics')).status).toBe(200);
+    t.clock.now += 10_000;
+    expect((await t.call('GET', '/contacts/v1/contacts/statistics', { portal: t.portals[1] })).status).toBe(200);
+  });
+});
+
+describe('record limits', () => {
+  it('reports real contact usage', async () => {
+    await t.call('POST', '/contacts/v1/contact', { body: { properties: [{ property: 'email', value: 'x@y.test' }] } });
+    const res = await t.call('GET', '/crm/v3/limits/records');
+    expect(res.status).toBe(200);
+    expect(res.json.svcDefinedObjectTypes[0]).toEqual({ objectTypeId: '0-1', singularLabel: 'Contact', pluralLabel: 'Contacts', limit: 10_000_000, usage: 1, percentage: 0 });
+    expect(res.json.customObjectTypes).toMatchObject({ overallLimit: 500_000, overallUsage: 0 });
+  });
+});

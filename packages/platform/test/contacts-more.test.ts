@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPlatform, type TestPlatform } from './harness';
+
+let t: TestPlatform;
+beforeAll(async () => {
+  t = await startPlatform();
+});
+afterAll(() => t.close());
+
+const props = (o: Record<string, string | number | boolean>) => ({ properties: Object.entries(o).map(([property, value]) => ({ property, value })) });
+const create = async (o: Record<string, string>) => (await t.call('POST', '/contacts/v1/contact', { body: props(o) })).json.vid as number;
+
+describe('contact writes', () => {
+  it('updates with 204, keeps history with sources, and 404s an unknown vid', async () => {
+    const vid = await create({ email: 'grace@navy.test', firstname: 'Grace' });
+    t.clock.now += 1000;
+    expect((await t.call('POST', `/contacts/v1/contact/vid/${vid}/profile`, { body: props({ firstname: 'Amazing Grace', numemployees: '25-50' }) })).status).toBe(204);
+    const p = (await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile`)).json.properties;
+    expect(p.firstname.value).toBe('Amazing Grace');
+    expect(p.firstname.versions.map((v: { value: string }) => v.value)).toEqual(['Amazing Grace', 'Grace']);
+    expect((await t.call('POST', '/contacts/v1/contact/vid/999999/profile', { body: props({ firstname: 'x' }) })).status).toBe(404);
+    const onlyValues = (await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile?propertyMode=value_only&property=firstname`)).json.properties;
+    expect(onlyValues).toEqual({ firstname: { value: 'Amazing Grace' } });
+  });
+
+  it('validates values against property types', async () => {
+    const vid = await create({ email: 'types@x.test' });
+    const res = await t.call('POST', `/contacts/v1/contact/vid/${vid}/profile`, {
+      body: props({ numemployees: 'lots', nope: 'x', createdate: '1', lifecyclestage: 'lead;customer' }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.validationResults.map((r: { name: string; error: string }) => [r.name, r.error])).toEqual([
+      ['numemployees', 'INVALID_OPTION'],
+      ['nope', 'PROPERTY_DOESNT_EXIST'],
+      ['createdate', 'READ_ONLY_VALUE'],
+    ]);
+    // Nothing was half-written.
+    const after = (await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile`)).json.properties;
+    expect(after.numemployees).toBeUndefined();
+  });
+
+  it('createOrUpdate answers {vid, isNew}, and 400 for an invalid email', async () => {
+    const a = await t.call('POST', '/contacts/v1/contact/createOrUpdate/email/linus@kernel.test', { body: props({ firstname: 'Linus' }) });
+    expect(a.json).toEqual({ vid: expect.any(Number), isNew: true });
+    const b = await t.call('POST', '/contacts/v1/contact/createOrUpdate/email/LINUS@kernel.test', { body: props({ lastname: 'T' }) });
+    expect(b.json).toEqual({ vid: a.json.vid, isNew: false });
+    const bad = await t.call('POST', '/contacts/v1/contact/createOrUpdate/email/not_an_email', { body: props({}) });
+    expect(bad.status).toBe(400);
+    expect(bad.json.validationResults[0]).toMatchObject({ error: 'INVALID_EMAIL', message: 'Email address not_an_email is invalid' });
+    // Changing the email to one another contact owns is a conflict.
+    await create({ email: 'taken@kernel.test' });
+    const clash = await t.call('POST', '/contacts/v1/contact/createOrUpdate/email/linus@kernel.test', { body: props({ email: 'taken@kernel.test' }) });
+    expect(clash.status).toBe(409);
+  });
+
+  it('batch upserts all or nothing with 202', async () => {
+    const vid = await create({ email: 'batch0@x.test' });
+    const ok = await t.call('POST', '/contacts/v1/contact/batch/', {
+      body: [
+        { vid, properties: [{ property: 'firstname', value: 'Zero' }] },
+        { email: 'batch1@x.test', properties: [{ property: 'firstname', value: 'One' }] },
+      ],
+    });
+    expect(ok.status).toBe(202);
+    expect((await t.call('GET', '/contacts/v1/contact/email/batch1@x.test/profile')).json.properties.firstname.value).toBe('One');
+    const bad = await t.call('POST', '/contacts/v1/contact/batch/', {
+      body: [
+        { email: 'batch2@x.test', properties: [] },
+        { email: 'broken', properties: [] },
+      ],
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.message).toBe('item 1: Email address broken is invalid');
+    expect((await t.call('GET', '/contacts/v1/contact/email/batch2@x.test/profile')).status).toBe(404);
+    expect((await t.call('POST', '/contacts/v1/contact/batch/', { body: [] })).status).toBe(400);
+  });
+
+  it('deletes: gone from reads and statistics', async () => {
+    const before = (await t.call('GET', '/contacts/v1/contacts/statistics')).json.contacts;
+    const vid = await create({ email: 'gone@x.test' });
+    expect((await t.call('DELETE', `/contacts/v1/contact/vid/${vid}`)).json).toEqual({ vid, deleted: true, reason: 'OK' });
+    expect((await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile`)).status).toBe(404);
+    expect((await t.call('DELETE', `/contacts/v1/contact/vid/${vid}`)).status).toBe(404);
+    expect((await t.call('GET', '/contacts/v1/contacts/statistics')).json.contacts).toBe(before);
+    // The email is free again.
+    expect((await t.call('POST', '/contacts/v1/contact', { body: props({ email: 'gone@x.test' }) })).status).toBe(200);
+  });
+});
+
+describe('contact reads', () => {
+  it('batch reads by vids, emails and utks, ignoring unknown ones', async () => {
+    const a = await create({ email: 'ba@x.test', firstname: 'A' });
+    const b = await create({ email: 'bb@x.test', firstname: 'B' });
+    t.platform.services.contacts.linkUtk(62515, 'f'.repeat(32), a);
+    const byVid = await t.call('GET', `/contacts/v1/contact/vids/batch/${a},${b},424242?vid=${b}`);
+    expect(Object.keys(byVid.json).sort()).toEqual([String(a), String(b)].sort());
+    expect(byVid.json[a].properties.firstname).toEqual({ value: 'A' });
+    const byEmail = await t.call('GET', '/contacts/v1/contact/emails/batch/ba@x.test,nobody@x.test');
+    expect(Object.keys(byEmail.json)).toEqual([String(a)]);
+    const byUtk = await t.call('GET', `/contacts/v1/contact/utks/batch/${'f'.repeat(32)},${'0'.repeat(32)}`);
+    expect(Object.keys(byUtk.json)).toEqual(['f'.repeat(32)]);
+    expect((await t.call('GET', '/contacts/v1/contact/vids/batch/x1')).status).toBe(400);
+  });
+
+  it('finds by utk with the LEAD_GUID identity, 404 otherwise', async () => {
+    const vid = await create({ email: 'visitor@x.test' });
+    t.platform.services.contacts.linkUtk(62515, 'e'.repeat(32), vid);
+    const res = await t.call('GET', `/contacts/v1/contact/utk/${'e'.repeat(32)}/profile`);
+    expect(res.json['identity-profiles'][0].identities.map((i: { type: string }) => i.type)).toEqual(['EMAIL', 'LEAD_GUID']);
+    expect((await t.call('GET', `/contacts/v1/contact/utk/${'d'.repeat(32)}/profile`)).status).toBe(404);
+  });
+
+  it('searches by name, email and company with offset paging', async () => {
+    for (const [first, last, company] of [['Ada', 'Lovelace', 'Engines'], ['Adam', 'Smith', 'Markets'], ['Bob', 'Adams', 'Acme']])
+      await create({ email: `${first.toLowerCase()}@search.test`, firstname: first, lastname: last, company });
+    const res = await t.call('GET', '/contacts/v1/search/query?q=ada&count=2');
+    expect(res.json).toMatchObject({ query: 'ada', offset: 2, 'has-more': true, total: 3 });
+    const next = await t.call('GET', '/contacts/v1/search/query?q=ada&count=2&offset=2');
+    expect(next.json).toMatchObject({ offset: 3, 'has-more': false });
+    expect((await t.call('GET', '/contacts/v1/search/query?q=Ada Lovelace')).json.total).toBe(1);
+    expect((await t.call('GET', '/contacts/v1/search/query?q=@search.test')).json.total).toBe(3);
+    expect((await t.call('GET', '/contacts/v1/search/query?q=100%_')).json.total).toBe(0);
+    expect((await t.call('GET', '/contacts/v1/search/query')).json.message).toBe('query.q: is required');
+  });
+
+  it('lists recently updated contacts newest first with time and vid offsets', async () => {
+    const vids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      t.clock.now += 1000;
+      vids.push(await create({ email: `recent${i}@x.test` }));
+    }
+    const page = await t.call('GET', '/contacts/v1/lists/recently_updated/contacts/recent?count=2');
+    expect(page.json.contacts.map((c: { vid: number }) => c.vid)).toEqual([vids[2], vids[1]]);
+    expect(page.json['has-more']).toBe(true);
+    const next = await t.call('GET', `/contacts/v1/lists/recently_updated/contacts/recent?count=2&timeOffset=${page.json['time-offset']}&vidOffset=${page.json['vid-offset']}`);
+    expect(next.json.contacts[0].vid).toBe(vids[0]);
+    expect(next.json.contacts[0].addedAt).toBe(page.json.contacts[1].addedAt - 1000);
+  });
+});

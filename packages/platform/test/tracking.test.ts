@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPlatform, type TestPlatform } from './harness';
+
+let t: TestPlatform;
+beforeAll(async () => {
+  t = await startPlatform({ portals: [{ id: 62515 }, { id: 777, tier: 'professional' }] });
+});
+afterAll(() => t.close());
+
+let n = 0;
+const hex = () => (++n).toString(16).padStart(32, '0');
+const utk = (c: string) => c.repeat(32);
+const view = (vi: string, pu: string, extra: Record<string, string> = {}) => ({
+  eid: hex(), k: '1', a: '62515', v: '1', cts: String(t.clock.now), pu, t: 'Page', po: new URL(pu).pathname, vi, ...extra,
+});
+const event = (vi: string, n: string, m?: string, extra: Record<string, string> = {}) => ({
+  eid: hex(), k: '3', a: '62515', v: '1', cts: String(t.clock.now), pu: 'https://acme.test/pricing', n, vi, ...(m ? { m } : {}), ...extra,
+});
+const collect = (batch: unknown, contentType = 'text/plain;charset=UTF-8') =>
+  t.call('POST', '/collect/e', { body: JSON.stringify(batch), headers: { 'content-type': contentType }, portal: null });
+const analytics = async (email: string) => {
+  const res = await t.call('GET', `/contacts/v1/contact/email/${email}/profile?propertyMode=value_only`);
+  return Object.fromEntries(Object.entries(res.json.properties as Record<string, { value: string }>).map(([k, v]) => [k, v.value]));
+};
+
+describe('collector', () => {
+  it('records page views and events once per eid, and links identify to the contact', async () => {
+    const ada = utk('a');
+    const first = view(ada, 'https://acme.test/');
+    const res = await collect([first, view(ada, 'https://acme.test/pricing'), event(ada, 'buy', '49')]);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.json).toEqual({ accepted: 3, duplicates: 0, rejected: [] });
+    expect((await collect([first])).json).toEqual({ accepted: 0, duplicates: 1, rejected: [] });
+
+    // Identify later: the earlier anonymous activity is attributed to the contact.
+    t.clock.now += 60_000;
+    await collect([view(ada, 'https://acme.test/thanks', { i: 'email=ada%40acme.test&firstname=Ada' })]);
+    const p = await analytics('ada@acme.test');
+    expect(p).toMatchObject({
+      firstname: 'Ada',
+      svc_analytics_num_page_views: '3',
+      svc_analytics_first_url: 'https://acme.test/',
+      svc_analytics_last_url: 'https://acme.test/thanks',
+      svc_analytics_num_event_completions: '1',
+      svc_analytics_revenue: '49',
+    });
+    expect(+p.svc_analytics_last_visit_timestamp - +p.svc_analytics_first_visit_timestamp).toBe(60_000);
+    const byUtk = await t.call('GET', `/contacts/v1/contact/utk/${ada}/profile`);
+    expect(byUtk.json.properties.email.value).toBe('ada@acme.test');
+
+    // Known visitor: later activity counts at once.
+    await collect([event(ada, 'buy', '10.5')]);
+    expect(await analytics('ada@acme.test')).toMatchObject({ svc_analytics_num_event_completions: '2', svc_analytics_revenue: '59.5' });
+  });
+
+  it('keeps the valid events of a partly invalid batch and names the problems', async () => {
+    const ok = view(utk('b'), 'https://acme.test/');
+    const res = await collect([ok, { ...view(utk('b'), 'https://acme.test/'), eid: 'nope' }, { ...ok, eid: hex(), k: '7' }, 42]);
+    expect(res.json.accepted).toBe(1);
+    expect(res.json.rejected.map((r: { message: string }) => r.message)).toEqual([
+      'event 1: "eid" must be 32 lower-case hex characters',
+      'event 2: "k" must be "1" (page view) or "3" (custom event)',
+      'event 3: must be an object',
+    ]);
+    for (const [body, message] of [
+      ['{', 'body is not a JSON array of events (text/plain or application/json)'],
+      ['[]', 'body must be a JSON array of 1 to 50 events'],
+    ]) {
+      const bad = await t.call('POST', '/collect/e', { body, headers: { 'content-type': 'text/plain' }, portal: null });
+      expect(bad.status).toBe(400);
+      expect(bad.json.message).toBe(message);
+    }
+  });
+
+  it('answers 403 to custom events of a non-Enterprise portal, but takes its page views', async () => {
+    const custom = { ...event(utk('c'), 'buy'), a: '777' };
+    const res = await collect([custom]);
+    expect(res.status).toBe(403);
+    expect(res.json.message).toBe('Custom events need an Enterprise portal; portal 777 is professional.');
+    expect((await collect([{ ...view(utk('c'), 'https://x.test/'), a: '777' }])).json.accepted).toBe(1);
+  });
+
+  it('takes the GET pixel with the same parameters', async () => {
+    const res = await fetch(`${t.baseUrl}/collect/p.gif?${new URLSearchParams(view(utk('d'), 'https://acme.test/'))}`);
+    expect(res.headers.get('content-type')).toBe('image/gif');
+    expect(Buffer.from(await res.arrayBuffer()).subarray(0, 6).toString()).toBe('GIF89a');
+    const bad = await fetch(`${t.baseUrl}/collect/p.gif?k=1`);
+    expect(bad.status).toBe(400);
+  });
+});
+
+describe('HTTP events API', () => {
+  it('GET /v1/event records an event for an email and sets contact properties, public like a pixel', async () => {
+    const res = await t.call('GET', '/v1/event?_n=webinar-joined&_a=62515&_m=5&email=grace%40acme.test&lastname=Hopper', { portal: null });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/gif');
+    expect(await analytics('grace@acme.test')).toMatchObject({ lastname: 'Hopper', svc_analytics_num_event_completions: '1', svc_analytics_revenue: '5' });
+    const tier = await t.call('GET', '/v1/event?_n=x&_a=777&email=a%40b.test', { portal: null });
+    expect(tier.status).toBe(403);
+    const missing = await t.call('GET', '/v1/event?_a=62515&email=a%40b.test', { portal: null });
+    expect(missing.status).toBe(400);
+    expect(missing.json.message).toBe('query._n: is required (the event id or name)');
+  });
+
+  it('POST /v1/event needs auth, and the same id counts once', async () => {
+    const body = { eventName: 'renewed', email: 'grace@acme.test', value: 100, id: 'order-17', properties: { company: 'Navy' } };
+    expect((await t.call('POST', '/v1/event', { body, portal: null })).status).toBe(401);
+    expect((await t.call('POST', '/v1/event', { body })).status).toBe(204);
+    expect((await t.call('POST', '/v1/event', { body })).status).toBe(204);
+    expect(await analytics('grace@acme.test')).toMatchObject({ company: 'Navy', svc_analytics_num_event_completions: '2', svc_analytics_revenue: '105' });
+    const nobody = await t.call('POST', '/v1/event', { body: { eventName: 'x' } });
+    expect(nobody.status).toBe(400);
+    expect(nobody.json.message).toBe('give email or utk to say whom the event is about');
+  });
+});
