@@ -1,5 +1,6 @@
 // Browser bundles: an IIFE for the script tag (minified, dependencies inlined) and an ESM build
-// for bundlers (dependencies external). Type declarations come from `tsc` (see `npm run build`).
+// for bundlers (dependencies external). Node packages: ESM + CJS, dependencies external.
+// Type declarations come from `tsc` (see `npm run build`).
 import nodeResolve from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import typescript from '@rollup/plugin-typescript';
@@ -30,4 +31,19 @@ const browserPackage = (pkg, name) => [
   },
 ];
 
-export default [...browserPackage('tracker', 'tracker')];
+/** A Node package: `src/<entry>.ts` → `dist/<entry>.js` (ESM) and `.cjs`; nothing bundled but its own code. */
+const nodePackage = (pkg, entries = ['index']) => ({
+  input: Object.fromEntries(entries.map((e) => [e, `packages/${pkg}/src/${e}.ts`])),
+  output: [
+    { dir: `packages/${pkg}/dist`, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
+    { dir: `packages/${pkg}/dist`, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: 'chunks/[name]-[hash].cjs' },
+  ],
+  external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0'),
+  plugins: [ts(pkg)],
+});
+
+export default [
+  ...browserPackage('tracker', 'tracker'),
+  nodePackage('api'),
+  nodePackage('platform', ['index', 'cli']),
+];

@@ -61,7 +61,8 @@ export const fieldWrite = z.object({
 });
 
 export const formWrite = z.object({
-  name: z.string().trim().min(1, 'form name is required').max(255),
+  // Checked by the platform so that a missing name answers the legacy MISSING_NAME error.
+  name: z.string().max(255).optional(),
   action: z.string().optional(),
   method: z.string().optional(),
   cssClass: z.string().optional(),

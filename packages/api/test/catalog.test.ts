@@ -1,0 +1,113 @@
+/** The catalog against the spec (../shared/spec/platform-api.md): every route there, each once. */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { catalog, openApiDocument, routes } from '../src';
+
+const spec = readFileSync(fileURLToPath(new URL('../../../../shared/spec/platform-api.md', import.meta.url)), 'utf8');
+
+/** `METHOD path` with every parameter written `:`, so `:id` and `:blog_post_id` compare equal. */
+const key = (method: string, path: string) => `${method} ${path.replace(/:[A-Za-z_]\w*/g, ':')}`;
+
+/** Routes the spec's tables list (§4.2–§4.7, §4.9, §4.10). */
+function tableRoutes() {
+  const out: string[] = [];
+  for (const [, methods, path] of spec.matchAll(/^\| (GET|POST|PUT|DELETE|POST or PUT) \| (\S+) \|/gm))
+    for (const method of methods.split(' or ')) out.push(key(method, path.replace('{forms_url}', '')));
+  return out;
+}
+
+/** §4.1's documented endpoints, written in bold. */
+function sectionOneRoutes() {
+  const section = spec.slice(spec.indexOf('### 4.1'), spec.indexOf('### 4.2'));
+  return [...section.matchAll(/\*\*(GET|POST|PUT|DELETE) (\/[^*\s]+)\*\*/g)].map(([, m, p]) => key(m, p));
+}
+
+/** §4.8 expanded: the CRUD pattern, read-only collections, the per-object table, files, folders. */
+function contentRoutes() {
+  const prefix = '/content/api/v2';
+  const ids: Record<string, string> = {};
+  const out: string[] = [];
+  const section = spec.slice(spec.indexOf('### 4.8'), spec.indexOf('### 4.9'));
+  for (const [, name] of section.matchAll(/([a-z-]+) \(:\w+\)/g)) ids[name] = ':';
+  const full = section.match(/Objects with full create\/list\/update\/delete\/get: (.*?)\. Pattern/)![1];
+  for (const [, x] of full.matchAll(/([a-z-]+) \(:\w+\)/g))
+    for (const [m, p] of [['POST', ''], ['GET', ''], ['PUT', '/:'], ['DELETE', '/:'], ['GET', '/:'], ['POST', '/:/restore-deleted']])
+      out.push(key(m, `${prefix}/${x}${p}`));
+  const readOnly = section.match(/Read-only collections: (.*?): GET list/)![1];
+  for (const [, x] of readOnly.matchAll(/([a-z-]+) \(:\w+\)/g)) out.push(key('GET', `${prefix}/${x}`), key('GET', `${prefix}/${x}/:`));
+  for (const [, objects, calls] of section.matchAll(/^\| ([a-z, -]+) \| ((?:GET|POST|PUT)[^|]*) \|/gm))
+    for (const object of objects.split(', '))
+      for (const call of calls.split(' ; ')) {
+        const [method, path] = call.trim().split(' ');
+        out.push(key(method, prefix + path.replace(/^\/(X|blogs)\//, `/${object}/`)));
+      }
+  const files = section.match(/Files \(prefix \/files\): (.*)/)![1];
+  const folders = section.match(/Folders \(prefix \/folders\): (.*)/)![1];
+  for (const text of [files, folders])
+    for (const [, method, path] of text.matchAll(/(GET|POST|PUT|DELETE) (\/[\w/:-]+)/g)) out.push(key(method, prefix + path));
+  // "plus versions endpoints" for folders; files' versions come from the per-object table.
+  out.push(key('GET', `${prefix}/folders/:/versions`), key('GET', `${prefix}/folders/:/versions/:`));
+  return out;
+}
+
+describe('catalog', () => {
+  const mine = new Set(routes.map((r) => key(r.method, r.path)));
+
+  it('has every route of the spec', () => {
+    const expected = new Set([
+      ...tableRoutes(),
+      ...contentRoutes(),
+      ...sectionOneRoutes(),
+      // The spec prints "group by emails" with the vids path (a typo: the two would collide); ours is emails/batch.
+      key('GET', '/contacts/v1/contact/emails/batch/:'),
+    ]);
+    const missing = [...expected].filter((k) => !mine.has(k));
+    expect(missing).toEqual([]);
+    // And nothing beyond the spec but the enterprise-events HTTP API (§4.10 leaves its paths open).
+    const extra = [...mine].filter((k) => !expected.has(k));
+    expect(extra.sort()).toEqual(["GET /v1/event", "POST /v1/event"]);
+    expect(expected.size).toBeGreaterThan(200);
+  });
+
+  it('lists each route once, under its own client name', () => {
+    expect(mine.size).toBe(routes.length);
+    for (const [id, route] of Object.entries(catalog)) expect(route.id).toBe(id);
+  });
+
+  it('declares path parameters exactly as the path names them', () => {
+    for (const route of routes) {
+      const inPath = [...route.path.matchAll(/:([A-Za-z_]\w*)/g)].map((m) => m[1]).sort();
+      expect(Object.keys(route.params.shape).sort(), route.id).toEqual(inPath);
+    }
+  });
+
+  it('keeps the documented auth and scopes', () => {
+    expect(catalog['contacts.getAll'].scopes).toEqual(['crm.objects.contacts.read', 'crm.objects.contacts.write', 'content']);
+    expect(catalog['deals.getPropertyGroup'].scopes).toEqual(['crm.schemas.deals.read']);
+    expect(catalog['deals.getPropertyGroup'].auth).toEqual(['oauth', 'privateApp']);
+    for (const route of routes) expect(route.auth.includes('hapikey'), route.id).toBe(route.path.startsWith('/content/api/v2'));
+    expect(catalog['forms.submit'].host).toBe('forms');
+  });
+
+  it('validates the documented paging bounds', () => {
+    const query = catalog['contacts.getAll'].query;
+    expect(query.parse({}).count).toBe(20);
+    expect(query.parse({ count: '101' }).count).toBe(100);
+    expect(query.safeParse({ count: '0' }).success).toBe(false);
+    expect(query.safeParse({ count: 'x' }).success).toBe(false);
+    expect(query.parse({ property: 'email' }).property).toEqual(['email']);
+    expect(query.parse({ property: ['email', 'firstname'] }).property).toEqual(['email', 'firstname']);
+  });
+
+  it('generates an OpenAPI 3.1 document with an operation per route', () => {
+    const doc = openApiDocument() as { openapi: string; paths: Record<string, Record<string, { operationId: string }>> };
+    expect(doc.openapi).toBe('3.1.0');
+    const ops = Object.values(doc.paths).flatMap((p) => Object.values(p).map((o) => o.operationId));
+    expect(ops.sort()).toEqual(Object.keys(catalog).sort());
+    expect(doc.paths['/contacts/v1/contact/utk/{contact_utk}/profile'].get).toMatchObject({ operationId: 'contacts.getByUtk' });
+    expect(() => JSON.stringify(doc)).not.toThrow();
+    expect(z.toJSONSchema(catalog['contacts.create'].body, { io: 'input' })).toMatchObject({ type: 'object' });
+  });
+});

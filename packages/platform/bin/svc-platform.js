@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+// `npx svc-platform`: the built CLI (run `npm run build` first in a checkout).
+import('../dist/cli.js').then((cli) => cli.main(process.argv.slice(2)));

@@ -1,0 +1,83 @@
+/** `svc-platform`: runs the platform on two ports with data in `.data/platform.db`, seeding a
+ * demo portal (and its credentials file) on first start. */
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { parseArgs } from 'node:util';
+import { SingleBar } from 'cli-progress';
+import { createPlatform } from './app';
+import { seedContacts } from './seed-contacts';
+import { seedDemo, DEMO_PORTAL } from './seed';
+
+const HELP = `svc-platform — the svc platform API on SQLite
+
+  --port N              {base_url} port (default 3200)
+  --forms-port N        {forms_url} port (default 3201)
+  --host H              listen address (default 127.0.0.1)
+  --data FILE           database file (default .data/platform.db)
+  --memory              keep everything in memory (tests, demos)
+  --credentials FILE    where the demo portal's credentials go (default .data/credentials.json)
+  --seed-contacts N     add N synthetic contacts to the demo portal, with a progress bar
+  --token-lifetime S    OAuth access token lifetime in seconds (default 1800)
+  --rotate-refresh-tokens   issue a new refresh token on every refresh
+  --rate-limit N        requests per 10 s per token (default 100)
+  --help`;
+
+export async function main(argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string', default: '3200' },
+      'forms-port': { type: 'string', default: '3201' },
+      host: { type: 'string', default: '127.0.0.1' },
+      data: { type: 'string', default: '.data/platform.db' },
+      memory: { type: 'boolean', default: false },
+      credentials: { type: 'string', default: '.data/credentials.json' },
+      'seed-contacts': { type: 'string' },
+      'token-lifetime': { type: 'string', default: '1800' },
+      'rotate-refresh-tokens': { type: 'boolean', default: false },
+      'rate-limit': { type: 'string', default: '100' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return console.log(HELP);
+  const number = (name: string, value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} must be a whole number, not "${value}"`);
+    return n;
+  };
+
+  const platform = createPlatform({
+    database: values.memory ? ':memory:' : values.data,
+    tokenLifetimeSeconds: number('token-lifetime', values['token-lifetime']),
+    rotateRefreshTokens: values['rotate-refresh-tokens'],
+    rateLimit: { max: number('rate-limit', values['rate-limit']), windowMs: 10_000 },
+  });
+  const credentials = seedDemo(platform.services);
+  if (credentials) {
+    mkdirSync(dirname(values.credentials), { recursive: true });
+    writeFileSync(values.credentials, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+    chmodSync(values.credentials, 0o600);
+    console.log(`Seeded demo portal ${DEMO_PORTAL}; its credentials are in ${values.credentials} (keep that file private).`);
+  }
+  if (values['seed-contacts']) {
+    const count = number('seed-contacts', values['seed-contacts']);
+    const bar = new SingleBar({ format: 'Seeding contacts [{bar}] {value}/{total} ({percentage}%) {eta}s left' });
+    bar.start(count, 0);
+    seedContacts(platform.services, DEMO_PORTAL, count, (done) => bar.update(done));
+    bar.stop();
+  }
+  const { baseUrl, formsUrl } = await platform.listen({
+    basePort: number('port', values.port),
+    formsPort: number('forms-port', values['forms-port']),
+    host: values.host,
+  });
+  platform.services.workflows.start();
+  console.log(`svc platform: base_url ${baseUrl}  forms_url ${formsUrl}  collector ${baseUrl}/collect  (Ctrl+C to stop)`);
+  const stop = async () => {
+    platform.services.workflows.stop();
+    await platform.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

@@ -1,0 +1,48 @@
+/** §4.6 Forms: definitions on {base_url}, submissions (public, CORS) on {forms_url}. */
+import { schemas } from '@svc/api';
+import { badRequest } from '../http/errors';
+import { Reply, type Handlers } from '../http/handler';
+import type { Services } from '../services';
+import type { SubmissionContext } from '../store/forms';
+
+/** `svc_context` is URL-encoded JSON; anything else is the caller's mistake, named as such. */
+function parseContext(raw: string | string[] | undefined): SubmissionContext {
+  if (raw === undefined) return {};
+  let json: unknown;
+  try {
+    json = typeof raw == 'string' ? JSON.parse(raw) : undefined;
+  } catch {
+    // falls through to the 400 below
+  }
+  const parsed = schemas.submissionContext.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = ['body.svc_context', ...issue.path.map(String)].join('.');
+    throw badRequest(json === undefined ? 'body.svc_context: must be a JSON object' : `${where}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** `url?submissionGuid=…` (or `&…` when it has a query), before any `#fragment`. */
+function withSubmissionGuid(url: string, guid: string) {
+  const hash = url.indexOf('#');
+  const [base, fragment] = hash < 0 ? [url, ''] : [url.slice(0, hash), url.slice(hash)];
+  return `${base}${base.includes('?') ? '&' : '?'}submissionGuid=${guid}${fragment}`;
+}
+
+export function formHandlers({ forms }: Services): Handlers {
+  return {
+    'forms.list': ({ portalId }) => forms.list(portalId),
+    'forms.get': ({ portalId, params }) => forms.get(portalId, params.form_guid),
+    'forms.create': ({ portalId, body }) => forms.create(portalId, body),
+    'forms.update': ({ portalId, params, body }) => forms.update(portalId, params.form_guid, body),
+    'forms.delete': ({ portalId, params }) => forms.remove(portalId, params.form_guid),
+    'forms.getFields': ({ portalId, params }) => forms.fields(portalId, params.form_guid),
+    'forms.getField': ({ portalId, params }) => forms.field(portalId, params.form_guid, params.field_name),
+    'forms.submit': ({ params, body }) => {
+      const { svc_context, ...values } = body;
+      const { conversionId, redirect } = forms.submit(params.portal_id, params.form_guid, values, parseContext(svc_context));
+      return redirect ? new Reply(302, undefined, { location: withSubmissionGuid(redirect, conversionId) }) : new Reply(204);
+    },
+  };
+}

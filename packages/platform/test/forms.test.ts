@@ -1,0 +1,260 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPlatform, type TestPlatform } from './harness';
+
+let t: TestPlatform;
+beforeAll(async () => {
+  t = await startPlatform();
+});
+afterAll(() => t.close());
+
+const PORTAL = 62515;
+
+async function createForm(body: Record<string, unknown>) {
+  const res = await t.call('POST', '/contacts/v1/forms', { body });
+  expect(res.status).toBe(200);
+  return res.json;
+}
+
+/** A urlencoded submission on {forms_url}, without credentials. */
+function submit(guid: string, fields: [string, string][], { portalId = PORTAL, context, headers = {} }: { portalId?: number; context?: unknown; headers?: Record<string, string> } = {}) {
+  const params = new URLSearchParams(fields);
+  if (context !== undefined) params.set('svc_context', typeof context == 'string' ? context : JSON.stringify(context));
+  return t.call('POST', `${t.formsUrl}/uploads/form/v2/${portalId}/${guid}`, {
+    body: params.toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    portal: null,
+  });
+}
+
+const contactByEmail = (email: string) => t.call('GET', `/contacts/v1/contact/email/${email}/profile?formSubmissionMode=all`);
+
+describe('form definitions', () => {
+  it('creates a form whose fields default from the contact properties', async () => {
+    const form = await createForm({
+      name: 'Newsletter',
+      redirect: 'https://example.com/thanks',
+      fields: [{ name: 'email', required: true }, { name: 'firstname', label: 'Your name' }, { name: 'numemployees' }],
+    });
+    expect(form).toMatchObject({ portalId: PORTAL, name: 'Newsletter', method: 'POST', redirect: 'https://example.com/thanks', inlineMessage: '', deletable: true });
+    expect(form.guid).toMatch(/^[0-9a-f-]{36}$/);
+    expect(form.fields.map((f: { name: string }) => f.name)).toEqual(['email', 'firstname', 'numemployees']);
+    expect(form.fields[0]).toMatchObject({ label: 'Email', type: 'string', fieldType: 'text', groupName: 'contactinformation', required: true, displayOrder: 0 });
+    expect(form.fields[1]).toMatchObject({ label: 'Your name', required: false });
+    expect(form.fields[2]).toMatchObject({ type: 'enumeration', fieldType: 'select' });
+    expect(form.fields[2].options.map((o: { value: string }) => o.value)).toContain('1-5');
+    expect(form.formFieldGroups).toHaveLength(3);
+    expect(form.formFieldGroups[1].fields).toEqual([form.fields[1]]);
+    expect(form.embeddedCode).toContain(`svc.forms.create({ portalId: ${PORTAL}, formId: "${form.guid}" })`);
+    expect(form.createdAt).toBe(form.updatedAt);
+  });
+
+  it('lists, reads, updates (fields replace) and deletes', async () => {
+    const form = await createForm({ name: 'Contact us', formFieldGroups: [{ fields: [{ name: 'email' }] }, { fields: [{ name: 'message' }] }] });
+    expect(form.fields.map((f: { name: string }) => f.name)).toEqual(['email', 'message']);
+    const list = await t.call('GET', '/contacts/v1/forms');
+    expect(list.json.map((f: { guid: string }) => f.guid)).toContain(form.guid);
+    expect((await t.call('GET', `/contacts/v1/forms/${form.guid}`)).json).toEqual(form);
+
+    t.clock.now += 1000;
+    const renamed = await t.call('POST', `/contacts/v1/forms/${form.guid}`, { body: { submitText: 'Send' } });
+    expect(renamed.json).toMatchObject({ name: 'Contact us', submitText: 'Send', updatedAt: form.updatedAt + 1000 });
+    expect(renamed.json.fields).toEqual(form.fields);
+    const refielded = await t.call('POST', `/contacts/v1/forms/${form.guid}`, { body: { fields: [{ name: 'email' }, { name: 'phone' }] } });
+    expect(refielded.json.fields.map((f: { name: string }) => f.name)).toEqual(['email', 'phone']);
+
+    const fields = await t.call('GET', `/contacts/v1/fields/${form.guid}`);
+    expect(fields.json).toEqual(refielded.json.fields);
+    const phone = await t.call('GET', `/contacts/v1/fields/${form.guid}/phone`);
+    expect(phone.json).toMatchObject({ name: 'phone', label: 'Phone Number' });
+
+    const deleted = await t.call('DELETE', `/contacts/v1/forms/${form.guid}`);
+    expect(deleted.status).toBe(204);
+    const gone = await t.call('GET', `/contacts/v1/forms/${form.guid}`);
+    expect(gone.status).toBe(404);
+  });
+
+  it('answers 404 for an unknown form, an unknown field and another portal’s form', async () => {
+    const guid = crypto.randomUUID();
+    const missing = await t.call('GET', `/contacts/v1/forms/${guid}`);
+    expect(missing.status).toBe(404);
+    expect(missing.json).toMatchObject({ status: 'error', message: `No form found with guid '${guid}'`, type: 'NOT_FOUND' });
+    expect((await t.call('GET', `/contacts/v1/fields/${guid}`)).status).toBe(404);
+
+    const form = await createForm({ name: 'Mine', fields: [{ name: 'email' }] });
+    const field = await t.call('GET', `/contacts/v1/fields/${form.guid}/firstname`);
+    expect(field.status).toBe(404);
+    expect(field.json.message).toBe(`The Form with the guid '${form.guid}' has no FormField with the name 'firstname'.`);
+
+    const other = t.portals[1];
+    for (const [method, path] of [
+      ['GET', `/contacts/v1/forms/${form.guid}`],
+      ['POST', `/contacts/v1/forms/${form.guid}`],
+      ['DELETE', `/contacts/v1/forms/${form.guid}`],
+      ['GET', `/contacts/v1/fields/${form.guid}`],
+    ]) {
+      const res = await t.call(method, path, { portal: other, body: method == 'POST' ? { name: 'stolen' } : undefined });
+      expect(res.status, `${method} ${path}`).toBe(404);
+    }
+    expect((await t.call('GET', '/contacts/v1/forms', { portal: other })).json).toEqual([]);
+    expect((await t.call('GET', `/contacts/v1/forms/${form.guid}`)).json.name).toBe('Mine');
+  });
+
+  it('rejects a missing name and fields that are not writable contact properties', async () => {
+    const noName = await t.call('POST', '/contacts/v1/forms', { body: { fields: [{ name: 'email' }] } });
+    expect(noName.status).toBe(400);
+    expect(noName.json).toMatchObject({ type: 'MISSING_NAME', message: expect.stringMatching(/^Form name is required, form guid '/) });
+    const blank = await t.call('POST', '/contacts/v1/forms', { body: { name: '  ' } });
+    expect(blank.json.type).toBe('MISSING_NAME');
+
+    const unknown = await t.call('POST', '/contacts/v1/forms', { body: { name: 'x', fields: [{ name: 'email' }, { name: 'shoe_size' }] } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.message).toBe("fields.1.name: 'shoe_size' is not a contact property");
+    const readOnly = await t.call('POST', '/contacts/v1/forms', { body: { name: 'x', fields: [{ name: 'createdate' }] } });
+    expect(readOnly.json.message).toBe("fields.0.name: 'createdate' is a read-only contact property");
+    const twice = await t.call('POST', '/contacts/v1/forms', { body: { name: 'x', fields: [{ name: 'email' }, { name: 'email' }] } });
+    expect(twice.status).toBe(400);
+
+    const form = await createForm({ name: 'Valid', fields: [{ name: 'email' }] });
+    const update = await t.call('POST', `/contacts/v1/forms/${form.guid}`, { body: { fields: [{ name: 'shoe_size' }] } });
+    expect(update.status).toBe(400);
+    expect((await t.call('GET', `/contacts/v1/fields/${form.guid}`)).json.map((f: { name: string }) => f.name)).toEqual(['email']);
+  });
+});
+
+describe('form submission', () => {
+  let form: { guid: string; name: string };
+  beforeAll(async () => {
+    await t.call('PUT', '/contacts/v1/properties/interests', {
+      body: {
+        label: 'Interests',
+        groupName: 'contactinformation',
+        type: 'enumeration',
+        fieldType: 'checkbox',
+        options: ['news', 'events', 'offers'].map((v) => ({ label: v, value: v })),
+      },
+    });
+    form = await createForm({
+      name: 'Signup',
+      fields: [{ name: 'email', required: true }, { name: 'firstname', required: true }, { name: 'company' }, { name: 'interests' }],
+    });
+  });
+
+  it('creates the contact, records the submission and links the visitor token (204, no auth)', async () => {
+    const utk = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+    const context = { svcutk: utk, pageUrl: 'https://example.com/signup', pageName: 'Sign up' };
+    const res = await submit(
+      form.guid,
+      [['email', 'Grace@Example.com'], ['firstname', 'Grace'], ['company', ''], ['interests', 'news'], ['interests', 'events']],
+      { context },
+    );
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+
+    const contact = await contactByEmail('grace@example.com');
+    expect(contact.status).toBe(200);
+    expect(contact.json.properties).toMatchObject({
+      email: { value: 'grace@example.com' },
+      firstname: { value: 'Grace' },
+      interests: { value: 'news;events' },
+      num_conversion_events: { value: '1' },
+      recent_conversion_date: { value: String(t.clock.now) },
+    });
+    expect(contact.json.properties.company).toBeUndefined();
+    const [submission] = contact.json['form-submissions'];
+    expect(submission).toMatchObject({ 'form-id': form.guid, 'portal-id': PORTAL, 'page-url': context.pageUrl, 'page-title': 'Sign up', title: 'Signup' });
+    expect(contact.json.properties.firstname.versions[0]).toMatchObject({ 'source-type': 'FORM', 'source-id': submission['conversion-id'] });
+
+    const byUtk = await t.call('GET', `/contacts/v1/contact/utk/${utk}/profile`);
+    expect(byUtk.status).toBe(200);
+    expect(byUtk.json.vid).toBe(contact.json.vid);
+    expect(byUtk.json['identity-profiles'][0].identities).toContainEqual(expect.objectContaining({ type: 'LEAD_GUID', value: utk }));
+  });
+
+  it('updates the same contact on a second submission and appends a submission', async () => {
+    const first = await contactByEmail('grace@example.com');
+    t.clock.now += 60_000;
+    const res = await submit(form.guid, [['email', 'grace@example.com'], ['firstname', 'Grace H.'], ['company', 'Navy']]);
+    expect(res.status).toBe(204);
+    const contact = await contactByEmail('grace@example.com');
+    expect(contact.json.vid).toBe(first.json.vid);
+    expect(contact.json.properties).toMatchObject({
+      firstname: { value: 'Grace H.' },
+      company: { value: 'Navy' },
+      interests: { value: 'news;events' },
+      num_conversion_events: { value: '2' },
+      recent_conversion_date: { value: String(t.clock.now) },
+    });
+    expect(contact.json['form-submissions']).toHaveLength(2);
+    expect(contact.json['form-submissions'][0].timestamp).toBe(t.clock.now);
+  });
+
+  it('redirects with 302 to the context’s redirectUrl, else the form’s redirect', async () => {
+    const fromContext = await submit(form.guid, [['email', 'r1@example.com'], ['firstname', 'R']], {
+      context: { redirectUrl: 'https://example.com/thanks?lang=en#top' },
+    });
+    expect(fromContext.status).toBe(302);
+    expect(fromContext.headers.get('location')).toMatch(/^https:\/\/example\.com\/thanks\?lang=en&submissionGuid=[0-9a-f-]{36}#top$/);
+    const guid = fromContext.headers.get('location')!.match(/submissionGuid=([0-9a-f-]+)/)![1];
+    const contact = await contactByEmail('r1@example.com');
+    expect(contact.json['form-submissions'][0]['conversion-id']).toBe(guid);
+
+    const redirecting = await createForm({ name: 'Redirecting', redirect: 'https://example.com/done', fields: [{ name: 'email' }] });
+    const fromForm = await submit(redirecting.guid, [['email', 'r2@example.com']]);
+    expect(fromForm.status).toBe(302);
+    expect(fromForm.headers.get('location')).toMatch(/^https:\/\/example\.com\/done\?submissionGuid=[0-9a-f-]{36}$/);
+    expect(fromForm.text).toBe('');
+  });
+
+  it('answers 404 for an unknown form and for another portal’s form', async () => {
+    const unknown = await submit(crypto.randomUUID(), [['email', 'x@example.com'], ['firstname', 'X']]);
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.type).toBe('NOT_FOUND');
+    const wrongPortal = await submit(form.guid, [['email', 'x@example.com'], ['firstname', 'X']], { portalId: t.portals[1].portalId });
+    expect(wrongPortal.status).toBe(404);
+    expect((await contactByEmail('x@example.com')).status).toBe(404);
+  });
+
+  it('answers 400 naming the fields: missing required, not on the form, invalid email, bad svc_context', async () => {
+    const missing = await submit(form.guid, [['email', 'y@example.com']]);
+    expect(missing.status).toBe(400);
+    expect(missing.json.message).toBe("Required field 'firstname' is missing");
+    expect(missing.json.errors).toEqual([{ message: "Required field 'firstname' is missing", errorType: 'REQUIRED_FIELD', in: 'body.firstname' }]);
+
+    const extra = await submit(form.guid, [['email', 'y@example.com'], ['firstname', 'Y'], ['shoe_size', '42']]);
+    expect(extra.status).toBe(400);
+    expect(extra.json.errors).toEqual([expect.objectContaining({ errorType: 'FIELD_NOT_IN_FORM_DEFINITION', in: 'body.shoe_size' })]);
+
+    const badEmail = await submit(form.guid, [['email', 'not-an-email'], ['firstname', 'Y']]);
+    expect(badEmail.status).toBe(400);
+    expect(badEmail.json.errors).toEqual([expect.objectContaining({ errorType: 'INVALID_EMAIL', in: 'body.email' })]);
+    const noEmail = await submit(form.guid, [['firstname', 'Y']]);
+    expect(noEmail.json.errors).toEqual([expect.objectContaining({ errorType: 'REQUIRED_FIELD', in: 'body.email' })]);
+
+    const badOption = await submit(form.guid, [['email', 'y@example.com'], ['firstname', 'Y'], ['interests', 'gossip']]);
+    expect(badOption.status).toBe(400);
+    expect(badOption.json.validationResults[0]).toMatchObject({ name: 'interests', error: 'INVALID_OPTION' });
+
+    const badContext = await submit(form.guid, [['email', 'y@example.com'], ['firstname', 'Y']], { context: '{not json' });
+    expect(badContext.status).toBe(400);
+    expect(badContext.json.message).toBe('body.svc_context: must be a JSON object');
+    const wrongType = await submit(form.guid, [['email', 'y@example.com'], ['firstname', 'Y']], { context: { svcutk: 7 } });
+    expect(wrongType.json.message).toMatch(/^body\.svc_context\.svcutk: /);
+
+    // Nothing was half-written.
+    expect((await contactByEmail('y@example.com')).status).toBe(404);
+  });
+
+  it('sends CORS headers on submissions and preflights', async () => {
+    const origin = 'https://site.example';
+    const res = await submit(form.guid, [['email', 'cors@example.com'], ['firstname', 'C']], { headers: { origin } });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBeTruthy();
+    const preflight = await fetch(`${t.formsUrl}/uploads/form/v2/${PORTAL}/${form.guid}`, {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    expect(preflight.status).toBeLessThan(300);
+    expect(preflight.headers.get('access-control-allow-origin')).toBeTruthy();
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
+  });
+});
