@@ -1,6 +1,6 @@
 /** §4.7 Email subscriptions and email events. */
 import { z } from 'zod';
-import { count, numericId } from '../common';
+import { count, numericId, offset } from '../common';
 import { route } from '../route';
 import { addressStatus, campaign, campaignSummary, EMAIL_EVENT_TYPES, emailEvent, statusUpdate, subscriptionDefinition } from '../schemas/email';
 
@@ -68,8 +68,8 @@ export const emailRoutes = {
       ...pageQuery,
       eventType: z.enum(EMAIL_EVENT_TYPES).optional(),
       recipient: z.string().optional(),
-      startTimestamp: z.string().regex(/^\d+$/).transform(Number).optional(),
-      endTimestamp: z.string().regex(/^\d+$/).transform(Number).optional(),
+      startTimestamp: offset.optional(),
+      endTimestamp: offset.optional(),
     }),
     response: z.object({ events: z.array(emailEvent), hasMore: z.boolean(), offset: z.string() }),
   }),

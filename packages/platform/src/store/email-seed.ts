@@ -1,0 +1,114 @@
+/** A portal's starting email data: subscription types, and three sent campaigns whose events follow
+ * the lifecycle of a send (PROCESSED → SENT → DELIVERED | BOUNCE → OPEN → CLICK) for a handful of
+ * recipients, so the campaign and event routes have something real to show. */
+import type { Db } from '../db/open';
+import { appendEvent, createCampaign, type CampaignData, type NewEvent } from './email';
+
+const TYPES = [
+  { name: 'Marketing Information', description: 'Offers, promotions and news about our products and services', active: true },
+  { name: 'Weekly Newsletter', description: 'A weekly round-up of articles, guides and upcoming events', active: true },
+  { name: 'Product Updates', description: 'Release notes and announcements of new features', active: true },
+  // Inactive: still defined (addresses may have a status for it), but "subscribe to all" skips it.
+  { name: 'Webinar Invitations', description: 'Invitations to live webinars (retired; webinars now go out with the newsletter)', active: false },
+];
+
+/** How far one recipient's send got. */
+type Outcome = 'delivered' | 'opened' | 'clicked' | 'bounced';
+
+const BATCH = { appId: 113, appName: 'Batch' };
+const AUTOMATED = { appId: 114, appName: 'Automated' };
+
+interface SampleCampaign extends Pick<CampaignData, 'appId' | 'appName' | 'contentId' | 'name' | 'subject' | 'type'> {
+  daysAgo: number;
+  /** Where CLICK events lead. */
+  link: string;
+  recipients: Record<string, Outcome>;
+}
+
+const CAMPAIGNS: SampleCampaign[] = [
+  {
+    ...BATCH,
+    contentId: 311_698_603,
+    name: 'Spring product launch',
+    subject: 'Meet the new reporting dashboard',
+    type: 'BATCH_EMAIL',
+    daysAgo: 12,
+    link: 'https://www.example.com/blog/new-dashboard',
+    recipients: {
+      'ada@example.com': 'clicked',
+      'grace@example.org': 'opened',
+      'alan@example.net': 'delivered',
+      'margaret@example.com': 'clicked',
+      'nobody@example.invalid': 'bounced',
+    },
+  },
+  {
+    ...BATCH,
+    contentId: 311_698_871,
+    name: 'Weekly Newsletter #42',
+    subject: 'This week: five ways to clean up your contact lists',
+    type: 'BATCH_EMAIL',
+    daysAgo: 5,
+    link: 'https://www.example.com/newsletter/42',
+    recipients: {
+      'ada@example.com': 'opened',
+      'grace@example.org': 'clicked',
+      'alan@example.net': 'opened',
+      'linus@example.net': 'delivered',
+    },
+  },
+  {
+    ...AUTOMATED,
+    contentId: 311_702_114,
+    name: 'Welcome email',
+    subject: 'Welcome aboard!',
+    type: 'AUTOMATED_EMAIL',
+    daysAgo: 2,
+    link: 'https://www.example.com/getting-started',
+    recipients: {
+      'linus@example.net': 'clicked',
+      'barbara@example.org': 'delivered',
+    },
+  },
+];
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+const OPENED_BY = { deviceType: 'COMPUTER', userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)' };
+
+/** Creates the default subscription types and sample campaigns; does nothing if the portal already
+ * has subscription types, so it is safe to call on every start. */
+export function seedEmailDefaults(db: Db, portalId: number, now: number) {
+  db.transaction(() => {
+    if (db.prepare('SELECT 1 FROM subscription_types WHERE portal_id = ?').get(portalId)) return;
+    const type = db.prepare('INSERT INTO subscription_types (portal_id, name, description, active) VALUES (?, ?, ?, ?)');
+    for (const t of TYPES) type.run(portalId, t.name, t.description, t.active ? 1 : 0);
+
+    for (const { daysAgo, link, recipients, ...data } of CAMPAIGNS) {
+      const sentAt = now - daysAgo * DAY;
+      const addresses = Object.entries(recipients);
+      const id = createCampaign(
+        db,
+        portalId,
+        { ...data, numIncluded: addresses.length, numQueued: addresses.length, processingState: 'DONE', lastProcessingFinishedAt: sentAt + 5 * MINUTE },
+        sentAt,
+      );
+      addresses.forEach(([recipient, outcome], i) => {
+        const at = sentAt + i * 10_000;
+        const add = (type: NewEvent['type'], created: number, extra: Record<string, unknown> = {}) =>
+          appendEvent(db, portalId, id, { type, recipient, created, data: extra });
+        add('PROCESSED', at);
+        // Later events point back at the SENT event, as in the legacy API.
+        const sentBy = add('SENT', at + MINUTE, { subject: data.subject, fromEmail: 'news@example.com' });
+        if (outcome == 'bounced') {
+          add('BOUNCE', at + 2 * MINUTE, { sentBy, category: 'UNKNOWN_USER', status: '5.1.1', response: '550 5.1.1 mailbox does not exist' });
+          return;
+        }
+        add('DELIVERED', at + 2 * MINUTE, { sentBy, response: '250 2.0.0 OK' });
+        if (outcome == 'delivered') return;
+        add('OPEN', at + 90 * MINUTE, { sentBy, ...OPENED_BY });
+        if (outcome == 'clicked') add('CLICK', at + 95 * MINUTE, { sentBy, url: link, ...OPENED_BY });
+      });
+    }
+  })();
+}

@@ -1,0 +1,310 @@
+/** §4.7 Email: subscription types, subscription status per address, campaigns and their events.
+ * Status is keyed by the lower-cased address, so it works with or without a contact. Campaign
+ * counters are computed from the events on every read, so they cannot drift from them. */
+import { randomUUID } from 'node:crypto';
+import { schemas } from '@svc/api';
+import type { z } from 'zod';
+import type { Db } from '../db/open';
+import { badRequest, notFound } from '../http/errors';
+
+type EventType = (typeof schemas.EMAIL_EVENT_TYPES)[number];
+type OptState = 'OPT_IN' | 'OPT_OUT' | 'NOT_OPTED';
+type LegalBasis = (typeof schemas.LEGAL_BASES)[number];
+type StatusUpdate = z.output<typeof schemas.statusUpdate>;
+type EmailEvent = z.input<typeof schemas.emailEvent>;
+
+/** What a campaign row keeps in `data`: the record minus `id` and the computed `counters`. */
+export interface CampaignData {
+  appId: number;
+  appName: string;
+  contentId: number;
+  name: string;
+  subject: string;
+  type: string;
+  numIncluded: number;
+  numQueued: number;
+  processingState: string;
+  lastProcessingFinishedAt: number | null;
+}
+
+export interface NewEvent {
+  type: EventType;
+  recipient: string;
+  created: number;
+  /** Type-specific fields (`sentBy`, `url`, `subscriptions`, ...), merged into the event record. */
+  data?: Record<string, unknown>;
+}
+
+export interface EventFilter {
+  limit: number;
+  offset?: string;
+  eventType?: EventType;
+  recipient?: string;
+  startTimestamp?: number;
+  endTimestamp?: number;
+}
+
+/** Ids look like the legacy API's; they are global (the table's key), so each follows the largest. */
+const FIRST_CAMPAIGN_ID = 10_329_957;
+
+/** The `type` of the campaign that collects a portal's subscription changes made through the API. */
+const STATUS_CHANGES = 'SUBSCRIPTION_CHANGES';
+
+export function createCampaign(db: Db, portalId: number, data: CampaignData, lastUpdated: number): number {
+  const { id } = db.prepare('SELECT coalesce(max(id), ?) + 1 AS id FROM campaigns').get(FIRST_CAMPAIGN_ID - 1) as { id: number };
+  db.prepare('INSERT INTO campaigns (id, portal_id, data, last_updated) VALUES (?, ?, ?, ?)').run(id, portalId, JSON.stringify(data), lastUpdated);
+  return id;
+}
+
+/** Appends one event and moves the campaign's `lastUpdatedTime`; returns the event's key. */
+export function appendEvent(db: Db, portalId: number, campaignId: number, e: NewEvent) {
+  const id = randomUUID();
+  db.prepare('INSERT INTO email_events (id, portal_id, campaign_id, created, type, recipient, data) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    id, portalId, campaignId, e.created, e.type, e.recipient.toLowerCase(), JSON.stringify(e.data ?? {}),
+  );
+  db.prepare('UPDATE campaigns SET last_updated = max(last_updated, ?) WHERE id = ?').run(e.created, campaignId);
+  return { id, created: e.created };
+}
+
+/** Opaque paging offsets: base64url of the last item's sort key. */
+const encodeOffset = (key: number[]) => Buffer.from(key.join('.')).toString('base64url');
+function decodeOffset(offset: string | undefined, parts: number): number[] | undefined {
+  if (!offset) return undefined;
+  const key = Buffer.from(offset, 'base64url').toString().split('.');
+  if (key.length != parts || !key.every((k) => /^\d{1,15}$/.test(k)))
+    throw badRequest('query.offset: not an offset from a previous answer');
+  return key.map(Number);
+}
+
+interface TypeRow {
+  id: number;
+  name: string;
+  description: string;
+  active: number;
+  category: string;
+}
+interface StatusRow {
+  type_id: number;
+  subscribed: number;
+  opt_state: OptState;
+  legal_basis: LegalBasis | null;
+  legal_basis_explanation: string | null;
+  updated_at: number;
+}
+interface EventRow {
+  seq: number;
+  id: string;
+  created: number;
+  type: EventType;
+  recipient: string;
+  data: string;
+}
+
+export function emailStore(db: Db, now: () => number) {
+  const q = {
+    types: db.prepare<[number], TypeRow>('SELECT id, name, description, active, category FROM subscription_types WHERE portal_id = ? ORDER BY id'),
+    statuses: db.prepare<[number, string], StatusRow>(
+      `SELECT type_id, subscribed, opt_state, legal_basis, legal_basis_explanation, updated_at
+       FROM subscription_statuses WHERE portal_id = ? AND email = ? ORDER BY type_id`,
+    ),
+    setStatus: db.prepare<[number, string, number, number, OptState, string | null, string | null, number]>(
+      `INSERT INTO subscription_statuses (portal_id, email, type_id, subscribed, opt_state, legal_basis, legal_basis_explanation, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (portal_id, email, type_id) DO UPDATE SET subscribed = excluded.subscribed, opt_state = excluded.opt_state,
+         legal_basis = coalesce(excluded.legal_basis, legal_basis),
+         legal_basis_explanation = coalesce(excluded.legal_basis_explanation, legal_basis_explanation),
+         updated_at = excluded.updated_at`,
+    ),
+    unsubscribedAll: db.prepare<[number, string], { at: number }>('SELECT at FROM portal_unsubscribes WHERE portal_id = ? AND email = ?'),
+    unsubscribeAll: db.prepare<[number, string, number]>('INSERT INTO portal_unsubscribes (portal_id, email, at) VALUES (?, ?, ?)'),
+    deliveryMarks: db.prepare<[number, string], { type: EventType }>(
+      `SELECT type FROM email_events WHERE portal_id = ? AND recipient = ? AND type IN ('BOUNCE', 'UNBOUNCE', 'SPAMREPORT')
+       ORDER BY created, seq`,
+    ),
+    campaign: db.prepare<[number, number], { data: string }>('SELECT data FROM campaigns WHERE portal_id = ? AND id = ?'),
+    campaignPage: db.prepare<[number, number, number], { id: number; data: string; last_updated: number }>(
+      'SELECT id, data, last_updated FROM campaigns WHERE portal_id = ? AND id > ? ORDER BY id LIMIT ?',
+    ),
+    statusCampaign: db.prepare<[number, string], { id: number }>(
+      "SELECT id FROM campaigns WHERE portal_id = ? AND json_extract(data, '$.type') = ?",
+    ),
+    counts: db.prepare<[number, number], { type: EventType; n: number }>(
+      'SELECT type, count(*) AS n FROM email_events WHERE portal_id = ? AND campaign_id = ? GROUP BY type',
+    ),
+  };
+
+  function requireCampaign(portalId: number, id: number): CampaignData {
+    const row = q.campaign.get(portalId, id);
+    if (!row) throw notFound(`campaign ${id} does not exist`);
+    return JSON.parse(row.data);
+  }
+
+  /** The portal's "Subscription changes" campaign, created on the first change. */
+  function statusCampaign(portalId: number, t: number) {
+    return (
+      q.statusCampaign.get(portalId, STATUS_CHANGES)?.id ??
+      createCampaign(
+        db,
+        portalId,
+        {
+          appId: 0,
+          appName: 'Subscriptions',
+          contentId: 0,
+          name: 'Subscription changes',
+          subject: '',
+          type: STATUS_CHANGES,
+          numIncluded: 0,
+          numQueued: 0,
+          processingState: 'DONE',
+          lastProcessingFinishedAt: null,
+        },
+        t,
+      )
+    );
+  }
+
+  return {
+    definitions: (portalId: number) =>
+      q.types.all(portalId).map((t) => ({
+        id: t.id,
+        portalId,
+        name: t.name,
+        description: t.description,
+        active: !!t.active,
+        internal: false,
+        category: t.category,
+        channel: 'EMAIL',
+      })),
+
+    status(portalId: number, email: string) {
+      const address = email.toLowerCase();
+      const rows = q.statuses.all(portalId, address);
+      const unsubscribeFromPortal = !!q.unsubscribedAll.get(portalId, address);
+      const optedOut = new Set(rows.filter((r) => !r.subscribed).map((r) => r.type_id));
+      const active = q.types.all(portalId).filter((t) => t.active);
+      // "Subscribed" until opted out of everything: from the portal, or from every active type.
+      const subscribed = !unsubscribeFromPortal && !(active.length && active.every((t) => optedOut.has(t.id)));
+      const marks = q.deliveryMarks.all(portalId, address).map((m) => m.type);
+      return {
+        subscribed,
+        markedAsSpam: marks.includes('SPAMREPORT'),
+        unsubscribeFromPortal,
+        portalId,
+        bounced: marks.filter((m) => m != 'SPAMREPORT').at(-1) == 'BOUNCE',
+        email: address,
+        status: subscribed ? ('subscribed' as const) : ('unsubscribed' as const),
+        subscriptionStatuses: rows.map((r) => ({
+          id: r.type_id,
+          subscribed: !!r.subscribed,
+          updatedAt: r.updated_at,
+          optState: r.opt_state,
+          legalBasis: r.legal_basis,
+          legalBasisExplanation: r.legal_basis_explanation,
+        })),
+      };
+    },
+
+    /** Applies `{subscribed}` to every active type (or `unsubscribeFromAll` to every type), then the
+     * per-type entries; records one STATUSCHANGE event when anything changed. */
+    update: db.transaction((portalId: number, email: string, body: StatusUpdate) => {
+      const address = email.toLowerCase();
+      const t = now();
+      const types = q.types.all(portalId);
+      const alreadyOut = !!q.unsubscribedAll.get(portalId, address);
+      const unknown = body.subscriptionStatuses?.find((s) => !types.some((type) => type.id == s.id));
+      if (unknown) throw badRequest(`subscription type ${unknown.id} does not exist in this portal`);
+      const subscribing = body.subscribed === true || body.unsubscribeFromAll === false || !!body.subscriptionStatuses?.some((s) => s.subscribed);
+      if (alreadyOut && subscribing)
+        throw badRequest(`${address} has unsubscribed from all email of this portal; that cannot be undone through the API`);
+      if (body.unsubscribeFromAll && subscribing) throw badRequest('unsubscribeFromAll cannot be combined with subscribing');
+
+      const leavingPortal = !!body.unsubscribeFromAll && !alreadyOut;
+      const changes = new Map<number, { subscribed: boolean; optState?: OptState; legalBasis?: LegalBasis; legalBasisExplanation?: string }>();
+      if (leavingPortal) for (const type of types) changes.set(type.id, { subscribed: false });
+      else if (body.subscribed !== undefined) for (const type of types.filter((x) => x.active)) changes.set(type.id, { subscribed: body.subscribed });
+      for (const s of body.subscriptionStatuses ?? []) changes.set(s.id, s);
+      if (!changes.size && !leavingPortal) return;
+
+      if (leavingPortal) q.unsubscribeAll.run(portalId, address, t);
+      const subscriptions = [...changes].map(([id, c]) => {
+        const legalBasis = c.legalBasis ?? body.portalSubscriptionLegalBasis ?? null;
+        const explanation = c.legalBasisExplanation ?? body.portalSubscriptionLegalBasisExplanation ?? null;
+        q.setStatus.run(portalId, address, id, c.subscribed ? 1 : 0, c.optState ?? (c.subscribed ? 'OPT_IN' : 'OPT_OUT'), legalBasis, explanation, t);
+        return { id, status: c.subscribed ? 'SUBSCRIBED' : 'UNSUBSCRIBED', ...(legalBasis ? { legalBasis, legalBasisExplanation: explanation } : {}) };
+      });
+      appendEvent(db, portalId, statusCampaign(portalId, t), {
+        type: 'STATUSCHANGE',
+        recipient: address,
+        created: t,
+        data: {
+          source: 'SOURCE_API',
+          subscriptions,
+          portalSubscriptionStatus: alreadyOut || leavingPortal ? 'UNSUBSCRIBED' : 'SUBSCRIBED',
+        },
+      });
+    }),
+
+    /** By id ascending; `offset` is the previous page's last id. */
+    campaigns(portalId: number, limit: number, offset?: string) {
+      const [after = 0] = decodeOffset(offset, 1) ?? [];
+      const rows = q.campaignPage.all(portalId, after, limit + 1);
+      const page = rows.slice(0, limit);
+      return {
+        campaigns: page.map((r) => {
+          const data: CampaignData = JSON.parse(r.data);
+          return { id: r.id, appId: data.appId, appName: data.appName, lastUpdatedTime: r.last_updated };
+        }),
+        hasMore: rows.length > limit,
+        offset: page.length ? encodeOffset([page.at(-1)!.id]) : (offset ?? ''),
+      };
+    },
+
+    campaign(portalId: number, id: number) {
+      const data = requireCampaign(portalId, id);
+      const counters = Object.fromEntries(schemas.EMAIL_EVENT_TYPES.map((type) => [type.toLowerCase(), 0]));
+      for (const c of q.counts.all(portalId, id)) counters[c.type.toLowerCase()] = c.n;
+      return { id, ...data, counters };
+    },
+
+    /** Oldest first (by `created`, then insertion); `offset` is the previous page's last key. */
+    events(portalId: number, campaignId: number, f: EventFilter) {
+      const campaign = requireCampaign(portalId, campaignId);
+      const where = ['portal_id = ?', 'campaign_id = ?'];
+      const args: (string | number)[] = [portalId, campaignId];
+      const filter = (sql: string, ...values: (string | number)[]) => {
+        where.push(sql);
+        args.push(...values);
+      };
+      if (f.eventType) filter('type = ?', f.eventType);
+      if (f.recipient) filter('recipient = ?', f.recipient.toLowerCase());
+      if (f.startTimestamp !== undefined) filter('created >= ?', f.startTimestamp);
+      if (f.endTimestamp !== undefined) filter('created <= ?', f.endTimestamp);
+      const after = decodeOffset(f.offset, 2);
+      if (after) filter('(created > ? OR (created = ? AND seq > ?))', after[0], after[0], after[1]);
+      const rows = db
+        .prepare<(string | number)[], EventRow>(
+          `SELECT seq, id, created, type, recipient, data FROM email_events WHERE ${where.join(' AND ')} ORDER BY created, seq LIMIT ?`,
+        )
+        .all(...args, f.limit + 1);
+      const page = rows.slice(0, f.limit);
+      const last = page.at(-1);
+      return {
+        events: page.map(
+          (r): EmailEvent => ({
+            id: r.id,
+            created: r.created,
+            type: r.type,
+            recipient: r.recipient,
+            portalId,
+            appId: campaign.appId,
+            appName: campaign.appName,
+            emailCampaignId: campaignId,
+            ...JSON.parse(r.data),
+          }),
+        ),
+        hasMore: rows.length > f.limit,
+        offset: last ? encodeOffset([last.created, last.seq]) : (f.offset ?? ''),
+      };
+    },
+  };
+}
