@@ -83,9 +83,12 @@ export function createPlatform(options: PlatformOptions = {}) {
     /** Starts both servers; port 0 picks a free one. */
     async listen({ basePort = 3200, formsPort = 3201, host = '127.0.0.1' } = {}) {
       const [baseUrl, formsUrl] = await Promise.all([listen(base, basePort, host), listen(forms, formsPort, host)]);
+      services.workflows.start(1000, (err) => log.error({ err }, 'workflow engine'));
       return { baseUrl, formsUrl };
     },
     async close() {
+      // A run in progress (waiting on a webhook) must finish before the database closes.
+      await services.workflows.stop();
       await Promise.all(
         servers.map((s) => new Promise<void>((resolve) => (s.closeAllConnections(), s.close(() => resolve())))),
       );

@@ -58,6 +58,8 @@ export async function main(argv: string[]) {
     writeFileSync(values.credentials, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
     chmodSync(values.credentials, 0o600);
     console.log(`Seeded demo portal ${DEMO_PORTAL}; its credentials are in ${values.credentials} (keep that file private).`);
+    // Shown once, on an interactive terminal only: never into a log file or CI output.
+    if (process.stdout.isTTY) console.log(JSON.stringify(credentials, null, 2));
   }
   if (values['seed-contacts']) {
     const count = number('seed-contacts', values['seed-contacts']);
@@ -71,10 +73,8 @@ export async function main(argv: string[]) {
     formsPort: number('forms-port', values['forms-port']),
     host: values.host,
   });
-  platform.services.workflows.start();
   console.log(`svc platform: base_url ${baseUrl}  forms_url ${formsUrl}  collector ${baseUrl}/collect  (Ctrl+C to stop)`);
   const stop = async () => {
-    platform.services.workflows.stop();
     await platform.close();
     process.exit(0);
   };

@@ -4,7 +4,12 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { SCHEMA, SCHEMA_VERSION } from './schema';
 
-export type Db = Database.Database;
+/** The database handle (an interface so declaration files can name it). */
+export interface Db extends Database.Database {}
+
+/** `db.transaction(fn)` typed as a plain function (better-sqlite3's own type cannot be named in
+ * declaration files). Nested calls become savepoints. */
+export const transaction = <A extends unknown[], R>(db: Db, fn: (...args: A) => R): ((...args: A) => R) => db.transaction(fn);
 
 /** `file` is a path, or `:memory:` for a throwaway database (tests). */
 export function openDatabase(file: string): Db {

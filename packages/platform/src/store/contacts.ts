@@ -2,7 +2,7 @@
  * identities (email on the row, visitor tokens in utks), and the v1 record shapes. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import type { Db } from '../db/open';
+import { type Db, transaction } from '../db/open';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors';
 import { isEmail, type PropertyStore } from './properties';
 
@@ -136,7 +136,7 @@ export function contactStore(
     });
   }
 
-  const tx = <A extends unknown[], R>(fn: (...a: A) => R) => db.transaction(fn);
+  const tx = <A extends unknown[], R>(fn: (...a: A) => R) => transaction(db, fn);
 
   /** The contact record; `profile` reads show every property (with history by default). */
   function record(row: ContactRow, opts: ReadOptions & { profile?: boolean; addedAt?: number } = {}): ContactRecord {

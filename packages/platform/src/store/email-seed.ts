@@ -1,7 +1,7 @@
 /** A portal's starting email data: subscription types, and three sent campaigns whose events follow
  * the lifecycle of a send (PROCESSED → SENT → DELIVERED | BOUNCE → OPEN → CLICK) for a handful of
  * recipients, so the campaign and event routes have something real to show. */
-import type { Db } from '../db/open';
+import { type Db, transaction } from '../db/open';
 import { appendEvent, createCampaign, type CampaignData, type NewEvent } from './email';
 
 const TYPES = [
@@ -79,7 +79,7 @@ const OPENED_BY = { deviceType: 'COMPUTER', userAgent: 'Mozilla/5.0 (Windows NT 
 /** Creates the default subscription types and sample campaigns; does nothing if the portal already
  * has subscription types, so it is safe to call on every start. */
 export function seedEmailDefaults(db: Db, portalId: number, now: number) {
-  db.transaction(() => {
+  transaction(db, () => {
     if (db.prepare('SELECT 1 FROM subscription_types WHERE portal_id = ?').get(portalId)) return;
     const type = db.prepare('INSERT INTO subscription_types (portal_id, name, description, active) VALUES (?, ?, ?, ?)');
     for (const t of TYPES) type.run(portalId, t.name, t.description, t.active ? 1 : 0);

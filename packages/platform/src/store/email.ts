@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { schemas } from '@svc/api';
 import type { z } from 'zod';
-import type { Db } from '../db/open';
+import { type Db, transaction } from '../db/open';
 import { badRequest, notFound } from '../http/errors';
 
 type EventType = (typeof schemas.EMAIL_EVENT_TYPES)[number];
@@ -206,7 +206,7 @@ export function emailStore(db: Db, now: () => number) {
 
     /** Applies `{subscribed}` to every active type (or `unsubscribeFromAll` to every type), then the
      * per-type entries; records one STATUSCHANGE event when anything changed. */
-    update: db.transaction((portalId: number, email: string, body: StatusUpdate) => {
+    update: transaction(db, (portalId: number, email: string, body: StatusUpdate) => {
       const address = email.toLowerCase();
       const t = now();
       const types = q.types.all(portalId);

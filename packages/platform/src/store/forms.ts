@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import type { Db } from '../db/open';
+import { type Db, transaction } from '../db/open';
 import { badRequest, notFound } from '../http/errors';
 import type { ContactStore, Source, Write } from './contacts';
 import { isEmail, type PropertyStore } from './properties';
@@ -143,7 +143,7 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
     return joined.filter((w) => w.value !== '');
   }
 
-  const submitTx = db.transaction((portalId: number, row: FormRow, writes: Write[], context: SubmissionContext) => {
+  const submitTx = transaction(db, (portalId: number, row: FormRow, writes: Write[], context: SubmissionContext) => {
     const conversionId = randomUUID();
     const source: Source = { type: 'FORM', id: conversionId };
     const email = writes.find((w) => w.property == 'email')!.value;
@@ -178,7 +178,7 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
       const guid = randomUUID();
       if (!write.name?.trim()) throw badRequest(`Form name is required, form guid '${guid}'`, { type: 'MISSING_NAME' });
       const { fields: _f, formFieldGroups: _g, ...rest } = write;
-      const def: Definition = { ...DEFAULTS, ...rest, fields: fieldsOf(portalId, fieldWrites(write) ?? []) };
+      const def: Definition = { ...DEFAULTS, ...rest, name: write.name, fields: fieldsOf(portalId, fieldWrites(write) ?? []) };
       const t = now();
       q.insert.run(guid, portalId, JSON.stringify(def), t, t);
       return get(portalId, guid);
@@ -190,7 +190,7 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
       if (write.name !== undefined && !write.name.trim()) throw badRequest(`Form name is required, form guid '${guid}'`, { type: 'MISSING_NAME' });
       const { fields: _f, formFieldGroups: _g, ...rest } = write;
       const writes = fieldWrites(write);
-      const def: Definition = { ...old, ...rest, fields: writes ? fieldsOf(portalId, writes) : old.fields };
+      const def: Definition = { ...old, ...rest, name: write.name ?? old.name, fields: writes ? fieldsOf(portalId, writes) : old.fields };
       q.update.run(JSON.stringify(def), now(), portalId, guid);
       return get(portalId, guid);
     },

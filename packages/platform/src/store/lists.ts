@@ -4,7 +4,7 @@
  * (`addedAt`) for as long as the contact stays. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import type { Db } from '../db/open';
+import { type Db, transaction } from '../db/open';
 import { badRequest, notFound } from '../http/errors';
 import type { ContactRow, ContactStore } from './contacts';
 import { matches, normaliseFilters, type ListFilters, type Subject } from './list-filters';
@@ -71,7 +71,7 @@ export function listStore(db: Db, contacts: ContactStore, now: () => number, onC
     submitted: db.prepare<[number, number, string], number>('SELECT 1 FROM form_submissions WHERE portal_id = ? AND vid = ? AND form_guid = ?').pluck(),
   };
 
-  const tx = <A extends unknown[], R>(fn: (...a: A) => R) => db.transaction(fn);
+  const tx = <A extends unknown[], R>(fn: (...a: A) => R) => transaction(db, fn);
 
   function record(row: ListRow): ListRecord {
     return {

@@ -1,6 +1,6 @@
 /** OAuth refresh: a client id + secret and a refresh token buy an access token that lives
  * `tokenLifetimeSeconds`; with rotation on, the refresh token is replaced each time. */
-import type { Db } from '../db/open';
+import { type Db, transaction } from '../db/open';
 import { hashSecret } from '../http/credentials';
 import { ApiError } from '../http/errors';
 import { issueCredential } from './portals';
@@ -21,7 +21,7 @@ export function oauthStore(db: Db, now: () => number, settings: { tokenLifetimeS
     new ApiError(400, 'The client credentials or the refresh token are not valid.', { category: 'BAD_REFRESH_TOKEN', error: 'invalid_grant' });
 
   return {
-    refresh: db.transaction((clientId: string, clientSecret: string, refreshToken: string) => {
+    refresh: transaction(db, (clientId: string, clientSecret: string, refreshToken: string) => {
       const client = find.get(hashSecret(clientSecret), 'oauthClient');
       const token = find.get(hashSecret(refreshToken), 'refresh');
       if (!client || client.revoked || client.client_id != clientId) throw refused();

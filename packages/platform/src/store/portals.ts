@@ -1,5 +1,5 @@
 /** Portals and their credentials. A new portal gets the default property groups and properties. */
-import type { Db } from '../db/open';
+import { type Db, transaction } from '../db/open';
 import { hashSecret, newSecret, type CredentialKind } from '../http/credentials';
 import { DEFAULT_CONTACT_GROUPS, DEFAULT_CONTACT_PROPERTIES, DEFAULT_DEAL_GROUPS, DEFAULT_DEAL_PROPERTIES } from './default-properties';
 
@@ -28,7 +28,7 @@ export const ALL_SCOPES = [
 ];
 
 export function createPortal(db: Db, { id, name, tier, now }: { id: number; name: string; tier: Tier; now: number }) {
-  db.transaction(() => {
+  transaction(db, () => {
     db.prepare('INSERT INTO portals (id, name, tier, created_at) VALUES (?, ?, ?, ?)').run(id, name, tier, now);
     const group = db.prepare(
       'INSERT INTO property_groups (portal_id, object_type, name, display_name, display_order, svc_defined) VALUES (?, ?, ?, ?, ?, 1)',
@@ -63,7 +63,7 @@ export interface PortalCredentials {
 }
 
 export function issuePortalCredentials(db: Db, portalId: number, now: number, scopes = ALL_SCOPES): PortalCredentials {
-  return db.transaction(() => {
+  return transaction(db, () => {
     const clientId = crypto.randomUUID();
     return {
       portalId,

@@ -2,7 +2,7 @@
  * writes against the property types. Definitions are cached per portal; writes reset the cache. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import type { Db } from '../db/open';
+import { type Db, transaction } from '../db/open';
 import { badRequest, conflict, notFound } from '../http/errors';
 
 export type Property = z.output<typeof schemas.property>;
@@ -165,7 +165,7 @@ export function propertyStore(db: Db, now: () => number) {
     removeGroup(portalId: number, name: string, type: ObjectType = 'contacts') {
       const old = this.getGroup(portalId, name, true, type);
       if (old.svcDefined) throw badRequest(`The group '${name}' is defined by the platform and cannot be deleted.`);
-      db.transaction(() => {
+      transaction(db, () => {
         for (const p of old.properties ?? [])
           q.update.run(JSON.stringify({ ...p, groupName: type == 'contacts' ? 'contactinformation' : 'dealinformation' }), portalId, type, p.name);
         q.removeGroup.run(portalId, type, name);

@@ -2,7 +2,7 @@
  * event id, attributed to the contact their visitor token is linked to, and summed into the
  * contact's analytics properties. Events of a visitor not yet known are attributed when their
  * token gets linked (identify, form submission). Custom events need an Enterprise portal. */
-import type { Db } from '../db/open';
+import { type Db, transaction } from '../db/open';
 import { ApiError } from '../http/errors';
 import type { ContactStore, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
@@ -101,7 +101,7 @@ export function trackingStore(db: Db, contacts: ContactStore, properties: Proper
     },
 
     /** Stores the event once; false when its id was seen before. */
-    record: db.transaction((e: TrackedEvent): boolean => {
+    record: transaction(db, (e: TrackedEvent): boolean => {
       const linked = e.utk ? q.linked.get(e.portalId, e.utk)?.vid : undefined;
       const inserted = q.insert.run(e.eid, e.portalId, e.kind, e.utk ?? null, linked ?? null, e.timestamp, now(), JSON.stringify(e.raw));
       if (!inserted.changes) return false;

@@ -1,0 +1,72 @@
+/** The demo portal seeded on first start: credentials, a custom property, forms, lists,
+ * subscription types and campaigns with events, and a welcome workflow. */
+import { transaction } from './db/open';
+import type { Services } from './services';
+import { seedEmailDefaults } from './store/email-seed';
+import { createPortal, issuePortalCredentials, type PortalCredentials } from './store/portals';
+
+export const DEMO_PORTAL = 62515;
+
+/** Seeds the demo portal unless it exists; returns its new credentials (shown once). */
+export function seedDemo(services: Services): PortalCredentials | undefined {
+  const { db, now } = services;
+  if (db.prepare('SELECT 1 FROM portals WHERE id = ?').get(DEMO_PORTAL)) return undefined;
+  return transaction(db, () => {
+    const t = now();
+    createPortal(db, { id: DEMO_PORTAL, name: 'Acme Widgets (demo)', tier: 'enterprise', now: t });
+    const credentials = issuePortalCredentials(db, DEMO_PORTAL, t);
+    const p = DEMO_PORTAL;
+
+    services.properties.createGroup(p, 'widgetinformation', { displayName: 'Widget Information', displayOrder: 10 });
+    services.properties.create(p, 'favorite_widget', {
+      label: 'Favourite widget',
+      groupName: 'widgetinformation',
+      type: 'enumeration',
+      fieldType: 'select',
+      formField: true,
+      options: ['sprocket', 'gizmo', 'doohickey'].map((value, displayOrder) => ({ value, label: value[0].toUpperCase() + value.slice(1), displayOrder })),
+    });
+
+    const contactForm = services.forms.create(p, {
+      name: 'Contact us',
+      submitText: 'Send',
+      inlineMessage: 'Thanks! We will be in touch.',
+      fields: [
+        { name: 'email', required: true },
+        { name: 'firstname', required: true },
+        { name: 'lastname' },
+        { name: 'favorite_widget' },
+        { name: 'message' },
+      ],
+    });
+    services.forms.create(p, {
+      name: 'Newsletter sign-up',
+      submitText: 'Subscribe',
+      inlineMessage: 'You are on the list.',
+      fields: [{ name: 'email', required: true }, { name: 'firstname' }],
+    });
+
+    const newsletter = services.lists.create(p, { name: 'Newsletter readers', dynamic: false });
+    services.lists.create(p, {
+      name: 'Contact form leads',
+      dynamic: true,
+      filters: [[{ operator: 'HAS_FILLED_OUT_FORM', form: contactForm.guid }]],
+    });
+    services.lists.create(p, { name: 'Acme colleagues', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: '@acme.test', type: 'string' }]] });
+
+    seedEmailDefaults(db, p, t);
+
+    services.workflows.create(p, {
+      name: 'Welcome new leads',
+      type: 'DRIP_DELAY',
+      enabled: true,
+      allowContactToTriggerMultipleTimes: false,
+      actions: [
+        { type: 'SET_CONTACT_PROPERTY', propertyName: 'lifecyclestage', newValue: 'lead' },
+        { type: 'DELAY', delayMillis: 60 * 60 * 1000 },
+        { type: 'ADD_TO_LIST', listId: newsletter.listId },
+      ],
+    });
+    return credentials;
+  })();
+}

@@ -1,0 +1,337 @@
+/** Workflows over real HTTP, and the engine run by moving the clock and calling `runDue()`.
+ * Webhooks go to a local HTTP server that records what it receives. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startPlatform, type TestPlatform } from './harness';
+
+const HOUR = 3_600_000;
+
+interface Received {
+  method: string;
+  url: string;
+  contentType?: string;
+  body: unknown;
+}
+
+let t: TestPlatform;
+let hooks: Server;
+let hookUrl: string;
+/** A port nothing listens on: calls to it fail with a network error. */
+let deadUrl: string;
+const received: Received[] = [];
+
+const listen = (server: Server) =>
+  new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
+
+beforeAll(async () => {
+  t = await startPlatform();
+  hooks = createServer((req, res) => {
+    let text = '';
+    req.on('data', (chunk) => (text += chunk));
+    req.on('end', () => {
+      received.push({ method: req.method!, url: req.url!, contentType: req.headers['content-type'], body: text ? JSON.parse(text) : undefined });
+      res.statusCode = req.url!.startsWith('/fail') ? 500 : 200;
+      res.end('ok');
+    });
+  });
+  hookUrl = await listen(hooks);
+  const dead = createServer();
+  deadUrl = await listen(dead);
+  await new Promise((resolve) => dead.close(resolve));
+});
+afterAll(async () => {
+  await t.close();
+  await new Promise((resolve) => hooks.close(resolve));
+});
+
+const props = (o: Record<string, string>) => ({ properties: Object.entries(o).map(([property, value]) => ({ property, value })) });
+
+async function contact(email: string, properties: Record<string, string> = {}) {
+  const res = await t.call('POST', '/contacts/v1/contact', { body: props({ email, ...properties }) });
+  expect(res.status).toBe(200);
+  return res.json.vid as number;
+}
+
+async function workflow(body: Record<string, unknown>) {
+  const res = await t.call('POST', '/automation/v2/workflows', { body: { name: 'Flow', ...body } });
+  expect(res.status).toBe(200);
+  return res.json.id as number;
+}
+
+const property = async (vid: number, name: string) => (await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile`)).json.properties[name];
+const enroll = (id: number, email: string) => t.call('POST', `/automation/v2/workflows/${id}/enrollments/contacts/${email}`);
+const unenroll = (id: number, email: string) => t.call('DELETE', `/automation/v2/workflows/${id}/enrollments/contacts/${email}`);
+const past = async (id: number, vid: number) => (await t.call('GET', `/automation/v2/workflows/${id}/logevents/contacts/${vid}/past`)).json;
+const upcoming = async (id: number, vid: number) => (await t.call('GET', `/automation/v2/workflows/${id}/logevents/contacts/${vid}/upcoming`)).json;
+const current = async (vid: number) => (await t.call('GET', `/automation/v2/workflows/enrollments/contacts/${vid}`)).json;
+const runDue = () => t.platform.services.workflows.runDue();
+const types = (events: { eventType: string }[]) => events.map((e) => e.eventType);
+
+describe('workflow definitions', () => {
+  it('creates, reads, lists and soft-deletes workflows, per portal', async () => {
+    const created = await t.call('POST', '/automation/v2/workflows', {
+      body: { name: 'Welcome', actions: [{ type: 'DELAY', delayMillis: 1000 }, { type: 'WEBHOOK', url: `${hookUrl}/welcome` }] },
+    });
+    expect(created.status).toBe(200);
+    expect(created.json).toEqual({
+      id: expect.any(Number),
+      portalId: 62515,
+      name: 'Welcome',
+      type: 'DRIP_DELAY',
+      enabled: true,
+      insertedAt: t.clock.now,
+      updatedAt: t.clock.now,
+      allowContactToTriggerMultipleTimes: false,
+      actions: [
+        { type: 'DELAY', delayMillis: 1000, stepId: 0 },
+        { type: 'WEBHOOK', url: `${hookUrl}/welcome`, method: 'POST', stepId: 1 },
+      ],
+    });
+    const id = created.json.id;
+    expect((await t.call('GET', `/automation/v2/workflows/${id}`)).json).toEqual(created.json);
+    expect((await t.call('GET', '/automation/v2/workflows')).json.workflows).toContainEqual(created.json);
+
+    const other = t.portals[1];
+    expect((await t.call('GET', `/automation/v2/workflows/${id}`, { portal: other })).status).toBe(404);
+    expect((await t.call('GET', '/automation/v2/workflows', { portal: other })).json).toEqual({ workflows: [] });
+    expect((await t.call('DELETE', `/automation/v2/workflows/${id}`, { portal: other })).status).toBe(404);
+
+    const deleted = await t.call('DELETE', `/automation/v2/workflows/${id}`);
+    expect(deleted.status).toBe(204);
+    expect(deleted.text).toBe('');
+    const gone = await t.call('GET', `/automation/v2/workflows/${id}`);
+    expect(gone.status).toBe(404);
+    expect(gone.json).toMatchObject({ status: 'error', message: `workflow ${id} does not exist` });
+    expect((await t.call('GET', '/automation/v2/workflows')).json.workflows.map((w: { id: number }) => w.id)).not.toContain(id);
+    expect((await t.call('DELETE', `/automation/v2/workflows/${id}`)).status).toBe(404);
+  });
+
+  it('rejects a missing name, an unknown action type and a bad webhook URL with 400', async () => {
+    const noName = await t.call('POST', '/automation/v2/workflows', { body: { actions: [] } });
+    expect(noName.status).toBe(400);
+    expect(noName.json).toMatchObject({ category: 'VALIDATION_ERROR', message: expect.stringMatching(/^body\.name: /) });
+    const badType = await t.call('POST', '/automation/v2/workflows', { body: { name: 'x', actions: [{ type: 'SEND_EMAIL', emailId: 1 }] } });
+    expect(badType.status).toBe(400);
+    expect(badType.json.message).toMatch(/^body\.actions\.0\.type: /);
+    for (const url of ['not a url', 'ftp://example.com/hook']) {
+      const badUrl = await t.call('POST', '/automation/v2/workflows', { body: { name: 'x', actions: [{ type: 'WEBHOOK', url }] } });
+      expect(badUrl.status).toBe(400);
+      expect(badUrl.json.message).toMatch(/^body\.actions\.0\.url: /);
+    }
+  });
+});
+
+describe('enrollment', () => {
+  it('answers 404 for an unknown workflow or contact, and for another portal', async () => {
+    const id = await workflow({});
+    const vid = await contact('nobody-enrolled@example.com');
+    expect((await t.call('GET', '/automation/v2/workflows/999999')).status).toBe(404);
+    expect((await enroll(999999, 'nobody-enrolled@example.com')).status).toBe(404);
+    const unknown = await enroll(id, 'unknown@example.com');
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.message).toBe('no contact has the email unknown@example.com');
+    expect((await unenroll(id, 'unknown@example.com')).status).toBe(404);
+    expect((await t.call('POST', `/automation/v2/workflows/${id}/enrollments/contacts/nobody-enrolled@example.com`, { portal: t.portals[1] })).status).toBe(404);
+    expect((await t.call('GET', `/automation/v2/workflows/enrollments/contacts/${vid}`, { portal: t.portals[1] })).status).toBe(404);
+    expect((await t.call('GET', `/automation/v2/workflows/enrollments/contacts/999999`)).status).toBe(404);
+    expect((await t.call('GET', `/automation/v2/workflows/999999/logevents/contacts/${vid}/past`)).status).toBe(404);
+    expect((await t.call('GET', `/automation/v2/workflows/${id}/logevents/contacts/999999/upcoming`)).status).toBe(404);
+  });
+
+  it('enrolls by email (204), lists current enrollments, and answers 412 to re-enrolling or a disabled workflow', async () => {
+    const id = await workflow({ name: 'Nurture', actions: [{ type: 'DELAY', delayMillis: HOUR }] });
+    const vid = await contact('Enrollee@Example.com');
+    const res = await enroll(id, 'enrollee@example.com');
+    expect(res.status).toBe(204);
+    expect(res.text).toBe('');
+    expect(await current(vid)).toEqual([(await t.call('GET', `/automation/v2/workflows/${id}`)).json]);
+
+    const again = await enroll(id, 'ENROLLEE@example.com');
+    expect(again.status).toBe(412);
+    expect(again.json).toMatchObject({ status: 'error', message: `contact ${vid} is already enrolled in workflow ${id}` });
+
+    expect((await unenroll(id, 'enrollee@example.com')).status).toBe(204);
+    expect(await current(vid)).toEqual([]);
+    expect((await unenroll(id, 'enrollee@example.com')).status).toBe(204);
+    // Once through is all a workflow that does not allow multiple triggers takes.
+    expect((await enroll(id, 'enrollee@example.com')).status).toBe(412);
+    expect(types(await past(id, vid))).toEqual(['UNENROLLED', 'ENROLLED']);
+
+    const disabled = await workflow({ enabled: false });
+    const off = await enroll(disabled, 'enrollee@example.com');
+    expect(off.status).toBe(412);
+    expect(off.json.message).toBe(`workflow ${disabled} is disabled`);
+  });
+
+  it('starts an active contact over when the workflow allows multiple triggers', async () => {
+    const id = await workflow({ allowContactToTriggerMultipleTimes: true, actions: [{ type: 'DELAY', delayMillis: HOUR }] });
+    const vid = await contact('twice@example.com');
+    expect((await enroll(id, 'twice@example.com')).status).toBe(204);
+    expect((await enroll(id, 'twice@example.com')).status).toBe(204);
+    expect(await past(id, vid)).toMatchObject([{ eventType: 'ENROLLED' }, { eventType: 'UNENROLLED', detail: 're-enrolled' }, { eventType: 'ENROLLED' }]);
+    expect(await current(vid)).toHaveLength(1);
+    // Once ended, it can start again too.
+    await unenroll(id, 'twice@example.com');
+    expect((await enroll(id, 'twice@example.com')).status).toBe(204);
+    await unenroll(id, 'twice@example.com'); // leaves nothing due for the engine tests below
+  });
+});
+
+describe('engine', () => {
+  it('runs the steps on the clock: property now, webhook and list after the delay, then COMPLETED', async () => {
+    const list = await t.call('POST', '/contacts/v1/lists', { body: { name: 'Graduates' } });
+    expect(list.status).toBe(200);
+    const listId = list.json.listId;
+    const id = await workflow({
+      name: 'Onboarding',
+      actions: [
+        { type: 'SET_CONTACT_PROPERTY', propertyName: 'firstname', newValue: 'Grace' },
+        { type: 'DELAY', delayMillis: HOUR },
+        { type: 'WEBHOOK', url: `${hookUrl}/onboarded?source=svc` },
+        { type: 'ADD_TO_LIST', listId },
+      ],
+    });
+    const vid = await contact('grace@example.com', { firstname: 'G' });
+    const start = t.clock.now;
+    expect((await enroll(id, 'grace@example.com')).status).toBe(204);
+
+    const step = (stepId: number, eventType: string, timestamp: number) => ({ eventType, timestamp, workflowId: id, vid, stepId });
+    expect(await upcoming(id, vid)).toEqual([
+      step(0, 'SET_CONTACT_PROPERTY', start),
+      step(1, 'DELAY', start),
+      step(2, 'WEBHOOK', start + HOUR),
+      step(3, 'ADD_TO_LIST', start + HOUR),
+    ]);
+
+    expect(await runDue()).toBe(2);
+    expect(await property(vid, 'firstname')).toMatchObject({ value: 'Grace', versions: [{ value: 'Grace', 'source-type': 'WORKFLOW', 'source-id': String(id) }, { value: 'G' }] });
+    expect(await upcoming(id, vid)).toEqual([step(2, 'WEBHOOK', start + HOUR), step(3, 'ADD_TO_LIST', start + HOUR)]);
+
+    t.clock.now = start + HOUR - 1;
+    expect(await runDue()).toBe(0);
+    expect(received.filter((r) => r.url.startsWith('/onboarded'))).toEqual([]);
+
+    t.clock.now = start + HOUR;
+    expect(await runDue()).toBe(3);
+    expect(received.filter((r) => r.url.startsWith('/onboarded'))).toEqual([
+      {
+        method: 'POST',
+        url: '/onboarded?source=svc',
+        contentType: 'application/json',
+        body: {
+          workflowId: id,
+          vid,
+          portalId: 62515,
+          email: 'grace@example.com',
+          properties: expect.objectContaining({ email: 'grace@example.com', firstname: 'Grace' }),
+          timestamp: start + HOUR,
+        },
+      },
+    ]);
+    const members = await t.call('GET', `/contacts/v1/lists/${listId}/contacts/all`);
+    expect(members.json.contacts.map((c: { vid: number }) => c.vid)).toEqual([vid]);
+
+    expect(await past(id, vid)).toEqual([
+      { eventType: 'COMPLETED', timestamp: start + HOUR, workflowId: id, vid, stepId: null },
+      { ...step(3, 'ADD_TO_LIST', start + HOUR), detail: `list ${listId}` },
+      { ...step(2, 'WEBHOOK', start + HOUR), detail: `POST ${hookUrl}/onboarded?source=svc answered 200` },
+      { ...step(1, 'DELAY', start), detail: `${HOUR} ms` },
+      { ...step(0, 'SET_CONTACT_PROPERTY', start), detail: 'firstname=Grace' },
+      { eventType: 'ENROLLED', timestamp: start, workflowId: id, vid, stepId: null },
+    ]);
+    expect(await upcoming(id, vid)).toEqual([]);
+    expect(await current(vid)).toEqual([]);
+    expect(await runDue()).toBe(0);
+  });
+
+  it('stops at unenrollment', async () => {
+    const id = await workflow({ actions: [{ type: 'DELAY', delayMillis: HOUR }, { type: 'SET_CONTACT_PROPERTY', propertyName: 'lastname', newValue: 'Late' }] });
+    const vid = await contact('leaver@example.com');
+    await enroll(id, 'leaver@example.com');
+    await runDue();
+    expect((await unenroll(id, 'leaver@example.com')).status).toBe(204);
+    expect(await upcoming(id, vid)).toEqual([]);
+    t.clock.now += 2 * HOUR;
+    await runDue();
+    expect(await property(vid, 'lastname')).toBeUndefined();
+    expect(types(await past(id, vid))).toEqual(['UNENROLLED', 'DELAY', 'ENROLLED']);
+  });
+
+  it('logs a failing webhook as FAILED and carries on; GET webhooks carry the payload in the query', async () => {
+    const id = await workflow({
+      actions: [
+        { type: 'WEBHOOK', url: `${hookUrl}/fail`, method: 'POST' },
+        { type: 'WEBHOOK', url: `${deadUrl}/hook` },
+        { type: 'WEBHOOK', url: `${hookUrl}/get`, method: 'GET' },
+        { type: 'SET_CONTACT_PROPERTY', propertyName: 'lastname', newValue: 'Persistent' },
+      ],
+    });
+    const vid = await contact('unlucky@example.com');
+    await enroll(id, 'unlucky@example.com');
+    expect(await runDue()).toBe(5);
+    expect(await property(vid, 'lastname')).toMatchObject({ value: 'Persistent' });
+    expect(await past(id, vid)).toMatchObject([
+      { eventType: 'COMPLETED' },
+      { eventType: 'SET_CONTACT_PROPERTY', stepId: 3 },
+      { eventType: 'WEBHOOK', stepId: 2 },
+      { eventType: 'FAILED', stepId: 1, detail: `POST ${deadUrl}/hook failed: fetch failed` },
+      { eventType: 'FAILED', stepId: 0, detail: `POST ${hookUrl}/fail answered 500` },
+      { eventType: 'ENROLLED' },
+    ]);
+    const get = received.find((r) => r.url.startsWith('/get'))!;
+    expect(get.method).toBe('GET');
+    const query = new URL(get.url, hookUrl).searchParams;
+    expect(Object.fromEntries(query)).toMatchObject({ workflowId: String(id), vid: String(vid), portalId: '62515', email: 'unlucky@example.com' });
+    expect(JSON.parse(query.get('properties')!)).toMatchObject({ email: 'unlucky@example.com' });
+  });
+
+  it('fails the enrollment on a property the contact cannot take, or a dynamic list', async () => {
+    const id = await workflow({
+      actions: [
+        { type: 'SET_CONTACT_PROPERTY', propertyName: 'favouritecolour', newValue: 'teal' },
+        { type: 'SET_CONTACT_PROPERTY', propertyName: 'lastname', newValue: 'Never' },
+      ],
+    });
+    const vid = await contact('invalid@example.com');
+    await enroll(id, 'invalid@example.com');
+    expect(await runDue()).toBe(1);
+    expect(await past(id, vid)).toMatchObject([{ eventType: 'FAILED', stepId: 0, detail: 'Property "favouritecolour" does not exist' }, { eventType: 'ENROLLED' }]);
+    expect(await property(vid, 'lastname')).toBeUndefined();
+    expect(await current(vid)).toEqual([]);
+
+    const dynamic = await t.call('POST', '/contacts/v1/lists', { body: { name: 'Dynamic', dynamic: true, filters: [] } });
+    const toDynamic = await workflow({ actions: [{ type: 'ADD_TO_LIST', listId: dynamic.json.listId }] });
+    await enroll(toDynamic, 'invalid@example.com');
+    await runDue();
+    expect(await past(toDynamic, vid)).toMatchObject([{ eventType: 'FAILED', stepId: 0, detail: 'Can not operate manually on a dynamic list' }, { eventType: 'ENROLLED' }]);
+  });
+
+  it('ends the enrollments of a deleted workflow', async () => {
+    const id = await workflow({ actions: [{ type: 'DELAY', delayMillis: HOUR }, { type: 'SET_CONTACT_PROPERTY', propertyName: 'lastname', newValue: 'Orphan' }] });
+    const vid = await contact('orphan@example.com');
+    await enroll(id, 'orphan@example.com');
+    await runDue();
+    expect((await t.call('DELETE', `/automation/v2/workflows/${id}`)).status).toBe(204);
+    expect(await current(vid)).toEqual([]);
+    t.clock.now += 2 * HOUR;
+    expect(await runDue()).toBe(0);
+    expect(await property(vid, 'lastname')).toBeUndefined();
+    const log = t.platform.db.prepare('SELECT event_type, detail FROM workflow_log WHERE workflow_id = ? ORDER BY seq DESC LIMIT 1').get(id);
+    expect(log).toEqual({ event_type: 'UNENROLLED', detail: 'workflow deleted' });
+  });
+
+  it('runs on its own timer once started, until stopped', async () => {
+    const { workflows } = t.platform.services;
+    const id = await workflow({ actions: [{ type: 'SET_CONTACT_PROPERTY', propertyName: 'lastname', newValue: 'Timed' }] });
+    const vid = await contact('timed@example.com');
+    workflows.start(10);
+    try {
+      await enroll(id, 'timed@example.com');
+      await vi.waitFor(async () => expect(types(await past(id, vid))[0]).toBe('COMPLETED'));
+      expect(await property(vid, 'lastname')).toMatchObject({ value: 'Timed' });
+    } finally {
+      await workflows.stop();
+    }
+  });
+});
