@@ -1,3 +1,8 @@
 #!/usr/bin/env node
 // `npx svc-platform`: the built CLI (run `npm run build` first in a checkout).
-import('../dist/cli.js').then((cli) => cli.main(process.argv.slice(2)));
+import('../dist/cli.js')
+  .then((cli) => cli.main(process.argv.slice(2)))
+  .catch((err) => {
+    console.error(`svc-platform: ${err.message}`);
+    process.exit(1);
+  });

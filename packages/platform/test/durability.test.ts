@@ -1,13 +1,12 @@
 /** Every acknowledged write survives a crash: the built CLI runs on a file database, takes writes
  * from several concurrent clients, is killed with SIGKILL mid-stream, and restarts. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startCli } from './cli-process';
 
-const CLI = fileURLToPath(new URL('../bin/svc-platform.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'svc-durability-'));
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -15,23 +14,8 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** Starts the CLI and resolves with its base URL once it listens. */
-function start(): Promise<{ child: ChildProcess; baseUrl: string }> {
-  const child = spawn(process.execPath, [CLI, '--port', '0', '--forms-port', '0', '--data', join(dir, 'platform.db'), '--credentials', join(dir, 'credentials.json'), '--rate-limit', '100000'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += chunk;
-      const m = out.match(/base_url (http:\/\/\S+)/);
-      if (m) resolve({ child, baseUrl: m[1] });
-    });
-    child.stderr!.on('data', (chunk) => (out += chunk));
-    child.on('exit', (code) => reject(new Error(`platform exited (${code}): ${out}`)));
-  });
-}
+const start = () =>
+  startCli(['--data', join(dir, 'platform.db'), '--credentials', join(dir, 'credentials.json'), '--rate-limit', '100000'], children);
 
 describe('durability', () => {
   it('keeps every acknowledged write after SIGKILL under write load', async () => {

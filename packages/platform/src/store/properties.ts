@@ -31,7 +31,7 @@ export function propertyStore(db: Db, now: () => number) {
   const cache = new Map<string, Map<string, Property>>();
   const q = {
     all: db.prepare<[number, string], { definition: string }>(
-      'SELECT definition FROM properties WHERE portal_id = ? AND object_type = ?',
+      "SELECT definition FROM properties WHERE portal_id = ? AND object_type = ? ORDER BY json_extract(definition, '$.displayOrder'), name",
     ),
     insert: db.prepare('INSERT INTO properties (portal_id, object_type, name, definition) VALUES (?, ?, ?, ?)'),
     update: db.prepare('UPDATE properties SET definition = ? WHERE portal_id = ? AND object_type = ? AND name = ?'),

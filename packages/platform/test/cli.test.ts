@@ -1,0 +1,59 @@
+/** `svc-platform` as a user runs it: the first start seeds the demo portal and writes its
+ * credentials privately; the next start reuses the data. */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startCli } from './cli-process';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+const args = ['--data', join(dir, 'platform.db'), '--credentials', join(dir, 'credentials.json')];
+
+describe('svc-platform', () => {
+  it('seeds the demo portal once, with private credentials, and reuses the data', async () => {
+    const first = await startCli([...args, '--seed-contacts', '2500'], children);
+    expect(first.output()).toContain('Seeded demo portal 62515');
+    const file = join(dir, 'credentials.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const creds = JSON.parse(readFileSync(file, 'utf8'));
+    expect(creds).toMatchObject({ portalId: 62515, apiKey: expect.stringMatching(/^svc-key-/), privateAppToken: expect.stringMatching(/^svc-pat-/) });
+    // Not a TTY here: the secrets stay in the file, out of the output.
+    expect(first.output()).not.toContain(creds.privateAppToken);
+    const auth = { authorization: `Bearer ${creds.privateAppToken}` };
+    const get = async (url: string) => (await fetch(first.baseUrl + url, { headers: auth })).json();
+
+    expect((await get('/contacts/v1/contacts/statistics')).contacts).toBe(2500);
+    expect((await get('/contacts/v1/forms')).map((f: { name: string }) => f.name)).toEqual(['Contact us', 'Newsletter sign-up']);
+    expect((await get('/contacts/v1/lists')).lists.map((l: { name: string }) => l.name)).toEqual(['Newsletter readers', 'Contact form leads', 'Acme colleagues']);
+    expect((await get('/automation/v2/workflows')).workflows[0].name).toBe('Welcome new leads');
+    expect((await get('/email/public/v1/subscriptions')).subscriptionDefinitions.length).toBeGreaterThan(2);
+    expect((await get('/email/public/v1/campaigns')).campaigns.length).toBeGreaterThan(1);
+    expect((await get('/contacts/v1/groups/widgetinformation?includeProperties=true')).properties[0].name).toBe('favorite_widget');
+
+    // OAuth works with the seeded client and refresh token.
+    const token = await fetch(first.baseUrl + '/auth/v1/refresh', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', client_id: creds.oauth.clientId, client_secret: creds.oauth.clientSecret, refresh_token: creds.oauth.refreshToken }),
+    });
+    expect(token.status).toBe(200);
+
+    first.child.kill('SIGTERM');
+    await new Promise((r) => first.child.once('exit', r));
+    const second = await startCli(args, children);
+    expect(second.output()).not.toContain('Seeded');
+    const stats = await (await fetch(second.baseUrl + '/contacts/v1/contacts/statistics', { headers: auth })).json();
+    expect(stats.contacts).toBe(2500);
+    second.child.kill('SIGTERM');
+  }, 60_000);
+
+  it('refuses a bad flag value with a clear message', async () => {
+    await expect(startCli(['--memory', '--rate-limit', 'lots'], children)).rejects.toThrow('--rate-limit must be a whole number, not "lots"');
+  });
+});
