@@ -25,6 +25,8 @@ export interface PlatformOptions {
   rotateRefreshTokens?: boolean;
   /** The clock (tests move it). */
   now?: () => number;
+  /** Check every success body against the catalog's response schema (a 500 when off it). */
+  checkResponses?: boolean;
   /** For workflow webhooks (tests pass their own). */
   fetch?: typeof fetch;
   /** Structured logs; default: info to stdout. `false` silences them. */
@@ -48,6 +50,7 @@ export function createPlatform(options: PlatformOptions = {}) {
     authenticate: authenticator(db, now),
     limit: rateLimiter(options.rateLimit ?? { max: 100, windowMs: 10_000 }, now),
     log,
+    checkResponses: options.checkResponses,
   };
 
   const base = express();

@@ -9,7 +9,7 @@ export interface TestPortal extends PortalCredentials {
 
 export async function startPlatform(options: PlatformOptions & { portals?: { id: number; tier?: Tier }[] } = {}) {
   const clock = { now: Date.now() };
-  const platform = createPlatform({ database: ':memory:', logger: false, now: () => clock.now, ...options });
+  const platform = createPlatform({ database: ':memory:', logger: false, checkResponses: true, now: () => clock.now, ...options });
   const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
   const portals: TestPortal[] = (options.portals ?? [{ id: 62515 }, { id: 99999 }]).map(({ id, tier = 'enterprise' }) => {
     createPortal(platform.db, { id, name: `portal ${id}`, tier, now: clock.now });

@@ -14,6 +14,8 @@ export interface RouterDeps {
   authenticate: (req: Request, route: RouteDef) => Caller;
   limit: (key: string, res: Response) => void;
   log: { error: (obj: object, msg: string) => void };
+  /** Check every success body against the catalog's response schema (tests turn it on). */
+  checkResponses?: boolean;
 }
 
 const BODY_LIMIT = '1mb';
@@ -87,7 +89,14 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
           else if (Buffer.isBuffer(out.body) || typeof out.body == 'string') res.send(out.body);
           else res.json(out.body);
         } else if (out === undefined) res.status(route.status).end();
-        else res.status(route.status).json(out);
+        else {
+          if (deps.checkResponses) {
+            const checked = route.response.safeParse(out);
+            if (!checked.success)
+              throw new ApiError(500, `${route.id} answered off its catalog schema: ${validationMessage('response', checked.error).message}`);
+          }
+          res.status(route.status).json(out);
+        }
       } catch (err) {
         sendError(res, err, deps.log);
       }
