@@ -46,4 +46,5 @@ export default [
   ...browserPackage('tracker', 'tracker'),
   nodePackage('api'),
   nodePackage('platform', ['index', 'cli']),
+  nodePackage('client'),
 ];

@@ -4,7 +4,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: {
     // Tests run the catalog from source; the browser packages are tested as built (dist).
-    alias: { '@svc/api': fileURLToPath(new URL('packages/api/src/index.ts', import.meta.url)) },
+    alias: {
+      '@svc/api': fileURLToPath(new URL('packages/api/src/index.ts', import.meta.url)),
+      '@svc/client': fileURLToPath(new URL('packages/client/src/index.ts', import.meta.url)),
+    },
   },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],

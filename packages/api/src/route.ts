@@ -59,7 +59,9 @@ export function route<
   Q extends z.ZodObject = z.ZodObject<{}>,
   B extends z.ZodType = z.ZodUndefined,
   R extends z.ZodType = z.ZodUndefined,
->(def: Input<P, Q, B, R>): RouteDef<P, Q, B, R> {
+  // The literal path, so clients can type a method's path parameters.
+  const Path extends string = string,
+>(def: Input<P, Q, B, R> & { path: Path }): RouteDef<P, Q, B, R> & { path: Path } {
   return {
     host: 'base',
     auth: BEARER,

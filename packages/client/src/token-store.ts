@@ -1,0 +1,47 @@
+/** Where the OAuth tokens live between refreshes. The refresh token may rotate on every refresh,
+ * so the store — not the options the client was built with — is the truth once it holds one. */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+export interface TokenSet {
+  accessToken: string;
+  refreshToken: string;
+  /** Milliseconds since the epoch, from `expires_in` at refresh time. */
+  expiresAt: number;
+}
+
+export interface TokenStore {
+  get(): Promise<TokenSet | undefined> | TokenSet | undefined;
+  set(tokens: TokenSet): Promise<void> | void;
+}
+
+export class MemoryTokenStore implements TokenStore {
+  private tokens?: TokenSet;
+  get() {
+    return this.tokens;
+  }
+  set(tokens: TokenSet) {
+    this.tokens = tokens;
+  }
+}
+
+/** A JSON file readable by its owner only, replaced atomically so a crash never leaves half a file. */
+export class FileTokenStore implements TokenStore {
+  constructor(private readonly path: string) {}
+
+  async get() {
+    try {
+      const t = JSON.parse(await readFile(this.path, 'utf8'));
+      return typeof t.accessToken == 'string' && typeof t.refreshToken == 'string' && typeof t.expiresAt == 'number' ? (t as TokenSet) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async set(tokens: TokenSet) {
+    await mkdir(dirname(this.path), { recursive: true });
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    await writeFile(tmp, JSON.stringify(tokens), { mode: 0o600 });
+    await rename(tmp, this.path);
+  }
+}
