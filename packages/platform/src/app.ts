@@ -57,7 +57,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   base.disable('x-powered-by');
   base.set('query parser', 'simple');
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
-  base.use('/collect', collectorRouter(services.tracking));
+  base.use('/collect', collectorRouter(services.tracking, services.coalesce));
   mountCatalog(base, 'base', deps);
 
   const forms = express();

@@ -29,7 +29,7 @@ export function contactHandlers({ contacts }: Services): Handlers {
     'contacts.getAll': ({ portalId, query: { count, vidOffset, ...opts } }) => {
       const { rows, hasMore } = contacts.page(portalId, count, vidOffset);
       return {
-        contacts: rows.map((r) => contacts.record(r, { ...opts, addedAt: r.created_at })),
+        contacts: contacts.records(rows, opts, (r) => r.created_at),
         'has-more': hasMore,
         'vid-offset': rows.at(-1)?.vid ?? vidOffset ?? 0,
       };
@@ -38,7 +38,7 @@ export function contactHandlers({ contacts }: Services): Handlers {
       const { rows, hasMore } = contacts.recent(portalId, count, timeOffset, vidOffset);
       const last = rows.at(-1);
       return {
-        contacts: rows.map((r) => contacts.record(r, { ...opts, addedAt: r.updated_at })),
+        contacts: contacts.records(rows, opts, (r) => r.updated_at),
         'has-more': hasMore,
         'vid-offset': last?.vid ?? vidOffset ?? 0,
         'time-offset': last?.updated_at ?? timeOffset ?? 0,
@@ -68,7 +68,7 @@ export function contactHandlers({ contacts }: Services): Handlers {
         offset: offset + rows.length,
         'has-more': offset + rows.length < total,
         total,
-        contacts: rows.map((r) => contacts.record(r, { property, addedAt: r.created_at })),
+        contacts: contacts.records(rows, { property }, (r) => r.created_at),
       };
     },
     'contacts.statistics': ({ portalId }) => contacts.statistics(portalId),

@@ -30,7 +30,7 @@ function withSubmissionGuid(url: string, guid: string) {
   return `${base}${base.includes('?') ? '&' : '?'}submissionGuid=${guid}${fragment}`;
 }
 
-export function formHandlers({ forms }: Services): Handlers {
+export function formHandlers({ forms, coalesce }: Services): Handlers {
   return {
     'forms.list': ({ portalId }) => forms.list(portalId),
     'forms.get': ({ portalId, params }) => forms.get(portalId, params.form_guid),
@@ -41,7 +41,8 @@ export function formHandlers({ forms }: Services): Handlers {
     'forms.getField': ({ portalId, params }) => forms.field(portalId, params.form_guid, params.field_name),
     'forms.submit': ({ params, body }) => {
       const { svc_context, ...values } = body;
-      const { conversionId, redirect } = forms.submit(params.portal_id, params.form_guid, values, parseContext(svc_context));
+      const context = parseContext(svc_context);
+      const { conversionId, redirect } = coalesce(() => forms.submit(params.portal_id, params.form_guid, values, context));
       return redirect ? new Reply(302, undefined, { location: withSubmissionGuid(redirect, conversionId) }) : new Reply(204);
     },
   };

@@ -6,7 +6,7 @@ import type { ReadOptions } from '../store/contacts';
 
 export function listHandlers({ lists, contacts }: Services): Handlers {
   /** Contacts of a list carry `addedAt`: the time they joined it. */
-  const members = (rows: MemberRow[], opts: ReadOptions) => rows.map((r) => contacts.record(r, { ...opts, addedAt: r.added_at }));
+  const members = (rows: MemberRow[], opts: ReadOptions) => contacts.records(rows, opts, (r) => (r as MemberRow).added_at);
   const page = ({ lists: found, hasMore }: ReturnType<typeof lists.page>, offset = 0) => ({
     lists: found,
     offset: offset + found.length,

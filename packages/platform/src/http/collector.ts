@@ -44,7 +44,8 @@ export function parseWireEvent(raw: unknown, where: string): TrackedEvent {
   };
 }
 
-export function collectorRouter(tracking: TrackingStore): Router {
+/** `coalesce` runs a batch as one transaction with one dynamic-list recheck per contact. */
+export function collectorRouter(tracking: TrackingStore, coalesce: <T>(fn: () => T) => T): Router {
   const router = express.Router();
   router.use((_req, res, next) => (res.set(CORS), next()));
   router.options(['/e', '/p.gif'], (_req, res) => res.status(204).end());
@@ -60,7 +61,7 @@ export function collectorRouter(tracking: TrackingStore): Router {
       return res.status(400).json(errorBody(`body must be a JSON array of 1 to ${MAX_BATCH} events`));
     const result = { accepted: 0, duplicates: 0, rejected: [] as { eid?: unknown; message: string }[] };
     let forbidden = 0;
-    batch.forEach((raw, i) => {
+    coalesce(() => batch.forEach((raw, i) => {
       try {
         const event = parseWireEvent(raw, `event ${i}`);
         tracking.check(event.portalId, event.kind);
@@ -71,7 +72,7 @@ export function collectorRouter(tracking: TrackingStore): Router {
         if (err.status == 403) forbidden++;
         result.rejected.push({ eid: (raw as { eid?: unknown } | null)?.eid, message: err.message });
       }
-    });
+    }));
     if (forbidden == batch.length) return res.status(403).json(errorBody(result.rejected[0].message, { category: 'TIER_REQUIRED' }));
     res.status(200).json(result);
   });

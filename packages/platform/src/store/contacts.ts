@@ -2,6 +2,7 @@
  * identities (email on the row, visitor tokens in utks), and the v1 record shapes. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
+import type { Statement } from 'better-sqlite3';
 import { type Db, transaction } from '../db/open';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors';
 import { isEmail, type PropertyStore } from './properties';
@@ -35,6 +36,9 @@ export interface ReadOptions {
 }
 
 export type ContactRecord = z.input<typeof schemas.contact>;
+
+/** Properties whose history is not kept (see write()). */
+const CALCULATED = new Set(['createdate', 'lastmodifieddate']);
 
 /** The properties list-style reads return when `property` is not given. */
 const LIST_PROPERTIES = ['firstname', 'lastname', 'company', 'lastmodifieddate'];
@@ -113,8 +117,10 @@ export function contactStore(
     }
     const vid = row ? row.vid : Number(q.insert.run(portalId, email, JSON.stringify(props), t, t).lastInsertRowid);
     if (row) q.update.run(email, JSON.stringify(props), t, vid);
-    for (const c of [...changed, { property: 'lastmodifieddate', value: String(t) }])
-      q.history.run(vid, c.property, c.value, source.type, source.id ?? null, t);
+    // History for what people and systems set; the calculated dates and the analytics counters
+    // change on every write and page view, and their versions are synthesised on read.
+    if (source.type != 'ANALYTICS')
+      for (const c of changed) if (!CALCULATED.has(c.property)) q.history.run(vid, c.property, c.value, source.type, source.id ?? null, t);
     return vid;
   }
 
@@ -139,7 +145,39 @@ export function contactStore(
   const tx = <A extends unknown[], R>(fn: (...a: A) => R) => transaction(db, fn);
 
   /** The contact record; `profile` reads show every property (with history by default). */
-  function record(row: ContactRow, opts: ReadOptions & { profile?: boolean; addedAt?: number } = {}): ContactRecord {
+  type Utk = { utk: string; linked_at: number };
+  type Submission = ReturnType<typeof q.submissionsOf.all>[number];
+  /** Identities and submissions of many contacts in two queries (pages of 100 would take 200). */
+  const inStatements = new Map<number, { utks: Statement; submissions: Statement }>();
+  function prefetch(vids: number[]) {
+    let s = inStatements.get(vids.length);
+    if (!s) {
+      const marks = vids.map(() => '?').join(',');
+      s = {
+        utks: db.prepare(`SELECT vid, utk, linked_at FROM utks WHERE vid IN (${marks}) ORDER BY linked_at`),
+        submissions: db.prepare(
+          `SELECT s.vid, s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, json_extract(f.definition, '$.name') AS title
+           FROM form_submissions s LEFT JOIN forms f ON f.guid = s.form_guid WHERE s.vid IN (${marks}) ORDER BY s.timestamp DESC`,
+        ),
+      };
+      inStatements.set(vids.length, s);
+    }
+    const group = <T extends { vid: number }>(rows: T[]) => {
+      const m = new Map<number, T[]>();
+      for (const r of rows) (m.get(r.vid) ?? m.set(r.vid, []).get(r.vid)!).push(r);
+      return m;
+    };
+    return {
+      utks: group(s.utks.all(...vids) as (Utk & { vid: number })[]),
+      submissions: group(s.submissions.all(...vids) as (Submission & { vid: number })[]),
+    };
+  }
+
+  function record(
+    row: ContactRow,
+    opts: ReadOptions & { profile?: boolean; addedAt?: number } = {},
+    pre?: ReturnType<typeof prefetch>,
+  ): ContactRecord {
     const props: Record<string, string> = JSON.parse(row.properties);
     const names = opts.property?.length ? opts.property : opts.profile ? Object.keys(props) : LIST_PROPERTIES;
     const withHistory = (opts.propertyMode ?? (opts.profile ? 'value_and_history' : 'value_only')) == 'value_and_history';
@@ -148,21 +186,23 @@ export function contactStore(
     for (const name of names) {
       if (props[name] === undefined) continue;
       out[name] = { value: props[name] };
-      if (withHistory)
-        out[name].versions = history
-          .filter((h) => h.name == name)
-          .map((h, i) => ({
-            value: h.value,
-            'source-type': h.source_type,
-            'source-id': h.source_id,
-            'source-label': null,
-            timestamp: h.timestamp,
-            selected: i == 0,
-          }));
+      if (withHistory) {
+        const versions = history.filter((h) => h.name == name);
+        out[name].versions = versions.length
+          ? versions.map((h, i) => ({
+              value: h.value,
+              'source-type': h.source_type,
+              'source-id': h.source_id,
+              'source-label': null,
+              timestamp: h.timestamp,
+              selected: i == 0,
+            }))
+          : [{ value: props[name], 'source-type': 'CALCULATED', 'source-id': null, 'source-label': null, timestamp: row.updated_at, selected: true }];
+      }
     }
-    const utks = q.utksOf.all(row.vid);
+    const utks: Utk[] = pre ? (pre.utks.get(row.vid) ?? []) : q.utksOf.all(row.vid);
     const mode = opts.formSubmissionMode ?? 'newest';
-    const submissions = mode == 'none' ? [] : q.submissionsOf.all(row.vid);
+    const submissions: Submission[] = mode == 'none' ? [] : pre ? (pre.submissions.get(row.vid) ?? []) : q.submissionsOf.all(row.vid);
     const picked = mode == 'all' ? submissions : mode == 'oldest' ? submissions.slice(-1) : submissions.slice(0, 1);
     return {
       ...(opts.addedAt !== undefined ? { addedAt: opts.addedAt } : {}),
@@ -212,6 +252,11 @@ export function contactStore(
 
   return {
     record,
+    /** Records of a page of rows; `addedAt` gives each its sort timestamp. */
+    records(rows: ContactRow[], opts: ReadOptions, addedAt?: (row: ContactRow) => number) {
+      const pre = rows.length ? prefetch(rows.map((r) => r.vid)) : undefined;
+      return rows.map((r) => record(r, { ...opts, addedAt: addedAt?.(r) }, pre));
+    },
     get,
     getByEmail: (portalId: number, email: string) => q.byEmail.get(portalId, email.toLowerCase()),
     getByUtk: (portalId: number, utk: string) => q.byUtk.get(portalId, utk),
