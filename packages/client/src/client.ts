@@ -1,97 +1,134 @@
-/** `createClient(options)`: a method per catalog route, grouped by area, over one transport. */
-import { catalog, type RouteDef } from '@svc/api';
+/** `createClient(options)`: a method per catalog route, grouped by area, plus paged iterators and
+ * the form and event helpers, all over one transport. Every piece of state (token bucket, tokens,
+ * retries) belongs to the instance; two clients never share any. */
 import type { Dispatcher } from 'undici';
-import { credentials, type AuthOptions } from './auth';
+import { credentials, type AuthOptions, type RefreshAnswer, type RefreshEvent } from './auth';
+import type { CallOptions } from './call-options';
+import { realClock, type Clock } from './clock';
+import { formSubmitter } from './form-submit';
 import { limiter } from './limiter';
-import { pagers } from './paging';
-import { perform, type Call, type CallOptions, type Transport } from './request';
-import type { Api } from './types';
+import { pagers, type Pagers } from './paging';
+import { perform, type RetryEvent, type Transport } from './request';
+import { routeTable, type RouteInfo } from './route-table';
+import { eventTracker } from './track-event';
+import type { Api, Defaulted } from './types';
+import { paramNames } from './url';
 
 export interface ClientOptions {
   /** `{base_url}`, e.g. `http://127.0.0.1:3200`. */
   baseUrl: string;
-  /** `{forms_url}`; default: baseUrl with port 3201 when baseUrl uses 3200, else baseUrl. */
+  /** `{forms_url}`; default: baseUrl with port 3201 when baseUrl uses 3200 (the local platform), else baseUrl. */
   formsUrl?: string;
   auth: AuthOptions;
-  /** Requests per 10 s; default 100 (the platform's limit). `Infinity` turns pacing off. */
+  /** Client-side token bucket; default 100 requests per 10 s (the platform's limit). `max: Infinity` turns it off. */
   rateLimit?: { max: number; windowMs?: number };
   /** Requests in flight at once; default 10. */
   concurrency?: number;
-  /** Per attempt; default 30 s. */
+  /** Per attempt, until the whole answer has arrived; default 30 s. */
   timeoutMs?: number;
-  /** Retries of a transient failure; default 3. */
+  /** Retries of a transient failure (429; 5xx and network errors on repeatable calls); default 3. */
   retries?: number;
+  /** Exponential backoff with full jitter: the n-th retry waits up to min(maxMs, baseMs · 2^n). Default 500 ms, 20 s. */
   backoff?: { baseMs?: number; maxMs?: number };
+  /** A longer Retry-After is not waited for: the call fails with `retryAfterMs`. Default 60 s. */
+  maxRetryAfterMs?: number;
   userAgent?: string;
-  /** An undici dispatcher (Agent, Pool, MockAgent). */
+  /** An undici dispatcher (Agent, Pool, ProxyAgent); default undici's global one. */
   dispatcher?: Dispatcher;
-  /** The clock deciding when a token is due for refresh (tests move it). */
-  now?: () => number;
+  /** Called before each retry; for logs and metrics (no credentials in it). */
+  onRetry?: (e: RetryEvent) => void;
+  /** Called after each OAuth refresh. */
+  onRefresh?: (e: RefreshEvent) => void;
+  /** The clock for token expiry, backoff and pacing; tests pass a moved one. Default: real time. */
+  clock?: Partial<Clock>;
 }
 
-/** POST routes that can be repeated without changing the outcome. */
-const SAFE_POSTS = [
-  'contacts.update',
-  'contacts.createOrUpdate',
-  'contacts.batch',
-  'lists.update',
-  'lists.add',
-  'lists.remove',
-  'lists.refresh',
-  'properties.update',
-  'properties.updateGroup',
-  'forms.update',
-  'auth.refresh',
-];
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
 
-export function createClient(options: ClientOptions) {
-  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+/** Inputs sent when a call leaves them out: `client.content.blogPosts.publish(id)` publishes. */
+const defaultInputs: Record<Defaulted, unknown> = {
+  'content.blogPosts.publish': { action: 'schedule-publish' },
+  'content.pages.publish': { action: 'schedule-publish' },
+};
+
+export function createClient(options: ClientOptions): Client {
+  const clock: Clock = { ...realClock, ...options.clock };
+  const baseUrl = trimSlash(options.baseUrl);
   const transport: Transport = {
     baseUrl,
-    formsUrl: (options.formsUrl ?? baseUrl.replace(/:3200$/, ':3201')).replace(/\/+$/, ''),
-    credentials: undefined!,
-    limit: limiter({
-      max: options.rateLimit?.max ?? 100,
-      windowMs: options.rateLimit?.windowMs ?? 10_000,
-      concurrency: options.concurrency ?? 10,
-    }),
+    formsUrl: trimSlash(options.formsUrl ?? baseUrl.replace(/:3200$/, ':3201')),
+    credentials: undefined!, // set below: the OAuth refresh itself goes through this transport
+    limit: limiter(
+      { max: options.rateLimit?.max ?? 100, windowMs: options.rateLimit?.windowMs ?? 10_000, concurrency: options.concurrency ?? 10 },
+      clock,
+    ),
+    clock,
     timeoutMs: options.timeoutMs ?? 30_000,
     retries: options.retries ?? 3,
-    backoff: { baseMs: options.backoff?.baseMs ?? 500, maxMs: options.backoff?.maxMs ?? 30_000 },
+    backoff: { baseMs: options.backoff?.baseMs ?? 500, maxMs: options.backoff?.maxMs ?? 20_000 },
+    maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
     userAgent: options.userAgent ?? 'svc-client/0.1',
     dispatcher: options.dispatcher,
-    safeRoutes: new Set(SAFE_POSTS),
+    onRetry: options.onRetry,
   };
   transport.credentials = credentials(
     options.auth,
-    (form) => perform(transport, { route: catalog['auth.refresh'], params: {}, body: form }),
-    options.now,
+    (form) => perform<RefreshAnswer>(transport, { id: 'auth.refresh', route: routeTable['auth.refresh'], params: {}, body: form }),
+    clock,
+    options.onRefresh,
   );
 
-  const call = <T>(c: Call) => perform<T>(transport, c);
-  const api: Record<string, unknown> = {};
-  for (const route of Object.values(catalog) as RouteDef[]) {
-    const names = [...route.path.matchAll(/:([A-Za-z_]\w*)/g)].map((m) => m[1]);
+  // One function per route, hung on the tree its dotted id describes: contacts.getByUtk → api.contacts.getByUtk.
+  const tree: Record<string, unknown> = {};
+  for (const [id, route] of Object.entries(routeTable) as [string, RouteInfo][]) {
+    const names = paramNames(route.path);
     const method = (...args: unknown[]) => {
-      const params = Object.fromEntries(names.map((n, i) => [n, args[i]]));
-      const input = args[names.length] as Record<string, unknown> | undefined;
-      const options = args[names.length + 1] as CallOptions | undefined;
-      const hasBody = route.bodyType != 'none';
-      return call({ route, params, body: hasBody ? input : undefined, query: hasBody ? undefined : input, options });
+      const params: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) params[names[i]] = args[i];
+      const input = args[names.length] ?? defaultInputs[id as Defaulted];
+      const callOptions = args[names.length + 1] as CallOptions | undefined;
+      const hasBody = route.body != 'none';
+      return perform(transport, {
+        id,
+        route,
+        params,
+        body: hasBody ? input : undefined,
+        query: hasBody ? undefined : (input as Record<string, unknown> | undefined),
+        options: callOptions,
+      });
     };
-    const parts = route.id.split('.');
-    let node = api;
+    const parts = id.split('.');
+    let node = tree;
     for (const p of parts.slice(0, -1)) node = (node[p] ??= {}) as Record<string, unknown>;
     node[parts.at(-1)!] = method;
   }
-  const typed = api as Api;
-  // The iterators join their areas: client.contacts.all(), client.lists.contacts(id), ...
-  const iterators = pagers(typed);
-  for (const [area, fns] of Object.entries(iterators)) Object.assign(api[area] as object, fns);
-  return Object.assign(typed as Api & { [A in keyof typeof iterators]: (typeof iterators)[A] }, {
-    /** Requests running and waiting in this client. */
-    stats: () => transport.limit.stats(),
-  });
+  const api = tree as unknown as Api;
+
+  // Iterators and helpers join their areas: client.contacts.all(), client.forms.submitFields(), ...
+  const iterators = pagers(api);
+  const { content, ...areas } = iterators;
+  for (const [area, fns] of Object.entries(areas)) Object.assign(tree[area] as object, fns);
+  for (const [area, fns] of Object.entries(content)) Object.assign((tree.content as Record<string, object>)[area], fns);
+  const helpers: Helpers = {
+    forms: { submitFields: formSubmitter(api) },
+    events: { track: eventTracker(api) },
+  };
+  for (const [area, fns] of Object.entries(helpers)) Object.assign(tree[area] as object, fns);
+
+  const stats = () => transport.limit.stats();
+  return Object.assign(tree as unknown as Api & Pagers & Helpers, { stats });
 }
 
-export type Client = ReturnType<typeof createClient>;
+/** The form and event helpers, by area. */
+export interface Helpers {
+  forms: { submitFields: ReturnType<typeof formSubmitter> };
+  events: { track: ReturnType<typeof eventTracker> };
+}
+
+/** Intersections merge by key: `client.contacts` holds the routes' methods and the iterators. */
+export type Client = Api &
+  Pagers &
+  Helpers & {
+    /** Requests of this client running, and waiting for a slot or a token. */
+    stats(): { running: number; queued: number };
+  };

@@ -1,32 +1,40 @@
-/** The one error the client throws. It carries what a caller needs to react (status, category,
- * ids, Retry-After, the parsed body) and never a credential: the request it describes is kept
- * as method + path only, with the query's secrets removed. */
+/** The one error the client throws for a failed call. It carries what a caller needs to react
+ * (status, category, ids, Retry-After, the parsed body) and never a credential: the request is
+ * kept as method + path with `hapikey` redacted, request headers are never kept, and every known
+ * secret is cut out of the message and the body before the error is built. */
 import { inspect } from 'node:util';
 
+/** Categories the client gives failures that never got an answer (status 0). */
+export type ClientCategory = 'TIMEOUT' | 'NETWORK_ERROR' | 'ABORTED' | 'INVALID_RESPONSE';
+
 export interface SvcApiErrorInit {
-  /** HTTP status, or 0 when no response arrived (network error, timeout, abort). */
+  /** HTTP status, or 0 when no answer arrived (network error, timeout, abort). */
   status: number;
   message: string;
   method: string;
-  /** Path and query, without `hapikey`. */
+  /** Path and query, `hapikey` redacted. */
   path: string;
   category?: string;
   correlationId?: string;
   requestId?: string;
   retryAfterMs?: number;
   body?: unknown;
-  /** What failed underneath (network errors); its message only. */
-  causeMessage?: string;
 }
 
 export class SvcApiError extends Error {
+  /** HTTP status, or 0 when no answer arrived. */
   readonly status: number;
   readonly method: string;
+  /** Path and query of the request, `hapikey` redacted. */
   readonly path: string;
+  /** The body's `category` (or `errorType`), e.g. `VALIDATION_ERROR`, `RATE_LIMIT`,
+   * `EXPIRED_AUTHENTICATION`; for status 0 one of {@link ClientCategory}. */
   readonly category?: string;
   readonly correlationId?: string;
   readonly requestId?: string;
+  /** From `Retry-After`, when the answer had one. */
   readonly retryAfterMs?: number;
+  /** The parsed error body (JSON), or its text. */
   readonly body?: unknown;
 
   constructor(init: SvcApiErrorInit) {
@@ -48,11 +56,18 @@ export class SvcApiError extends Error {
   }
 
   [inspect.custom]() {
-    return `${this.name} [${this.status || 'no response'} ${this.method} ${this.path}]: ${this.message}`;
+    const ids = this.correlationId ? ` correlationId=${this.correlationId}` : '';
+    return `${this.name} [${this.status || 'no answer'} ${this.category ?? ''} ${this.method} ${this.path}${ids}]: ${this.message}`;
   }
 }
 
-/** Removes credentials from a path's query string (the client never puts others there). */
+/** Removes credentials from a path's query string. */
 export function redactPath(path: string) {
   return path.replace(/([?&])(hapikey|access_token)=[^&]*/g, '$1$2=[redacted]');
+}
+
+/** Replaces every occurrence of a known secret (token, key, client secret) with `[redacted]`. */
+export function redactSecrets(text: string, secrets: readonly string[]) {
+  for (const s of secrets) if (s && text.includes(s)) text = text.split(s).join('[redacted]');
+  return text;
 }

@@ -1,8 +1,13 @@
 /** @svc/client: a typed client for every route of the svc platform API. */
 export { createClient, type Client, type ClientOptions } from './client';
-export { SvcApiError } from './errors';
+export { SvcApiError, type ClientCategory } from './errors';
 export { FileTokenStore, MemoryTokenStore, type TokenSet, type TokenStore } from './token-store';
-export type { AuthOptions, OAuthOptions } from './auth';
-export type { CallOptions } from './request';
+export type { AuthOptions, OAuthOptions, RefreshEvent } from './auth';
+export type { CallOptions } from './call-options';
+export type { Clock } from './clock';
+export type { RetryEvent } from './request';
 export type { PageBounds } from './paging';
-export type { Api, Method, Output } from './types';
+export type { FormSubmission, FormSubmitted } from './form-submit';
+export type { TrackedEvent } from './track-event';
+export type { Api, Input, Method, Output, Redirect } from './types';
+export { routeTable, type RouteInfo } from './route-table';

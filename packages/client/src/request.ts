@@ -1,185 +1,179 @@
-/** One call: URL with encoded path parameters, auth, body encoding, pacing, timeout, retries with
- * exponential backoff and full jitter (honouring Retry-After), one forced token refresh on
- * EXPIRED_AUTHENTICATION, and SvcApiError for every failure. */
-import type { RouteDef } from '@svc/api';
-import { request as undiciRequest, type Dispatcher } from 'undici';
+/** One call from start to finish: URL with encoded path parameters, credentials, body encoding,
+ * pacing, a timeout per attempt, retries of transient failures with backoff (honouring
+ * Retry-After), one forced token refresh on EXPIRED_AUTHENTICATION, and an SvcApiError for every
+ * failure. */
+import { request, type Dispatcher } from 'undici';
 import type { Credentials } from './auth';
-import { redactPath, SvcApiError } from './errors';
-import type { limiter } from './limiter';
+import type { CallOptions } from './call-options';
+import type { Clock } from './clock';
+import { decodeBody, encodeBody } from './encoding';
+import { redactPath, redactSecrets, SvcApiError, type ClientCategory } from './errors';
+import type { Limiter } from './limiter';
+import { backoffMs, isRepeatable, isTransient, retryAfterMs } from './retry';
+import type { RouteInfo } from './route-table';
+import { fillPath, queryString } from './url';
 
-export interface CallOptions {
-  /** Aborts the call (and its retries). */
-  signal?: AbortSignal;
-  /** Per attempt, in ms. Default: the client's `timeoutMs`. */
-  timeoutMs?: number;
-  /** Extra query parameters (for routes whose main input is the body). */
-  query?: Record<string, unknown>;
-  /** Allow retrying this non-idempotent call on 5xx and network errors. */
-  safe?: boolean;
+/** Reported before each retry (for logs and metrics; it carries no credential). */
+export interface RetryEvent {
+  /** The route's id, e.g. `contacts.getByUtk`. */
+  route: string;
+  /** 1 for the first retry. */
+  retry: number;
+  /** How long the client waits before it. */
+  delayMs: number;
+  /** The failed attempt's status (0: no answer). */
+  status: number;
+  category?: string;
 }
 
 export interface Transport {
   baseUrl: string;
   formsUrl: string;
   credentials: Credentials;
-  limit: ReturnType<typeof limiter>;
+  limit: Limiter;
+  clock: Clock;
   timeoutMs: number;
   retries: number;
   backoff: { baseMs: number; maxMs: number };
+  /** A Retry-After longer than this is not waited for: the call fails with `retryAfterMs` set. */
+  maxRetryAfterMs: number;
   userAgent: string;
   dispatcher?: Dispatcher;
-  /** POST routes that are idempotent by nature (upserts, membership changes). */
-  safeRoutes: ReadonlySet<string>;
+  onRetry?: (e: RetryEvent) => void;
 }
 
 export interface Call {
-  route: RouteDef;
+  id: string;
+  route: RouteInfo;
   params: Record<string, unknown>;
   query?: Record<string, unknown>;
   body?: unknown;
   options?: CallOptions;
 }
 
-const IDEMPOTENT = new Set(['GET', 'PUT', 'DELETE']);
+type Headers = Record<string, string | string[] | undefined>;
+type Attempt = { status: number; headers: Headers; bytes: Buffer } | { status: 0; failure: ClientCategory; reason: string };
 
-/** `/a/:b` with `{b: 'x/y'}` → `/a/x%2Fy`. Empty, `.` and `..` are refused: URL parsers would
- * drop or climb on them whatever their encoding. */
-export function fillPath(path: string, params: Record<string, unknown>) {
-  return path.replace(/:([A-Za-z_]\w*)/g, (_m, name: string) => {
-    const value = params[name];
-    const s = Array.isArray(value) ? value.join(',') : String(value ?? '');
-    if (s == '' || s == '.' || s == '..') throw new TypeError(`path parameter ${name} must not be "${s}"`);
-    return encodeURIComponent(s);
-  });
-}
+const TIMED_OUT = Symbol('timed out');
 
-function queryString(query: Record<string, unknown> | undefined) {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(query ?? {}))
-    for (const item of Array.isArray(v) ? v : [v]) if (item !== undefined && item !== null) q.append(k, String(item));
-  const s = q.toString();
-  return s ? '?' + s : '';
-}
-
-function encodeBody(route: RouteDef, body: unknown): { body?: string | FormData; type?: string } {
-  if (route.bodyType == 'none' || body === undefined) return {};
-  if (route.bodyType == 'urlencoded') {
-    const form = new URLSearchParams();
-    for (const [k, v] of Object.entries(body as Record<string, unknown>))
-      for (const item of Array.isArray(v) ? v : [v]) if (item !== undefined) form.append(k, String(item));
-    return { body: form.toString(), type: 'application/x-www-form-urlencoded' };
+/** One HTTP exchange, body read in full, bounded by `timeoutMs` and the caller's signal. */
+async function exchange(t: Transport, url: string, init: { method: string; headers: Record<string, string>; body?: string | Uint8Array }, timeoutMs: number, signal?: AbortSignal): Promise<Attempt> {
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(TIMED_OUT), timeoutMs);
+  const onAbort = () => ac.abort(signal!.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const res = await request(url, { ...init, signal: ac.signal, dispatcher: t.dispatcher });
+    const bytes = Buffer.from(await res.body.arrayBuffer());
+    return { status: res.statusCode, headers: res.headers, bytes };
+  } catch (err) {
+    if (signal?.aborted) return { status: 0, failure: 'ABORTED', reason: 'aborted' };
+    if (ac.signal.reason === TIMED_OUT) return { status: 0, failure: 'TIMEOUT', reason: `timed out after ${timeoutMs} ms` };
+    const e = err as Error & { code?: string };
+    return { status: 0, failure: 'NETWORK_ERROR', reason: e.code ? `${e.code}: ${e.message}` : e.message };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
   }
-  if (route.bodyType == 'multipart') return { body: body as FormData };
-  if (route.bodyType == 'atom') return { body: String(body), type: 'application/atom+xml' };
-  return { body: JSON.stringify(body), type: 'application/json' };
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(() => (signal?.removeEventListener('abort', onAbort), resolve()), ms);
-    const onAbort = () => (clearTimeout(t), reject(signal!.reason));
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
-/** Seconds or an HTTP date → ms. */
-const retryAfter = (value: string | string[] | undefined) => {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (!v) return undefined;
-  const ms = /^\d+$/.test(v) ? Number(v) * 1000 : Date.parse(v) - Date.now();
-  return Number.isFinite(ms) ? Math.max(0, ms) : undefined;
+const header = (h: Headers, name: string) => {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
 };
 
 export async function perform<T>(t: Transport, call: Call): Promise<T> {
-  const { route, options = {} } = call;
-  const base = route.host == 'forms' ? t.formsUrl : t.baseUrl;
-  const query: Record<string, unknown> = { ...call.query, ...options.query };
+  const { id, route, options = {} } = call;
   const auth = t.credentials;
-  if (!route.auth.includes('none') || auth.apiKey) {
-    if (auth.apiKey && !route.auth.includes('hapikey') && !route.auth.includes('none'))
-      throw new TypeError(`${route.id} needs an OAuth or private-app token: the spec allows API keys on the content API only`);
-    if (auth.apiKey && route.auth.includes('hapikey')) query.hapikey = auth.apiKey;
+  const isPublic = route.auth.includes('none');
+  const query: Record<string, unknown> = { ...call.query, ...options.query };
+  if (!isPublic && auth.apiKey) {
+    if (!route.auth.includes('hapikey')) throw new TypeError(`${id} needs an OAuth or private-app token: the spec allows API keys on the content API v2 only`);
+    query.hapikey = auth.apiKey;
   }
   const path = fillPath(route.path, call.params) + queryString(query);
+  const url = (route.host == 'forms' ? t.formsUrl : t.baseUrl) + path;
   const shownPath = redactPath(path);
-  const { body, type } = encodeBody(route, call.body);
-  const retryable = IDEMPOTENT.has(route.method) || options.safe || t.safeRoutes.has(route.id);
-  let refreshed = false;
+  const { body, contentType } = await encodeBody(route.body, call.body);
+  const repeatable = isRepeatable(id, route.method, call.body, options.safe);
+  const retries = options.retries ?? t.retries;
+  const fail = (init: Omit<ConstructorParameters<typeof SvcApiError>[0], 'method' | 'path'>) =>
+    new SvcApiError({ ...init, message: redactSecrets(init.message, auth.secrets()), method: route.method, path: shownPath });
+  const aborted = () => fail({ status: 0, category: 'ABORTED', message: `${route.method} ${shownPath} aborted` });
+  let forcedRefresh = false;
 
   for (let attempt = 0; ; attempt++) {
     const headers: Record<string, string> = { 'user-agent': t.userAgent, accept: 'application/json' };
-    if (type) headers['content-type'] = type;
-    const token = route.auth.includes('none') && !auth.apiKey ? undefined : await auth.bearer();
+    if (contentType) headers['content-type'] = contentType;
+    const token = isPublic || auth.apiKey ? undefined : await auth.bearer();
     if (token) headers.authorization = `Bearer ${token}`;
 
-    await t.limit.acquire();
-    let status = 0;
-    let text = '';
-    let resHeaders: Record<string, string | string[] | undefined> = {};
-    let failure: Error | undefined;
+    await t.limit.acquire(options.signal).catch(() => {
+      throw aborted();
+    });
+    let res: Attempt;
     try {
-      const timeout = options.timeoutMs ?? t.timeoutMs;
-      const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeout)]) : AbortSignal.timeout(timeout);
-      const res = await undiciRequest(base + path, {
-        method: route.method,
-        headers,
-        body: body as never,
-        signal,
-        dispatcher: t.dispatcher,
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
-      });
-      status = res.statusCode;
-      resHeaders = res.headers;
-      text = await res.body.text();
-    } catch (err) {
-      failure = err as Error;
+      res = await exchange(t, url, { method: route.method, headers, body }, options.timeoutMs ?? t.timeoutMs, options.signal);
     } finally {
       t.limit.release();
     }
-    if (options.signal?.aborted) throw new SvcApiError({ status: 0, message: 'aborted', method: route.method, path: shownPath });
 
-    if (!failure && status < 400) {
-      if (status >= 300 && status < 400) return { status, location: resHeaders.location } as T;
-      if (!text) return undefined as T;
-      return (isJson(resHeaders) ? JSON.parse(text) : text) as T;
-    }
-    let parsed: Record<string, unknown> | undefined;
-    try {
-      parsed = text && isJson(resHeaders) ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    const waitMs = retryAfter(resHeaders['retry-after']);
-    if (status == 429) t.limit.pause(waitMs ?? Number(resHeaders['x-svc-ratelimit-interval-milliseconds'] ?? 1000));
+    if ('failure' in res && res.failure == 'ABORTED') throw aborted();
+    let waitMs: number | undefined;
+    let error: SvcApiError;
+    if ('failure' in res) {
+      error = fail({ status: 0, category: res.failure, message: `${route.method} ${shownPath} failed: ${res.reason}` });
+    } else {
+      const { status, headers: h, bytes } = res;
+      if (header(h, 'x-svc-ratelimit-remaining') == '0') t.limit.drain();
+      if (status < 300) {
+        if (!bytes.length) return undefined as T;
+        try {
+          return decodeBody(header(h, 'content-type') ?? '', bytes).value as T;
+        } catch {
+          throw fail({ status, category: 'INVALID_RESPONSE', message: `${route.method} ${shownPath} answered ${status} with a body that is not valid JSON` });
+        }
+      }
+      if (status < 400) return { status, location: header(h, 'location') } as T;
 
-    if (status == 401 && parsed?.category == 'EXPIRED_AUTHENTICATION' && !refreshed && token) {
-      refreshed = await auth.expired(token);
-      attempt--;
-      continue;
-    }
-    const transient = status == 429 || (retryable && (status >= 500 || status == 0));
-    if (transient && attempt < t.retries) {
-      const jitter = Math.random() * Math.min(t.backoff.maxMs, t.backoff.baseMs * 2 ** attempt);
-      await sleep(Math.max(waitMs ?? 0, jitter), options.signal).catch(() => {
-        throw new SvcApiError({ status: 0, message: 'aborted', method: route.method, path: shownPath });
+      // Error bodies are read as text with every known secret cut out, then parsed.
+      const text = redactSecrets(bytes.toString('utf8'), auth.secrets());
+      let parsed: Record<string, unknown> | undefined;
+      try {
+        parsed = /json/.test(header(h, 'content-type') ?? '') || /^\s*\{/.test(text) ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      const category = (parsed?.category ?? parsed?.errorType) as string | undefined;
+      if (status == 401 && category == 'EXPIRED_AUTHENTICATION' && auth.canRefresh && token && !forcedRefresh) {
+        // Once per call: a token the platform says expired is replaced, then the call repeats.
+        forcedRefresh = true;
+        await auth.expired(token);
+        attempt--;
+        continue;
+      }
+      waitMs = retryAfterMs(header(h, 'retry-after'), Date.now());
+      if (status == 429) {
+        const interval = Number(header(h, 'x-svc-ratelimit-interval-milliseconds'));
+        // Every request of this client waits, not just this one.
+        t.limit.hold(waitMs ?? (interval > 0 ? Math.min(interval, 1000) : 1000));
+      }
+      error = fail({
+        status,
+        category,
+        message: typeof parsed?.message == 'string' ? parsed.message : `${route.method} ${shownPath} answered ${status}`,
+        correlationId: parsed?.correlationId as string | undefined,
+        requestId: parsed?.requestId as string | undefined,
+        retryAfterMs: waitMs,
+        body: parsed ?? (text ? text.slice(0, 2000) : undefined),
       });
-      continue;
     }
-    throw new SvcApiError({
-      status,
-      message: failure
-        ? `${route.method} ${shownPath} failed: ${failure.name == 'TimeoutError' ? 'timed out' : failure.message}`
-        : String(parsed?.message ?? `${route.method} ${shownPath} answered ${status}`),
-      method: route.method,
-      path: shownPath,
-      category: (parsed?.category ?? parsed?.errorType) as string | undefined,
-      correlationId: parsed?.correlationId as string | undefined,
-      requestId: parsed?.requestId as string | undefined,
-      retryAfterMs: waitMs,
-      body: parsed ?? (text || undefined),
+
+    if (attempt >= retries || !isTransient(error.status, repeatable) || (waitMs ?? 0) > t.maxRetryAfterMs) throw error;
+    const delayMs = Math.max(waitMs ?? 0, backoffMs(attempt, t.backoff.baseMs, t.backoff.maxMs));
+    t.onRetry?.({ route: id, retry: attempt + 1, delayMs, status: error.status, category: error.category });
+    await t.clock.sleep(delayMs, options.signal).catch(() => {
+      throw aborted();
     });
   }
 }
-
-const isJson = (headers: Record<string, string | string[] | undefined>) => /json/.test(String(headers['content-type'] ?? ''));

@@ -2,14 +2,19 @@
  * so the store — not the options the client was built with — is the truth once it holds one. */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
 
 export interface TokenSet {
   accessToken: string;
   refreshToken: string;
-  /** Milliseconds since the epoch, from `expires_in` at refresh time. */
+  /** Milliseconds since the epoch: when the refresh answered plus its `expires_in`. */
   expiresAt: number;
+  /** When the refresh answered; with `expiresAt` it gives the lifetime the refresh-ahead margin is sized by. */
+  obtainedAt?: number;
 }
 
+/** Keeps the current tokens. Implement it over Redis or a database to share tokens between
+ * processes; `set` should write atomically, since a rotated refresh token replaces the old one. */
 export interface TokenStore {
   get(): Promise<TokenSet | undefined> | TokenSet | undefined;
   set(tokens: TokenSet): Promise<void> | void;
@@ -40,7 +45,8 @@ export class FileTokenStore implements TokenStore {
 
   async set(tokens: TokenSet) {
     await mkdir(dirname(this.path), { recursive: true });
-    const tmp = `${this.path}.${process.pid}.tmp`;
+    // A unique temp name, so two writers never share one half-written file.
+    const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     await writeFile(tmp, JSON.stringify(tokens), { mode: 0o600 });
     await rename(tmp, this.path);
   }

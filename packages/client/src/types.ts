@@ -1,7 +1,9 @@
-/** The client's shape, derived from the catalog: `client.contacts.getByUtk(utk, query?)`. */
-import type { Catalog, RouteDef, RouteId } from '@svc/api';
+/** The client's shape, derived from the catalog's types: `client.contacts.getByUtk(utk, query?)`.
+ * Only types come from @svc/api (and zod); nothing here exists at run time. */
+import type { Catalog, RouteId } from '@svc/api';
 import type { z } from 'zod';
-import type { CallOptions } from './request';
+import type { CallOptions } from './call-options';
+import type { routeTable } from './route-table';
 
 /** The names of a path's parameters, in order: `/a/:b/c.:d` → ['b', 'd']. */
 type ParamNames<P extends string> = P extends `${string}:${infer Rest}`
@@ -13,24 +15,46 @@ type ParamNames<P extends string> = P extends `${string}:${infer Rest}`
   : [];
 
 /** A path parameter as a caller gives it (ids may be numbers; batch lists may be arrays). */
-type ParamValue = string | number | readonly (string | number)[];
+export type ParamValue = string | number | readonly (string | number)[];
 type ParamArgs<Names extends unknown[]> = { [I in keyof Names]: ParamValue };
 
 /** A query value as a caller gives it: numbers and booleans are sent as strings, arrays repeat. */
 type QueryValue = string | number | boolean | readonly (string | number)[];
 /** The query's names from the catalog, with caller-friendly values (enums stay enums). */
 export type QueryInput<Q> = { [K in keyof Q]?: Q[K] extends string ? (string extends Q[K] ? QueryValue : Q[K]) : QueryValue };
-/** The main input: the body for routes with one, else the query. */
-type Input<R extends RouteDef> = R['body'] extends z.ZodUndefined ? QueryInput<z.input<R['query']>> : z.input<R['body']>;
-/** What a call resolves to: the success body (302 answers resolve to `{status, location}`). */
-export type Output<R extends RouteDef> = z.output<R['response']>;
 
-export type Method<R extends RouteDef> = (
-  ...args: [...ParamArgs<ParamNames<R['path']>>, input?: Input<R>, options?: CallOptions]
-) => Promise<Output<R>>;
+type Route<K extends RouteId> = Catalog[K];
+/** The main input: the body for routes with one, else the query. */
+export type Input<K extends RouteId> =
+  Route<K>['body'] extends z.ZodUndefined ? QueryInput<z.input<Route<K>['query']>> : z.input<Route<K>['body']>;
+
+/** A 3xx answer (form submission with a redirect URL): the client does not follow it. */
+export interface Redirect {
+  status: number;
+  location: string | undefined;
+}
+
+/** What a call resolves to: the success body; `undefined` for bodiless answers (204, 202). */
+export type Output<K extends RouteId> = K extends 'forms.submit' ? Redirect | undefined : z.output<Route<K>['response']>;
+
+/** Routes whose input the client fills in when it is left out (see `defaultInputs`). */
+export type Defaulted = 'content.blogPosts.publish' | 'content.pages.publish';
+
+/** The input is optional when every field of it is, or when the client has a default for it. */
+type InputArgs<K extends RouteId> = {} extends Input<K>
+  ? [input?: Input<K>, options?: CallOptions]
+  : K extends Defaulted
+    ? [input?: Input<K>, options?: CallOptions]
+    : [input: Input<K>, options?: CallOptions];
+
+/** One route's method: path parameters in path order, then the input, then per-call options.
+ * The path comes from the generated route table, where every path is a literal type (some catalog
+ * paths are built by helpers and typed only as `string`). */
+export type Method<K extends RouteId> = (...args: [...ParamArgs<ParamNames<(typeof routeTable)[K]['path']>>, ...InputArgs<K>]) => Promise<Output<K>>;
 
 /** `a.b.c` → `{a: {b: {c: V}}}` */
 type Nest<K extends string, V> = K extends `${infer Head}.${infer Tail}` ? { [P in Head]: Nest<Tail, V> } : { [P in K]: V };
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
-export type Api = UnionToIntersection<{ [K in RouteId]: Nest<K, Method<Catalog[K]>> }[RouteId]>;
+/** Every route's method, grouped by the dots of its id. */
+export type Api = UnionToIntersection<{ [K in RouteId]: Nest<K, Method<K>> }[RouteId]>;
