@@ -6,6 +6,7 @@
 //   npm run bench:platform -- --contacts 20000 --seconds 2     a quick run
 //   npm run bench:platform -- --profile                        also write a CPU profile of the server (path printed)
 //   npm run bench:platform -- --in-process                     serve from this process (for comparison)
+//   npm run bench:platform -- --only forms,collect             some measurements: pages, lookups, batch, forms, collect, peer
 //
 // The server runs in a child process (the built CLI, which also seeds the contacts) so that
 // autocannon's own CPU work does not share the server's event loop; on 2 cores an in-process
@@ -37,11 +38,14 @@ const { values: opts } = parseArgs({
     warmup: { type: 'string', default: '1' },
     profile: { type: 'boolean', default: false },
     'in-process': { type: 'boolean', default: false },
+    only: { type: 'string' },
   },
 });
 const CONTACTS = Number(opts.contacts);
 const SECONDS = Number(opts.seconds);
 const WARMUP = Number(opts.warmup);
+const ONLY = opts.only ? new Set(opts.only.split(',')) : undefined;
+const wanted = (part) => !ONLY || ONLY.has(part);
 
 /** A prefix that keeps this run's emails and event ids apart from the seeded ones. */
 const RUN = randomBytes(6).toString('hex');
@@ -59,7 +63,7 @@ const say = (message) => process.stderr.write(`${message}\n`);
 function lineWatcher(child, stream) {
   const waiters = new Set();
   let stderr = '';
-  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
+  child.stderr.on('data', (d) => ((stderr = (stderr + d).slice(-4000)), process.env.SHOW_STDERR && process.stderr.write(d)));
   createInterface({ input: stream }).on('line', (line) => {
     for (const w of waiters) {
       const m = line.match(w.re);
@@ -249,28 +253,29 @@ const accepted10 = (s, text) => s == 200 && JSON.parse(text).accepted == 10;
 async function measurePlatform({ baseUrl, formsUrl }, { auth, formGuid }, keys) {
   const rows = [];
   const run = async (label, spec, toRow) => {
+    if (!wanted(spec.part)) return;
     say(`measuring: ${label}`);
     rows.push(toRow(await measure(spec)));
   };
   for (const [name, frac] of [['start', 0], ['25 %', 0.25], ['50 %', 0.5], ['99 %', 0.99]]) {
     const offset = keys.lo - 1 + Math.floor(frac * (keys.hi - keys.lo + 1));
     const label = `GET /contacts/v1/lists/all/contacts/all?count=100, vidOffset at ${name} (${fmt(offset)}), 1 connection`;
-    await run(label, { url: baseUrl, next: pageRequest(auth, offset), valid: is(200), connections: 1 }, (r) => latencyRow(label, r, 5));
+    await run(label, { part: 'pages', url: baseUrl, next: pageRequest(auth, offset), valid: is(200), connections: 1 }, (r) => latencyRow(label, r, 5));
   }
   for (const kind of ['vid', 'email', 'utk']) {
     const label = `GET /contacts/v1/contact/${kind}/:${kind}/profile, random ${kind}s, 1 connection`;
-    await run(label, { url: baseUrl, next: lookupRequest(auth, kind, keys), valid: is(200), connections: 1 }, (r) => latencyRow(label, r, 1));
+    await run(label, { part: 'lookups', url: baseUrl, next: lookupRequest(auth, kind, keys), valid: is(200), connections: 1 }, (r) => latencyRow(label, r, 1));
   }
   const batch = 'POST /contacts/v1/contact/batch/, 1,000 contacts (½ new, ½ existing), 4 connections';
-  await run(batch, { url: baseUrl, next: batchRequest(auth, keys), valid: is(202), connections: 4 }, (r) =>
+  await run(batch, { part: 'batch', url: baseUrl, next: batchRequest(auth, keys), valid: is(202), connections: 4 }, (r) =>
     throughputRow(batch, r, { per: 1000, unit: 'contacts', target: 20_000 }),
   );
   const form = 'POST {forms_url}/uploads/form/v2/… urlencoded, new email + svcutk, 10 connections';
-  await run(form, { url: formsUrl, next: formRequest(formGuid), valid: is(204), connections: 10 }, (r) =>
+  await run(form, { part: 'forms', url: formsUrl, next: formRequest(formGuid), valid: is(204), connections: 10 }, (r) =>
     throughputRow(form, r, { per: 1, unit: 'submissions', target: 2_000 }),
   );
   const collect = 'POST {base_url}/collect/e, batches of 10 events (text/plain), 10 connections';
-  await run(collect, { url: baseUrl, next: collectRequest(keys), valid: accepted10, connections: 10 }, (r) =>
+  await run(collect, { part: 'collect', url: baseUrl, next: collectRequest(keys), valid: accepted10, connections: 10 }, (r) =>
     throughputRow(collect, r, { per: 10, unit: 'events', target: 20_000 }),
   );
   return rows;
@@ -319,7 +324,7 @@ async function main() {
     ];
     await server.stop();
     server = undefined;
-    rows.push(await measurePeer(keys));
+    if (wanted('peer')) rows.push(await measurePeer(keys));
 
     const cpus = os.cpus();
     const mb = (bytes) => `${fmt(bytes / 2 ** 20)} MB`;

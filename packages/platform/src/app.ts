@@ -1,15 +1,15 @@
 /** The platform: two Express apps on one database — `{base_url}` (the API, OpenAPI document) and
  * `{forms_url}` (form submissions, CORS enabled). */
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { openApiDocument } from '@svc/api';
 import cors from 'cors';
 import express from 'express';
 import { pino, type Logger } from 'pino';
 import { openDatabase } from './db/open';
-import { allHandlers } from './handlers';
+import { allHandlers, WRITING_GETS } from './handlers';
 import { authenticator } from './http/auth';
-import { collectorRouter } from './http/collector';
+import { collector } from './http/collector';
 import { rateLimiter, type RateLimitOptions } from './http/rate-limit';
 import { mountCatalog } from './http/router';
 import { createServices } from './services';
@@ -51,25 +51,35 @@ export function createPlatform(options: PlatformOptions = {}) {
     limit: rateLimiter(options.rateLimit ?? { max: 100, windowMs: 10_000 }, now),
     log,
     checkResponses: options.checkResponses,
+    write: services.write,
+    settled: services.group.settled,
+    writingGets: WRITING_GETS,
   };
 
   const base = express();
   base.disable('x-powered-by');
+  base.set('etag', false); // API answers are not cached; hashing every body costs throughput
   base.set('query parser', 'simple');
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
-  base.use('/collect', collectorRouter(services.tracking, services.coalesce));
   mountCatalog(base, 'base', deps);
 
   const forms = express();
   forms.disable('x-powered-by');
+  forms.set('etag', false);
   forms.use(cors());
   mountCatalog(forms, 'forms', deps);
 
+  // The collector answers its own paths before Express sees the request (see http/collector.ts).
+  const collect = collector(services.tracking, services.write, log);
+  const baseHandler = (req: IncomingMessage, res: ServerResponse) => collect(req, res) || base(req, res);
+
   const servers: Server[] = [];
-  const listen = (app: express.Express, port: number, host: string) =>
+  const listen = (handler: RequestListener, port: number, host: string) =>
     new Promise<string>((resolve, reject) => {
-      const server = app.listen(port, host, (err?: Error) => {
-        if (err) return reject(err);
+      const server = createServer(handler);
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
         resolve(`http://${host}:${(server.address() as AddressInfo).port}`);
       });
       servers.push(server);
@@ -79,13 +89,11 @@ export function createPlatform(options: PlatformOptions = {}) {
     db,
     services,
     settings,
-    base,
-    forms,
     handlers,
     log,
     /** Starts both servers; port 0 picks a free one. */
     async listen({ basePort = 3200, formsPort = 3201, host = '127.0.0.1' } = {}) {
-      const [baseUrl, formsUrl] = await Promise.all([listen(base, basePort, host), listen(forms, formsPort, host)]);
+      const [baseUrl, formsUrl] = await Promise.all([listen(baseHandler, basePort, host), listen(forms, formsPort, host)]);
       services.workflows.start(1000, (err) => log.error({ err }, 'workflow engine'));
       return { baseUrl, formsUrl };
     },
@@ -95,6 +103,7 @@ export function createPlatform(options: PlatformOptions = {}) {
       await Promise.all(
         servers.map((s) => new Promise<void>((resolve) => (s.closeAllConnections(), s.close(() => resolve())))),
       );
+      services.group.flush();
       db.close();
     },
   };

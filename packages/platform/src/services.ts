@@ -1,5 +1,6 @@
 /** The platform's stores, wired to one database and one clock. */
-import { type Db, transaction } from './db/open';
+import { groupCommit } from './db/group-commit';
+import type { Db } from './db/open';
 import { contactStore } from './store/contacts';
 import { emailStore } from './store/email';
 import { formStore } from './store/forms';
@@ -19,27 +20,29 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const contactListeners: ((portalId: number, vids: number[]) => void)[] = [];
   const onContactsChanged = (fn: (portalId: number, vids: number[]) => void) => contactListeners.push(fn);
   const notify = (portalId: number, vids: number[]) => contactListeners.forEach((fn) => fn(portalId, vids));
-  /** Inside `coalesce`, changes are gathered and announced once at its end (a collector batch or
-   * a form submission touches the same contact several times). */
+  /** Inside `gatherChanges`, changes are gathered and announced once at its end (a collector
+   * batch or a form submission touches the same contact several times). */
   let gathered: Map<number, Set<number>> | undefined;
   const changed = (portalId: number, vids: number[]) => {
     if (!gathered) return notify(portalId, vids);
     const set = gathered.get(portalId) ?? gathered.set(portalId, new Set()).get(portalId)!;
     for (const v of vids) set.add(v);
   };
-  /** Runs `fn` in one transaction, announcing its contact changes once. */
-  const coalesce = <T>(fn: () => T): T =>
-    transaction(db, () => {
-      if (gathered) return fn();
-      gathered = new Map();
-      try {
-        const result = fn();
-        for (const [portalId, vids] of gathered) notify(portalId, [...vids]);
-        return result;
-      } finally {
-        gathered = undefined;
-      }
-    })();
+  const gatherChanges = <T>(fn: () => T): T => {
+    if (gathered) return fn();
+    gathered = new Map();
+    try {
+      const result = fn();
+      for (const [portalId, vids] of gathered) notify(portalId, [...vids]);
+      return result;
+    } finally {
+      gathered = undefined;
+    }
+  };
+  const group = groupCommit(db);
+  /** One request's writes: a savepoint in the group commit, its contact changes announced once;
+   * resolves once they are durable. */
+  const write = <T>(fn: () => T) => group.run(() => gatherChanges(fn));
   const contacts = contactStore(
     db,
     properties,
@@ -52,7 +55,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const email = emailStore(db, now);
   const workflows = workflowStore(db, { contacts, lists }, now, options.fetch ?? fetch);
   const tracking: TrackingStore = trackingStore(db, contacts, properties, now);
-  return { db, now, properties, contacts, lists, forms, email, workflows, tracking, onContactsChanged, coalesce };
+  return { db, now, properties, contacts, lists, forms, email, workflows, tracking, onContactsChanged, write, group };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -81,6 +81,50 @@ describe('collector', () => {
     expect((await collect([{ ...view(utk('c'), 'https://x.test/'), a: '777' }])).json.accepted).toBe(1);
   });
 
+  it("sums a known visitor's batch into one update of the analytics properties", async () => {
+    const eve = utk('e');
+    await collect([view(eve, 'https://acme.test/', { i: 'email=eve%40acme.test' })]);
+    const before = await analytics('eve@acme.test');
+    t.clock.now += 1000;
+    const batch = [
+      view(eve, 'https://acme.test/a', { cts: String(t.clock.now + 1) }),
+      event(eve, 'buy', '20', { cts: String(t.clock.now + 2) }),
+      view(eve, 'https://acme.test/c', { cts: String(t.clock.now + 3) }),
+      view(eve, 'https://acme.test/b', { cts: String(t.clock.now + 2) }),
+      event(eve, 'buy', '2.5', { cts: String(t.clock.now + 1) }),
+    ];
+    expect((await collect(batch)).json).toEqual({ accepted: 5, duplicates: 0, rejected: [] });
+    const after = await analytics('eve@acme.test');
+    expect(after).toMatchObject({
+      svc_analytics_num_page_views: String(+before.svc_analytics_num_page_views + 3),
+      svc_analytics_num_event_completions: '2',
+      svc_analytics_revenue: '22.5',
+      svc_analytics_first_url: 'https://acme.test/',
+      svc_analytics_last_url: 'https://acme.test/c',
+      svc_analytics_last_visit_timestamp: String(t.clock.now + 3),
+    });
+    // The same batch again: all duplicates, nothing counted twice.
+    expect((await collect(batch)).json).toEqual({ accepted: 0, duplicates: 5, rejected: [] });
+    expect(await analytics('eve@acme.test')).toEqual(after);
+  });
+
+  it('answers preflights, refuses other types, encodings and oversized bodies, and leaves other paths to the API', async () => {
+    const pre = await fetch(`${t.baseUrl}/collect/e`, { method: 'OPTIONS' });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-methods')).toBe('GET, POST, OPTIONS');
+    const form = await collect([view(utk('f'), 'https://acme.test/')], 'application/x-www-form-urlencoded');
+    expect([form.status, form.json.message]).toEqual([415, 'send the events as text/plain or application/json']);
+    const gzip = await t.call('POST', '/collect/e', { body: '[]', headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' }, portal: null });
+    expect([gzip.status, gzip.json.message]).toEqual([415, 'content-encoding gzip is not supported']);
+    const big = await collect([{ ...view(utk('f'), 'https://acme.test/'), pu: 'x'.repeat(70_000) }]);
+    expect([big.status, big.json.message]).toEqual([413, 'request body exceeds 65536 bytes']);
+    const wrongMethod = await t.call('GET', '/collect/e', { portal: null });
+    expect(wrongMethod.status).toBe(404);
+    expect(wrongMethod.json.message).toBe('no route for GET /collect/e');
+    const post = await t.call('POST', '/collect/p.gif', { body: '{}', portal: null });
+    expect(post.status).toBe(404);
+  });
+
   it('takes the GET pixel with the same parameters', async () => {
     const res = await fetch(`${t.baseUrl}/collect/p.gif?${new URLSearchParams(view(utk('d'), 'https://acme.test/'))}`);
     expect(res.headers.get('content-type')).toBe('image/gif');

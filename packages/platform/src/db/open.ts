@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { SCHEMA, SCHEMA_VERSION } from './schema';
+import { MIGRATIONS, SCHEMA, SCHEMA_VERSION } from './schema';
 
 /** The database handle (an interface so declaration files can name it). */
 export interface Db extends Database.Database {}
@@ -27,7 +27,23 @@ export function openDatabase(file: string): Db {
   db.pragma('mmap_size = 268435456');
   db.pragma('wal_autocheckpoint = 8000');
   db.pragma('temp_store = MEMORY');
-  db.exec(SCHEMA);
-  db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)').run('schema_version', String(SCHEMA_VERSION));
+  try {
+    migrate(db);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return db;
+}
+
+/** Creates the schema, or brings a database of an earlier version up to this one (all or nothing). */
+function migrate(db: Db) {
+  db.transaction(() => {
+    const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
+    const found = hasMeta ? Number(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() ?? 0) : 0;
+    if (found > SCHEMA_VERSION) throw new Error(`the database has schema version ${found}; this platform knows up to ${SCHEMA_VERSION}`);
+    if (found) for (let v = found + 1; v <= SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
+    db.exec(SCHEMA);
+    db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(SCHEMA_VERSION));
+  })();
 }

@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -199,19 +199,37 @@ CREATE TABLE IF NOT EXISTS workflow_log (
 );
 CREATE INDEX IF NOT EXISTS workflow_log_contact ON workflow_log(workflow_id, vid, seq);
 
--- Page views and custom events from the collector and the HTTP events API, deduplicated by eid.
+-- Page views and custom events from the collector and the HTTP events API, deduplicated by eid
+-- per visitor (a retry always carries its visitor token; utk is '' for none). The key leads with
+-- the visitor so that a batch, one visitor's events, touches one index page rather than one
+-- random page per event: that is most of the cost of writing events.
 CREATE TABLE IF NOT EXISTS tracking_events (
-  eid TEXT PRIMARY KEY,
+  seq INTEGER PRIMARY KEY,
+  eid TEXT NOT NULL,
   portal_id INTEGER NOT NULL,
   kind INTEGER NOT NULL,
-  utk TEXT,
+  utk TEXT NOT NULL,
   vid INTEGER,
   timestamp INTEGER NOT NULL,
   received_at INTEGER NOT NULL,
   data TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS tracking_events_utk ON tracking_events(portal_id, utk, timestamp);
+CREATE UNIQUE INDEX IF NOT EXISTS tracking_events_visitor ON tracking_events(portal_id, utk, eid);
 CREATE INDEX IF NOT EXISTS tracking_events_vid ON tracking_events(vid, timestamp);
 
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
+
+/** Changes from one schema version to the next, for databases made by an earlier version. */
+export const MIGRATIONS: Record<number, string> = {
+  // 1 → 2: tracking_events keyed by visitor (see above).
+  2: `
+    ALTER TABLE tracking_events RENAME TO tracking_events_v1;
+    DROP INDEX IF EXISTS tracking_events_utk;
+    DROP INDEX IF EXISTS tracking_events_vid;
+    ${SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS tracking_events'), SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS meta'))}
+    INSERT INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data)
+      SELECT eid, portal_id, kind, coalesce(utk, ''), vid, timestamp, received_at, data FROM tracking_events_v1 ORDER BY rowid;
+    DROP TABLE tracking_events_v1;
+  `,
+};

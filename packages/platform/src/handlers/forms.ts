@@ -30,7 +30,7 @@ function withSubmissionGuid(url: string, guid: string) {
   return `${base}${base.includes('?') ? '&' : '?'}submissionGuid=${guid}${fragment}`;
 }
 
-export function formHandlers({ forms, coalesce }: Services): Handlers {
+export function formHandlers({ forms }: Services): Handlers {
   return {
     'forms.list': ({ portalId }) => forms.list(portalId),
     'forms.get': ({ portalId, params }) => forms.get(portalId, params.form_guid),
@@ -42,7 +42,7 @@ export function formHandlers({ forms, coalesce }: Services): Handlers {
     'forms.submit': ({ params, body }) => {
       const { svc_context, ...values } = body;
       const context = parseContext(svc_context);
-      const { conversionId, redirect } = coalesce(() => forms.submit(params.portal_id, params.form_guid, values, context));
+      const { conversionId, redirect } = forms.submit(params.portal_id, params.form_guid, values, context);
       return redirect ? new Reply(302, undefined, { location: withSubmissionGuid(redirect, conversionId) }) : new Reply(204);
     },
   };

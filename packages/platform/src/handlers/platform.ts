@@ -16,7 +16,7 @@ const OBJECTS = [
 ] as const;
 
 export function platformHandlers(services: Services, settings: { tokenLifetimeSeconds: number; rotateRefreshTokens: boolean }): Handlers {
-  const { db, tracking, contacts, now, coalesce } = services;
+  const { db, tracking, contacts, now } = services;
   const oauth = oauthStore(db, now, settings);
   const tierOf = db.prepare<[number], { tier: string }>('SELECT tier FROM portals WHERE id = ?');
 
@@ -50,7 +50,7 @@ export function platformHandlers(services: Services, settings: { tokenLifetimeSe
       who(email, utk);
       tracking.check(_a, 3);
       const properties = Object.fromEntries(Object.entries(rest).filter(([, v]) => typeof v == 'string')) as Record<string, string>;
-      coalesce(() => tracking.record({
+      tracking.record({
         eid: randomUUID().replace(/-/g, ''),
         portalId: _a,
         kind: 3,
@@ -60,7 +60,7 @@ export function platformHandlers(services: Services, settings: { tokenLifetimeSe
         value: _m,
         contact: { ...properties, ...(email ? { email } : {}) },
         raw: { ...query, via: 'http-get', externalId: id },
-      }));
+      });
       return new Reply(200, GIF, { 'Content-Type': 'image/gif', 'Cache-Control': 'no-store' });
     },
 
@@ -68,7 +68,7 @@ export function platformHandlers(services: Services, settings: { tokenLifetimeSe
       who(body.email, body.utk);
       tracking.check(portalId, 3);
       const properties = Object.fromEntries(Object.entries(body.properties ?? {}).map(([k, v]) => [k, String(v)]));
-      coalesce(() => tracking.record({
+      tracking.record({
         // The caller's id makes retries idempotent.
         eid: body.id ? `api:${body.id}` : randomUUID().replace(/-/g, ''),
         portalId,
@@ -79,7 +79,7 @@ export function platformHandlers(services: Services, settings: { tokenLifetimeSe
         value: body.value,
         contact: { ...properties, ...(body.email ? { email: body.email } : {}) },
         raw: { ...body, via: 'http-post', m: body.value, n: body.eventName },
-      }));
+      });
     },
   };
 }

@@ -16,6 +16,12 @@ export interface RouterDeps {
   log: { error: (obj: object, msg: string) => void };
   /** Check every success body against the catalog's response schema (tests turn it on). */
   checkResponses?: boolean;
+  /** Runs a writing handler in the group commit; resolves once its writes are durable. */
+  write: <T>(fn: () => T) => Promise<Awaited<T>>;
+  /** Resolves once what a read may have seen is committed. */
+  settled: () => Promise<void>;
+  /** GET routes that write (the others are reads). */
+  writingGets: ReadonlySet<string>;
 }
 
 const BODY_LIMIT = '1mb';
@@ -72,6 +78,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
 
   for (const route of mine) {
     const handler = deps.handlers[route.id as keyof Handlers] as Handler<RouteDef> | undefined;
+    const writes = route.method != 'GET' || deps.writingGets.has(route.id);
     const run = async (req: Request, res: Response) => {
       try {
         const caller = deps.authenticate(req, route);
@@ -82,7 +89,9 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
         const body = route.bodyType == 'none' ? undefined : parse(route.body, req.body ?? {}, 'body');
         if (!handler)
           throw new ApiError(501, `${route.method} ${route.path} is not implemented by this platform yet`, { category: 'NOT_IMPLEMENTED' });
-        const out = await handler({ params, query: parsedQuery, body, caller, portalId: caller.portalId ?? 0, req, res });
+        const ctx = { params, query: parsedQuery, body, caller, portalId: caller.portalId ?? 0, req, res };
+        const out = writes ? await deps.write(() => handler(ctx)) : await handler(ctx);
+        if (!writes) await deps.settled();
         if (out instanceof Reply) {
           res.status(out.status).set(out.headers);
           if (out.body === undefined) res.end();

@@ -94,10 +94,12 @@ export function contactStore(
     ),
   };
 
-  /** Validates, then applies the writes to `row` (or a new contact). Returns the vid. */
-  function write(portalId: number, row: ContactRow | undefined, writes: Write[], source: Source, allowReadOnly = false): number {
-    const invalid = properties.validate(portalId, writes, { allowReadOnly });
+  /** Validates, then applies the writes to `row` (or a new contact). `system` writes are the
+   * platform's own (counters, dates): they may set read-only properties. Returns the vid. */
+  function write(portalId: number, row: ContactRow | undefined, given: Write[], source: Source, system: Write[] = []): number {
+    const invalid = [...properties.validate(portalId, given), ...(system.length ? properties.validate(portalId, system, { allowReadOnly: true }) : [])];
     if (invalid.length) throw badRequest('Property values were not valid', { validationResults: invalid });
+    const writes = system.length ? [...given, ...system] : given;
     const t = now();
     const props: Record<string, string> = row ? JSON.parse(row.properties) : { createdate: String(t) };
     const changed: Write[] = row ? [] : [{ property: 'createdate', value: String(t) }];
@@ -280,19 +282,20 @@ export function contactStore(
     update: tx((portalId: number, vid: number, writes: Write[], source?: Source, allowReadOnly?: boolean) => {
       const row = get(portalId, vid);
       if (!row) throw notFound('resource not found');
-      write(portalId, row, writes, source ?? { type: 'API' }, allowReadOnly);
+      if (allowReadOnly) write(portalId, row, [], source ?? { type: 'API' }, writes);
+      else write(portalId, row, writes, source ?? { type: 'API' });
       onChange(portalId, [vid]);
     }),
 
     /** By email: the email in the path wins unless the body changes it. */
-    upsertByEmail: tx((portalId: number, email: string, writes: Write[], source: Source = { type: 'API' }) => {
+    upsertByEmail: tx((portalId: number, email: string, writes: Write[], source: Source = { type: 'API' }, system: Write[] = []) => {
       if (!isEmail(email))
         throw badRequest('Property values were not valid', {
           validationResults: [{ isValid: false, message: `Email address ${email} is invalid`, error: 'INVALID_EMAIL', name: 'email' }],
         });
       const row = q.byEmail.get(portalId, email.toLowerCase());
       const all = writes.some((w) => w.property == 'email') ? writes : [{ property: 'email', value: email }, ...writes];
-      const vid = write(portalId, row, all, source);
+      const vid = write(portalId, row, all, source, system);
       onChange(portalId, [vid]);
       return { vid, isNew: !row };
     }),

@@ -1,6 +1,7 @@
 /** Forms: definitions (one JSON document per form) whose fields are contact properties, and
  * submissions, which create or update the contact by email and record the conversion. */
 import { randomUUID } from 'node:crypto';
+import { uuidV7 } from '../util/uuid-v7';
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Db, transaction } from '../db/open';
@@ -144,25 +145,20 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
   }
 
   const submitTx = transaction(db, (portalId: number, row: FormRow, writes: Write[], context: SubmissionContext) => {
-    const conversionId = randomUUID();
+    const t = now();
+    const conversionId = uuidV7(t);
     const source: Source = { type: 'FORM', id: conversionId };
     const email = writes.find((w) => w.property == 'email')!.value;
-    const { vid } = contacts.upsertByEmail(portalId, email, writes, source);
+    // The conversion counters go in the same contact write as the submitted values.
+    const existing = contacts.getByEmail(portalId, email);
+    const count = (existing ? q.conversions.get(portalId, existing.vid)!.n : 0) + 1;
+    const { vid } = contacts.upsertByEmail(portalId, email, writes, source, [
+      { property: 'num_conversion_events', value: String(count) },
+      { property: 'recent_conversion_date', value: String(t) },
+    ]);
     if (context.svcutk) contacts.linkUtk(portalId, context.svcutk, vid);
-    const t = now();
     const values = Object.fromEntries(writes.map((w) => [w.property, w.value]));
     q.insertSubmission.run(conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, JSON.stringify(values));
-    const count = q.conversions.get(portalId, vid)!.n;
-    contacts.update(
-      portalId,
-      vid,
-      [
-        { property: 'num_conversion_events', value: String(count) },
-        { property: 'recent_conversion_date', value: String(t) },
-      ],
-      source,
-      true,
-    );
     return conversionId;
   });
 

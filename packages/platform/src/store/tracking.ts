@@ -40,7 +40,7 @@ interface Totals {
 export function trackingStore(db: Db, contacts: ContactStore, properties: PropertyStore, now: () => number) {
   const q = {
     tier: db.prepare<[number], { tier: string }>('SELECT tier FROM portals WHERE id = ?'),
-    insert: db.prepare<[string, number, number, string | null, number | null, number, number, string]>(
+    insert: db.prepare<[string, number, number, string, number | null, number, number, string]>(
       'INSERT OR IGNORE INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     linked: db.prepare<[number, string], { vid: number }>('SELECT vid FROM utks WHERE portal_id = ? AND utk = ?'),
@@ -53,11 +53,21 @@ export function trackingStore(db: Db, contacts: ContactStore, properties: Proper
        FROM tracking_events WHERE portal_id = @portal AND utk = @utk AND vid IS NULL`,
     ),
     claim: db.prepare<[number, number, string]>('UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND vid IS NULL'),
-    own: db.prepare<[number, string]>('UPDATE tracking_events SET vid = ? WHERE eid = ?'),
+    own: db.prepare<[number, number, string, string]>('UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND eid = ?'),
   };
 
-  /** Adds `t` to the contact's analytics properties. */
+  /** Inside `batch`: totals per contact, written once at its end (a tracker batch is usually
+   * ten events of one visitor: one contact update instead of ten). */
+  let pending: Map<number, { portalId: number; totals: Totals; source: string }> | undefined;
+
+  /** Adds `t` to the contact's analytics properties (at the end of the batch, inside one). */
   function addTotals(portalId: number, vid: number, t: Totals, source: string) {
+    if (!pending) return applyTotals(portalId, vid, t, source);
+    const before = pending.get(vid);
+    pending.set(vid, { portalId, totals: before ? merge(before.totals, t) : t, source: before?.source ?? source });
+  }
+
+  function applyTotals(portalId: number, vid: number, t: Totals, source: string) {
     const row = contacts.get(portalId, vid);
     if (!row || !(t.views || t.events)) return;
     const p: Record<string, string> = JSON.parse(row.properties);
@@ -76,6 +86,21 @@ export function trackingStore(db: Db, contacts: ContactStore, properties: Proper
     if (!p[ANALYTICS.firstVisit] || t.first_at! < n(ANALYTICS.firstVisit)) set(ANALYTICS.firstVisit, t.first_at);
     if (t.last_at! > n(ANALYTICS.lastVisit)) set(ANALYTICS.lastVisit, t.last_at);
     contacts.update(portalId, vid, writes, { type: 'ANALYTICS', id: source }, true);
+  }
+
+  /** `a` and `b` summed; the first and last URL from whichever saw them first and last. */
+  function merge(a: Totals, b: Totals): Totals {
+    const earlier = b.first_url != null && (a.first_url == null || b.first_at! < a.first_at!) ? b : a;
+    const later = b.last_url != null && (a.last_url == null || b.last_at! >= a.last_at!) ? b : a;
+    return {
+      views: a.views + b.views,
+      events: a.events + b.events,
+      revenue: a.revenue + b.revenue,
+      first_at: Math.min(a.first_at ?? Infinity, b.first_at ?? Infinity),
+      last_at: Math.max(a.last_at ?? -Infinity, b.last_at ?? -Infinity),
+      first_url: earlier.first_url,
+      last_url: later.last_url,
+    };
   }
 
   /** The valid contact property writes among `values` (identify data must not fail the event). */
@@ -100,10 +125,23 @@ export function trackingStore(db: Db, contacts: ContactStore, properties: Proper
         throw new ApiError(403, `Custom events need an Enterprise portal; portal ${portalId} is ${tier}.`, { category: 'TIER_REQUIRED' });
     },
 
+    /** Runs `fn` (which records events) with analytics totals written once per contact at its end. */
+    batch<T>(fn: () => T): T {
+      if (pending) return fn();
+      pending = new Map();
+      try {
+        const result = fn();
+        for (const [vid, p] of pending) applyTotals(p.portalId, vid, p.totals, p.source);
+        return result;
+      } finally {
+        pending = undefined;
+      }
+    },
+
     /** Stores the event once; false when its id was seen before. */
     record: transaction(db, (e: TrackedEvent): boolean => {
       const linked = e.utk ? q.linked.get(e.portalId, e.utk)?.vid : undefined;
-      const inserted = q.insert.run(e.eid, e.portalId, e.kind, e.utk ?? null, linked ?? null, e.timestamp, now(), JSON.stringify(e.raw));
+      const inserted = q.insert.run(e.eid, e.portalId, e.kind, e.utk ?? '', linked ?? null, e.timestamp, now(), JSON.stringify(e.raw));
       if (!inserted.changes) return false;
       const single: Totals = {
         views: +(e.kind == 1),
@@ -111,8 +149,9 @@ export function trackingStore(db: Db, contacts: ContactStore, properties: Proper
         revenue: e.value ?? 0,
         first_at: e.timestamp,
         last_at: e.timestamp,
-        first_url: e.url ?? null,
-        last_url: e.url ?? null,
+        // Like the totals query: only page views have URLs that count.
+        first_url: e.kind == 1 ? (e.url ?? null) : null,
+        last_url: e.kind == 1 ? (e.url ?? null) : null,
       };
       const email = e.contact?.email;
       if (email && isEmail(email)) {
@@ -124,7 +163,7 @@ export function trackingStore(db: Db, contacts: ContactStore, properties: Proper
           return true;
         }
         if (vid != linked) {
-          q.own.run(vid, e.eid);
+          q.own.run(vid, e.portalId, e.utk ?? '', e.eid);
           if (e.utk) contacts.linkUtk(e.portalId, e.utk, vid);
         }
         addTotals(e.portalId, vid, single, e.eid);

@@ -1,0 +1,126 @@
+/** The group commit (src/db/group-commit.ts) and the schema migration, on a real database file. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { groupCommit } from '../src/db/group-commit';
+import { openDatabase, type Db } from '../src/db/open';
+import { SCHEMA_VERSION } from '../src/db/schema';
+
+const dirs: string[] = [];
+const tempFile = () => {
+  const dir = mkdtempSync(join(os.tmpdir(), 'svc-group-'));
+  dirs.push(dir);
+  return join(dir, 'platform.db');
+};
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** A second connection: it sees only what is committed. */
+const committed = (file: string, sql: string) => {
+  const other = new Database(file, { readonly: true });
+  try {
+    return other.prepare(sql).pluck().all();
+  } finally {
+    other.close();
+  }
+};
+
+describe('group commit', () => {
+  const setup = () => {
+    const file = tempFile();
+    const db: Db = openDatabase(file);
+    db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)');
+    return { file, db, group: groupCommit(db), insert: db.prepare('INSERT INTO notes (text) VALUES (?)') };
+  };
+
+  it('commits the writes of one turn together, once, and answers only after the commit', async () => {
+    const { file, db, group, insert } = setup();
+    const runs = ['a', 'b', 'c'].map((text) => group.run(() => insert.run(text).lastInsertRowid));
+    // All three ran at once, inside one open transaction that no other connection sees yet.
+    expect(db.inTransaction).toBe(true);
+    expect(committed(file, 'SELECT text FROM notes')).toEqual([]);
+    expect(await Promise.all(runs)).toEqual([1, 2, 3]);
+    expect(db.inTransaction).toBe(false);
+    expect(committed(file, 'SELECT text FROM notes ORDER BY id')).toEqual(['a', 'b', 'c']);
+    db.close();
+  });
+
+  it('undoes only the failing member: the others of its group commit', async () => {
+    const { file, db, group, insert } = setup();
+    const ok = group.run(() => insert.run('kept'));
+    const failing = group.run(() => {
+      insert.run('half-written');
+      insert.run('kept'); // UNIQUE violation after a first write
+    });
+    const after = group.run(() => insert.run('also kept'));
+    await expect(failing).rejects.toThrow(/UNIQUE/);
+    await Promise.all([ok, after]);
+    expect(committed(file, 'SELECT text FROM notes ORDER BY id')).toEqual(['kept', 'also kept']);
+    db.close();
+  });
+
+  it('lets a read wait for what it saw to be committed; flush commits at once', async () => {
+    const { file, db, group, insert } = setup();
+    const write = group.run(() => insert.run('x'));
+    let settled = false;
+    const read = group.settled().then(() => (settled = true));
+    expect(settled).toBe(false);
+    group.flush();
+    expect(committed(file, 'SELECT text FROM notes')).toEqual(['x']);
+    await Promise.all([write, read]);
+    expect(settled).toBe(true);
+    await expect(group.settled()).resolves.toBeUndefined(); // nothing open: at once
+    db.close();
+  });
+
+  it('nests in a transaction it did not open instead of committing it', async () => {
+    const { db, group, insert } = setup();
+    db.exec('BEGIN');
+    await group.run(() => insert.run('inside'));
+    expect(db.inTransaction).toBe(true);
+    db.exec('ROLLBACK');
+    expect(db.prepare('SELECT count(*) FROM notes').pluck().get()).toBe(0);
+    db.close();
+  });
+});
+
+describe('schema migration', () => {
+  it('brings a version 1 database up to date and keeps its tracking events', () => {
+    const file = tempFile();
+    const old = new Database(file);
+    old.exec(`
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      INSERT INTO meta VALUES ('schema_version', '1');
+      CREATE TABLE tracking_events (eid TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, kind INTEGER NOT NULL, utk TEXT,
+        vid INTEGER, timestamp INTEGER NOT NULL, received_at INTEGER NOT NULL, data TEXT NOT NULL);
+      CREATE INDEX tracking_events_utk ON tracking_events(portal_id, utk, timestamp);
+      CREATE INDEX tracking_events_vid ON tracking_events(vid, timestamp);
+      INSERT INTO tracking_events VALUES ('${'a'.repeat(32)}', 1, 1, '${'f'.repeat(32)}', NULL, 10, 11, '{}');
+      INSERT INTO tracking_events VALUES ('${'b'.repeat(32)}', 1, 3, NULL, 7, 20, 21, '{"m":"5"}');
+    `);
+    old.close();
+
+    const db = openDatabase(file);
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
+    expect(db.prepare('SELECT eid, utk, vid FROM tracking_events ORDER BY seq').all()).toEqual([
+      { eid: 'a'.repeat(32), utk: 'f'.repeat(32), vid: null },
+      { eid: 'b'.repeat(32), utk: '', vid: 7 },
+    ]);
+    // The new key deduplicates per visitor.
+    const insert = db.prepare("INSERT OR IGNORE INTO tracking_events (eid, portal_id, kind, utk, timestamp, received_at, data) VALUES (?, 1, 1, ?, 1, 1, '{}')");
+    expect(insert.run('a'.repeat(32), 'f'.repeat(32)).changes).toBe(0);
+    db.close();
+    // Opening again changes nothing.
+    expect(committed(file, 'SELECT count(*) FROM tracking_events')).toEqual([2]);
+  });
+
+  it('refuses a database from a newer version', () => {
+    const file = tempFile();
+    openDatabase(file).close();
+    const db = new Database(file);
+    db.prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run();
+    db.close();
+    expect(() => openDatabase(file)).toThrow(`the database has schema version 99; this platform knows up to ${SCHEMA_VERSION}`);
+  });
+});
