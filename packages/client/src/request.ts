@@ -7,7 +7,7 @@ import type { Credentials } from './auth';
 import type { CallOptions } from './call-options';
 import type { Clock } from './clock';
 import { decodeBody, encodeBody } from './encoding';
-import { redactPath, redactSecrets, SvcApiError, type ClientCategory } from './errors';
+import { redactPath, redactSecrets, SvcApiError, type ClientCategory, type SvcApiErrorInit } from './errors';
 import type { Limiter } from './limiter';
 import { backoffMs, isRepeatable, isTransient, retryAfterMs } from './retry';
 import type { RouteInfo } from './route-table';
@@ -77,6 +77,18 @@ async function exchange(t: Transport, url: string, init: { method: string; heade
   }
 }
 
+/** An error body as text with every known secret cut out, and parsed when it is JSON (some
+ * servers answer errors as HTML; old endpoints send JSON as text/plain). */
+function readErrorBody(h: Headers, bytes: Buffer, secrets: string[]) {
+  const text = redactSecrets(bytes.toString('utf8'), secrets);
+  try {
+    const json = /json/.test(header(h, 'content-type') ?? '') || /^\s*\{/.test(text);
+    return { text, parsed: json ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+  } catch {
+    return { text, parsed: undefined };
+  }
+}
+
 const header = (h: Headers, name: string) => {
   const v = h[name];
   return Array.isArray(v) ? v[0] : v;
@@ -97,7 +109,7 @@ export async function perform<T>(t: Transport, call: Call): Promise<T> {
   const { body, contentType } = await encodeBody(route.body, call.body);
   const repeatable = isRepeatable(id, route.method, call.body, options.safe);
   const retries = options.retries ?? t.retries;
-  const fail = (init: Omit<ConstructorParameters<typeof SvcApiError>[0], 'method' | 'path'>) =>
+  const fail = (init: Omit<SvcApiErrorInit, 'method' | 'path'>) =>
     new SvcApiError({ ...init, message: redactSecrets(init.message, auth.secrets()), method: route.method, path: shownPath });
   const aborted = () => fail({ status: 0, category: 'ABORTED', message: `${route.method} ${shownPath} aborted` });
   let forcedRefresh = false;
@@ -136,14 +148,7 @@ export async function perform<T>(t: Transport, call: Call): Promise<T> {
       }
       if (status < 400) return { status, location: header(h, 'location') } as T;
 
-      // Error bodies are read as text with every known secret cut out, then parsed.
-      const text = redactSecrets(bytes.toString('utf8'), auth.secrets());
-      let parsed: Record<string, unknown> | undefined;
-      try {
-        parsed = /json/.test(header(h, 'content-type') ?? '') || /^\s*\{/.test(text) ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
+      const { parsed, text } = readErrorBody(h, bytes, auth.secrets());
       const category = (parsed?.category ?? parsed?.errorType) as string | undefined;
       if (status == 401 && category == 'EXPIRED_AUTHENTICATION' && auth.canRefresh && token && !forcedRefresh) {
         // Once per call: a token the platform says expired is replaced, then the call repeats.
