@@ -47,4 +47,5 @@ export default [
   nodePackage('api'),
   nodePackage('platform', ['index', 'cli']),
   nodePackage('client'),
+  nodePackage('companion', ['index', 'cli']),
 ];

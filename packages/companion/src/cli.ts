@@ -1,0 +1,34 @@
+/** `svc-companion`: the companion as a standalone server — an Express app with the router at
+ * `--mount` (default `/svc`). See `--help` and the README for the options. */
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { createCompanion } from './companion';
+import { HELP, loadConfig } from './config';
+
+export async function main(argv: string[]) {
+  const config = loadConfig(argv);
+  if (config == 'help') return console.log(HELP);
+  const app = express();
+  app.disable('x-powered-by');
+  if (config.trustProxy !== undefined) app.set('trust proxy', /^\d+$/.test(config.trustProxy) ? Number(config.trustProxy) : config.trustProxy);
+  const companion = createCompanion(config.options);
+  app.use(config.mount, companion);
+  const server = await new Promise<ReturnType<typeof app.listen>>((resolve, reject) => {
+    const s = app.listen(config.port, config.host, () => resolve(s)).once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  console.log(`svc companion: http://${config.host}:${port}${config.mount} → ${config.options.baseUrl}  (Ctrl+C to stop)`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    server.close();
+    server.closeIdleConnections();
+    await companion.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return { server, companion, port };
+}

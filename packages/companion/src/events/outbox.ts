@@ -1,0 +1,107 @@
+/** The file outbox: every accepted event is written (and fsynced) before it is acknowledged, and
+ * marked sent once the platform took it. A crash or restart loses nothing accepted: on open, the
+ * events not marked sent are handed back to be sent again (the platform deduplicates by id, so an
+ * event sent just before a crash still counts once).
+ *
+ * Format: JSON lines, `{"e": event}` for an accepted event and `{"a": [ids]}` for sent ones. A
+ * torn last line (a crash mid-write) is ignored. Writes of one turn share one write + fsync. */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { open, rename, writeFile, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { QueuedEvent } from './event';
+
+export class Outbox {
+  private fh?: FileHandle;
+  private chain: Promise<unknown> = Promise.resolve();
+  private waiting: { line: string; done: () => void; fail: (e: unknown) => void }[] = [];
+  private lines = 0;
+
+  constructor(private readonly path: string) {}
+
+  /** Opens the file and returns the events still to send, oldest first. */
+  async open(): Promise<QueuedEvent[]> {
+    mkdirSync(dirname(this.path), { recursive: true });
+    const pending = new Map<string, QueuedEvent>();
+    let text = '';
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code != 'ENOENT') throw e;
+    }
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      let rec: { e?: QueuedEvent; a?: string[] };
+      try {
+        rec = JSON.parse(line);
+      } catch {
+        continue; // a torn line from a crash mid-write
+      }
+      if (rec.e && typeof rec.e.id == 'string') pending.set(rec.e.id, rec.e);
+      for (const id of rec.a ?? []) pending.delete(id);
+    }
+    const events = [...pending.values()];
+    // Start from a compact file: only what is still to send.
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    await writeFile(tmp, events.map((e) => JSON.stringify({ e }) + '\n').join(''), { mode: 0o600 });
+    await rename(tmp, this.path);
+    this.lines = events.length;
+    this.fh = await open(this.path, 'a', 0o600);
+    return events;
+  }
+
+  /** Resolves once the events are on disk. */
+  append(events: QueuedEvent[]) {
+    return this.write(events.map((e) => JSON.stringify({ e }) + '\n').join(''));
+  }
+
+  /** Marks events sent. `nothingUnsent()` is asked after the write, in turn with the other
+   * writes: when no event waits (none being appended either), the file starts over. */
+  ack(ids: string[], nothingUnsent: () => boolean) {
+    if (!ids.length) return Promise.resolve();
+    return this.write(JSON.stringify({ a: ids }) + '\n').then(() =>
+      this.serial(async () => {
+        if (this.fh && this.waiting.length == 0 && nothingUnsent()) {
+          await this.fh.truncate(0);
+          this.lines = 0;
+        }
+      }),
+    );
+  }
+
+  async close() {
+    await this.serial(async () => {
+      await this.fh?.close();
+      this.fh = undefined;
+    });
+  }
+
+  /** Lines written since the file was compacted (for tests and metrics). */
+  get size() {
+    return this.lines;
+  }
+
+  private serial<T>(op: () => Promise<T>): Promise<T> {
+    const p = this.chain.then(op);
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+
+  /** Group commit: lines queued in the same turn go out in one write and one fsync. */
+  private write(line: string) {
+    return new Promise<void>((done, fail) => {
+      if (this.waiting.push({ line, done, fail }) > 1) return;
+      void this.serial(async () => {
+        const batch = this.waiting.splice(0);
+        try {
+          if (!this.fh) throw new Error('the event outbox is closed');
+          await this.fh.write(batch.map((b) => b.line).join(''));
+          await this.fh.datasync();
+          this.lines += batch.length;
+          for (const b of batch) b.done();
+        } catch (e) {
+          for (const b of batch) b.fail(e);
+        }
+      });
+    });
+  }
+}

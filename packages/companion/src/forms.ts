@@ -1,0 +1,61 @@
+/** `GET /forms/:guid`: the public part of a form definition, for the embed. Internal settings
+ * (notification recipients, embed code, timestamps) stay server-side. Cached, unknown forms too. */
+import type { Client } from '@svc/client';
+import { SvcApiError } from '@svc/client';
+import type { Request, Response } from 'express';
+import { HttpError } from './http/errors';
+import { TtlCache } from './ttl-cache';
+
+const GUID = /^[A-Za-z0-9-]{1,64}$/;
+
+const FORM_KEYS = ['portalId', 'guid', 'name', 'submitText', 'redirect', 'inlineMessage', 'cssClass'] as const;
+const FIELD_KEYS = [
+  'name', 'label', 'type', 'fieldType', 'description', 'displayOrder', 'required', 'selectedOptions', 'options',
+  'validation', 'enabled', 'hidden', 'defaultValue', 'placeholder', 'unselectedLabel', 'labelHidden',
+] as const;
+
+export type PublicField = Record<(typeof FIELD_KEYS)[number], unknown>;
+export interface PublicForm {
+  portalId: number;
+  guid: string;
+  name: string;
+  submitText?: string;
+  redirect?: string;
+  inlineMessage?: string;
+  cssClass?: string;
+  fields: PublicField[];
+  formFieldGroups: { fields: PublicField[] }[];
+}
+
+const pick = <K extends string>(o: Record<string, unknown>, keys: readonly K[]) =>
+  Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]])) as Record<K, unknown>;
+
+const publicField = (f: object) => pick(f as Record<string, unknown>, FIELD_KEYS) as PublicField;
+
+export function publicForm(form: Record<string, unknown>): PublicForm {
+  const groups = (form.formFieldGroups as { fields?: object[] }[] | undefined) ?? [];
+  return {
+    ...(pick(form, FORM_KEYS) as Omit<PublicForm, 'fields' | 'formFieldGroups'>),
+    fields: ((form.fields as object[] | undefined) ?? []).map(publicField),
+    formFieldGroups: groups.map((g) => ({ fields: (g.fields ?? []).map(publicField) })),
+  };
+}
+
+export function forms(client: Client, o: { cacheTtlMs: number; now: () => number; timeoutMs: number }) {
+  const cache = new TtlCache<PublicForm | undefined>(o.cacheTtlMs, 1_000, o.now);
+  const load = async (guid: string) => {
+    try {
+      return publicForm((await client.forms.get(guid, undefined, { signal: AbortSignal.timeout(o.timeoutMs) })) as Record<string, unknown>);
+    } catch (e) {
+      if (e instanceof SvcApiError && e.status == 404) return undefined;
+      throw e;
+    }
+  };
+  return async (req: Request, res: Response) => {
+    const guid = String(req.params.guid);
+    if (!GUID.test(guid)) throw new HttpError(400, 'the form guid must be 1 to 64 letters, digits or dashes');
+    const form = await cache.get(guid, () => load(guid));
+    if (!form) throw new HttpError(404, 'no form with this guid');
+    res.set('cache-control', `public, max-age=${Math.floor(o.cacheTtlMs / 1000)}`).json(form);
+  };
+}

@@ -1,0 +1,85 @@
+/** Errors as the browser sees them: JSON `{status: "error", message}` with a 4xx naming the
+ * problem, or a neutral 5xx when the platform failed. Upstream 401/403 and upstream bodies never
+ * reach the browser: they would tell it about our credentials or other records. */
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { SvcApiError } from '@svc/client';
+import type { Logger } from 'pino';
+
+/** An error meant for the caller: its message is safe to show. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/** What a failed platform call becomes for the browser. */
+export function fromUpstream(e: unknown): HttpError {
+  if (e instanceof HttpError) return e;
+  if (e instanceof SvcApiError) {
+    if (e.status == 0 && e.category == 'TIMEOUT') return new HttpError(504, 'the platform did not answer in time');
+    if (e.status == 0 && e.category == 'ABORTED') return new HttpError(504, 'the platform did not answer in time');
+    if (e.status == 429) {
+      const seconds = Math.max(1, Math.ceil((e.retryAfterMs ?? 1000) / 1000));
+      return new HttpError(503, 'the platform is busy; try again shortly', { 'retry-after': String(seconds) });
+    }
+    return new HttpError(502, 'the platform could not answer');
+  }
+  return new HttpError(500, 'internal error');
+}
+
+/** Wraps an async handler so a rejection reaches the error middleware in Express 4 as in 5. */
+export const handle =
+  (fn: (req: Request, res: Response) => Promise<unknown> | unknown): RequestHandler =>
+  (req, res, next) => {
+    Promise.resolve()
+      .then(() => fn(req, res))
+      .catch(next);
+  };
+
+/** What an upstream failure looks like in a log line: status and category, never a path (it may
+ * hold an email or a utk), a message or a body. */
+export function upstreamLog(e: unknown) {
+  if (e instanceof SvcApiError) return { upstream: { status: e.status, category: e.category, correlationId: e.correlationId } };
+  return { err: { name: e instanceof Error ? e.name : typeof e } };
+}
+
+/** body-parser errors carry `type` and `status`; everything else is ours or the platform's. */
+interface ParserError {
+  type?: string;
+  status?: number;
+  expose?: boolean;
+}
+
+const parserMessages: Record<string, string> = {
+  'entity.too.large': 'the request body is too large',
+  'entity.parse.failed': 'the request body is not valid JSON',
+  'encoding.unsupported': 'the request body has an unsupported encoding',
+  'charset.unsupported': 'the request body has an unsupported charset',
+  'request.aborted': 'the request was aborted',
+};
+
+export function errorMiddleware(logger: Logger | undefined): ErrorRequestHandler {
+  return (err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    let out: HttpError;
+    const p = err as ParserError;
+    if (err && typeof err == 'object' && typeof p.type == 'string' && typeof p.status == 'number' && p.status < 500)
+      out = new HttpError(p.status, parserMessages[p.type] ?? 'the request body could not be read');
+    else out = fromUpstream(err);
+    if (out.status >= 500) logger?.warn(upstreamLog(err), out.message);
+    res.status(out.status).set(out.headers).json({ status: 'error', message: out.message });
+  };
+}
+
+/** Compares a presented secret with the expected one in constant time (hashes of equal length). */
+export function timingSafeSecret(given: string, expected: string) {
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}

@@ -1,0 +1,52 @@
+/** The middleware every companion route sits behind: security headers (helmet), CORS for an
+ * allow-list of origins with credentials (never `*`), and a per-IP rate limit. All inside the
+ * router, so the host app is not affected. */
+import cors from 'cors';
+import type { RequestHandler } from 'express';
+import { rateLimit } from 'express-rate-limit';
+import helmet, { type HelmetOptions } from 'helmet';
+
+export function checkOrigins(origins: string[]) {
+  for (const o of origins) {
+    if (o == '*') throw new TypeError('allowedOrigins cannot contain "*": the companion answers with credentials; list the origins');
+    let url: URL;
+    try {
+      url = new URL(o);
+    } catch {
+      throw new TypeError(`allowedOrigins: "${o}" is not an origin such as https://www.example.com`);
+    }
+    if (url.origin != o.replace(/\/$/, '')) throw new TypeError(`allowedOrigins: "${o}" must be an origin (scheme, host, port), without a path`);
+  }
+  return new Set(origins.map((o) => o.replace(/\/$/, '')));
+}
+
+export function security(o: {
+  allowedOrigins: Set<string>;
+  helmet: HelmetOptions | false;
+  rateLimit: { limit: number; windowMs: number } | false;
+}): RequestHandler[] {
+  const out: RequestHandler[] = [];
+  if (o.helmet !== false) out.push(helmet(o.helmet));
+  out.push(
+    cors({
+      origin: (origin, cb) => cb(null, origin !== undefined && o.allowedOrigins.has(origin) ? origin : false),
+      credentials: true,
+      methods: ['GET', 'HEAD', 'PUT', 'POST'],
+      allowedHeaders: ['content-type', 'x-csrf-token'],
+      maxAge: 600,
+    }),
+  );
+  if (o.rateLimit !== false)
+    out.push(
+      rateLimit({
+        windowMs: o.rateLimit.windowMs,
+        limit: o.rateLimit.limit,
+        standardHeaders: 'draft-8',
+        legacyHeaders: false,
+        handler: (_req, res) => {
+          res.status(429).json({ status: 'error', message: 'too many requests from this address; slow down' });
+        },
+      }),
+    );
+  return out;
+}

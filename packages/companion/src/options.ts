@@ -1,0 +1,82 @@
+/** The options of `createCompanion`, and their defaults. Every option but `baseUrl` and `auth`
+ * (or `client`) has a default; see the README for the table. */
+import type { AuthOptions, Client, ClientOptions, TokenStore } from '@svc/client';
+import type { Logger } from 'pino';
+
+export interface CompanionOptions {
+  /** `{base_url}` of the platform, e.g. `http://127.0.0.1:3200`. */
+  baseUrl: string;
+  /** `{forms_url}`; default as the client derives it from `baseUrl`. */
+  formsUrl?: string;
+  /** Platform credentials. OAuth (`{ oauth: {...} }`) is refreshed through `/auth/v1/refresh`
+   * with its tokens in `tokenStore`; `{ accessToken }` is a private-app token. */
+  auth: AuthOptions;
+  /** Where OAuth tokens are kept between refreshes (rotated refresh tokens included).
+   * Default: a `FileTokenStore` at `tokenFile`. */
+  tokenStore?: TokenStore;
+  /** The file of the default token store; default `.data/companion-tokens.json`. */
+  tokenFile?: string;
+  /** Extra options for the underlying `@svc/client` (pacing, retries, dispatcher, ...). */
+  client?: Partial<Omit<ClientOptions, 'baseUrl' | 'formsUrl' | 'auth'>>;
+  /** A ready client to use instead of building one (then `auth` and `client` are ignored). */
+  clientInstance?: Client;
+
+  /** Where the companion is reachable from the browser, including its mount path, e.g.
+   * `https://www.example.com/svc`. Needed for `links.preferences(email)`. */
+  publicUrl?: string;
+  /** Origins allowed to call the companion with credentials (CORS). Default: none (same origin only). `*` is refused. */
+  allowedOrigins?: string[];
+  /** Per-IP rate limit (express-rate-limit); default 600 requests per minute; `false` turns it off. */
+  rateLimit?: { limit?: number; windowMs?: number } | false;
+  /** helmet options; default helmet's defaults; `false` turns it off (when the host app sets them). */
+  helmet?: Record<string, unknown> | false;
+
+  visitor?: {
+    /** Contact properties `/visitor` may answer with; default firstname, lastname, company. */
+    properties?: string[];
+    /** How long a lookup (found or not) is cached per utk; default 30 s. 0 turns caching off. */
+    cacheTtlMs?: number;
+    /** Most utks kept in the cache; default 10,000 (oldest dropped first). */
+    cacheSize?: number;
+  };
+  forms?: {
+    /** How long a form's public definition is cached; default 60 s. */
+    cacheTtlMs?: number;
+  };
+  events?: {
+    /** The file outbox for accepted events; default `.data/companion-outbox.jsonl`. */
+    outboxFile?: string;
+    /** Send when this many events wait; default 20. */
+    flushAt?: number;
+    /** Send at least this often; default 5,000 ms. */
+    flushIntervalMs?: number;
+    /** Events kept waiting at most; beyond it new events are refused (never dropped). Default 10,000. */
+    maxQueueSize?: number;
+    /** Shared secret other backends send as `Authorization: Bearer <secret>` to `POST /events`. Without it `POST /events` answers 404. */
+    secret?: string;
+    /** Flush and close on SIGTERM; default true. */
+    handleSigterm?: boolean;
+  };
+  subscriptions?: {
+    /** The HMAC key of preference links and CSRF tokens (at least 32 characters). Default: random per process (links die with it). */
+    linkSecret?: string;
+    /** How long a preference link works; default 30 days. */
+    linkTtlMs?: number;
+  };
+  proxy?: {
+    /** The tracker bundle to serve; default `@svc/tracker`'s `dist/tracker.js`. */
+    trackerFile?: string;
+    /** The forms bundle to serve; default `@svc/forms`'s `dist/forms.js` when it exists. */
+    formsFile?: string;
+    /** Domain of the re-issued `svcutk` cookie, e.g. `.example.com`; default host-only. */
+    cookieDomain?: string;
+    /** Lifetime of the re-issued `svcutk` cookie; default 180 days (as the tracker's). */
+    cookieDays?: number;
+  };
+  /** A pino logger, or `false` for none; default a pino logger at `info` on stdout. Credentials and PII are redacted either way. */
+  logger?: Logger | false;
+  /** Time for caches, tokens and link expiry; tests pass a moved one. Default `Date.now`. */
+  now?: () => number;
+  /** Upper bound for one browser request's platform calls; default 8 s. */
+  upstreamTimeoutMs?: number;
+}

@@ -1,0 +1,64 @@
+/** `GET /visitor`: who is this browser? The `svcutk` cookie is looked up on the platform (cached
+ * per utk, misses included) and the answer carries only the allow-listed properties. The contact's
+ * email is kept server-side for the preference centre and never sent to the browser. */
+import type { Client } from '@svc/client';
+import { SvcApiError } from '@svc/client';
+import type { Request, Response } from 'express';
+import { TtlCache } from './ttl-cache';
+import { visitorUtk } from './utk';
+
+export interface KnownVisitor {
+  vid: number;
+  /** Allow-listed property values, as strings. */
+  properties: Record<string, string>;
+  /** Server-side only. */
+  email?: string;
+}
+
+export type VisitorAnswer = { known: false } | { known: true; vid: number; properties: Record<string, string> };
+
+export interface VisitorOptions {
+  properties: string[];
+  cacheTtlMs: number;
+  cacheSize: number;
+  now: () => number;
+  timeoutMs: number;
+}
+
+export function visitors(client: Client, o: VisitorOptions) {
+  const cache = new TtlCache<KnownVisitor | undefined>(o.cacheTtlMs, o.cacheSize, o.now);
+  const wanted = [...new Set([...o.properties, 'email'])];
+
+  async function load(utk: string): Promise<KnownVisitor | undefined> {
+    try {
+      const c = await client.contacts.getByUtk(utk, { property: wanted, propertyMode: 'value_only' }, { signal: AbortSignal.timeout(o.timeoutMs) });
+      const properties: Record<string, string> = {};
+      for (const name of o.properties) {
+        const v = c.properties[name]?.value;
+        if (v !== undefined && v !== null && v !== '') properties[name] = String(v);
+      }
+      const email = c.properties.email?.value;
+      return { vid: c.vid, properties, email: email ? String(email) : undefined };
+    } catch (e) {
+      if (e instanceof SvcApiError && e.status == 404) return undefined;
+      throw e;
+    }
+  }
+
+  return {
+    /** The contact linked to `utk`, or undefined; cached either way. */
+    lookup: (utk: string) => cache.get(utk, () => load(utk)),
+    /** Forget a visitor (after their email preferences or identity changed). */
+    forget: (utk: string) => cache.delete(utk),
+    /** The route. */
+    async route(req: Request, res: Response) {
+      res.set('cache-control', 'private, no-store').vary('Cookie');
+      const utk = visitorUtk(req);
+      const v = utk ? await cache.get(utk, () => load(utk)) : undefined;
+      const answer: VisitorAnswer = v ? { known: true, vid: v.vid, properties: v.properties } : { known: false };
+      res.json(answer);
+    },
+  };
+}
+
+export type Visitors = ReturnType<typeof visitors>;

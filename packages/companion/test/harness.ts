@@ -1,0 +1,114 @@
+/** Shared setup for the companion's tests: the real platform (in-memory SQLite, random ports) with
+ * its own moved clock, the companion mounted at `/svc` in an Express app on 127.0.0.1, a log
+ * capture (to check that no secret or personal data is logged), and a small fetch helper.
+ * Everything is closed by the test file's afterAll. */
+import { mkdtempSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import express from 'express';
+import { pino } from 'pino';
+import { startPlatform, type TestPlatform, type TestPortal } from '../../platform/test/harness';
+import { createCompanion, type Companion, type CompanionOptions } from '../src';
+
+export { startPlatform, type TestPlatform, type TestPortal };
+export { faultServer, json, profile, movedClock } from '../../client/test/harness';
+
+/** The platform with its rate limit out of the way. */
+export const startTestPlatform = (options: Parameters<typeof startPlatform>[0] = {}) =>
+  startPlatform({ rateLimit: { max: 1_000_000, windowMs: 10_000 }, ...options });
+
+export const tempDir = () => mkdtempSync(join(tmpdir(), 'svc-companion-'));
+
+/** Log lines written by the companion's pino logger. */
+export function logCapture() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { logger: pino({ level: 'debug' }, stream), lines, text: () => lines.join('\n') };
+}
+
+export interface Mounted {
+  companion: Companion;
+  url: string;
+  logs: ReturnType<typeof logCapture>;
+  close(): Promise<void>;
+}
+
+/** The companion mounted at `/svc` in a fresh Express app, listening on a random port. */
+export async function mount(options: Partial<CompanionOptions> & Pick<CompanionOptions, 'baseUrl'>, app = express()): Promise<Mounted> {
+  const logs = logCapture();
+  const dir = tempDir();
+  const companion = createCompanion({
+    auth: { accessToken: 'unset' },
+    logger: logs.logger,
+    rateLimit: false,
+    client: { rateLimit: { max: Infinity }, concurrency: 50 },
+    ...options,
+    events: { outboxFile: join(dir, 'outbox.jsonl'), handleSigterm: false, ...options.events },
+  });
+  app.use('/svc', companion);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/svc`;
+  return {
+    companion,
+    url,
+    logs,
+    async close() {
+      await companion.close({ timeoutMs: 1_000 });
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The companion on the platform with a portal's private-app token. */
+export const mountOn = (t: TestPlatform, options: Partial<CompanionOptions> = {}, portal: TestPortal = t.portals[0]) =>
+  mount({ baseUrl: t.baseUrl, formsUrl: t.formsUrl, auth: { accessToken: portal.privateAppToken }, now: () => t.clock.now, ...options });
+
+/** fetch with JSON decoding; `cookie` sets the Cookie header. */
+export async function call(url: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; cookie?: string } = {}) {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.cookie) headers.cookie = init.cookie;
+  let body: string | undefined;
+  if (init.body !== undefined) {
+    body = typeof init.body == 'string' ? init.body : JSON.stringify(init.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(url, { method: init.method ?? 'GET', headers, body, redirect: 'manual' });
+  const text = await res.text();
+  let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+/** A random visitor token as the tracker makes them. */
+export const newUtk = () => [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+/** A contact linked to `utk` the way a real visitor gets linked: a form submission with
+ * `svc_context`. The form has a field for each property given. */
+export async function identifiedVisitor(t: TestPlatform, utk: string, properties: Record<string, string>, portal = t.portals[0]) {
+  const fields = Object.keys(properties).map((name) => ({ name }));
+  const form = await t.call('POST', '/contacts/v1/forms', { body: { name: `Form ${utk}`, fields }, portal });
+  if (form.status != 200) throw new Error(`form not created: ${form.status} ${form.text}`);
+  const body = new URLSearchParams({ ...properties, svc_context: JSON.stringify({ svcutk: utk }) });
+  const res = await fetch(`${t.formsUrl}/uploads/form/v2/${portal.portalId}/${form.json.guid}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: body.toString(),
+  });
+  if (res.status >= 400) throw new Error(`form submission failed: ${res.status} ${await res.text()}`);
+  return form.json.guid as string;
+}
