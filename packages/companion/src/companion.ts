@@ -136,11 +136,12 @@ export function createCompanion(options: CompanionOptions): Companion {
   const secret = options.events?.secret;
   router.post(
     '/events',
-    handle((req, _res) => {
-      if (!secret) throw new HttpError(404, 'POST /events is off: set events.secret to let other backends send events');
+    (req, _res, next) => {
+      if (!secret) return next(new HttpError(404, 'POST /events is off: set events.secret to let other backends send events'));
       const auth = req.get('authorization') ?? '';
-      if (!auth.startsWith('Bearer ') || !timingSafeSecret(auth.slice(7), secret)) throw new HttpError(401, 'send the shared secret as Authorization: Bearer <secret>');
-    }),
+      if (!auth.startsWith('Bearer ') || !timingSafeSecret(auth.slice(7), secret)) return next(new HttpError(401, 'send the shared secret as Authorization: Bearer <secret>'));
+      next();
+    },
     json,
     handle(async (req, res) => {
       const body = req.body as unknown;

@@ -3,7 +3,7 @@
 import type { Client } from '@svc/client';
 import { SvcApiError } from '@svc/client';
 import type { Request, Response } from 'express';
-import { HttpError } from './http/errors';
+import { HttpError, invalidAnswer, isObject } from './http/errors';
 import { TtlCache } from './ttl-cache';
 
 const GUID = /^[A-Za-z0-9-]{1,64}$/;
@@ -45,7 +45,9 @@ export function forms(client: Client, o: { cacheTtlMs: number; now: () => number
   const cache = new TtlCache<PublicForm | undefined>(o.cacheTtlMs, 1_000, o.now);
   const load = async (guid: string) => {
     try {
-      return publicForm((await client.forms.get(guid, undefined, { signal: AbortSignal.timeout(o.timeoutMs) })) as Record<string, unknown>);
+      const form: unknown = await client.forms.get(guid, undefined, { signal: AbortSignal.timeout(o.timeoutMs) });
+      if (!isObject(form) || typeof form.guid != 'string') throw invalidAnswer();
+      return publicForm(form);
     } catch (e) {
       if (e instanceof SvcApiError && e.status == 404) return undefined;
       throw e;

@@ -4,6 +4,7 @@
 import type { Client } from '@svc/client';
 import { SvcApiError } from '@svc/client';
 import type { Request, Response } from 'express';
+import { invalidAnswer, isObject } from './http/errors';
 import { TtlCache } from './ttl-cache';
 import { visitorUtk } from './utk';
 
@@ -32,6 +33,7 @@ export function visitors(client: Client, o: VisitorOptions) {
   async function load(utk: string): Promise<KnownVisitor | undefined> {
     try {
       const c = await client.contacts.getByUtk(utk, { property: wanted, propertyMode: 'value_only' }, { signal: AbortSignal.timeout(o.timeoutMs) });
+      if (!isObject(c) || typeof c.vid != 'number' || !isObject(c.properties)) throw invalidAnswer();
       const properties: Record<string, string> = {};
       for (const name of o.properties) {
         const v = c.properties[name]?.value;

@@ -33,6 +33,12 @@ export function fromUpstream(e: unknown): HttpError {
   return new HttpError(500, 'internal error');
 }
 
+/** The platform answered 2xx with something that is not what the route promises. */
+export const invalidAnswer = () => new HttpError(502, 'the platform could not answer');
+
+/** True for a plain object (what every JSON answer of the routes we use is). */
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v == 'object' && v !== null && !Array.isArray(v);
+
 /** Wraps an async handler so a rejection reaches the error middleware in Express 4 as in 5. */
 export const handle =
   (fn: (req: Request, res: Response) => Promise<unknown> | unknown): RequestHandler =>

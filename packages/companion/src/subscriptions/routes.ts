@@ -4,7 +4,7 @@
  * browser sends one — an allowed `Origin`. The email itself is never sent back, only masked. */
 import type { Client } from '@svc/client';
 import type { Request, Response } from 'express';
-import { HttpError } from '../http/errors';
+import { HttpError, invalidAnswer, isObject } from '../http/errors';
 import { TtlCache } from '../ttl-cache';
 import { visitorUtk } from '../utk';
 import type { Visitors } from '../visitor';
@@ -46,8 +46,9 @@ export function subscriptions(client: Client, visitors: Visitors, o: Subscriptio
 
   const types = () =>
     typesCache.get('types', async () => {
-      const { subscriptionDefinitions } = await client.email.subscriptionTypes(undefined, { signal: signal() });
-      return subscriptionDefinitions
+      const answer: unknown = await client.email.subscriptionTypes(undefined, { signal: signal() });
+      if (!isObject(answer) || !Array.isArray(answer.subscriptionDefinitions)) throw invalidAnswer();
+      return (answer.subscriptionDefinitions as { id: number; name: string; description: string; active: boolean; internal?: boolean }[])
         .filter((t) => t.active && !t.internal)
         .map((t) => ({ id: t.id, name: t.name, description: t.description }));
     });
@@ -68,6 +69,7 @@ export function subscriptions(client: Client, visitors: Visitors, o: Subscriptio
 
   async function state(email: string): Promise<Preferences> {
     const [all, status] = await Promise.all([types(), client.email.getStatus(email, undefined, { signal: signal() })]);
+    if (!isObject(status) || !Array.isArray(status.subscriptionStatuses)) throw invalidAnswer();
     const unsubscribedFromAll = status.unsubscribeFromPortal;
     const byId = new Map(status.subscriptionStatuses.map((s) => [s.id, s.subscribed]));
     return {
