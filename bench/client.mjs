@@ -9,8 +9,9 @@
 // Fairness: the platform runs in a child process (the built CLI, in memory, its rate limit out of
 // reach) so the load generator does not share its event loop; pacing is off on both clients for
 // the main measurement, so the figures measure the clients themselves; the clients alternate
-// round by round and each reports its median round. A second, shorter measurement runs both with
-// their default settings (their pacing on). The peer is installed on demand into the git-ignored
+// round by round and each reports its median round. The same lookups then run against a static
+// server, which shows how much of the first figure is the platform's own cost. A last, shorter
+// measurement runs both clients with their default settings (their pacing on). The peer is installed on demand into the git-ignored
 // .bench-peers/client/ folder, never into the workspace's dependencies.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -81,6 +82,17 @@ async function startPlatform(dir) {
   });
   const stop = () => (child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))));
   return { ...ready, stop };
+}
+
+/** A server that answers every request with the same body, in a child process: what the clients
+ * manage when the server costs next to nothing. */
+async function startStaticServer(body) {
+  const code = `const body = ${JSON.stringify(JSON.stringify(body))};
+    require('node:http').createServer((req, res) => { req.resume(); res.writeHead(200, { 'content-type': 'application/json' }).end(body); })
+      .listen(0, '127.0.0.1', function () { console.log('listening ' + this.address().port); });`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve) => createInterface({ input: child.stdout }).on('line', (l) => l.startsWith('listening') && resolve(l.split(' ')[1])));
+  return { baseUrl: `http://127.0.0.1:${port}`, stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))) };
 }
 
 /** Links visitor tokens to new contacts the way a website does: form submissions with `svcutk`. */
@@ -190,8 +202,24 @@ async function main() {
       say(`defaults: ${d.name}, ${fmt(DEFAULT_LOOKUPS)} lookups at concurrency ${CONCURRENCY}…`);
       defaultRows.push({ ...d, r: await measure((utk) => d.lookup(d.client, utk), utks, DEFAULT_LOOKUPS, CONCURRENCY) });
     }
+    const sample = await ours.contacts.getByUtk(utks[0]);
     await platform.stop();
     platform = undefined;
+
+    // The same lookups against a server that answers a stored profile at once: the clients' own ceiling.
+    say('the same lookups against a static server…');
+    const stat = await startStaticServer(sample);
+    const ceiling = [];
+    try {
+      const oursStatic = createClient({ baseUrl: stat.baseUrl, auth: { accessToken: token }, rateLimit: { max: Infinity }, concurrency: Infinity });
+      const legacyStatic = new Hubspot({ accessToken: token, baseUrl: stat.baseUrl, limiter: { maxConcurrent: null, minTime: 0 } });
+      for (const [name, lookup] of [[clients[0].name, (utk) => oursStatic.contacts.getByUtk(utk)], [clients[1].name, (utk) => legacyStatic.contacts.getByToken(utk)]]) {
+        await measure(lookup, utks, 1000, CONCURRENCY);
+        ceiling.push({ name, r: await measure(lookup, utks, LOOKUPS, CONCURRENCY) });
+      }
+    } finally {
+      await stat.stop();
+    }
 
     say('cold imports…');
     const imports = {
@@ -210,6 +238,13 @@ async function main() {
       row(['---', '---:', '---:', '---:', '---:']),
       ...clients.map((c, i) => row([c.name, `${fmt(best[i].rps)} req/s`, ms(best[i].p50), ms(best[i].p99), fmt(best[i].failed)])),
       row([`**ratio** (target ≥ 3×)`, `**${fmt(ratio, 2)}×** ${ratio >= 3 ? '(met)' : `(missed: ${fmt((100 * ratio) / 3)} % of the target)`}`, '', '', '']),
+      '',
+      `**The clients' ceiling**: the same ${fmt(LOOKUPS)} lookups against a static server (a child process answering a stored profile at once)`,
+      '',
+      row(['client', 'throughput', 'p50', 'p99', 'failed']),
+      row(['---', '---:', '---:', '---:', '---:']),
+      ...ceiling.map(({ name, r }) => row([name, `${fmt(r.rps)} req/s`, ms(r.p50), ms(r.p99), fmt(r.failed)])),
+      row(['ratio', `${fmt(ceiling[0].r.rps / ceiling[1].r.rps, 1)}×`, '', '', '']),
       '',
       `**Default settings**: ${fmt(DEFAULT_LOOKUPS)} lookups at concurrency ${CONCURRENCY}, each client's own pacing on`,
       '',

@@ -73,7 +73,7 @@ describe('API key and bearer token', () => {
 });
 
 describe('OAuth', () => {
-  it('refreshes once for 1,000 concurrent calls, then again only within the margin before expiry', async () => {
+  it('refreshes once for 1,000 concurrent calls, and once more for 1,000 calls within the margin before expiry', async () => {
     const p = t.portals[1];
     const store = new MemoryTokenStore();
     const c = oauthClient(p, store);
@@ -89,7 +89,7 @@ describe('OAuth', () => {
     await Promise.all(Array.from({ length: 100 }, () => c.contacts.statistics()));
     expect(issued(p) - before).toBe(1);
     t.clock.now = first.expiresAt - 59_000;
-    await Promise.all(Array.from({ length: 100 }, () => c.contacts.statistics()));
+    await Promise.all(Array.from({ length: 1000 }, () => c.contacts.statistics()));
     expect(issued(p) - before).toBe(2);
     expect((await store.get())!.accessToken).not.toBe(first.accessToken);
   });
