@@ -112,3 +112,27 @@ export async function identifiedVisitor(t: TestPlatform, utk: string, properties
   if (res.status >= 400) throw new Error(`form submission failed: ${res.status} ${await res.text()}`);
   return form.json.guid as string;
 }
+
+/** Events of the HTTP events API the platform recorded for the given companion event ids. */
+export function recordedEvents(t: TestPlatform, ids: string[]): number {
+  const stmt = t.platform.db.prepare('SELECT count(*) AS n FROM tracking_events WHERE eid = ?');
+  return ids.reduce((n, id) => n + (stmt.get(`api:${id}`) as { n: number }).n, 0);
+}
+
+/** A pass-through proxy to the platform that counts the requests it forwards and can be told to
+ * fail instead (`failing = true` answers 503). */
+export async function countingProxy(target: string) {
+  const state = { failing: false, forwarded: [] as string[] };
+  const { faultServer: fs, json: send } = await import('../../client/test/harness');
+  const server = await fs(async (req, res) => {
+    if (state.failing) return send(res, 503, { status: 'error', message: 'down for the test' });
+    state.forwarded.push(`${req.method} ${req.url.split('?')[0]}`);
+    const up = await fetch(target + req.url, {
+      method: req.method,
+      headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => ['authorization', 'content-type'].includes(k)) as [string, string][]),
+      body: req.method == 'GET' || req.method == 'HEAD' ? undefined : req.body,
+    });
+    res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await up.arrayBuffer()));
+  });
+  return Object.assign(state, { url: server.url, close: server.close });
+}
