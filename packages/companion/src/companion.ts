@@ -123,7 +123,7 @@ export function createCompanion(options: CompanionOptions): Companion {
   );
   const json = express.json({ limit: '64kb' });
 
-  router.get('/visitor', handle(people.route));
+  router.get('/visitor', people.route);
   router.get('/forms/:guid', handle(forms(client, { cacheTtlMs: options.forms?.cacheTtlMs ?? 60_000, now, timeoutMs })));
   router.get('/healthz', handle(health(client, { now, timeoutMs: Math.min(timeoutMs, 3_000), pendingEvents: () => events.stats().pending })));
 

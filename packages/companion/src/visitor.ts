@@ -3,7 +3,7 @@
  * email is kept server-side for the preference centre and never sent to the browser. */
 import type { Client } from '@svc/client';
 import { SvcApiError } from '@svc/client';
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { invalidAnswer, isObject } from './http/errors';
 import { TtlCache } from './ttl-cache';
 import { visitorUtk } from './utk';
@@ -17,6 +17,9 @@ export interface KnownVisitor {
 }
 
 export type VisitorAnswer = { known: false } | { known: true; vid: number; properties: Record<string, string> };
+
+const UNKNOWN: VisitorAnswer = { known: false };
+const answer = (v: KnownVisitor | undefined): VisitorAnswer => (v ? { known: true, vid: v.vid, properties: v.properties } : UNKNOWN);
 
 export interface VisitorOptions {
   properties: string[];
@@ -52,13 +55,14 @@ export function visitors(client: Client, o: VisitorOptions) {
     lookup: (utk: string) => cache.get(utk, () => load(utk)),
     /** Forget a visitor (after their email preferences or identity changed). */
     forget: (utk: string) => cache.delete(utk),
-    /** The route. */
-    async route(req: Request, res: Response) {
+    /** The route. A cache hit answers synchronously: the common case costs no promise. */
+    route(req: Request, res: Response, next: NextFunction) {
       res.set('cache-control', 'private, no-store').vary('Cookie');
       const utk = visitorUtk(req);
-      const v = utk ? await cache.get(utk, () => load(utk)) : undefined;
-      const answer: VisitorAnswer = v ? { known: true, vid: v.vid, properties: v.properties } : { known: false };
-      res.json(answer);
+      if (!utk) return void res.json(UNKNOWN);
+      const hit = cache.peek(utk);
+      if (hit) return void res.json(answer(hit.value));
+      cache.get(utk, () => load(utk)).then((v) => void res.json(answer(v)), next);
     },
   };
 }
