@@ -54,9 +54,14 @@ describe('scripts', () => {
   });
 
   it('answers a clear 404 for forms.js until the form embed is built, and serves it when it is', async () => {
-    const missing = await call(`${m.url}/forms.js`);
-    expect(missing.status).toBe(404);
-    expect(missing.json.message).toMatch(/forms\.js is not available/);
+    const without = await mountOn(t, { proxy: { formsFile: join(tempDir(), 'not-built.js') } });
+    try {
+      const missing = await call(`${without.url}/forms.js`);
+      expect(missing.status).toBe(404);
+      expect(missing.json.message).toMatch(/forms\.js is not available/);
+    } finally {
+      await without.close();
+    }
     const file = join(tempDir(), 'forms.js');
     writeFileSync(file, 'window.svcForms = 1;');
     const withForms = await mountOn(t, { proxy: { formsFile: file } });
