@@ -161,8 +161,12 @@ export function createCompanion(options: CompanionOptions): Companion {
     if (script == 'forms') return formsJs.serve(req, res, hash);
     throw new HttpError(404, `no script ${script.slice(0, 40)}.js here`);
   }));
-  router.post('/collect/e', express.raw({ type: () => true, limit: '64kb' }), handle(collect.batch));
-  router.get('/collect/p.gif', handle(collect.pixel));
+  // The tracker with data-collector="<mount>" sends to <mount>/e and <mount>/p.gif; /collect/... mirrors the platform's paths.
+  const raw = express.raw({ type: () => true, limit: '64kb' });
+  for (const prefix of ['', '/collect']) {
+    router.post(`${prefix}/e`, raw, handle(collect.batch));
+    router.get(`${prefix}/p.gif`, handle(collect.pixel));
+  }
 
   router.use((req, _res, next) => next(new HttpError(404, `no companion route ${req.method} ${req.path.slice(0, 100)}`)));
   router.use(errorMiddleware(logger));

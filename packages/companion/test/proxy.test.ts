@@ -102,6 +102,14 @@ describe('collector', () => {
     expect((await post([pageView(newUtk()), pageView(newUtk())])).headers.get('set-cookie')).toBeNull();
   });
 
+  it('answers at <mount>/e too, where the tracker sends with data-collector="<mount>"', async () => {
+    const utk = newUtk();
+    const r = await call(`${m.url}/e`, { method: 'POST', body: JSON.stringify([pageView(utk)]), headers: { 'content-type': 'text/plain;charset=UTF-8' } });
+    expect(r.status).toBeLessThan(300);
+    expect(r.headers.get('set-cookie')).toMatch(new RegExp(`^svcutk=${utk};`));
+    expect(visits(utk)).toBe(1);
+  });
+
   it('answers the pixel with a GIF and the cookie', async () => {
     const utk = newUtk();
     const res = await fetch(`${m.url}/collect/p.gif?${new URLSearchParams(pageView(utk))}`);
