@@ -12,6 +12,7 @@ import { authenticator } from './http/auth';
 import { collector } from './http/collector';
 import { rateLimiter, type RateLimitOptions } from './http/rate-limit';
 import { mountCatalog } from './http/router';
+import { inspectorRouter } from './inspector/router';
 import { createServices } from './services';
 
 export interface PlatformOptions {
@@ -31,6 +32,8 @@ export interface PlatformOptions {
   fetch?: typeof fetch;
   /** Structured logs; default: info to stdout. `false` silences them. */
   logger?: Logger | false;
+  /** Turns on the inspector page at {base_url}/_inspector/ with this key (see src/inspector). */
+  inspectorKey?: string;
 }
 
 export type Platform = ReturnType<typeof createPlatform>;
@@ -61,6 +64,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   base.set('etag', false); // API answers are not cached; hashing every body costs throughput
   base.set('query parser', 'simple');
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
+  if (options.inspectorKey) base.use('/_inspector', inspectorRouter(db, options.inspectorKey));
   mountCatalog(base, 'base', deps);
 
   const forms = express();

@@ -1,5 +1,6 @@
 /** `svc-platform`: runs the platform on two ports with data in `.data/platform.db`, seeding a
  * demo portal (and its credentials file) on first start. */
+import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,7 +21,11 @@ const HELP = `svc-platform — the svc platform API on SQLite
   --token-lifetime S    OAuth access token lifetime in seconds (default 1800)
   --rotate-refresh-tokens   issue a new refresh token on every refresh
   --rate-limit N        requests per 10 s per token (default 100)
-  --help`;
+  --no-inspector        do not serve the inspector page ({base_url}/_inspector/)
+  --help
+
+The inspector's URL carries a key made for this run (in the #fragment, which browsers do not
+send): whoever has the URL sees every portal's data, so share it as you would the data.`;
 
 export async function main(argv: string[]) {
   const { values } = parseArgs({
@@ -33,6 +38,7 @@ export async function main(argv: string[]) {
       memory: { type: 'boolean', default: false },
       credentials: { type: 'string', default: '.data/credentials.json' },
       'seed-contacts': { type: 'string' },
+      'no-inspector': { type: 'boolean', default: false },
       'token-lifetime': { type: 'string', default: '1800' },
       'rotate-refresh-tokens': { type: 'boolean', default: false },
       'rate-limit': { type: 'string', default: '100' },
@@ -46,11 +52,13 @@ export async function main(argv: string[]) {
     return n;
   };
 
+  const inspectorKey = values['no-inspector'] ? undefined : randomBytes(18).toString('base64url');
   const platform = createPlatform({
     database: values.memory ? ':memory:' : values.data,
     tokenLifetimeSeconds: number('token-lifetime', values['token-lifetime']),
     rotateRefreshTokens: values['rotate-refresh-tokens'],
     rateLimit: { max: number('rate-limit', values['rate-limit']), windowMs: 10_000 },
+    inspectorKey,
   });
   const credentials = seedDemo(platform.services);
   if (credentials) {
@@ -74,6 +82,7 @@ export async function main(argv: string[]) {
     host: values.host,
   });
   console.log(`svc platform: base_url ${baseUrl}  forms_url ${formsUrl}  collector ${baseUrl}/collect  (Ctrl+C to stop)`);
+  if (inspectorKey) console.log(`inspector: ${baseUrl}/_inspector/#key=${inspectorKey}`);
   const stop = async () => {
     await platform.close();
     process.exit(0);

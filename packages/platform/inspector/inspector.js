@@ -1,0 +1,126 @@
+// The inspector page: reads /_inspector/api with the key from the URL fragment (#key=…) and
+// renders with textContent only — contact data comes from visitors and is never markup.
+const key = new URLSearchParams(location.hash.slice(1)).get('key') || sessionStorage.getItem('svc-inspector-key') || '';
+if (key) sessionStorage.setItem('svc-inspector-key', key);
+history.replaceState(null, '', location.pathname); // the key leaves the address bar
+
+const $ = (id) => document.getElementById(id);
+const state = { portal: 0, search: '', offset: 0, vid: 0, feedAfter: 0 };
+
+/** An element with text and children: el('li', {class: 'x'}, 'text', child, ...). */
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k == 'onclick') node.addEventListener('click', v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) if (c != null) node.append(c instanceof Node ? c : String(c));
+  return node;
+}
+const when = (ms) => (ms ? new Date(Number(ms)).toLocaleString() : '');
+const status = (text) => ($('status').textContent = text);
+
+async function api(path) {
+  const res = await fetch(`api/${path}`, { headers: { authorization: `Bearer ${key}` } });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(body.message || `HTTP ${res.status}`);
+  return body;
+}
+const portalQuery = () => `portal=${state.portal}`;
+
+async function loadPortals() {
+  const portals = await api('portals');
+  const select = $('portal');
+  select.replaceChildren(...portals.map((p) => el('option', { value: p.id }, `${p.id} · ${p.name} (${p.tier})`)));
+  state.portal = Number(select.value);
+  select.addEventListener('change', () => {
+    state.portal = Number(select.value);
+    Object.assign(state, { offset: 0, vid: 0, feedAfter: 0 });
+    $('feed').replaceChildren();
+    refresh();
+  });
+}
+
+async function loadContacts(append = false) {
+  const { contacts, hasMore } = await api(`contacts?${portalQuery()}&q=${encodeURIComponent(state.search)}&offset=${state.offset}`);
+  const items = contacts.map((c) =>
+    el('li', { class: c.vid == state.vid ? 'active' : '', 'data-vid': c.vid },
+      el('button', { type: 'button', onclick: () => showContact(c.vid) },
+        el('div', {}, c.name || c.email || `visitor ${c.vid}`),
+        el('div', { class: 'sub' }, [c.email, c.company].filter(Boolean).join(' · ') || `${c.utks.length} visitor token(s)`))),
+  );
+  if (append) $('contacts').append(...items);
+  else $('contacts').replaceChildren(...(items.length ? items : [el('li', { class: 'empty' }, 'No contacts yet.')]));
+  $('more').hidden = !hasMore;
+}
+
+async function loadSide() {
+  const [lists, forms] = await Promise.all([api(`lists?${portalQuery()}`), api(`forms?${portalQuery()}`)]);
+  $('lists').replaceChildren(...lists.map((l) => el('li', {}, l.name, el('span', { class: 'sub' }, ` · ${l.dynamic ? 'dynamic' : 'static'} · ${l.size}`))));
+  $('forms').replaceChildren(...forms.map((f) => el('li', {}, f.name || f.guid, el('span', { class: 'sub' }, ` · ${f.submissions} submission(s)`))));
+}
+
+async function showContact(vid) {
+  state.vid = vid;
+  const c = await api(`contacts/${vid}?${portalQuery()}`);
+  const rows = (pairs) => el('table', {}, ...pairs.map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', {}, v))));
+  $('contact').replaceChildren(
+    el('h3', {}, c.name || c.email || `Contact ${c.vid}`),
+    el('p', { class: 'muted' }, `vid ${c.vid} · created ${when(c.createdAt)} · updated ${when(c.updatedAt)}`),
+    el('div', { class: 'cols' },
+      el('div', {}, el('h2', {}, 'Identities'), rows(c.identities.map((i) => [i.type, i.value]))),
+      el('div', {}, el('h2', {}, 'Lists'), c.lists.length ? rows(c.lists.map((l) => [l.name, `${l.dynamic ? 'dynamic' : 'static'}, since ${when(l.addedAt)}`])) : el('p', { class: 'empty' }, 'In no list.'))),
+    el('h2', {}, 'Timeline'),
+    c.timeline.length
+      ? el('ol', { class: 'timeline' }, ...c.timeline.map((t) =>
+          el('li', {}, el('span', { class: 'muted' }, when(t.at)),
+            el('span', {}, el('span', { class: `tag ${t.kind.replace(/ /g, '-')}` }, t.kind), t.title, t.detail ? el('div', { class: 'sub muted' }, t.detail) : null))))
+      : el('p', { class: 'empty' }, 'Nothing yet.'),
+    el('h2', {}, 'Properties'),
+    rows(Object.entries(c.properties).sort(([a], [b]) => a.localeCompare(b))),
+  );
+  for (const li of $('contacts').children) li.classList.toggle('active', li.dataset.vid == String(vid));
+}
+
+async function pollFeed() {
+  try {
+    const events = await api(`feed?${portalQuery()}&after=${state.feedAfter}`);
+    if (events.length) {
+      const first = state.feedAfter == 0;
+      state.feedAfter = events[0].seq;
+      $('feed').prepend(...events.map((e) =>
+        el('li', { class: first ? '' : 'new' },
+          el('span', { class: `tag ${e.kind.replace(/ /g, '-')}` }, e.kind), e.title ?? '', e.value ? ` (${e.value})` : '',
+          el('div', { class: 'sub muted' }, `${when(e.receivedAt)} · ${e.vid ? `contact ${e.vid}` : 'anonymous'} · ${e.utk.slice(0, 8)}…`))));
+      while ($('feed').children.length > 200) $('feed').lastChild.remove();
+      if (!first) refresh(false);
+    }
+    status(`live · ${new Date().toLocaleTimeString()}`);
+  } catch (err) {
+    status(err.message);
+  }
+  setTimeout(pollFeed, 2000);
+}
+
+async function refresh(all = true) {
+  await loadContacts();
+  if (all) await loadSide();
+  if (state.vid) await showContact(state.vid);
+}
+
+let typing;
+$('search').addEventListener('input', (e) => {
+  clearTimeout(typing);
+  typing = setTimeout(() => ((state.search = e.target.value), (state.offset = 0), loadContacts()), 250);
+});
+$('more').addEventListener('click', () => ((state.offset += 50), loadContacts(true)));
+
+try {
+  if (!key) throw new Error('No inspector key: open the inspector URL the platform printed.');
+  await loadPortals();
+  await refresh();
+  pollFeed();
+} catch (err) {
+  status(err.message);
+  $('contact').replaceChildren(el('p', { class: 'empty' }, err.message));
+}

@@ -1,0 +1,63 @@
+/** The inspector: a web page on {base_url}/_inspector/ for people to look at what the platform
+ * holds — contacts with their identities and timelines, lists, forms, and tracking as it arrives.
+ *
+ * The page and its script are public (they hold no data); the data under /_inspector/api needs
+ * the inspector key (`Authorization: Bearer <key>`), which the page takes from its URL fragment
+ * (`#key=…`, never sent to a server or written to a log). Without a key the inspector is off. */
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { Db } from '../db/open';
+import { errorBody } from '../http/errors';
+import { inspectorQueries } from './queries';
+
+/** The package's own folder, found from this module whether it runs from src/ or dist/chunks/. */
+function packageRoot() {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return dir;
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** Security headers for the page: it runs no inline script or style, so it can say so. */
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+export function inspectorRouter(db: Db, key: string): Router {
+  const router = express.Router();
+  const queries = inspectorQueries(db);
+  const expected = digest(key);
+
+  router.use((_req, res, next) => {
+    res.set({ 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' });
+    next();
+  });
+  router.get('/', (req, res, next) => (req.originalUrl.endsWith('/') ? next() : res.redirect(301, `${req.baseUrl}/`)));
+  router.use(express.static(join(packageRoot(), 'inspector'), { index: 'index.html', etag: false }));
+
+  const api = express.Router();
+  api.use((req: Request, res: Response, next: NextFunction) => {
+    const given = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '';
+    if (!timingSafeEqual(digest(given), expected)) return void res.status(401).json(errorBody('the inspector key is missing or wrong: open the URL the platform printed'));
+    next();
+  });
+  /** Query numbers: a positive integer or the fallback. */
+  const int = (value: unknown, fallback = 0) => (typeof value == 'string' && /^\d{1,15}$/.test(value) ? Number(value) : fallback);
+  const portalOf = (req: Request) => int(req.query.portal);
+
+  api.get('/portals', (_req, res) => void res.json(queries.portals()));
+  api.get('/contacts', (req, res) => void res.json(queries.contacts(portalOf(req), typeof req.query.q == 'string' ? req.query.q.slice(0, 200) : '', int(req.query.offset))));
+  api.get('/contacts/:vid', (req, res) => {
+    const contact = queries.contact(portalOf(req), int(req.params.vid));
+    if (!contact) return void res.status(404).json(errorBody(`no contact ${req.params.vid} in portal ${portalOf(req)}`));
+    res.json(contact);
+  });
+  api.get('/lists', (req, res) => void res.json(queries.lists(portalOf(req))));
+  api.get('/forms', (req, res) => void res.json(queries.forms(portalOf(req))));
+  api.get('/feed', (req, res) => void res.json(queries.feed(portalOf(req), int(req.query.after))));
+  api.use((req, res) => void res.status(404).json(errorBody(`no inspector data at ${req.path}`)));
+  router.use('/api', api);
+  return router;
+}
