@@ -59,12 +59,11 @@ describe('coverage', () => {
     );
     const unrouted = outcomes.filter((o) => o.status == 0 || o.status == 405 || (o.status == 404 && o.message.startsWith('no route for')));
     expect(unrouted).toEqual([]);
-    // Part 2: refused by validation, or the platform's 501 naming exactly this route.
+    // Part 2: a success, refused by validation, an unknown id (these name nothing), or the
+    // platform's 501 naming exactly this route while it is not built yet.
     const part2 = outcomes.filter((o) => o.milestone == 2);
-    expect(part2.filter((o) => o.status != 400 && o.status != 501)).toEqual([]);
-    const notImplemented = part2.filter((o) => o.status == 501);
-    expect(notImplemented.length).toBeGreaterThan(100);
-    for (const o of notImplemented) expect(o.message).toBe(`${o.route} is not implemented by this platform yet`);
+    expect(part2.filter((o) => ![200, 400, 404, 501].includes(o.status))).toEqual([]);
+    for (const o of part2.filter((o) => o.status == 501)) expect(o.message).toBe(`${o.route} is not implemented by this platform yet`);
     // Part 1 answers for real: nothing 501, nothing 500.
     expect(outcomes.filter((o) => o.milestone == 1 && o.status >= 500)).toEqual([]);
   });

@@ -50,7 +50,7 @@ describe('SvcApiError', () => {
     const key = t.portals[0].apiKey;
     const c = createClient({ baseUrl: t.baseUrl, auth: { apiKey: key } });
     const err: SvcApiError = await c.content.blogs.get(12345).catch((e) => e);
-    expect(err.status).toBe(501);
+    expect(err.status).toBe(404);
     expect(err.path).toBe('/content/api/v2/blogs/12345?hapikey=[redacted]');
     expectClean(err, [key]);
   });

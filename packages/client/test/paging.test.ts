@@ -80,11 +80,11 @@ describe('paging', () => {
     expect(new Set(lists).size).toBe(4);
   });
 
-  it('surfaces the first page’s error, e.g. a content list the platform does not implement yet', async () => {
+  it('surfaces the first page’s error, e.g. a content list the platform refuses', async () => {
     const c = clientFor(t);
-    const pages = c.content.blogPosts.all({ state: 'PUBLISHED' });
+    const pages = c.content.blogPosts.all({ order_by: 'colour' });
     const err = await pages.next().catch((e) => e);
     expect(err).toBeInstanceOf(SvcApiError);
-    expect(err).toMatchObject({ status: 501, path: '/content/api/v2/blog-posts?limit=100&state=PUBLISHED' });
+    expect(err).toMatchObject({ status: 400, path: '/content/api/v2/blog-posts?limit=100&order_by=colour' });
   });
 });

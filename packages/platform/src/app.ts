@@ -12,6 +12,7 @@ import { authenticator } from './http/auth';
 import { collector } from './http/collector';
 import { rateLimiter, type RateLimitOptions } from './http/rate-limit';
 import { mountCatalog } from './http/router';
+import { mountSite } from './http/site';
 import { inspectorRouter } from './inspector/router';
 import { createServices } from './services';
 
@@ -65,6 +66,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   base.set('query parser', 'simple');
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
   if (options.inspectorKey) base.use('/_inspector', inspectorRouter(db, options.inspectorKey));
+  mountSite(base, services.content);
   mountCatalog(base, 'base', deps);
 
   const forms = express();
@@ -98,12 +100,15 @@ export function createPlatform(options: PlatformOptions = {}) {
     /** Starts both servers; port 0 picks a free one. */
     async listen({ basePort = 3200, formsPort = 3201, host = '127.0.0.1' } = {}) {
       const [baseUrl, formsUrl] = await Promise.all([listen(baseHandler, basePort, host), listen(forms, formsPort, host)]);
+      services.content.site.base = baseUrl;
       services.workflows.start(1000, (err) => log.error({ err }, 'workflow engine'));
+      services.scheduler.start(1000, (err) => log.error({ err }, 'scheduler'));
       return { baseUrl, formsUrl };
     },
     async close() {
       // A run in progress (waiting on a webhook) must finish before the database closes.
       await services.workflows.stop();
+      await services.scheduler.stop();
       await Promise.all(
         servers.map((s) => new Promise<void>((resolve) => (s.closeAllConnections(), s.close(() => resolve())))),
       );

@@ -1,7 +1,10 @@
 /** The platform's stores, wired to one database and one clock. */
 import { groupCommit } from './db/group-commit';
 import type { Db } from './db/open';
+import { scheduler } from './scheduler';
 import { contactStore } from './store/contacts';
+import { contentEngine } from './store/content/engine';
+import { seedSite } from './store/content/seed';
 import { emailStore } from './store/email';
 import { formStore } from './store/forms';
 import { listStore } from './store/lists';
@@ -55,7 +58,11 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const email = emailStore(db, now);
   const workflows = workflowStore(db, { contacts, lists }, now, options.fetch ?? fetch);
   const tracking: TrackingStore = trackingStore(db, contacts, properties, now);
-  return { db, now, properties, contacts, lists, forms, email, workflows, tracking, onContactsChanged, write, group };
+  const content = contentEngine(db, now);
+  // Portals made before part 2 get their site (blog, domain, layout, site map) on first start.
+  for (const id of db.prepare<[], number>('SELECT id FROM portals').pluck().all()) seedSite(content, id, now());
+  const jobs = scheduler(write, [{ name: 'publish', run: content.publishDue }]);
+  return { db, now, properties, contacts, lists, forms, email, workflows, tracking, content, scheduler: jobs, onContactsChanged, write, group };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -2,6 +2,7 @@
 import type { Handlers } from '../http/handler';
 import type { Services } from '../services';
 import { contactHandlers } from './contacts';
+import { contentHandlers } from './content';
 import { emailHandlers } from './email';
 import { formHandlers } from './forms';
 import { listHandlers } from './lists';
@@ -21,5 +22,6 @@ export function allHandlers(services: Services, settings: { tokenLifetimeSeconds
     ...emailHandlers(services),
     ...workflowHandlers(services),
     ...platformHandlers(services, settings),
+    ...contentHandlers(services),
   };
 }

@@ -1,0 +1,71 @@
+/** §4.8 Content API v2: every collection's routes on the one content engine. The catalog names
+ * them `content.<collection>.<verb>`; this file maps each verb to the engine once, for all
+ * collections, instead of repeating eighteen handlers per collection. */
+import { routes, type RouteDef } from '@svc/api';
+import type { z } from 'zod';
+import type { Handler, Handlers } from '../http/handler';
+import type { Services } from '../services';
+import type { CollectionName, Record_ } from '../store/content/collections';
+import type { PublishAction } from '../store/content/engine';
+
+/** Collections with their own handlers (files.ts) rather than the generic ones. */
+const OWN_HANDLERS = new Set(['files', 'folders']);
+
+type Ctx = Parameters<Handler<RouteDef>>[0];
+type Verb = (c: { coll: CollectionName; id: number; ctx: Ctx; fields: ReadonlySet<string> }) => unknown;
+
+const body = (ctx: Ctx) => (ctx.body ?? {}) as Record_;
+
+/** The generic handler of each verb. */
+export function contentVerbs({ content }: Services): Record<string, Verb> {
+  return {
+    create: ({ coll, ctx }) => content.create(ctx.portalId, coll, body(ctx)),
+    list: ({ coll, ctx, fields }) => content.list(ctx.portalId, coll, ctx.query as Record_, fields),
+    get: ({ coll, id, ctx }) => content.get(ctx.portalId, coll, id),
+    update: ({ coll, id, ctx }) => content.update(ctx.portalId, coll, id, body(ctx)),
+    delete: ({ coll, id, ctx }) => content.remove(ctx.portalId, coll, id),
+    restoreDeleted: ({ coll, id, ctx }) => content.restoreDeleted(ctx.portalId, coll, id),
+    getBuffer: ({ coll, id, ctx }) => content.getBuffer(ctx.portalId, coll, id),
+    updateBuffer: ({ coll, id, ctx }) => content.updateBuffer(ctx.portalId, coll, id, body(ctx)),
+    hasBufferedChanges: ({ coll, id, ctx }) => content.hasBufferedChanges(ctx.portalId, coll, id),
+    pushBufferLive: ({ coll, id, ctx }) => content.pushBufferLive(ctx.portalId, coll, id),
+    pushBufferLiveAndUpdate: ({ coll, id, ctx }) => content.pushBufferLive(ctx.portalId, coll, id, body(ctx)),
+    discardBuffer: ({ coll, id, ctx }) => content.discardBuffer(ctx.portalId, coll, id),
+    validateBuffer: ({ coll, id, ctx }) => content.validateBuffer(ctx.portalId, coll, id),
+    clone: ({ coll, id, ctx }) => content.clone(ctx.portalId, coll, id, String(body(ctx).name)),
+    publish: ({ coll, id, ctx }) => content.publishAction(ctx.portalId, coll, id, body(ctx).action as PublishAction),
+    listVersions: ({ coll, id, ctx }) => content.listVersions(ctx.portalId, coll, id),
+    getVersion: ({ coll, id, ctx }) => content.getVersion(ctx.portalId, coll, id, Number((ctx.params as Record_).version_id)),
+    restoreVersion: ({ coll, id, ctx }) => content.restoreVersion(ctx.portalId, coll, id, Number(body(ctx).version_id)),
+  };
+}
+
+/** `/content/api/v2/blog-posts/:blog_post_id/...` → `blog-posts` and `blog_post_id`. */
+export function collectionOf(route: RouteDef) {
+  const coll = route.path.split('/')[4] as CollectionName;
+  const idParam = Object.keys(route.params.shape).find((k) => k != 'version_id');
+  return { coll, idParam };
+}
+
+/** The record keys of a collection, from the catalog's schema of its GET: what lists may filter
+ * and order on. */
+function fieldsOf(coll: string): ReadonlySet<string> {
+  const get = routes.find((r) => r.method == 'GET' && /^\/content\/api\/v2\/[\w-]+\/:\w+$/.test(r.path) && r.path.split('/')[4] == coll);
+  return new Set(Object.keys((get?.response as z.ZodObject | undefined)?.shape ?? {}));
+}
+
+export function contentHandlers(services: Services): Handlers {
+  const verbs = contentVerbs(services);
+  const out: Record<string, Handler<RouteDef>> = {};
+  for (const route of routes) {
+    const [area, , verb] = route.id.split('.');
+    if (area != 'content' || !verb) continue;
+    const { coll, idParam } = collectionOf(route);
+    const run = verbs[verb];
+    if (OWN_HANDLERS.has(coll) || !run) continue;
+    const fields = fieldsOf(coll);
+    out[route.id] = (ctx) => run({ coll, id: idParam ? Number((ctx.params as Record_)[idParam]) : 0, ctx, fields }) as never;
+  }
+  // Typed by the catalog at the route level; the generic verbs answer with the collection's record.
+  return out as Handlers;
+}

@@ -1,0 +1,249 @@
+/** The content collections of §4.8 and what differs between them: the defaults a new object gets,
+ * the fields a write may not set, and checks that need other objects (a post's blog, a comment's
+ * post). Everything else — storage, soft delete, buffer, versions, lists — is the shared engine in
+ * engine.ts. */
+import { badRequest } from '../../http/errors';
+
+export type Record_ = Record<string, unknown>;
+
+export type CollectionName =
+  | 'blog-posts'
+  | 'comments'
+  | 'blog-authors'
+  | 'topics'
+  | 'pages'
+  | 'templates'
+  | 'url-mappings'
+  | 'domains'
+  | 'site-maps'
+  | 'layouts'
+  | 'blogs'
+  | 'folders'
+  | 'files';
+
+/** What a collection's rules may look up. */
+export interface Lookup {
+  get(portalId: number, collection: CollectionName, id: number): Record_ | undefined;
+}
+
+export interface Collection {
+  /** Fields the server owns: ignored in every write body. */
+  serverFields: readonly string[];
+  /** The new object's record, before the write body is applied over it. */
+  defaults(input: Record_, now: number, portalId: number): Record_;
+  /** Checks and derived fields after a write body is applied (throws a 400). */
+  complete?(record: Record_, lookup: Lookup, portalId: number): void;
+  /** Publishable objects (posts, pages) have a state machine (§3) and a URL. */
+  publishable?: boolean;
+}
+
+/** Server-owned in every collection. `deleted_at` is set only by DELETE (§2.1). */
+const COMMON = ['id', 'portal_id', 'created', 'updated', 'deleted_at'] as const;
+/** Changed only by publish-action (§3): an update never publishes. */
+const PUBLISHING = ['state', 'is_draft', 'url', 'published_url', 'processing_status', 'unpublished_at', 'current_state'] as const;
+
+/** `My First Post!` → `my-first-post`. */
+export const slugify = (s: string) =>
+  s
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^\w\s-]/g, '')
+    .trim()
+    .replace(/[\s_-]+/g, '-')
+    .replace(/^-+|-+$/g, '') || 'untitled';
+
+const stamps = (now: number) => ({ created: now, updated: now });
+const str = (v: unknown) => (typeof v == 'string' ? v : '');
+
+const blogPost: Collection = {
+  serverFields: [...COMMON, ...PUBLISHING, 'blog_author', 'cloned_from', 'comment_count', 'views'],
+  publishable: true,
+  defaults: (input, now) => ({
+    ...stamps(now),
+    content_group_id: null,
+    name: '',
+    html_title: str(input.name),
+    slug: '',
+    post_body: '',
+    post_summary: '',
+    rss_body: '',
+    rss_summary: '',
+    meta_description: '',
+    meta_keywords: null,
+    keywords: [],
+    blog_author_id: null,
+    author_user_id: null,
+    blog_author: null,
+    topic_ids: [],
+    state: 'DRAFT',
+    is_draft: true,
+    processing_status: 'draft',
+    publish_date: null,
+    publish_immediately: null,
+    archived: false,
+    unpublished_at: null,
+    domain: '',
+    featured_image: '',
+    use_featured_image: false,
+    campaign: null,
+    campaign_name: null,
+    head_html: '',
+    footer_html: '',
+    widgets: {},
+    widget_containers: {},
+    comment_count: 0,
+    views: 0,
+    category_id: 3,
+    subcategory: 'normal_blog_post',
+    cloned_from: null,
+    is_instant_email_enabled: false,
+    is_social_publishing_enabled: false,
+    personas: [],
+  }),
+  complete(post, lookup, portalId) {
+    const blog = lookup.get(portalId, 'blogs', Number(post.content_group_id));
+    if (!blog) throw badRequest(`body.content_group_id: no blog with id ${String(post.content_group_id)}`);
+    if (!post.slug) post.slug = `${str(blog.slug) || 'blog'}/${slugify(str(post.name))}`;
+    if (post.blog_author_id != null && !lookup.get(portalId, 'blog-authors', Number(post.blog_author_id)))
+      throw badRequest(`body.blog_author_id: no blog author with id ${String(post.blog_author_id)}`);
+    for (const [i, t] of (post.topic_ids as number[]).entries())
+      if (!lookup.get(portalId, 'topics', t)) throw badRequest(`body.topic_ids.${i}: no topic with id ${t}`);
+  },
+};
+
+const page: Collection = {
+  serverFields: [...COMMON, ...PUBLISHING, 'cloned_from'],
+  publishable: true,
+  defaults: (input, now) => ({
+    ...stamps(now),
+    name: '',
+    html_title: str(input.name),
+    slug: '',
+    domain: '',
+    current_live_domain: null,
+    subcategory: 'site_page',
+    template_path: null,
+    widgets: {},
+    widget_containers: {},
+    meta_description: '',
+    keywords: [],
+    head_html: '',
+    footer_html: '',
+    publish_date: null,
+    publish_immediately: null,
+    is_draft: true,
+    state: 'DRAFT',
+    current_state: 'DRAFT',
+    archived: false,
+    campaign: null,
+    campaign_name: null,
+  }),
+  complete(p) {
+    if (!p.slug) p.slug = slugify(str(p.name));
+  },
+};
+
+const comment: Collection = {
+  serverFields: [...COMMON, 'collection_id', 'created_at', 'content_permalink', 'content_title'],
+  defaults: (_input, now) => ({
+    ...stamps(now),
+    created_at: now,
+    parent_id: null,
+    user_name: null,
+    user_email: null,
+    user_url: null,
+    state: 'APPROVED',
+  }),
+  complete(c, lookup, portalId) {
+    const post = lookup.get(portalId, 'blog-posts', Number(c.content_id));
+    if (!post) throw badRequest(`body.content_id: no blog post with id ${String(c.content_id)}`);
+    c.collection_id = post.content_group_id;
+    c.content_title = post.name;
+    if (c.parent_id != null && !lookup.get(portalId, 'comments', Number(c.parent_id)))
+      throw badRequest(`body.parent_id: no comment with id ${String(c.parent_id)}`);
+  },
+};
+
+const blogAuthor: Collection = {
+  serverFields: COMMON,
+  defaults: (_input, now) => ({
+    ...stamps(now),
+    email: null,
+    slug: '',
+    bio: '',
+    avatar: '',
+    gravatar_url: null,
+    website: '',
+    twitter: '',
+    facebook: '',
+    linkedin: '',
+    google_plus: '',
+    user_id: null,
+    username: null,
+    body: {},
+  }),
+  complete(a) {
+    if (!a.slug) a.slug = slugify(str(a.full_name));
+  },
+};
+
+const topic: Collection = {
+  serverFields: COMMON,
+  defaults: (_input, now) => ({ ...stamps(now), slug: '', description: '' }),
+  complete(t) {
+    if (!t.slug) t.slug = slugify(str(t.name));
+  },
+};
+
+const template: Collection = {
+  serverFields: [...COMMON, 'folder', 'filename', 'generated_from_layout_id'],
+  defaults: (_input, now) => ({
+    ...stamps(now),
+    label: null,
+    source: '',
+    is_available_for_new_content: true,
+    template_type: 4,
+    category_id: 1,
+    is_read_only: false,
+    generated_from_layout_id: null,
+  }),
+  complete(t) {
+    const path = str(t.path);
+    const cut = path.lastIndexOf('/');
+    t.folder = cut > 0 ? path.slice(0, cut) : '';
+    t.filename = path.slice(cut + 1);
+  },
+};
+
+const urlMapping: Collection = {
+  serverFields: COMMON,
+  defaults: (_input, now) => ({
+    ...stamps(now),
+    name: null,
+    is_match_full_url: false,
+    is_match_query_string: false,
+    is_only_after_not_found: false,
+    precedence: 0,
+    content_group_id: null,
+  }),
+};
+
+/** Read-only collections (domains, site maps, layouts, blogs) and folders/files take no create
+ * through this path with user input; their defaults are only a base for the seed. */
+const plain: Collection = { serverFields: COMMON, defaults: (_input, now) => stamps(now) };
+
+export const COLLECTIONS: Record<CollectionName, Collection> = {
+  'blog-posts': blogPost,
+  comments: comment,
+  'blog-authors': blogAuthor,
+  topics: topic,
+  pages: page,
+  templates: template,
+  'url-mappings': urlMapping,
+  domains: plain,
+  'site-maps': plain,
+  layouts: plain,
+  blogs: plain,
+  folders: plain,
+  files: plain,
+};

@@ -1,0 +1,348 @@
+/** The content-object engine shared by every collection of §4.8: create, list (paging, filters,
+ * order), get, update, soft delete and restore, the auto-save buffer, version history, clone, and
+ * the publishing state machine of §3 for posts and pages (with the scheduler that publishes at
+ * `publish_date`). Collection specifics live in collections.ts. */
+import { type Db, transaction } from '../../db/open';
+import { badRequest, notFound } from '../../http/errors';
+import { COLLECTIONS, type CollectionName, type Record_ } from './collections';
+import { listSql } from './filters';
+
+interface Row {
+  id: number;
+  portal_id: number;
+  collection: CollectionName;
+  data: string;
+  buffer: string | null;
+  deleted_at: number;
+  publish_at: number | null;
+}
+
+const COLS = 'id, portal_id, collection, data, buffer, deleted_at, publish_at';
+/** Keys held in columns or computed on read, never in the stored JSON. */
+const OUTSIDE_JSON = ['id', 'portal_id', 'deleted_at', 'url', 'published_url'];
+
+/** The record's JSON without the keys held elsewhere. */
+function stored(record: Record_) {
+  const copy = { ...record };
+  for (const k of OUTSIDE_JSON) delete copy[k];
+  return JSON.stringify(copy);
+}
+
+/** The fields of a write body a caller may set: server-owned ones dropped. */
+function writable(collection: CollectionName, body: Record_) {
+  const out: Record_ = {};
+  const server = COLLECTIONS[collection].serverFields;
+  for (const [k, v] of Object.entries(body)) if (v !== undefined && !server.includes(k)) out[k] = v;
+  return out;
+}
+
+const isTrue = (v: unknown) => v === true || v === 'true';
+
+export type PublishAction = 'schedule-publish' | 'cancel-publish' | 'push-buffer-live';
+
+export function contentEngine(db: Db, now: () => number) {
+  const q = {
+    insert: db.prepare<[number, string, string]>('INSERT INTO content_objects (portal_id, collection, data) VALUES (?, ?, ?)'),
+    byId: db.prepare<[number, string, number], Row>(`SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND id = ?`),
+    save: db.prepare<[string, string | null, number, number | null, number]>(
+      'UPDATE content_objects SET data = ?, buffer = ?, deleted_at = ?, publish_at = ? WHERE id = ?',
+    ),
+    version: db.prepare<[number, string, number]>('INSERT INTO content_versions (object_id, data, updated) VALUES (?, ?, ?)'),
+    versions: db.prepare<[number], { id: number; data: string; updated: number }>(
+      'SELECT id, data, updated FROM content_versions WHERE object_id = ? ORDER BY id DESC',
+    ),
+    versionById: db.prepare<[number, number], { id: number; data: string; updated: number }>(
+      'SELECT id, data, updated FROM content_versions WHERE object_id = ? AND id = ?',
+    ),
+    history: db.prepare<[number, string, number]>('INSERT INTO content_history (object_id, event, timestamp) VALUES (?, ?, ?)'),
+    historyOf: db.prepare<[number], { event: string; timestamp: number }>(
+      'SELECT event, timestamp FROM content_history WHERE object_id = ? ORDER BY seq',
+    ),
+    due: db.prepare<[number], Row>(`SELECT ${COLS} FROM content_objects WHERE publish_at IS NOT NULL AND publish_at <= ? ORDER BY publish_at, id`),
+    liveBySlug: db.prepare<[number, string], Row>(
+      `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND slug = ? AND state = 'PUBLISHED' AND deleted_at = 0
+       AND collection IN ('blog-posts', 'pages') ORDER BY id DESC LIMIT 1`,
+    ),
+  };
+  /** Where the site server answers (set once the platform listens); published URLs start with it. */
+  const site = { base: 'http://127.0.0.1:3200' };
+
+  function toRecord(row: Row): Record_ {
+    const record: Record_ = { ...(JSON.parse(row.data) as Record_), id: row.id, portal_id: row.portal_id, deleted_at: row.deleted_at };
+    if (COLLECTIONS[row.collection].publishable) {
+      // §2.1: the URL is known from the start; it answers 404 until the post is published.
+      record.url = `${site.base}/sites/${row.portal_id}/${String(record.slug)}`;
+      record.published_url = record.state == 'PUBLISHED' ? record.url : '';
+    }
+    return record;
+  }
+
+  function find(portalId: number, collection: CollectionName, id: number) {
+    const row = q.byId.get(portalId, collection, id);
+    if (!row) throw notFound(`no ${collection.replace(/s$/, '').replace('-', ' ')} with id ${id}`);
+    return row;
+  }
+
+  /** A row that may be changed: deleted objects only come back through restore-deleted. */
+  function findLive(portalId: number, collection: CollectionName, id: number) {
+    const row = find(portalId, collection, id);
+    if (row.deleted_at) throw badRequest(`${collection} ${id} is deleted; restore it first (POST .../restore-deleted)`);
+    return row;
+  }
+
+  const lookup = {
+    get: (portalId: number, collection: CollectionName, id: number) => {
+      const row = Number.isInteger(id) ? q.byId.get(portalId, collection, id) : undefined;
+      return row && !row.deleted_at ? toRecord(row) : undefined;
+    },
+  };
+
+  /** Writes the live record (and the buffer, deletion, schedule) and keeps a version of it. */
+  function save(row: Row, record: Record_, changes: Partial<Pick<Row, 'buffer' | 'deleted_at' | 'publish_at'>> = {}) {
+    const next = { ...row, ...changes, data: stored(record) };
+    q.save.run(next.data, next.buffer, next.deleted_at, next.publish_at, row.id);
+    q.version.run(row.id, JSON.stringify(toRecord(next)), Number(record.updated));
+    return next;
+  }
+
+  function insert(portalId: number, collection: CollectionName, record: Record_) {
+    const { lastInsertRowid } = q.insert.run(portalId, collection, stored(record));
+    const row = q.byId.get(portalId, collection, Number(lastInsertRowid))!;
+    q.version.run(row.id, JSON.stringify(toRecord(row)), Number(record.updated));
+    return row;
+  }
+
+  function create(portalId: number, collection: CollectionName, body: Record_) {
+    return transaction(db, () => {
+      const c = COLLECTIONS[collection];
+      const record = { ...c.defaults(body, now(), portalId), ...writable(collection, body) };
+      c.complete?.(record, lookup, portalId);
+      return toRecord(insert(portalId, collection, record));
+    })();
+  }
+
+  /** The live record with `body` applied (not saved). */
+  function applied(row: Row, base: Record_, body: Record_, check = true) {
+    const record = { ...base, ...writable(row.collection, body), updated: now() };
+    if (check) COLLECTIONS[row.collection].complete?.(record, lookup, row.portal_id);
+    return record;
+  }
+
+  function update(portalId: number, collection: CollectionName, id: number, body: Record_) {
+    return transaction(db, () => {
+      const row = findLive(portalId, collection, id);
+      // §3: updating never publishes, whatever publish_date says.
+      return toRecord(save(row, applied(row, JSON.parse(row.data) as Record_, body)));
+    })();
+  }
+
+  function list(portalId: number, collection: CollectionName, query: Record_, fields: ReadonlySet<string>) {
+    const { where, args, order } = listSql(query, fields);
+    const limit = Number(query.limit ?? 20);
+    const offset = Number(query.offset ?? 0);
+    const sql = `FROM content_objects WHERE portal_id = ? AND collection = ? AND ${where.join(' AND ')}`;
+    const total = db.prepare<unknown[], number>(`SELECT count(*) ${sql}`).pluck().get(portalId, collection, ...args)!;
+    const rows = db.prepare<unknown[], Row>(`SELECT ${COLS} ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(portalId, collection, ...args, limit, offset);
+    return { limit, offset, total, total_count: total, objects: rows.map(toRecord) };
+  }
+
+  function remove(portalId: number, collection: CollectionName, id: number) {
+    transaction(db, () => {
+      const row = findLive(portalId, collection, id);
+      // A deleted scheduled post is not published by the scheduler.
+      save(row, { ...(JSON.parse(row.data) as Record_), updated: now() }, { deleted_at: now(), publish_at: null });
+    })();
+  }
+
+  function restoreDeleted(portalId: number, collection: CollectionName, id: number) {
+    return transaction(db, () => {
+      const row = find(portalId, collection, id);
+      if (!row.deleted_at) throw badRequest(`${collection} ${id} is not deleted`);
+      const record = JSON.parse(row.data) as Record_;
+      // A post that was scheduled when deleted comes back as a draft: nothing publishes behind one's back.
+      if (record.state == 'SCHEDULED') Object.assign(record, { state: 'DRAFT', is_draft: true, current_state: 'DRAFT' });
+      return toRecord(save(row, { ...record, updated: now() }, { deleted_at: 0 }));
+    })();
+  }
+
+  // ---- the auto-save buffer (§3, §4.8) ----
+
+  const bufferOf = (row: Row) => (row.buffer ? (JSON.parse(row.buffer) as Record_) : (JSON.parse(row.data) as Record_));
+
+  function getBuffer(portalId: number, collection: CollectionName, id: number) {
+    const row = find(portalId, collection, id);
+    return toRecord({ ...row, data: JSON.stringify(bufferOf(row)) });
+  }
+
+  function updateBuffer(portalId: number, collection: CollectionName, id: number, body: Record_) {
+    return transaction(db, () => {
+      const row = findLive(portalId, collection, id);
+      // An auto-save holds whatever the editor has: checked by validate-buffer and on push, not here.
+      const buffer = applied(row, bufferOf(row), body, false);
+      // The live object is not affected (§3): only the buffer column changes, no version.
+      q.save.run(row.data, stored(buffer), row.deleted_at, row.publish_at, row.id);
+      return toRecord({ ...row, data: stored(buffer) });
+    })();
+  }
+
+  /** Content fields only: timestamps differ between a buffer and its live object without a change. */
+  const comparable = (r: Record_) => JSON.stringify({ ...r, updated: 0 });
+
+  function hasBufferedChanges(portalId: number, collection: CollectionName, id: number) {
+    const row = find(portalId, collection, id);
+    return { has_buffered_changes: row.buffer != null && comparable(JSON.parse(row.buffer) as Record_) != comparable(JSON.parse(row.data) as Record_) };
+  }
+
+  /** Copies the buffer into the live object (then applies `body`, for the PUT variant). */
+  function pushBufferLive(portalId: number, collection: CollectionName, id: number, body: Record_ = {}) {
+    return transaction(db, () => {
+      const row = findLive(portalId, collection, id);
+      const live = JSON.parse(row.data) as Record_;
+      const buffer = bufferOf(row);
+      // The state machine's fields stay as they are live: pushing the buffer is a save, not a publish.
+      for (const k of COLLECTIONS[collection].serverFields) if (k in live) buffer[k] = live[k];
+      return toRecord(save(row, applied(row, buffer, body), { buffer: null }));
+    })();
+  }
+
+  /** Drops the buffer; answers with the live (previously published) object. */
+  function discardBuffer(portalId: number, collection: CollectionName, id: number) {
+    return transaction(db, () => {
+      const row = find(portalId, collection, id);
+      q.save.run(row.data, null, row.deleted_at, row.publish_at, row.id);
+      return toRecord({ ...row, buffer: null });
+    })();
+  }
+
+  /** The buffer would make a valid live object (the checks a save runs). */
+  function validateBuffer(portalId: number, collection: CollectionName, id: number) {
+    const row = find(portalId, collection, id);
+    const buffer = bufferOf(row);
+    if (!buffer.name) throw badRequest('buffer.name: is required');
+    COLLECTIONS[collection].complete?.(buffer, lookup, portalId);
+    return { succeeded: true as const };
+  }
+
+  function clone(portalId: number, collection: CollectionName, id: number, name: string) {
+    return transaction(db, () => {
+      const source = JSON.parse(findLive(portalId, collection, id).data) as Record_;
+      const c = COLLECTIONS[collection];
+      const record = {
+        ...source,
+        ...c.defaults({ name }, now(), portalId),
+        ...writable(collection, source),
+        name,
+        html_title: name,
+        slug: '',
+        cloned_from: id,
+      };
+      c.complete?.(record, lookup, portalId);
+      return toRecord(insert(portalId, collection, record));
+    })();
+  }
+
+  // ---- publishing (§3) ----
+
+  const PUBLISHED = { state: 'PUBLISHED', is_draft: false, current_state: 'PUBLISHED', processing_status: 'published' };
+  const DRAFT = { state: 'DRAFT', is_draft: true, current_state: 'DRAFT', processing_status: 'draft' };
+
+  /** Goes live now and records the job that sends the enabled emails and tweets. */
+  function goLive(row: Row, record: Record_) {
+    const at = now();
+    q.history.run(row.id, 'send enabled emails and tweets', at);
+    return save(row, { ...record, ...PUBLISHED, publish_date: record.publish_date ?? at, unpublished_at: null, updated: at }, { publish_at: null });
+  }
+
+  function publishAction(portalId: number, collection: CollectionName, id: number, action: PublishAction) {
+    transaction(db, () => {
+      const row = findLive(portalId, collection, id);
+      const record = JSON.parse(row.data) as Record_;
+      if (action == 'push-buffer-live') return void pushBufferLive(portalId, collection, id);
+      if (action == 'cancel-publish') {
+        if (record.state == 'DRAFT') throw badRequest(`${collection} ${id} is neither scheduled nor published`);
+        const unpublished = record.state == 'PUBLISHED' ? { unpublished_at: now() } : {};
+        return void save(row, { ...record, ...DRAFT, ...unpublished, updated: now() }, { publish_at: null });
+      }
+      if (record.state == 'PUBLISHED') throw badRequest(`${collection} ${id} is already published`);
+      // §3: null or true publishes at once and ignores publish_date; false waits for publish_date.
+      if (record.publish_immediately == null || isTrue(record.publish_immediately))
+        return void goLive(row, { ...record, publish_date: now() });
+      const at = Number(record.publish_date);
+      if (record.publish_date == null || !Number.isFinite(at))
+        throw badRequest(`${collection} ${id} has publish_immediately false and no publish_date to publish at`);
+      if (at <= now()) return void goLive(row, record);
+      save(row, { ...record, state: 'SCHEDULED', is_draft: true, current_state: 'SCHEDULED', processing_status: 'scheduled', updated: now() }, { publish_at: at });
+    })();
+  }
+
+  /** Publishes every scheduled object whose publish_date has come; returns how many. */
+  function publishDue() {
+    let n = 0;
+    for (const row of q.due.all(now())) {
+      goLive(row, JSON.parse(row.data) as Record_);
+      n++;
+    }
+    return n;
+  }
+
+  // ---- versions ----
+
+  const version = (v: { id: number; data: string; updated: number }) => ({ id: v.id, object: JSON.parse(v.data) as Record_, updated: v.updated, user: null });
+
+  function listVersions(portalId: number, collection: CollectionName, id: number) {
+    return q.versions.all(find(portalId, collection, id).id).map(version);
+  }
+
+  function getVersion(portalId: number, collection: CollectionName, id: number, versionId: number) {
+    const v = q.versionById.get(find(portalId, collection, id).id, versionId);
+    if (!v) throw notFound(`no version ${versionId} of ${collection} ${id}`);
+    return version(v);
+  }
+
+  /** Brings back a version's content; the object's state (published, draft) stays as it is now. */
+  function restoreVersion(portalId: number, collection: CollectionName, id: number, versionId: number) {
+    return transaction(db, () => {
+      const row = findLive(portalId, collection, id);
+      const v = q.versionById.get(row.id, versionId);
+      if (!v) throw notFound(`no version ${versionId} of ${collection} ${id}`);
+      const live = JSON.parse(row.data) as Record_;
+      const old = JSON.parse(v.data) as Record_;
+      for (const k of COLLECTIONS[collection].serverFields) if (k in live) old[k] = live[k];
+      return toRecord(save(row, { ...old, updated: now() }));
+    })();
+  }
+
+  return {
+    site,
+    lookup,
+    create,
+    list,
+    get: (portalId: number, collection: CollectionName, id: number) => toRecord(find(portalId, collection, id)),
+    update,
+    remove,
+    restoreDeleted,
+    getBuffer,
+    updateBuffer,
+    hasBufferedChanges,
+    pushBufferLive,
+    discardBuffer,
+    validateBuffer,
+    clone,
+    publishAction,
+    publishDue,
+    listVersions,
+    getVersion,
+    restoreVersion,
+    /** Jobs run for an object (publishing's "send enabled emails and tweets"), oldest first. */
+    history: (id: number) => q.historyOf.all(id),
+    /** The published post or page at `slug`, for the site server. */
+    liveBySlug: (portalId: number, slug: string) => {
+      const row = q.liveBySlug.get(portalId, slug);
+      return row && toRecord(row);
+    },
+    /** Inserts an object as it is (seeding read-only collections). */
+    insertRaw: (portalId: number, collection: CollectionName, record: Record_) => toRecord(insert(portalId, collection, record)),
+  };
+}
+
+export type ContentEngine = ReturnType<typeof contentEngine>;

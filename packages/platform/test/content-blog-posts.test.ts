@@ -1,0 +1,229 @@
+/** Blog posts (§2.1, §3, §4.8) over HTTP: the publishing state machine step by step — scheduled
+ * publishing on a moved clock included — the site server, buffers, versions, soft delete and
+ * restore, clone, and hapikey auth. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPlatform, type TestPlatform } from './harness';
+
+const HOUR = 3_600_000;
+const POSTS = '/content/api/v2/blog-posts';
+
+let t: TestPlatform;
+let blogId: number;
+beforeAll(async () => {
+  t = await startPlatform({ rateLimit: { max: 1_000_000, windowMs: 10_000 } });
+  blogId = (await t.call('GET', '/content/api/v2/blogs')).json.objects[0].id;
+});
+afterAll(() => t.close());
+
+async function post(body: Record<string, unknown> = {}) {
+  const res = await t.call('POST', POSTS, { body: { name: 'Hello world', content_group_id: blogId, ...body } });
+  expect(res.status).toBe(201);
+  return res.json;
+}
+const get = async (id: number) => (await t.call('GET', `${POSTS}/${id}`)).json;
+const publish = (id: number, action = 'schedule-publish') => t.call('POST', `${POSTS}/${id}/publish-action`, { body: { action } });
+const page = (url: string) => fetch(url).then(async (r) => ({ status: r.status, text: await r.text() }));
+const runDue = () => t.platform.services.scheduler.runDue();
+
+describe('blog post states (§3)', () => {
+  it('creates a draft whose URL is a 404 until it is published', async () => {
+    const p = await post({ name: 'Draft one', post_body: '<p>Body one</p>' });
+    expect(p).toMatchObject({ state: 'DRAFT', is_draft: true, content_group_id: blogId, slug: 'blog/draft-one', deleted_at: 0, portal_id: 62515 });
+    expect(p.url).toBe(`${t.baseUrl}/sites/62515/blog/draft-one`);
+    expect((await page(p.url)).status).toBe(404);
+  });
+
+  it('never publishes on update, even with a past publish_date or a state in the body', async () => {
+    const p = await post({ name: 'Update only' });
+    const res = await t.call('PUT', `${POSTS}/${p.id}`, { body: { publish_date: t.clock.now - HOUR, state: 'PUBLISHED', is_draft: false, post_body: '<p>new</p>' } });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ state: 'DRAFT', is_draft: true, post_body: '<p>new</p>', publish_date: t.clock.now - HOUR });
+    await runDue();
+    expect((await get(p.id)).state).toBe('DRAFT');
+    expect((await page(p.url)).status).toBe(404);
+  });
+
+  it('publishes at once with schedule-publish when publish_immediately is null or true, and records the job', async () => {
+    for (const publish_immediately of [undefined, true]) {
+      const p = await post({ name: `Now ${publish_immediately}`, post_body: '<p>Live text</p>', publish_immediately, publish_date: t.clock.now + HOUR });
+      const res = await publish(p.id);
+      expect(res.status).toBe(204);
+      expect(res.text).toBe('');
+      const live = await get(p.id);
+      expect(live).toMatchObject({ state: 'PUBLISHED', is_draft: false, publish_date: t.clock.now, published_url: p.url });
+      const served = await page(p.url);
+      expect(served.status).toBe(200);
+      expect(served.text).toContain('<p>Live text</p>');
+      expect(t.platform.services.content.history(p.id)).toEqual([{ event: 'send enabled emails and tweets', timestamp: t.clock.now }]);
+    }
+  });
+
+  it('schedules with publish_immediately false: invisible until publish_date, then the scheduler publishes it', async () => {
+    const at = t.clock.now + 2 * HOUR;
+    const p = await post({ name: 'Later', publish_immediately: false, publish_date: at });
+    expect((await publish(p.id)).status).toBe(204);
+    expect((await get(p.id)).state).toBe('SCHEDULED');
+    expect((await t.call('GET', `${POSTS}?state=SCHEDULED&id=${p.id}`)).json.total).toBe(1);
+    const start = t.clock.now;
+    try {
+      t.clock.now = at - 1;
+      await runDue();
+      expect((await get(p.id)).state).toBe('SCHEDULED');
+      expect((await page(p.url)).status).toBe(404);
+      expect(t.platform.services.content.history(p.id)).toEqual([]);
+      t.clock.now = at;
+      expect((await runDue()).publish).toBeGreaterThanOrEqual(1);
+      expect(await get(p.id)).toMatchObject({ state: 'PUBLISHED', is_draft: false, publish_date: at });
+      expect((await page(p.url)).status).toBe(200);
+      expect(t.platform.services.content.history(p.id)).toEqual([{ event: 'send enabled emails and tweets', timestamp: at }]);
+    } finally {
+      t.clock.now = start;
+    }
+  });
+
+  it('cancel-publish returns a scheduled post to draft (the scheduler then leaves it) and unpublishes a live one', async () => {
+    const at = t.clock.now + HOUR;
+    const p = await post({ name: 'Cancelled', publish_immediately: false, publish_date: at });
+    await publish(p.id);
+    expect((await publish(p.id, 'cancel-publish')).status).toBe(204);
+    expect((await get(p.id)).state).toBe('DRAFT');
+    const start = t.clock.now;
+    t.clock.now = at + 1;
+    await runDue();
+    t.clock.now = start;
+    expect((await get(p.id)).state).toBe('DRAFT');
+    expect((await publish(p.id, 'cancel-publish')).status).toBe(400);
+
+    const live = await post({ name: 'Unpublished later' });
+    await publish(live.id);
+    expect((await page(live.url)).status).toBe(200);
+    await publish(live.id, 'cancel-publish');
+    expect((await get(live.id)).state).toBe('DRAFT');
+    expect((await page(live.url)).status).toBe(404);
+  });
+
+  it('refuses what cannot be published: no publish_date to wait for, already published, unknown action', async () => {
+    const p = await post({ name: 'No date', publish_immediately: false });
+    const res = await publish(p.id);
+    expect(res.status).toBe(400);
+    expect(res.json.message).toContain('no publish_date');
+    await t.call('PUT', `${POSTS}/${p.id}`, { body: { publish_immediately: true } });
+    expect((await publish(p.id)).status).toBe(204);
+    expect((await publish(p.id)).status).toBe(400);
+    const bad = await publish(p.id, 'publish-now');
+    expect(bad.status).toBe(400);
+    expect(bad.json.message).toMatch(/^body\.action: /);
+  });
+
+  it('deletes softly (URL 404, out of lists) and restores', async () => {
+    const p = await post({ name: 'Deleted one' });
+    await publish(p.id);
+    expect((await t.call('DELETE', `${POSTS}/${p.id}`)).status).toBe(204);
+    const deleted = await get(p.id);
+    expect(deleted.deleted_at).toBe(t.clock.now);
+    expect((await page(p.url)).status).toBe(404);
+    expect((await t.call('GET', `${POSTS}?id=${p.id}`)).json.total).toBe(0);
+    expect((await t.call('GET', `${POSTS}?id=${p.id}&deleted_at__gt=0`)).json.total).toBe(1);
+    expect((await t.call('PUT', `${POSTS}/${p.id}`, { body: { name: 'x' } })).status).toBe(400);
+    expect((await t.call('DELETE', `${POSTS}/${p.id}`)).status).toBe(400);
+    const restored = await t.call('POST', `${POSTS}/${p.id}/restore-deleted`);
+    expect(restored.status).toBe(200);
+    expect(restored.json).toMatchObject({ deleted_at: 0, state: 'PUBLISHED' });
+    expect((await page(p.url)).status).toBe(200);
+    expect((await t.call('POST', `${POSTS}/${p.id}/restore-deleted`)).status).toBe(400);
+  });
+
+  it('a scheduled post that is deleted is not published, and comes back as a draft', async () => {
+    const at = t.clock.now + HOUR;
+    const p = await post({ name: 'Deleted scheduled', publish_immediately: false, publish_date: at });
+    await publish(p.id);
+    await t.call('DELETE', `${POSTS}/${p.id}`);
+    const start = t.clock.now;
+    t.clock.now = at + 1;
+    await runDue();
+    t.clock.now = start;
+    const restored = (await t.call('POST', `${POSTS}/${p.id}/restore-deleted`)).json;
+    expect(restored.state).toBe('DRAFT');
+  });
+});
+
+describe('blog post buffer and versions', () => {
+  it('keeps the live post apart from the buffer until it is pushed live', async () => {
+    const p = await post({ name: 'Buffered', post_body: '<p>v1</p>' });
+    expect((await t.call('GET', `${POSTS}/${p.id}/has-buffered-changes`)).json).toEqual({ has_buffered_changes: false });
+    expect((await t.call('GET', `${POSTS}/${p.id}/buffer`)).json.post_body).toBe('<p>v1</p>');
+    const buf = await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { post_body: '<p>v2</p>' } });
+    expect(buf.json.post_body).toBe('<p>v2</p>');
+    expect((await get(p.id)).post_body).toBe('<p>v1</p>');
+    expect((await t.call('GET', `${POSTS}/${p.id}/buffer`)).json.post_body).toBe('<p>v2</p>');
+    expect((await t.call('GET', `${POSTS}/${p.id}/has-buffered-changes`)).json).toEqual({ has_buffered_changes: true });
+    expect((await t.call('POST', `${POSTS}/${p.id}/validate-buffer`)).json).toEqual({ succeeded: true });
+
+    // discard-buffer answers with the previously published data.
+    const discarded = await t.call('POST', `${POSTS}/${p.id}/discard-buffer`);
+    expect(discarded.json.post_body).toBe('<p>v1</p>');
+    expect((await t.call('GET', `${POSTS}/${p.id}/has-buffered-changes`)).json.has_buffered_changes).toBe(false);
+
+    await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { post_body: '<p>v3</p>' } });
+    const pushed = await t.call('POST', `${POSTS}/${p.id}/push-buffer-live`);
+    expect(pushed.json).toMatchObject({ post_body: '<p>v3</p>', state: 'DRAFT' });
+    expect((await get(p.id)).post_body).toBe('<p>v3</p>');
+
+    await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { post_body: '<p>v4</p>' } });
+    const putPushed = await t.call('PUT', `${POSTS}/${p.id}/push-buffer-live`, { body: { meta_description: 'and this' } });
+    expect(putPushed.json).toMatchObject({ post_body: '<p>v4</p>', meta_description: 'and this' });
+    expect((await t.call('GET', `${POSTS}/${p.id}/has-buffered-changes`)).json.has_buffered_changes).toBe(false);
+  });
+
+  it('validate-buffer refuses a buffer that would not save', async () => {
+    const p = await post({ name: 'To invalidate' });
+    await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { content_group_id: 424242 } });
+    const res = await t.call('POST', `${POSTS}/${p.id}/validate-buffer`);
+    expect(res.status).toBe(400);
+    expect(res.json.message).toContain('content_group_id');
+  });
+
+  it('lists versions newest first, reads one, and restores one', async () => {
+    const p = await post({ name: 'Versioned', post_body: 'one' });
+    await t.call('PUT', `${POSTS}/${p.id}`, { body: { post_body: 'two' } });
+    await t.call('PUT', `${POSTS}/${p.id}`, { body: { post_body: 'three' } });
+    const versions = (await t.call('GET', `${POSTS}/${p.id}/versions`)).json;
+    expect(versions.map((v: { object: { post_body: string } }) => v.object.post_body)).toEqual(['three', 'two', 'one']);
+    const first = versions[2];
+    expect((await t.call('GET', `${POSTS}/${p.id}/versions/${first.id}`)).json).toEqual(first);
+    expect((await t.call('GET', `${POSTS}/${p.id}/versions/999999`)).status).toBe(404);
+    const restored = await t.call('POST', `${POSTS}/${p.id}/versions/restore`, { body: { version_id: first.id } });
+    expect(restored.json).toMatchObject({ post_body: 'one', state: 'DRAFT' });
+    expect((await t.call('GET', `${POSTS}/${p.id}/versions`)).json).toHaveLength(4);
+    const other = await post({ name: 'Other' });
+    expect((await t.call('POST', `${POSTS}/${other.id}/versions/restore`, { body: { version_id: first.id } })).status).toBe(404);
+    expect((await t.call('POST', `${POSTS}/${p.id}/versions/restore`, { body: {} })).json.message).toBe('body.version_id: is required');
+  });
+
+  it('clones into a new draft', async () => {
+    const p = await post({ name: 'Original', post_body: '<p>same</p>' });
+    await publish(p.id);
+    const res = await t.call('POST', `${POSTS}/${p.id}/clone`, { body: { name: 'Copy' } });
+    expect(res.status).toBe(201);
+    expect(res.json).toMatchObject({ name: 'Copy', post_body: '<p>same</p>', state: 'DRAFT', cloned_from: p.id, slug: 'blog/copy' });
+    expect(res.json.id).not.toBe(p.id);
+  });
+});
+
+describe('blog post input and auth', () => {
+  it('answers 400 naming the field, 404 for unknown or foreign ids', async () => {
+    expect((await t.call('POST', POSTS, { body: { name: 'x' } })).json.message).toBe('body.content_group_id: is required');
+    expect((await t.call('POST', POSTS, { body: { name: 'x', content_group_id: 1 } })).json.message).toContain('body.content_group_id: no blog');
+    expect((await t.call('POST', POSTS, { body: { name: 'x', content_group_id: blogId, topic_ids: [5] } })).status).toBe(400);
+    expect((await t.call('GET', `${POSTS}/abc`)).json.message).toBe('path.blog_post_id: must be a positive integer');
+    const p = await post();
+    expect((await t.call('GET', `${POSTS}/${p.id}`, { portal: t.portals[1] })).status).toBe(404);
+    expect((await t.call('GET', `${POSTS}/99999999`)).status).toBe(404);
+  });
+
+  it('accepts hapikey on content routes', async () => {
+    const res = await t.call('GET', `${POSTS}?hapikey=${t.portals[0].apiKey}`, { portal: null });
+    expect(res.status).toBe(200);
+    expect((await t.call('GET', `${POSTS}?hapikey=wrong`, { portal: null })).status).toBe(401);
+  });
+});
