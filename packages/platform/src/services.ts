@@ -4,6 +4,9 @@ import type { Db } from './db/open';
 import { scheduler } from './scheduler';
 import { contactStore } from './store/contacts';
 import { contentEngine } from './store/content/engine';
+import { keywordStore } from './store/keywords';
+import { settingStore } from './store/settings';
+import { socialStore } from './store/social';
 import { seedSite } from './store/content/seed';
 import { emailStore } from './store/email';
 import { formStore } from './store/forms';
@@ -59,10 +62,23 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const workflows = workflowStore(db, { contacts, lists }, now, options.fetch ?? fetch);
   const tracking: TrackingStore = trackingStore(db, contacts, properties, now);
   const content = contentEngine(db, now);
-  // Portals made before part 2 get their site (blog, domain, layout, site map) on first start.
-  for (const id of db.prepare<[], number>('SELECT id FROM portals').pluck().all()) seedSite(content, id, now());
-  const jobs = scheduler(write, [{ name: 'publish', run: content.publishDue }]);
-  return { db, now, properties, contacts, lists, forms, email, workflows, tracking, content, scheduler: jobs, onContactsChanged, write, group };
+  const keywords = keywordStore(db, now);
+  const settings = settingStore(db, now);
+  const social = socialStore(db, now);
+  // Portals made before part 2 get their site (blog, domain, layout, site map) and social
+  // channels on first start.
+  for (const id of db.prepare<[], number>('SELECT id FROM portals').pluck().all()) {
+    seedSite(content, id, now());
+    social.seedChannels(id, now());
+  }
+  const jobs = scheduler(write, [
+    { name: 'publish', run: content.publishDue },
+    { name: 'broadcasts', run: social.publishDue },
+  ]);
+  return {
+    db, now, properties, contacts, lists, forms, email, workflows, tracking, content, keywords, settings, social,
+    scheduler: jobs, onContactsChanged, write, group,
+  };
 }
 
 export type Services = ReturnType<typeof createServices>;

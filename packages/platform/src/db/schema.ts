@@ -261,6 +261,43 @@ CREATE TABLE IF NOT EXISTS content_history (
 );
 CREATE INDEX IF NOT EXISTS content_history_object ON content_history(object_id, seq);
 
+-- Keywords (§4.10): one row per keyword, unique per portal regardless of case.
+CREATE TABLE IF NOT EXISTS keywords (
+  guid TEXT PRIMARY KEY,
+  portal_id INTEGER NOT NULL,
+  keyword TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS keywords_portal_keyword ON keywords(portal_id, keyword COLLATE NOCASE);
+
+-- Portal settings (§4.10): name → value.
+CREATE TABLE IF NOT EXISTS settings (
+  portal_id INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  value TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (portal_id, name)
+);
+
+-- Social channels (seeded per portal) and broadcasts (§4.10). A broadcast's record is JSON; its
+-- status and trigger time are columns so the scheduler finds due ones by index.
+CREATE TABLE IF NOT EXISTS social_channels (
+  guid TEXT PRIMARY KEY,
+  portal_id INTEGER NOT NULL,
+  data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS social_channels_portal ON social_channels(portal_id);
+CREATE TABLE IF NOT EXISTS broadcasts (
+  guid TEXT PRIMARY KEY,
+  portal_id INTEGER NOT NULL,
+  status TEXT NOT NULL,
+  trigger_at INTEGER,
+  created_at INTEGER NOT NULL,
+  data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS broadcasts_portal ON broadcasts(portal_id, created_at);
+CREATE INDEX IF NOT EXISTS broadcasts_due ON broadcasts(status, trigger_at);
+
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 

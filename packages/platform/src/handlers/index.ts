@@ -6,6 +6,7 @@ import { contentHandlers } from './content';
 import { emailHandlers } from './email';
 import { formHandlers } from './forms';
 import { listHandlers } from './lists';
+import { miscHandlers } from './misc';
 import { platformHandlers } from './platform';
 import { propertyHandlers } from './properties';
 import { workflowHandlers } from './workflows';
@@ -23,5 +24,6 @@ export function allHandlers(services: Services, settings: { tokenLifetimeSeconds
     ...workflowHandlers(services),
     ...platformHandlers(services, settings),
     ...contentHandlers(services),
+    ...miscHandlers(services),
   };
 }

@@ -3,6 +3,7 @@ import { type Db, transaction } from '../db/open';
 import { hashSecret, newSecret, type CredentialKind } from '../http/credentials';
 import { contentEngine } from './content/engine';
 import { seedSite } from './content/seed';
+import { socialStore } from './social';
 import { DEFAULT_CONTACT_GROUPS, DEFAULT_CONTACT_PROPERTIES, DEFAULT_DEAL_GROUPS, DEFAULT_DEAL_PROPERTIES } from './default-properties';
 
 export type Tier = 'starter' | 'professional' | 'enterprise';
@@ -41,6 +42,7 @@ export function createPortal(db: Db, { id, name, tier, now }: { id: number; name
     for (const p of DEFAULT_CONTACT_PROPERTIES) property.run(id, 'contacts', p.name, JSON.stringify({ ...p, createdAt: now, updatedAt: now }));
     for (const p of DEFAULT_DEAL_PROPERTIES) property.run(id, 'deals', p.name, JSON.stringify({ ...p, createdAt: now, updatedAt: now }));
     seedSite(contentEngine(db, () => now), id, now);
+    socialStore(db, () => now).seedChannels(id, now);
   })();
 }
 

@@ -1,0 +1,24 @@
+/** §4.10 Keywords, settings and social broadcasts. */
+import type { Handlers } from '../http/handler';
+import type { Services } from '../services';
+
+export function miscHandlers({ keywords, settings, social }: Services): Handlers {
+  return {
+    'keywords.list': ({ portalId, query }) => keywords.list(portalId, query.search),
+    'keywords.get': ({ portalId, params }) => keywords.get(portalId, params.keyword_guid),
+    'keywords.create': ({ portalId, body }) => keywords.create(portalId, body),
+    'keywords.delete': ({ portalId, params }) => keywords.remove(portalId, params.keywords_guid),
+
+    'settings.get': ({ portalId, query }) => settings.get(portalId, query.name),
+    'settings.create': ({ portalId, body }) => settings.put(portalId, body),
+    'settings.update': ({ portalId, body }) => settings.put(portalId, body),
+    'settings.delete': ({ portalId, query }) => settings.remove(portalId, query.name),
+
+    'social.listChannels': ({ portalId, query }) => social.listChannels(portalId, query.settings ?? true),
+    'social.getChannel': ({ portalId, params }) => social.getChannel(portalId, params.channel_guid),
+    'social.listBroadcasts': ({ portalId, query }) => social.list(portalId, query),
+    'social.getBroadcast': ({ portalId, params }) => social.get(portalId, params.broadcast_guid),
+    'social.createBroadcast': ({ portalId, body }) => social.create(portalId, body),
+    'social.cancelBroadcast': ({ portalId, params }) => social.cancel(portalId, params.broadcast_guid),
+  };
+}

@@ -1,0 +1,103 @@
+/** Social channels and broadcasts (§4.10) over HTTP, with the scheduler run on a moved clock. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPlatform, type TestPlatform } from './harness';
+
+const HOUR = 3_600_000;
+let t: TestPlatform;
+let twitter: { channelGuid: string; channelKey: string };
+let linkedin: { channelGuid: string; channelKey: string };
+beforeAll(async () => {
+  t = await startPlatform({ rateLimit: { max: 1_000_000, windowMs: 10_000 } });
+  [twitter, linkedin] = (await t.call('GET', '/broadcast/v1/channels/setting/publish/current')).json;
+});
+afterAll(() => t.close());
+
+const create = (body: Record<string, unknown>) => t.call('POST', '/broadcast/v1/broadcasts', { body });
+const get = async (guid: string) => (await t.call('GET', `/broadcast/v1/broadcasts/${guid}`)).json;
+
+describe('channels', () => {
+  it('lists the seeded channels and gets one; each portal has its own', async () => {
+    expect(twitter).toMatchObject({ type: 'Twitter', channelKey: 'Twitter:4654321', active: true, portalId: 62515 });
+    expect(linkedin.channelKey).toBe('LinkedIn:7654321');
+    expect((await t.call('GET', `/broadcast/v1/channels/${twitter.channelGuid}`)).json).toEqual(twitter);
+    expect((await t.call('GET', `/broadcast/v1/channels/${twitter.channelGuid}`, { portal: t.portals[1] })).status).toBe(404);
+    const bare = (await t.call('GET', '/broadcast/v1/channels/setting/publish/current?settings=false')).json;
+    expect(bare[0].settings).toBeNull();
+  });
+});
+
+describe('broadcasts', () => {
+  it('schedules a broadcast that the scheduler publishes when it is due, and records it', async () => {
+    const at = t.clock.now + HOUR;
+    const res = await create({ channelGuid: twitter.channelGuid, triggerAt: at, content: { body: 'Launch day!' } });
+    expect(res.status).toBe(200);
+    const b = res.json;
+    expect(b).toMatchObject({ status: 'WAITING', triggerAt: at, channelKey: twitter.channelKey, finishedAt: null, content: { body: 'Launch day!' } });
+    const start = t.clock.now;
+    try {
+      t.clock.now = at - 1;
+      await t.platform.services.scheduler.runDue();
+      expect((await get(b.broadcastGuid)).status).toBe('WAITING');
+      t.clock.now = at;
+      expect((await t.platform.services.scheduler.runDue()).broadcasts).toBe(1);
+      const done = await get(b.broadcastGuid);
+      expect(done).toMatchObject({ status: 'SUCCESS', finishedAt: at });
+      expect(done.messageUrl).toContain(b.broadcastGuid);
+    } finally {
+      t.clock.now = start;
+    }
+  });
+
+  it('publishes at once without triggerAt, keeps a draft, cancels waiting ones only', async () => {
+    const now = (await create({ channelGuid: linkedin.channelGuid, content: { body: 'Now' } })).json;
+    expect(now).toMatchObject({ status: 'SUCCESS', finishedAt: t.clock.now });
+    const draft = (await create({ channelGuid: linkedin.channelGuid, triggerAt: t.clock.now + HOUR, status: 'DRAFT', content: { body: 'Draft' } })).json;
+    expect(draft).toMatchObject({ status: 'DRAFT', triggerAt: null, wasDraft: true });
+    const waiting = (await create({ channelGuid: twitter.channelGuid, triggerAt: t.clock.now + HOUR, content: { body: 'Later' } })).json;
+    expect((await t.call('DELETE', `/broadcast/v1/broadcasts/${waiting.broadcastGuid}`)).status).toBe(204);
+    expect((await get(waiting.broadcastGuid)).status).toBe('CANCELED');
+    const start = t.clock.now;
+    t.clock.now += 2 * HOUR;
+    await t.platform.services.scheduler.runDue();
+    t.clock.now = start;
+    expect((await get(waiting.broadcastGuid)).status).toBe('CANCELED');
+    expect((await t.call('DELETE', `/broadcast/v1/broadcasts/${waiting.broadcastGuid}`)).status).toBe(400);
+    expect((await t.call('DELETE', `/broadcast/v1/broadcasts/${now.broadcastGuid}`)).status).toBe(400);
+    expect((await t.call('DELETE', `/broadcast/v1/broadcasts/${draft.broadcastGuid}`)).status).toBe(204);
+    expect((await t.call('DELETE', '/broadcast/v1/broadcasts/nope')).status).toBe(404);
+  });
+
+  it('lists with filters: status, type, since, channel keys, count and page', async () => {
+    const p = t.portals[1];
+    const [tw, li] = (await t.call('GET', '/broadcast/v1/channels/setting/publish/current', { portal: p })).json;
+    const mk = (channelGuid: string, body: string, triggerAt?: number) =>
+      t.call('POST', '/broadcast/v1/broadcasts', { body: { channelGuid, triggerAt, content: { body } }, portal: p });
+    const list = async (query: string) =>
+      (await t.call('GET', `/broadcast/v1/broadcasts?${query}`, { portal: p })).json.map((b: { content: { body: string } }) => b.content.body);
+    const since = t.clock.now;
+    await mk(tw.channelGuid, 'a');
+    t.clock.now += 1000;
+    await mk(li.channelGuid, 'b', t.clock.now + HOUR);
+    t.clock.now += 1000;
+    await mk(tw.channelGuid, 'c', t.clock.now + HOUR);
+    expect(await list('')).toEqual(['c', 'b', 'a']);
+    expect(await list('status=waiting')).toEqual(['c', 'b']);
+    expect(await list('status=SUCCESS')).toEqual(['a']);
+    expect(await list('type=published')).toEqual(['a']);
+    expect(await list('type=scheduled')).toEqual(['c', 'b']);
+    expect(await list(`since=${since + 1000}`)).toEqual(['c', 'b']);
+    expect(await list(`withChannelKeys=${tw.channelKey}`)).toEqual(['c', 'a']);
+    expect(await list(`withChannelKeys=${tw.channelKey}&withChannelKeys=${li.channelKey}`)).toEqual(['c', 'b', 'a']);
+    expect(await list('count=2')).toEqual(['c', 'b']);
+    expect(await list('count=2&page=1')).toEqual(['a']);
+    expect((await t.call('GET', '/broadcast/v1/broadcasts?status=sent', { portal: p })).json.message).toMatch(/^query\.status: /);
+    expect((await t.call('GET', '/broadcast/v1/broadcasts?count=0', { portal: p })).json.message).toBe('query.count: must be at least 1');
+  });
+
+  it('refuses bad input with the field named', async () => {
+    expect((await create({ channelGuid: 'nope', content: { body: 'x' } })).json.message).toBe('body.channelGuid: no channel with guid nope');
+    expect((await create({ channelGuid: twitter.channelGuid, content: {} })).json.message).toBe('body.content.body: is required');
+    expect((await create({ channelGuid: twitter.channelGuid, content: { body: 'x' }, triggerAt: 'soon' })).json.message).toMatch(/^body\.triggerAt: /);
+    expect((await t.call('GET', '/broadcast/v1/broadcasts/nope')).status).toBe(404);
+  });
+});
