@@ -26,7 +26,8 @@ const browserPackage = (pkg, name) => [
   {
     input: `packages/${pkg}/src/index.ts`,
     output: { file: `packages/${pkg}/dist/${name}.mjs`, format: 'es' },
-    external: ['js-cookie'],
+    // The form embed's ESM imports the tracker's shared cookie code rather than inlining it.
+    external: ['js-cookie', '@svc/tracker'],
     plugins: [ts(pkg)],
   },
 ];
@@ -44,6 +45,8 @@ const nodePackage = (pkg, entries = ['index']) => ({
 
 export default [
   ...browserPackage('tracker', 'tracker'),
+  // After the tracker: forms.js inlines the tracker's shared cookie code from dist/tracker.mjs.
+  ...browserPackage('forms', 'forms'),
   nodePackage('api'),
   nodePackage('platform', ['index', 'cli']),
   nodePackage('client'),

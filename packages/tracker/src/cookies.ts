@@ -37,6 +37,13 @@ export function configureCookies(cookieDomain: string | undefined, lifetimeDays:
 
 export const getCookie = Cookies.get as (name: string) => string | undefined;
 
+/** The visitor's `svcutk` when it is well-formed, else undefined. The form embed (@svc/forms)
+ * imports this to send the token with submissions. */
+export const readUtk = (): string | undefined => {
+  const utk = getCookie(UTK);
+  return isId(utk) ? utk : undefined;
+};
+
 /** Writes with the configured domain; falls back to host-only when the browser refuses it. */
 export function setCookie(name: string, value: string, expires?: number) {
   // js-cookie adds `path=/` by default.

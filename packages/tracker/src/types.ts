@@ -67,8 +67,12 @@ export interface Tracker extends Commands {
 export type SvcQueue = QueueEntry[] & { t?: Tracker };
 
 declare global {
+  /** `window.svc`: one interface that each svc script extends (the form embed adds `forms`). */
+  interface SvcGlobal {
+    config?: Partial<TrackerConfig>;
+  }
   interface Window {
     _svcq?: SvcQueue;
-    svc?: { config?: Partial<TrackerConfig> } & Record<string, unknown>;
+    svc?: SvcGlobal & Record<string, unknown>;
   }
 }

@@ -1,0 +1,42 @@
+/** The submission: `POST {forms_url}/uploads/form/v2/:portal_id/:form_guid`, urlencoded, with
+ * `svc_context` = JSON `{svcutk, pageUrl, pageName, redirectUrl}`. A urlencoded POST is a CORS
+ * simple request (no preflight). Redirects are not followed: a 302 is a success. */
+import { readUtk } from '@svc/tracker';
+import { safeUrl } from './sanitize';
+import type { SubmissionValue, SubmitOptions } from './types';
+
+export interface Outcome {
+  /** 0: the request failed (network, CORS, ad blocker). */
+  status: number;
+  ok: boolean;
+  /** Where a 302 points, when the browser lets us read it. */
+  location?: string;
+  /** 400: the platform's `errors`, each naming its field in `in` (`body.<name>`). */
+  errors?: { message: string; in?: string }[];
+}
+
+/** `keepalive` lets the request finish when the page navigates away (captured forms). */
+export async function send(o: SubmitOptions & { formsUrl: string }, values: SubmissionValue[], keepalive = false): Promise<Outcome> {
+  const body = values.map((v) => `${encodeURIComponent(v.name)}=${encodeURIComponent(v.value)}`);
+  const context = { svcutk: readUtk(), pageUrl: location.href, pageName: document.title, redirectUrl: safeUrl(o.redirectUrl, /^https?:$/) };
+  body.push('svc_context=' + encodeURIComponent(JSON.stringify(context)));
+  const url = `${o.formsUrl.replace(/\/+$/, '')}/uploads/form/v2/${encodeURIComponent(o.portalId)}/${encodeURIComponent(o.formId)}`;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: body.join('&'),
+      redirect: 'manual',
+      credentials: 'omit',
+      keepalive,
+    });
+  } catch {
+    return { status: 0, ok: false };
+  }
+  // Browsers hide a cross-origin redirect behind an `opaqueredirect` response with status 0.
+  const status = res.type == 'opaqueredirect' ? 302 : res.status;
+  const out: Outcome = { status, ok: status >= 200 && status < 400, location: res.headers.get('location') || undefined };
+  if (status == 400) out.errors = await res.json().then((b) => b.errors, () => undefined);
+  return out;
+}
