@@ -44,6 +44,10 @@ export type Companion = Router & CompanionApi;
 
 const DAY = 86_400_000;
 
+/** helmet's defaults, less `upgrade-insecure-requests`: on a plain-http development site it would
+ * send the preference page's script and style to https and break the page. */
+const DEFAULT_HELMET: HelmetOptions = { contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } };
+
 /** Resolves a package file, or undefined when the package or file is not there. */
 function resolveFile(spec: string) {
   try {
@@ -117,7 +121,7 @@ export function createCompanion(options: CompanionOptions): Companion {
   router.use(
     ...security({
       allowedOrigins,
-      helmet: options.helmet === false ? false : ((options.helmet ?? {}) as HelmetOptions),
+      helmet: options.helmet === false ? false : ((options.helmet ?? DEFAULT_HELMET) as HelmetOptions),
       rateLimit: options.rateLimit === false ? false : { limit: options.rateLimit?.limit ?? 600, windowMs: options.rateLimit?.windowMs ?? 60_000 },
     }),
   );

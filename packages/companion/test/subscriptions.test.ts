@@ -180,6 +180,7 @@ describe('the page', () => {
     expect(page.text).toContain('class="svc-form"');
     expect(page.text).not.toMatch(/<script>|style=/);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('content-security-policy')).not.toContain('upgrade-insecure-requests');
     const js = await call(`${m.url}/preferences.js`);
     expect(js.headers.get('content-type')).toMatch(/javascript/);
     expect(js.text).toContain("'x-csrf-token': csrf");
