@@ -15,6 +15,7 @@ import { mountCatalog } from './http/router';
 import { mountSite } from './http/site';
 import { inspectorRouter } from './inspector/router';
 import { createServices } from './services';
+import type { IpOrganization } from './store/prospects';
 
 export interface PlatformOptions {
   /** SQLite file, or `:memory:`. Default `.data/platform.db`. */
@@ -31,6 +32,8 @@ export interface PlatformOptions {
   checkResponses?: boolean;
   /** For workflow webhooks (tests pass their own). */
   fetch?: typeof fetch;
+  /** The IP → organisation mapping of prospects; default: a small built-in sample. */
+  prospects?: IpOrganization[];
   /** Structured logs; default: info to stdout. `false` silences them. */
   logger?: Logger | false;
   /** Turns on the inspector page at {base_url}/_inspector/ with this key (see src/inspector). */
@@ -43,7 +46,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   const now = options.now ?? Date.now;
   const log = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? pino());
   const db = openDatabase(options.database ?? '.data/platform.db');
-  const services = createServices(db, now, { fetch: options.fetch });
+  const services = createServices(db, now, { fetch: options.fetch, prospects: options.prospects });
   const settings = {
     tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 1800,
     rotateRefreshTokens: options.rotateRefreshTokens ?? false,
@@ -76,7 +79,9 @@ export function createPlatform(options: PlatformOptions = {}) {
   mountCatalog(forms, 'forms', deps);
 
   // The collector answers its own paths before Express sees the request (see http/collector.ts).
-  const collect = collector(services.tracking, services.write, log);
+  const collect = collector(services.tracking, services.write, log, (e, ip) =>
+    services.prospects.pageView(e.portalId, ip, e.utk ?? '', e.url, e.timestamp),
+  );
   const baseHandler = (req: IncomingMessage, res: ServerResponse) => collect(req, res) || base(req, res);
 
   const servers: Server[] = [];

@@ -5,6 +5,7 @@ import { scheduler } from './scheduler';
 import { contactStore } from './store/contacts';
 import { contentEngine } from './store/content/engine';
 import { keywordStore } from './store/keywords';
+import { prospectStore, type IpOrganization } from './store/prospects';
 import { settingStore } from './store/settings';
 import { socialStore } from './store/social';
 import { seedSite } from './store/content/seed';
@@ -18,6 +19,8 @@ import { workflowStore } from './store/workflows';
 export interface ServiceOptions {
   /** Used by workflow WEBHOOK actions (tests pass their own). */
   fetch?: typeof fetch;
+  /** The IP → organisation mapping of prospects (default: a small sample, store/prospects.ts). */
+  prospects?: IpOrganization[];
 }
 
 export function createServices(db: Db, now: () => number, options: ServiceOptions = {}) {
@@ -65,6 +68,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const keywords = keywordStore(db, now);
   const settings = settingStore(db, now);
   const social = socialStore(db, now);
+  const prospects = prospectStore(db, options.prospects);
   // Portals made before part 2 get their site (blog, domain, layout, site map) and social
   // channels on first start.
   for (const id of db.prepare<[], number>('SELECT id FROM portals').pluck().all()) {
@@ -76,7 +80,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
     { name: 'broadcasts', run: social.publishDue },
   ]);
   return {
-    db, now, properties, contacts, lists, forms, email, workflows, tracking, content, keywords, settings, social,
+    db, now, properties, contacts, lists, forms, email, workflows, tracking, content, keywords, settings, social, prospects,
     scheduler: jobs, onContactsChanged, write, group,
   };
 }

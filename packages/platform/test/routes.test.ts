@@ -17,7 +17,7 @@ describe('routes', () => {
   });
 
   it('answers part-2 routes 501 in JSON until they are built', async () => {
-    const res = await t.call('GET', '/prospects/v1/filters');
+    const res = await t.call('GET', '/blog/v1/list.json');
     expect(res.status).toBe(501);
     expect(res.json).toMatchObject({ status: 'error', category: 'NOT_IMPLEMENTED' });
   });

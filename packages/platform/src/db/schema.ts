@@ -298,6 +298,24 @@ CREATE TABLE IF NOT EXISTS broadcasts (
 CREATE INDEX IF NOT EXISTS broadcasts_portal ON broadcasts(portal_id, created_at);
 CREATE INDEX IF NOT EXISTS broadcasts_due ON broadcasts(status, trigger_at);
 
+-- Prospects (§4.10): page views whose visitor address maps to an organisation (see
+-- store/prospects.ts), and the organisations a portal has hidden.
+CREATE TABLE IF NOT EXISTS prospect_views (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  portal_id INTEGER NOT NULL,
+  organization TEXT NOT NULL,
+  ip TEXT NOT NULL,
+  utk TEXT NOT NULL,
+  url TEXT,
+  timestamp INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS prospect_views_org ON prospect_views(portal_id, organization, timestamp);
+CREATE TABLE IF NOT EXISTS prospect_hidden (
+  portal_id INTEGER NOT NULL,
+  organization TEXT NOT NULL,
+  PRIMARY KEY (portal_id, organization)
+);
+
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 

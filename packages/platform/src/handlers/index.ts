@@ -8,6 +8,7 @@ import { formHandlers } from './forms';
 import { listHandlers } from './lists';
 import { miscHandlers } from './misc';
 import { platformHandlers } from './platform';
+import { prospectHandlers } from './prospects';
 import { propertyHandlers } from './properties';
 import { workflowHandlers } from './workflows';
 
@@ -25,5 +26,6 @@ export function allHandlers(services: Services, settings: { tokenLifetimeSeconds
     ...platformHandlers(services, settings),
     ...contentHandlers(services),
     ...miscHandlers(services),
+    ...prospectHandlers(services),
   };
 }

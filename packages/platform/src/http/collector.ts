@@ -63,7 +63,19 @@ interface Outcome {
  * `write` runs a batch as one savepoint of the group commit (db/group-commit.ts) with one
  * dynamic-list recheck per contact; the answer waits until it is durable.
  */
-export function collector(tracking: TrackingStore, write: Write, log: { error: (obj: object, msg: string) => void }) {
+/** Told of each new page view with the visitor's address (prospects map addresses to organisations). */
+export type PageViewListener = (event: TrackedEvent, ip: string) => void;
+
+/** The visitor's address: the first `X-Forwarded-For` entry when a proxy (the companion) sent one. */
+const clientIp = (req: IncomingMessage) =>
+  String(req.headers['x-forwarded-for'] ?? '').split(',')[0].trim() || req.socket.remoteAddress || '';
+
+export function collector(
+  tracking: TrackingStore,
+  write: Write,
+  log: { error: (obj: object, msg: string) => void },
+  onPageView: PageViewListener = () => {},
+) {
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     const payload = Buffer.isBuffer(body) ? body : JSON.stringify(body);
     res.writeHead(status, { ...CORS, 'Content-Type': 'application/json; charset=utf-8', ...headers });
@@ -90,6 +102,7 @@ export function collector(tracking: TrackingStore, write: Write, log: { error: (
     if (!Array.isArray(events) || events.length < 1 || events.length > MAX_BATCH)
       throw new ApiError(400, `body must be a JSON array of 1 to ${MAX_BATCH} events`);
     const result: Outcome = { accepted: 0, duplicates: 0, rejected: [] };
+    const ip = clientIp(req);
     let forbidden = 0;
     await write(() =>
       tracking.batch(() =>
@@ -97,8 +110,10 @@ export function collector(tracking: TrackingStore, write: Write, log: { error: (
           try {
             const event = parseWireEvent(raw, `event ${i}`);
             tracking.check(event.portalId, event.kind);
-            if (tracking.record(event)) result.accepted++;
-            else result.duplicates++;
+            if (tracking.record(event)) {
+              result.accepted++;
+              if (event.kind == 1) onPageView(event, ip);
+            } else result.duplicates++;
           } catch (err) {
             if (!(err instanceof ApiError)) throw err;
             if (err.status == 403) forbidden++;
@@ -111,10 +126,10 @@ export function collector(tracking: TrackingStore, write: Write, log: { error: (
     send(res, 200, result);
   }
 
-  async function pixel(res: ServerResponse, query: URLSearchParams) {
+  async function pixel(req: IncomingMessage, res: ServerResponse, query: URLSearchParams) {
     const event = parseWireEvent(Object.fromEntries(query), 'query');
     tracking.check(event.portalId, event.kind);
-    await write(() => tracking.record(event));
+    await write(() => tracking.record(event) && event.kind == 1 && onPageView(event, clientIp(req)));
     send(res, 200, GIF, { 'Content-Type': 'image/gif', 'Cache-Control': 'no-store' });
   }
 
@@ -133,7 +148,7 @@ export function collector(tracking: TrackingStore, write: Write, log: { error: (
       path == '/collect/e' && req.method == 'POST'
         ? batch(req, res)
         : path == '/collect/p.gif' && req.method == 'GET'
-          ? pixel(res, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)))
+          ? pixel(req, res, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)))
           : undefined;
     if (!run) return false;
     run.catch((err) => fail(res, err));

@@ -1,0 +1,144 @@
+/** Prospects (§4.10, reference §12): the organisations a portal's visitors come from. A page view
+ * from an address that the IP → organisation mapping knows is kept with that organisation; the
+ * timeline sums them per organisation (page views, visitors, visitors who became contacts),
+ * newest first. Organisations can be hidden from the timeline and searches, and shown again. */
+import type { Db } from '../db/open';
+import { notFound } from '../http/errors';
+import { slugify } from './content/collections';
+
+/** Where an address comes from: addresses starting with `prefix` belong to `organization`. */
+export interface IpOrganization {
+  prefix: string;
+  organization: string;
+  city?: string;
+  region?: string;
+  country?: string;
+  latitude?: number;
+  longitude?: number;
+}
+
+/** The built-in sample: the documentation address ranges (RFC 5737), so real traffic never
+ * matches by accident. `PlatformOptions.prospects` replaces it. */
+export const SAMPLE_ORGANIZATIONS: IpOrganization[] = [
+  { prefix: '192.0.2.', organization: 'Acme Analytics', city: 'Boston', region: 'Massachusetts', country: 'United States', latitude: 42.36, longitude: -71.06 },
+  { prefix: '198.51.100.', organization: 'Northwind Traders', city: 'London', region: 'England', country: 'United Kingdom', latitude: 51.51, longitude: -0.13 },
+  { prefix: '203.0.113.', organization: 'Contoso Pharmaceuticals', city: 'Berlin', region: 'Berlin', country: 'Germany', latitude: 52.52, longitude: 13.4 },
+];
+
+interface Summary {
+  organization: string;
+  views: number;
+  visitors: number;
+  leads: number;
+  last_at: number;
+}
+
+export interface ProspectPaging {
+  count?: number;
+  timeOffset?: number;
+  orgOffset?: string;
+}
+
+export type SearchType = 'city' | 'region' | 'country';
+
+export function prospectStore(db: Db, organizations: IpOrganization[] = SAMPLE_ORGANIZATIONS) {
+  const byName = new Map(organizations.map((o) => [o.organization, o]));
+  const bySlug = new Map(organizations.map((o) => [slugify(o.organization), o]));
+  const q = {
+    view: db.prepare<[number, string, string, string, string | null, number]>(
+      'INSERT INTO prospect_views (portal_id, organization, ip, utk, url, timestamp) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    latest: db.prepare<[number, string], { ip: string; url: string | null }>(
+      'SELECT ip, url FROM prospect_views WHERE portal_id = ? AND organization = ? ORDER BY timestamp DESC, seq DESC LIMIT 1',
+    ),
+    urls: db.prepare<[number, string], { url: string }>('SELECT DISTINCT url FROM prospect_views WHERE portal_id = ? AND organization = ? AND url IS NOT NULL'),
+    hide: db.prepare<[number, string]>('INSERT OR IGNORE INTO prospect_hidden (portal_id, organization) VALUES (?, ?)'),
+    unhide: db.prepare<[number, string]>('DELETE FROM prospect_hidden WHERE portal_id = ? AND organization = ?'),
+    hidden: db.prepare<[number], { organization: string }>('SELECT organization FROM prospect_hidden WHERE portal_id = ? ORDER BY organization'),
+  };
+
+  /** Per organisation, newest first; `where` narrows which organisations (bound by name). */
+  const summarySql = (where: string) => `
+    SELECT v.organization, count(*) AS views, count(DISTINCT v.utk) AS visitors,
+           count(DISTINCT CASE WHEN u.vid IS NOT NULL THEN v.utk END) AS leads, max(v.timestamp) AS last_at
+    FROM prospect_views v LEFT JOIN utks u ON u.portal_id = v.portal_id AND u.utk = v.utk AND v.utk != ''
+    WHERE v.portal_id = @portal ${where}
+    GROUP BY v.organization
+    HAVING @timeOffset IS NULL OR last_at < @timeOffset OR (last_at = @timeOffset AND v.organization > @orgOffset)
+    ORDER BY last_at DESC, v.organization
+    LIMIT @limit`;
+  const visible = 'AND v.organization NOT IN (SELECT organization FROM prospect_hidden WHERE portal_id = @portal)';
+  const q2 = {
+    timeline: db.prepare<[object], Summary>(summarySql(visible)),
+    one: db.prepare<[object], Summary>(summarySql('AND v.organization = @org')),
+    among: db.prepare<[object], Summary>(summarySql(`${visible} AND v.organization IN (SELECT value FROM json_each(@orgs))`)),
+  };
+
+  /** An organisation named by its name or its slug. */
+  const nameOf = (nameOrSlug: string) => bySlug.get(nameOrSlug)?.organization ?? nameOrSlug;
+
+  function record(portalId: number, s: Summary) {
+    const o = byName.get(s.organization);
+    const latest = q.latest.get(portalId, s.organization);
+    const domains = [...new Set(q.urls.all(portalId, s.organization).flatMap(({ url }) => (URL.canParse(url) ? [new URL(url).hostname] : [])))];
+    return {
+      slug: slugify(s.organization),
+      organization: s.organization,
+      'page-views': s.views,
+      visitors: s.visitors,
+      leads: s.leads,
+      timestamp: s.last_at,
+      city: o?.city ?? '',
+      region: o?.region ?? '',
+      country: o?.country ?? '',
+      url: latest?.url ?? '',
+      longitude: o?.longitude ?? 0,
+      latitude: o?.latitude ?? 0,
+      'ip-address': latest?.ip ?? '',
+      touches: domains.map((domain) => ({ domain })),
+    };
+  }
+
+  /** One page of summaries: asks for one more than the page to know whether more follow. */
+  function page(portalId: number, stmt: { all(p: object): Summary[] }, paging: ProspectPaging, extra: object = {}) {
+    const limit = paging.count ?? 20;
+    const rows = stmt.all({ portal: portalId, timeOffset: paging.timeOffset ?? null, orgOffset: paging.orgOffset ?? '', limit: limit + 1, ...extra });
+    const more = rows.length > limit;
+    const shown = rows.slice(0, limit);
+    const last = shown.at(-1);
+    return {
+      prospects: shown.map((s) => record(portalId, s)),
+      'has-more': more,
+      timeOffset: more && last ? last.last_at : null,
+      orgOffset: more && last ? last.organization : null,
+    };
+  }
+
+  return {
+    /** A page view from `ip` (from the collector): kept when the address maps to an organisation. */
+    pageView(portalId: number, ip: string, utk: string, url: string | undefined, timestamp: number) {
+      const address = ip.replace(/^::ffff:/, '');
+      const org = organizations.find((o) => address.startsWith(o.prefix));
+      if (org) q.view.run(portalId, org.organization, address, utk, url ?? null, timestamp);
+    },
+    timeline: (portalId: number, paging: ProspectPaging) => page(portalId, q2.timeline, paging),
+    organization(portalId: number, slug: string) {
+      const org = bySlug.get(slug) ?? byName.get(slug);
+      const summary = org && q2.one.get({ portal: portalId, org: org.organization, timeOffset: null, orgOffset: '', limit: 1 });
+      if (!summary) throw notFound(`no prospect organization ${slug}`);
+      return record(portalId, summary);
+    },
+    /** Organisations whose city, region or country contains `text` (any case). */
+    search(portalId: number, type: SearchType, text: string, paging: ProspectPaging) {
+      const orgs = organizations.filter((o) => (o[type] ?? '').toLowerCase().includes(text.toLowerCase())).map((o) => o.organization);
+      return page(portalId, q2.among, paging, { orgs: JSON.stringify(orgs) });
+    },
+    hide: (portalId: number, organization: string) => void q.hide.run(portalId, nameOf(organization)),
+    unhide(portalId: number, organization: string) {
+      if (!q.unhide.run(portalId, nameOf(organization)).changes) throw notFound(`${organization} is not hidden`);
+    },
+    hidden: (portalId: number) => q.hidden.all(portalId),
+  };
+}
+
+export type ProspectStore = ReturnType<typeof prospectStore>;
