@@ -18,14 +18,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs
 import os from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { createPlatform } from '../packages/platform/dist/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'packages/platform/bin/svc-platform.js');
-const DEMO = join(ROOT, 'demo/server.mjs');
+const PEER = join(ROOT, 'bench/echo-collector.mjs');
 const PORTAL = 62515; // the demo portal the CLI seeds
 const RATE_LIMIT = 1_000_000_000; // per 10 s: the limiter still runs, it just never answers 429
 const LINKED_UTKS = 10_000;
@@ -110,11 +110,9 @@ async function serveInProcess(database) {
   return { baseUrl, formsUrl, stop: () => platform.close() };
 }
 
-/** The demo's in-memory echo collector, also in a child process (its per-event log goes to /dev/null). */
+/** The in-memory echo collector (bench/echo-collector.mjs), also in a child process. */
 async function startPeer() {
-  const code = `import { createDemoServer } from ${JSON.stringify(pathToFileURL(DEMO).href)};
-    const server = createDemoServer().listen(0, '127.0.0.1', () => console.error('listening ' + server.address().port));`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [PEER], { stdio: ['ignore', 'ignore', 'pipe'] });
   const { m } = await lineWatcher(child, child.stderr)(/^listening (\d+)/);
   return { baseUrl: `http://127.0.0.1:${m[1]}`, stop: () => stopChild(child) };
 }

@@ -1,246 +1,103 @@
-// Demo website for the browser tracker: `npm start` builds the tracker and runs this file.
+// The demo website, a small marketing site for "Acme Widgets", with the companion mounted at
+// /svc in front of a running platform. `npm start` runs it through demo/start.mjs, which also
+// starts the platform; tests create it with createDemoSite().
 //
-// Serves the demo pages from demo/public/, the built tracker at /tracker.js and, under /collect,
-// a development echo collector that speaks the tracker's wire format and prints what it receives.
-// The dev echo collector is a stand-in: a later issue replaces it with the platform's collector.
-import { existsSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import sirv from 'sirv';
+//   /                 home; /pricing is the same page, reached by client-side navigation
+//   /contact          the contact form, rendered by the form embed (/svc/forms.js)
+//   /svc/...          the companion: tracker.js, forms.js, collector proxy, /visitor,
+//                     /subscriptions and the preference centre (/svc/preferences), /forms/:guid
+//   POST /api/buy     the "buy" button's server-side event (companion.events.track)
+//   /demo-config.json what the pages need to know: portal id, form guid, {forms_url}
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import { createCompanion } from '@svc/companion';
 
-const TRACKER = fileURLToPath(new URL('../packages/tracker/dist/tracker.js', import.meta.url));
 const PUBLIC = fileURLToPath(new URL('./public/', import.meta.url));
-
-/** Sent with every response (the demo has no inline script or style, so this is all it needs). */
-const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
-  "object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
-
-/** Client-side routes of index.html (demo.js renders them), served as index.html on reload. */
-const SPA_ROUTES = new Set(['/pricing']);
-
-export function createDemoServer() {
-  if (!existsSync(TRACKER)) {
-    throw new Error(`The tracker is not built (${TRACKER} is missing): run npm run build`);
-  }
-  const files = sirv(PUBLIC, { dev: false, etag: false });
-  const collector = createDevEchoCollector();
-
-  return http.createServer((req, res) => {
-    res.setHeader('Content-Security-Policy', CSP);
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    const { pathname } = new URL(req.url, 'http://localhost');
-
-    if (pathname === '/collect' || pathname.startsWith('/collect/')) return collector(req, res, pathname);
-
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain; charset=utf-8' });
-      return res.end('Method not allowed\n');
-    }
-    if (pathname === '/tracker.js') {
-      // Read on every request, so `npm run build` in another terminal needs no restart.
-      res.writeHead(200, { 'Content-Type': 'application/javascript; charset=utf-8', 'Cache-Control': 'no-cache' });
-      return res.end(readFileSync(TRACKER));
-    }
-    if (SPA_ROUTES.has(pathname)) req.url = '/index.html';
-    files(req, res, () => {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end('Not found\n');
-    });
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Dev echo collector: validates, de-duplicates, logs and remembers events. Replaced by the
-// platform's collector in a later issue; nothing is stored beyond this process's memory.
-//
-//   POST /collect/e       body: JSON array of 1..50 events (text/plain or application/json)
-//                         → 200 {accepted, duplicates, rejected: [{eid, message}]}
-//   GET  /collect/p.gif   one event as query parameters → 1x1 transparent GIF (also for duplicates)
-//   GET  /collect/recent  the last 200 accepted events, newest last (for the demo page's panel)
-//
-// An event is a flat object of string values, always with eid (32 hex), k ("1" page view,
-// "3" custom event), a (portal id) and cts (client timestamp, ms).
-// ---------------------------------------------------------------------------------------------
-
-const MAX_BODY = 64 * 1024;
-const MAX_BATCH = 50;
-const SEEN_EIDS = 10_000;
-const RECENT = 200;
-const REQUIRED = ['eid', 'k', 'a', 'cts'];
-const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
-const CORS = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
-  'Access-Control-Allow-Headers': 'Content-Type',
-  'Access-Control-Max-Age': '86400',
+/** The bundles as this checkout builds them (npm run build). */
+const BUNDLES = {
+  trackerFile: fileURLToPath(new URL('../packages/tracker/dist/tracker.js', import.meta.url)),
+  formsFile: fileURLToPath(new URL('../packages/forms/dist/forms.js', import.meta.url)),
 };
+/** Client-side routes of index.html (demo.js renders them), served as index.html on reload. */
+const SPA_ROUTES = ['/', '/pricing'];
+const UTK = /^[0-9a-f]{32}$/;
 
-class InvalidEvent extends Error {}
+/**
+ * @param {object} o
+ * @param {string} o.baseUrl  {base_url} of the platform
+ * @param {string} o.formsUrl {forms_url} of the platform
+ * @param {{portalId: number, privateAppToken: string, oauth: {clientId: string, clientSecret: string, refreshToken: string}}} o.credentials
+ * @param {string} o.contactFormId the guid of the "Contact us" form
+ * @param {string} [o.dataDir] where the companion keeps its token file and event outbox
+ * @param {string} [o.linkSecret] signs preference links (≥ 32 characters)
+ * @param {import('pino').Logger | false} [o.logger]
+ */
+export function createDemoSite({ baseUrl, formsUrl, credentials, contactFormId, dataDir = '.data', linkSecret, logger }) {
+  const app = express();
+  app.disable('x-powered-by');
+  const companion = createCompanion({
+    baseUrl,
+    formsUrl,
+    // OAuth like a real integration: the companion refreshes the access token itself.
+    auth: { oauth: credentials.oauth },
+    tokenFile: `${dataDir}/companion-tokens.json`,
+    events: { outboxFile: `${dataDir}/companion-outbox.jsonl`, flushIntervalMs: 1000, handleSigterm: false },
+    subscriptions: linkSecret ? { linkSecret } : undefined,
+    proxy: BUNDLES,
+    // The demo runs on plain http: helmet's default CSP would upgrade the page's requests to https.
+    helmet: { contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } },
+    logger,
+  });
 
-function createDevEchoCollector() {
-  /** The last SEEN_EIDS event ids, oldest first (a Set keeps insertion order). */
-  const seen = new Set();
-  /** The last RECENT accepted events, oldest first. */
-  const recent = [];
+  // The site's own pages: no inline script or style anywhere, so the CSP can forbid them. The
+  // form embed posts to {forms_url}, the one other origin the pages talk to.
+  const csp = [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self'",
+    `connect-src 'self' ${new URL(formsUrl).origin}`,
+    "form-action 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  app.use((req, res, next) => {
+    if (!req.path.startsWith('/svc/')) res.set({ 'Content-Security-Policy': csp, 'X-Content-Type-Options': 'nosniff' });
+    next();
+  });
 
-  /** Logs and remembers the event unless its eid was seen before; true when accepted. */
-  const accept = (event) => {
-    if (seen.has(event.eid)) {
-      console.log(`duplicate eid ${event.eid} dropped`);
-      return false;
-    }
-    seen.add(event.eid);
-    if (seen.size > SEEN_EIDS) seen.delete(seen.values().next().value);
-    recent.push(event);
-    if (recent.length > RECENT) recent.shift();
-    console.log(describe(event));
-    return true;
-  };
+  app.use('/svc', companion);
 
-  return async (req, res, pathname) => {
-    for (const [name, value] of Object.entries(CORS)) res.setHeader(name, value);
-    const route = `${req.method} ${pathname}`;
+  app.get('/demo-config.json', (_req, res) => {
+    res.set('Cache-Control', 'no-store').json({ portalId: credentials.portalId, contactFormId, formsUrl });
+  });
+
+  // "Buy": the browser fires a JavaScript custom event itself; the server records the purchase
+  // as a server-side event for the same visitor (by the svcutk cookie).
+  app.post('/api/buy', express.json({ limit: '1kb' }), async (req, res, next) => {
     try {
-      if (req.method === 'OPTIONS' && (pathname === '/collect/e' || pathname === '/collect/p.gif')) {
-        res.writeHead(204);
-        return res.end();
-      }
-      if (route === 'POST /collect/e') {
-        // A bad body is a 400; within a good one, invalid events are rejected one by one so the
-        // valid ones are kept (the tracker drops a batch answered 400).
-        const result = { accepted: 0, duplicates: 0, rejected: [] };
-        for (const [i, event] of parseBatch(await readBody(req), req.headers['content-type']).entries()) {
-          try {
-            if (accept(checkEvent(event, `event ${i}`))) result.accepted++;
-            else result.duplicates++;
-          } catch (err) {
-            if (!(err instanceof InvalidEvent)) throw err;
-            result.rejected.push({ eid: event?.eid, message: err.message });
-          }
-        }
-        return sendJson(res, 200, result);
-      }
-      if (route === 'GET /collect/p.gif' || route === 'HEAD /collect/p.gif') {
-        const query = new URL(req.url, 'http://localhost').searchParams;
-        accept(checkEvent(Object.fromEntries(query), 'query'));
-        res.writeHead(200, { 'Content-Type': 'image/gif', 'Content-Length': GIF.length, 'Cache-Control': 'no-store' });
-        return res.end(GIF);
-      }
-      if (route === 'GET /collect/recent') {
-        return sendJson(res, 200, recent);
-      }
-      const known = ['/collect/e', '/collect/p.gif', '/collect/recent'].includes(pathname);
-      sendJson(res, known ? 405 : 404, { status: 'error', message: known ? `${req.method} not allowed` : 'no such endpoint' });
+      const utk = /(?:^|;\s*)svcutk=([^;]*)/.exec(req.get('cookie') ?? '')?.[1];
+      if (!utk || !UTK.test(utk)) return void res.status(400).json({ status: 'error', message: 'no visitor cookie (svcutk): accept cookies first' });
+      const plan = req.body?.plan === 'starter' ? 'starter' : 'pro';
+      const { id } = await companion.events.track({ eventId: 'purchase-completed', utk, value: plan == 'pro' ? 49 : 0, properties: { plan } });
+      res.status(202).json({ accepted: true, id });
     } catch (err) {
-      if (res.headersSent) return;
-      // An unread (oversized) body is not worth keeping the connection for.
-      if (!req.complete) res.setHeader('Connection', 'close');
-      if (err instanceof InvalidEvent) return sendJson(res, 400, { status: 'error', message: err.message });
-      console.error('dev echo collector:', err);
-      sendJson(res, 500, { status: 'error', message: 'internal error' });
+      next(err);
     }
-  };
-}
-
-/** The request body as text, at most MAX_BODY bytes. */
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    const tooLarge = () => new InvalidEvent(`body exceeds ${MAX_BODY / 1024} KB`);
-    if (+req.headers['content-length'] > MAX_BODY) return reject(tooLarge());
-    const chunks = [];
-    let size = 0;
-    const onData = (chunk) => {
-      size += chunk.length;
-      if (size <= MAX_BODY) return chunks.push(chunk);
-      // Stop collecting; Node discards the rest and closes the connection after the answer.
-      req.off('data', onData);
-      reject(tooLarge());
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-/** The (unchecked) events of a POST body; throws InvalidEvent when it is not a batch. */
-function parseBatch(text, contentType = 'text/plain') {
-  const type = contentType.split(';')[0].trim().toLowerCase();
-  if (type !== 'text/plain' && type !== 'application/json') {
-    throw new InvalidEvent(`content-type must be text/plain or application/json, not ${type}`);
-  }
-  let batch;
-  try {
-    batch = JSON.parse(text);
-  } catch {
-    throw new InvalidEvent('body is not valid JSON');
-  }
-  if (!Array.isArray(batch)) throw new InvalidEvent('body must be a JSON array of events');
-  if (batch.length < 1 || batch.length > MAX_BATCH) {
-    throw new InvalidEvent(`a batch holds 1 to ${MAX_BATCH} events, got ${batch.length}`);
-  }
-  return batch;
-}
-
-/** Returns the event when it is valid; throws InvalidEvent naming the problem otherwise. */
-function checkEvent(event, where) {
-  if (typeof event !== 'object' || event === null || Array.isArray(event)) {
-    throw new InvalidEvent(`${where}: must be an object`);
-  }
-  for (const [key, value] of Object.entries(event)) {
-    if (typeof value !== 'string') throw new InvalidEvent(`${where}: value of "${key}" must be a string`);
-  }
-  const missing = REQUIRED.filter((key) => !event[key]);
-  if (missing.length) throw new InvalidEvent(`${where}: missing ${missing.map((k) => `"${k}"`).join(', ')}`);
-  if (!/^[0-9a-f]{32}$/.test(event.eid)) throw new InvalidEvent(`${where}: "eid" must be 32 lower-case hex characters`);
-  if (event.k !== '1' && event.k !== '3') throw new InvalidEvent(`${where}: "k" must be "1" (page view) or "3" (event)`);
-  if (!/^\d+$/.test(event.cts)) throw new InvalidEvent(`${where}: "cts" must be a timestamp in milliseconds`);
-  return event;
-}
-
-/** One log line: `page view  /pricing  utk=ab12…  (k=1)` or `event  buy-clicked value=49 plan=pro  …`. */
-function describe(e) {
-  const utk = e.vi ? `utk=${e.vi.slice(0, 4)}…` : 'no utk';
-  const identity = e.i ? `  identify ${[...new URLSearchParams(e.i)].map(([k, v]) => `${k}=${v}`).join(' ')}` : '';
-  if (e.k === '1') return `page view  ${e.po || '/'}  ${utk}  (k=1)${identity}`;
-  const props = Object.keys(e)
-    .filter((key) => key.startsWith('_'))
-    .map((key) => ` ${key.slice(1)}=${e[key]}`)
-    .join('');
-  const value = e.m ? ` value=${e.m}` : '';
-  return `event  ${e.n || '(no id)'}${value}${props}  ${utk}  (k=3)${identity}`;
-}
-
-function sendJson(res, status, body) {
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
-  res.end(JSON.stringify(body));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Run directly (`node demo/server.mjs`): listen on 127.0.0.1:$PORT (default 3000, 0 = random).
-// ---------------------------------------------------------------------------------------------
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  let server;
-  try {
-    server = createDemoServer();
-  } catch (err) {
-    console.error(err.message);
-    process.exit(1);
-  }
-  const port = process.env.PORT === undefined || process.env.PORT === '' ? 3000 : Number(process.env.PORT);
-  server.listen(port, '127.0.0.1', () => {
-    console.log(`Demo site: http://127.0.0.1:${server.address().port}/  (Ctrl+C to stop)`);
-  });
-  server.on('error', (err) => {
-    console.error(`Cannot listen on 127.0.0.1:${port}: ${err.message}`);
-    process.exit(1);
   });
 
-  const shutdown = () => {
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  for (const route of SPA_ROUTES) app.get(route, (_req, res) => res.sendFile('index.html', { root: PUBLIC }));
+  app.get('/contact', (_req, res) => res.sendFile('contact.html', { root: PUBLIC }));
+  app.get('/preferences', (_req, res) => res.redirect(302, '/svc/preferences'));
+  app.get('/favicon.ico', (_req, res) => res.redirect(301, '/favicon.svg'));
+  app.use(express.static(PUBLIC, { index: false, etag: false }));
+  app.use((req, res) => res.status(404).type('text/plain').send(`Not found: ${req.path}\n`));
+  // eslint-disable-next-line no-unused-vars
+  app.use((err, _req, res, _next) => {
+    const status = err.status ?? err.statusCode ?? 500;
+    res.status(status).json({ status: 'error', message: status < 500 ? err.message : 'the demo server failed; see its log' });
+  });
+
+  return { app, companion };
 }

@@ -1,74 +1,64 @@
-/** The demo site of `npm start`: pages under a strict CSP, the built tracker, and the dev
- * collector speaking the tracker's wire format (packages/tracker/README.md). */
-import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-// @ts-expect-error plain ESM script without types
-import { createDemoServer } from '../demo/server.mjs';
+/** The demo website over HTTP, in front of the real platform (the browser flow is in
+ * test/browser/demo.test.ts): its pages, its strict CSP, its config and its server-side event. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSystem, type System } from './browser/system';
 
-let base: string;
-let server: import('node:http').Server;
-
+let sys: System;
 beforeAll(async () => {
-  vi.spyOn(console, 'log').mockImplementation(() => {});
-  server = createDemoServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(() => new Promise((resolve) => server.close(resolve)));
+  sys = await startSystem();
+}, 30_000);
+afterAll(() => sys.close());
 
-const event = (eid: string, extra: Record<string, string> = {}) => ({
-  eid: eid.repeat(32).slice(0, 32),
-  k: '3',
-  a: '62515',
-  cts: String(Date.now()),
-  n: 'buy-clicked',
-  ...extra,
-});
-const post = (body: string, type = 'text/plain;charset=UTF-8') =>
-  fetch(`${base}/collect/e`, { method: 'POST', body, headers: { 'Content-Type': type } });
+const get = (path: string, init?: RequestInit) => fetch(sys.siteUrl + path, { redirect: 'manual', ...init });
 
-describe('demo server', () => {
-  it('serves the pages under a strict Content-Security-Policy, and the built tracker', async () => {
-    const page = await fetch(`${base}/`);
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
-    const html = await page.text();
-    expect(html).toContain('src="/tracker.js" data-portal-id="62515" data-collector="/collect"');
-    expect(html).not.toMatch(/<script(?![^>]*src)[^>]*>|style=/); // no inline script or style
-    const tracker = await fetch(`${base}/tracker.js`);
-    expect(await tracker.text()).toBe(readFileSync('packages/tracker/dist/tracker.js', 'utf8'));
-  });
-
-  it('collects batches: records valid events once, rejects invalid ones by name', async () => {
-    const res = await post(JSON.stringify([event('a'), event('b', { k: '9' })]));
-    expect(res.status).toBe(200);
-    expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(await res.json()).toEqual({
-      accepted: 1,
-      duplicates: 0,
-      rejected: [{ eid: 'b'.repeat(32), message: 'event 1: "k" must be "1" (page view) or "3" (event)' }],
-    });
-    expect(await (await post(JSON.stringify([event('a')]))).json()).toMatchObject({ accepted: 0, duplicates: 1 });
-    const recent = await (await fetch(`${base}/collect/recent`)).json();
-    expect(recent.filter((e: { eid: string }) => e.eid == 'a'.repeat(32))).toHaveLength(1);
-  });
-
-  it('answers 400 with a JSON error naming the problem for a bad body', async () => {
-    for (const [body, message] of [
-      ['{not json', 'body is not valid JSON'],
-      ['{}', 'body must be a JSON array of events'],
-      ['[]', 'a batch holds 1 to 50 events, got 0'],
-    ]) {
-      const res = await post(body);
-      expect(res.status).toBe(400);
-      expect(await res.json()).toEqual({ status: 'error', message });
+describe('demo website', () => {
+  it('serves its pages under a strict Content-Security-Policy, the SPA route included', async () => {
+    for (const path of ['/', '/pricing', '/contact']) {
+      const res = await get(path);
+      expect(res.status).toBe(200);
+      const csp = res.headers.get('content-security-policy')!;
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain(`connect-src 'self' ${new URL(sys.formsUrl).origin}`);
+      const html = await res.text();
+      expect(html).not.toMatch(/<script>|<style|style=|onclick=/); // nothing inline for the CSP to allow
+      expect(html).toContain('<script async src="/svc/tracker.js" data-portal-id="62515" data-collector="/svc"');
     }
+    expect((await get('/preferences')).headers.get('location')).toBe('/svc/preferences');
+    const missing = await get('/nope');
+    expect([missing.status, await missing.text()]).toEqual([404, 'Not found: /nope\n']);
   });
 
-  it('answers the GET pixel with a GIF', async () => {
-    const res = await fetch(`${base}/collect/p.gif?${new URLSearchParams(event('c'))}`);
-    expect(res.headers.get('content-type')).toBe('image/gif');
-    expect(Buffer.from(await res.arrayBuffer()).subarray(0, 6).toString()).toBe('GIF89a');
+  it('tells the pages the portal, the contact form and {forms_url}', async () => {
+    const config = await (await get('/demo-config.json')).json();
+    const form = (await sys.api(`/contacts/v1/forms/${config.contactFormId}`)).json;
+    expect(config).toEqual({ portalId: 62515, contactFormId: form.guid, formsUrl: sys.formsUrl });
+    expect(form.name).toBe('Contact us');
+  });
+
+  it('serves the bundles and the companion first-party', async () => {
+    const tracker = await get('/svc/tracker.js');
+    expect([tracker.status, tracker.headers.get('content-type')]).toEqual([200, 'application/javascript; charset=utf-8']);
+    expect((await get('/svc/forms.js')).status).toBe(200);
+    expect(await (await get('/svc/healthz')).json()).toMatchObject({ status: 'ok', upstream: 'ok' });
+    expect(await (await get('/svc/visitor')).json()).toEqual({ known: false });
+  });
+
+  it('records the purchase as a server-side event for the visitor of the cookie', async () => {
+    const buy = (cookie?: string) =>
+      get('/api/buy', { method: 'POST', headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) }, body: '{"plan":"pro"}' });
+    const anonymous = await buy();
+    expect([anonymous.status, (await anonymous.json()).message]).toEqual([400, 'no visitor cookie (svcutk): accept cookies first']);
+    expect((await buy('svcutk=../../etc')).status).toBe(400);
+
+    // A known visitor: the event lands on their contact.
+    const utk = 'fe'.repeat(16);
+    const { vid } = sys.platform.services.contacts.upsertByEmail(62515, 'buyer@acme.test', [{ property: 'firstname', value: 'Bea' }]);
+    sys.platform.services.contacts.linkUtk(62515, utk, vid);
+    const ok = await buy(`svcutk=${utk}`);
+    expect(ok.status).toBe(202);
+    await sys.companion.events.flush();
+    await expect
+      .poll(async () => (await sys.api(`/contacts/v1/contact/vid/${vid}/profile`)).json.properties.svc_analytics_revenue?.value, { timeout: 10_000 })
+      .toBe('49');
   });
 });

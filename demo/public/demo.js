@@ -69,7 +69,18 @@
     if (element) element.addEventListener('click', handler);
   };
   on('buy', function () {
+    // In the browser: a JavaScript custom event. On the server: the purchase itself, recorded by
+    // the companion as a server-side event for this visitor.
     svc(['trackEvent', { id: 'buy-clicked', value: 49, plan: 'pro' }]);
+    fetch('/api/buy', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ plan: 'pro' }) })
+      .then(function (res) {
+        return res.json().then(function (body) {
+          $('buy-status').textContent = res.ok ? 'Thank you! Your purchase is recorded.' : body.message;
+        });
+      })
+      .catch(function () {
+        $('buy-status').textContent = 'The shop is not reachable right now.';
+      });
   });
   on('consent-accept', function () {
     svc(['setConsent', true]);
@@ -84,7 +95,26 @@
     refreshCookies();
   });
 
-  // --- Panel: cookies and what the collector received -------------------------------------------
+  // --- Greeting: the companion knows a visitor who filled in a form ---------------------------
+
+  function greet() {
+    var greeting = $('greeting');
+    if (!greeting) return;
+    fetch('/svc/visitor', { cache: 'no-store' })
+      .then(function (res) {
+        return res.ok ? res.json() : { known: false };
+      })
+      .then(function (me) {
+        var name = me.known && me.properties && me.properties.firstname;
+        greeting.hidden = !name;
+        if (name) greeting.textContent = 'Welcome back, ' + name + '!';
+      })
+      .catch(function () {
+        /* no companion: no greeting */
+      });
+  }
+
+  // --- Panel: cookies ---------------------------------------------------------------------------
 
   function cookie(name) {
     var found = document.cookie.split('; ').filter(function (pair) {
@@ -102,38 +132,7 @@
     }
   }
 
-  function cell(row, text) {
-    var td = document.createElement('td');
-    td.textContent = text;
-    row.appendChild(td);
-  }
-
-  function showEvents(events) {
-    var body = $('events');
-    if (!body) return;
-    var rows = events.slice(-20).reverse().map(function (e) {
-      var row = document.createElement('tr');
-      cell(row, new Date(Number(e.cts)).toLocaleTimeString());
-      cell(row, e.k === '1' ? 'page view' : e.k === '3' ? 'event' : 'k=' + e.k);
-      cell(row, e.k === '1' ? e.po || '/' : (e.n || '') + (e.m ? ' (value ' + e.m + ')' : ''));
-      cell(row, e.vi ? e.vi.slice(0, 8) + '…' : '–');
-      return row;
-    });
-    body.replaceChildren.apply(body, rows);
-    $('events-empty').hidden = rows.length > 0;
-  }
-
-  function refresh() {
-    refreshCookies();
-    fetch('/collect/recent', { cache: 'no-store' })
-      .then(function (res) {
-        return res.ok ? res.json() : [];
-      })
-      .then(showEvents, function () {
-        /* server stopped: keep the last list */
-      });
-  }
-
-  refresh();
-  setInterval(refresh, 2000);
+  greet();
+  refreshCookies();
+  setInterval(refreshCookies, 2000);
 })();

@@ -1,0 +1,87 @@
+// `npm start`: the whole system on one machine. Starts the platform (data in .data/, the demo
+// portal seeded on the first start and reused after), then the demo website with the companion
+// mounted at /svc, prints the addresses to open, and stops everything cleanly on Ctrl-C.
+//
+// Ports: PORT (website, default 3000), PLATFORM_PORT (3200), FORMS_PORT (3201); DATA_DIR (.data).
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createPlatform, seedDemo, DEMO_PORTAL } from '@svc/platform';
+import { createDemoSite } from './server.mjs';
+
+const DATA = process.env.DATA_DIR || '.data';
+const port = (name, fallback) => {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d{1,5}$/.test(value)) throw new Error(`${name} must be a port number, not "${value}"`);
+  return Number(value);
+};
+
+/** A file of this demo's own secrets (mode 0600), made on the first start and reused. */
+function demoSecrets(file) {
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  const secrets = { linkSecret: randomBytes(32).toString('base64url') };
+  writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
+  return secrets;
+}
+
+async function main() {
+  mkdirSync(DATA, { recursive: true });
+  const inspectorKey = randomBytes(18).toString('base64url');
+  const platform = createPlatform({ database: join(DATA, 'platform.db'), inspectorKey, logger: false });
+  const credentialsFile = join(DATA, 'credentials.json');
+  const seeded = seedDemo(platform.services);
+  if (seeded) writeFileSync(credentialsFile, JSON.stringify(seeded, null, 2) + '\n', { mode: 0o600 });
+  if (!existsSync(credentialsFile)) throw new Error(`${credentialsFile} is missing but the database is not new: delete ${DATA}/ to start over`);
+  const credentials = JSON.parse(readFileSync(credentialsFile, 'utf8'));
+
+  const { baseUrl, formsUrl } = await platform.listen({ basePort: port('PLATFORM_PORT', 3200), formsPort: port('FORMS_PORT', 3201) });
+  const contactForm = platform.services.forms.list(DEMO_PORTAL).find((f) => f.name == 'Contact us');
+  if (!contactForm) throw new Error("the demo portal has no 'Contact us' form");
+
+  const { app, companion } = createDemoSite({
+    baseUrl,
+    formsUrl,
+    credentials,
+    contactFormId: contactForm.guid,
+    dataDir: DATA,
+    linkSecret: demoSecrets(join(DATA, 'demo-secrets.json')).linkSecret,
+    logger: false,
+  });
+  const site = await new Promise((resolve, reject) => {
+    const server = app.listen(port('PORT', 3000), '127.0.0.1', () => resolve(server)).once('error', reject);
+  });
+  const siteUrl = `http://127.0.0.1:${site.address().port}`;
+
+  console.log(
+    [
+      '',
+      `  Demo website      ${siteUrl}/`,
+      `  Inspector         ${baseUrl}/_inspector/#key=${inspectorKey}`,
+      `  Platform API      ${baseUrl}  (forms ${formsUrl}; credentials in ${credentialsFile})`,
+      `  Companion         ${siteUrl}/svc/healthz`,
+      '',
+      `  ${seeded ? 'Seeded the demo portal' : 'Reusing the data'} in ${DATA}/. Ctrl+C stops everything.`,
+      '',
+    ].join('\n'),
+  );
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('Stopping: sending waiting server-side events, closing the servers…');
+    site.closeIdleConnections();
+    await new Promise((resolve) => site.close(resolve));
+    await companion.close({ timeoutMs: 5000 });
+    await platform.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch((err) => {
+  console.error(`npm start failed: ${err.message}`);
+  process.exit(1);
+});

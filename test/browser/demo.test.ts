@@ -1,0 +1,161 @@
+/** The whole system in real Chromium: the demo website (strict CSP) with the tracker, the form
+ * embed and the companion, in front of the real platform — the flow of DESIGN.md, step by step.
+ * Screenshots go to test-results/ (git-ignored). */
+import { mkdirSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { haveChromium, launchChromium } from './chromium';
+import { startSystem, type System, type WireEvent } from './system';
+
+const SHOTS = 'test-results/screenshots';
+let sys: System;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  if (!haveChromium) return;
+  mkdirSync(SHOTS, { recursive: true });
+  sys = await startSystem();
+  browser = await launchChromium();
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await sys?.close();
+});
+
+beforeEach(async () => {
+  if (!haveChromium) return;
+  await context?.close();
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+  problems = [];
+  // CSP violations and uncaught errors show up here.
+  page.on('console', (m) => m.type() == 'error' && problems.push(m.text()));
+  page.on('pageerror', (e) => problems.push(String(e)));
+});
+
+const utkOf = async () => (await context.cookies()).find((c) => c.name == 'svcutk')?.value ?? '';
+/** Waits until the platform holds `count` events of this visitor that `match` selects. */
+async function waitFor(utk: string, match: (e: WireEvent) => boolean, count: number) {
+  let found: WireEvent[] = [];
+  await expect.poll(() => (found = sys.received(utk).filter(match)).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(count);
+  return found;
+}
+async function newVisitor() {
+  await page.goto(`${sys.siteUrl}/`);
+  await expect.poll(utkOf).toMatch(/^[0-9a-f]{32}$/);
+  return utkOf();
+}
+
+describe.skipIf(!haveChromium)('the demo in Chromium', () => {
+  it('tracks a new visitor, turns them into a contact by the form, greets them, and records both kinds of events', async () => {
+    const utk = await newVisitor();
+    const cookie = (await context.cookies()).find((c) => c.name == 'svcutk')!;
+    expect(cookie).toMatchObject({ sameSite: 'Lax', path: '/' });
+
+    // A client-side navigation is a page view; the buy button fires a JavaScript custom event
+    // and, through the demo's server, a server-side event.
+    await page.click('nav a[data-route="/pricing"]');
+    await page.click('#buy');
+    await expect.poll(() => page.textContent('#buy-status'), { timeout: 15_000 }).toBe('Thank you! Your purchase is recorded.');
+    await page.screenshot({ path: `${SHOTS}/demo-pricing.png` });
+
+    // The contact form, rendered by the embed; leaving the page flushes what the tracker holds.
+    await page.click('nav >> text=Contact');
+    await page.locator('#contact-form input[name=email]').fill('ada@acme.test');
+    await page.locator('#contact-form input[name=firstname]').fill('Ada');
+    await page.locator('#contact-form input[name=lastname]').fill('Lovelace');
+    await page.screenshot({ path: `${SHOTS}/demo-contact.png` });
+    await page.locator('#contact-form button[type=submit], #contact-form input[type=submit]').click();
+    await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks! We will be in touch.');
+
+    const views = await waitFor(utk, (e) => e.k == '1', 3);
+    expect(views.map((e) => e.po)).toEqual(['/', '/pricing', '/contact']);
+    expect(views[1]).toMatchObject({ rpo: '/' });
+    const [buy] = await waitFor(utk, (e) => e.k == '3' && e.n == 'buy-clicked', 1);
+    expect(buy).toMatchObject({ m: '49' });
+
+    // The form submission created the contact and linked the visitor token to it.
+    const byUtk = await sys.api(`/contacts/v1/contact/utk/${utk}/profile`);
+    expect(byUtk.status).toBe(200);
+    expect(byUtk.json.properties).toMatchObject({ email: { value: 'ada@acme.test' }, firstname: { value: 'Ada' } });
+    expect(byUtk.json['form-submissions']).toHaveLength(1);
+
+    // Back home: the companion knows the visitor now.
+    await page.goto(`${sys.siteUrl}/`);
+    await expect.poll(() => page.textContent('#greeting'), { timeout: 15_000 }).toBe('Welcome back, Ada!');
+    await page.screenshot({ path: `${SHOTS}/demo-home-known.png` });
+
+    // Both events count on the contact: the JavaScript one and the server-side purchase.
+    await expect
+      .poll(async () => (await sys.api(`/contacts/v1/contact/utk/${utk}/profile`)).json.properties.svc_analytics_num_event_completions?.value, { timeout: 15_000 })
+      .toBe('2');
+    const kinds = sys.received(utk).map((e) => e.n).filter(Boolean);
+    expect(kinds.sort()).toEqual(['buy-clicked']); // the tracker's; the server-side event came by the HTTP events API
+    const server = sys.platform.db.prepare("SELECT count(*) FROM tracking_events WHERE json_extract(data, '$.n') = 'purchase-completed'").pluck().get();
+    expect(server).toBe(1);
+
+    // Every event exactly once.
+    const all = sys.received(utk);
+    expect(new Set(all.map((e) => e.eid)).size).toBe(all.length);
+    expect(problems).toEqual([]);
+  });
+
+  it('records an unsubscribe made in the preference centre', async () => {
+    // A visitor the platform knows: identified through the form embed on the contact page.
+    const utk = await newVisitor();
+    await page.goto(`${sys.siteUrl}/contact`);
+    await page.locator('#contact-form input[name=email]').fill('grace@acme.test');
+    await page.locator('#contact-form input[name=firstname]').fill('Grace');
+    await page.locator('#contact-form button[type=submit], #contact-form input[type=submit]').click();
+    await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks!');
+    expect((await sys.api(`/contacts/v1/contact/utk/${utk}/profile`)).status).toBe(200);
+
+    await page.goto(`${sys.siteUrl}/svc/preferences`);
+    await page.getByText('Unsubscribe from all emails').waitFor({ timeout: 15_000 });
+    await page.screenshot({ path: `${SHOTS}/demo-preferences.png` });
+    page.once('dialog', (d) => d.accept());
+    await page.getByText('Unsubscribe from all emails').click();
+    await expect
+      .poll(async () => (await sys.api('/email/public/v1/subscriptions/grace%40acme.test')).json, { timeout: 15_000 })
+      .toMatchObject({ subscribed: false });
+    expect(problems).toEqual([]);
+  });
+
+  it('delivers events fired right before the tab closes (beacon), once', async () => {
+    const utk = await newVisitor();
+    await page.evaluate(() => window._svcq!.push(['trackEvent', { id: 'last-words' }]));
+    await page.close({ runBeforeUnload: true });
+    const events = await waitFor(utk, (e) => e.n == 'last-words', 1);
+    expect(events).toHaveLength(1);
+  });
+
+  it('keeps events while the collector is unreachable and delivers them once after it returns', async () => {
+    const utk = await newVisitor();
+    await page.route('**/svc/e', (route) => route.abort('connectionrefused'));
+    await page.evaluate(() => {
+      for (let i = 0; i < 10; i++) window._svcq!.push(['trackEvent', { id: 'offline-' + i }]);
+    });
+    await expect.poll(() => page.evaluate(() => JSON.parse(localStorage.svc_retry || '[]').length), { timeout: 15_000 }).toBeGreaterThanOrEqual(10);
+    await page.unroute('**/svc/e');
+    await page.reload();
+    const events = await waitFor(utk, (e) => /^offline-/.test(e.n ?? ''), 10);
+    expect(events.map((e) => e.n).sort()).toEqual(Array.from({ length: 10 }, (_, i) => 'offline-' + i).sort());
+    await expect.poll(() => page.evaluate(() => localStorage.svc_retry)).toBe('[]');
+    expect(sys.received(utk).filter((e) => /^offline-/.test(e.n ?? ''))).toHaveLength(10);
+    // Chromium logs the refused requests themselves as console errors; nothing else may appear.
+    expect(problems.filter((p) => !/ERR_CONNECTION_REFUSED|Failed to load resource/.test(p))).toEqual([]);
+  });
+
+  it('shows it all in the platform inspector', async () => {
+    await page.goto(sys.inspectorUrl);
+    await page.getByText('Ada Lovelace').first().click();
+    await page.getByText('form submission').first().waitFor();
+    await page.locator('#feed li').first().waitFor();
+    await page.screenshot({ path: `${SHOTS}/inspector.png` });
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,56 @@
+/** The whole system for end-to-end tests: the platform (temp SQLite file, random ports, the demo
+ * portal seeded, the inspector on) and the demo website with the companion mounted at /svc, as
+ * `npm start` runs them. Stopped by the test's afterAll. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import { join } from 'node:path';
+import { createPlatform, seedDemo, DEMO_PORTAL } from '@svc/platform';
+// @ts-expect-error plain ESM script without types
+import { createDemoSite } from '../../demo/server.mjs';
+
+export type WireEvent = Record<string, string>;
+export const INSPECTOR_KEY = 'e2e-inspector-key';
+
+export async function startSystem() {
+  const dir = mkdtempSync(join(os.tmpdir(), 'svc-e2e-'));
+  const platform = createPlatform({ database: join(dir, 'platform.db'), inspectorKey: INSPECTOR_KEY, logger: false });
+  const credentials = seedDemo(platform.services)!;
+  const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
+  const contactForm = platform.services.forms.list(DEMO_PORTAL).find((f) => f.name == 'Contact us')!;
+  const { app, companion } = createDemoSite({ baseUrl, formsUrl, credentials, contactFormId: contactForm.guid, dataDir: dir, linkSecret: 'e2e-link-secret-'.padEnd(40, 'x'), logger: false });
+  const site: Server = await new Promise((resolve) => {
+    const server = app.listen(0, '127.0.0.1', () => resolve(server));
+  });
+  const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+
+  /** The platform's API with the demo portal's private-app token. */
+  async function api(path: string) {
+    const res = await fetch(baseUrl + path, { headers: { authorization: `Bearer ${credentials.privateAppToken}` } });
+    return { status: res.status, json: await res.json() };
+  }
+  /** What the platform stored from the collector for this visitor, as received. */
+  const received = (utk: string): WireEvent[] =>
+    (platform.db.prepare('SELECT data FROM tracking_events WHERE utk = ? ORDER BY seq').pluck().all(utk) as string[]).map((d) => JSON.parse(d));
+
+  return {
+    baseUrl,
+    formsUrl,
+    siteUrl,
+    inspectorUrl: `${baseUrl}/_inspector/#key=${INSPECTOR_KEY}`,
+    platform,
+    companion,
+    api,
+    received,
+    async close() {
+      site.closeAllConnections();
+      await new Promise((resolve) => site.close(resolve));
+      await companion.close({ timeoutMs: 2000 });
+      await platform.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type System = Awaited<ReturnType<typeof startSystem>>;
