@@ -89,6 +89,7 @@ export function createCompanion(options: CompanionOptions): Companion {
   const people = visitors(client, {
     properties: options.visitor?.properties ?? ['firstname', 'lastname', 'company'],
     cacheTtlMs: options.visitor?.cacheTtlMs ?? 30_000,
+    missTtlMs: Math.min(options.visitor?.missTtlMs ?? 2_000, options.visitor?.cacheTtlMs ?? 30_000),
     cacheSize: options.visitor?.cacheSize ?? 10_000,
     now,
     timeoutMs,

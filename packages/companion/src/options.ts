@@ -34,8 +34,11 @@ export interface CompanionOptions {
   visitor?: {
     /** Contact properties `/visitor` may answer with; default firstname, lastname, company. */
     properties?: string[];
-    /** How long a lookup (found or not) is cached per utk; default 30 s. 0 turns caching off. */
+    /** How long a found visitor is cached per utk; default 30 s. 0 turns caching off. */
     cacheTtlMs?: number;
+    /** How long "not known" is cached per utk; default 2 s (a form submission makes a visitor
+     * known at once, and it goes to {forms_url}, past the companion). 0: never cached. */
+    missTtlMs?: number;
     /** Most utks kept in the cache; default 10,000 (oldest dropped first). */
     cacheSize?: number;
   };

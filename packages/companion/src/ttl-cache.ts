@@ -1,6 +1,6 @@
 /** A small cache with a time-to-live and a size cap, and one lookup in flight per key: a burst of
  * requests for the same key makes one platform call. Misses are cached like hits (as `undefined`
- * values), so unknown visitors cost no more than known ones. */
+ * values), so unknown visitors cost no more than known ones, for `missTtlMs` (default: as hits). */
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
   private readonly inflight = new Map<string, Promise<V>>();
@@ -9,6 +9,7 @@ export class TtlCache<V> {
     private readonly ttlMs: number,
     private readonly maxSize: number,
     private readonly now: () => number,
+    private readonly missTtlMs = ttlMs,
   ) {}
 
   /** The cached value, or `load()`'s; failures are not cached. */
@@ -40,11 +41,12 @@ export class TtlCache<V> {
   }
 
   set(key: string, value: V) {
-    if (this.ttlMs <= 0) return;
+    const ttl = value === undefined ? this.missTtlMs : this.ttlMs;
+    if (ttl <= 0) return;
     this.entries.delete(key);
     // Maps keep insertion order: the first key is the oldest.
     if (this.entries.size >= this.maxSize) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { value, expiresAt: this.now() + this.ttlMs });
+    this.entries.set(key, { value, expiresAt: this.now() + ttl });
   }
 
   delete(key: string) {

@@ -35,13 +35,14 @@ function send(res: Response, body: VisitorAnswer) {
 export interface VisitorOptions {
   properties: string[];
   cacheTtlMs: number;
+  missTtlMs: number;
   cacheSize: number;
   now: () => number;
   timeoutMs: number;
 }
 
 export function visitors(client: Client, o: VisitorOptions) {
-  const cache = new TtlCache<KnownVisitor | undefined>(o.cacheTtlMs, o.cacheSize, o.now);
+  const cache = new TtlCache<KnownVisitor | undefined>(o.cacheTtlMs, o.cacheSize, o.now, o.missTtlMs);
   const wanted = [...new Set([...o.properties, 'email'])];
 
   async function load(utk: string): Promise<KnownVisitor | undefined> {

@@ -65,6 +65,16 @@ describe('GET /visitor', () => {
     expect(lookups).toBe(before + 3);
   });
 
+  it('keeps "not known" only briefly: a visitor who just filled in a form is greeted within seconds', async () => {
+    const newcomer = newUtk();
+    expect((await call(`${m.url}/visitor`, { cookie: `svcutk=${newcomer}` })).json).toEqual({ known: false });
+    // The form submission goes to {forms_url}, past the companion.
+    await identifiedVisitor(t, newcomer, { email: 'newcomer@example.com', firstname: 'Nia' });
+    expect((await call(`${m.url}/visitor`, { cookie: `svcutk=${newcomer}` })).json).toEqual({ known: false }); // still cached
+    t.clock.now += 2_001;
+    expect((await call(`${m.url}/visitor`, { cookie: `svcutk=${newcomer}` })).json).toMatchObject({ known: true, properties: { firstname: 'Nia' } });
+  });
+
   it('uses a configured allow-list', async () => {
     const other = await mountOn(t, { visitor: { properties: ['phone'] } });
     try {

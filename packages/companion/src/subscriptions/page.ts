@@ -10,6 +10,7 @@ const HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <title>Email preferences</title>
 <link rel="stylesheet" href="preferences.css">
 <script src="preferences.js" defer></script>
