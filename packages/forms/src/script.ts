@@ -22,6 +22,6 @@ export function withDefaults<T extends SubmitOptions & { companion?: string; non
     nonce: options.nonce ?? defaults.nonce,
   };
   if (!o.portalId || !o.formId) throw new TypeError(`svc.forms.${caller}: portalId and formId are required`);
-  if (!o.formsUrl) throw new TypeError(`svc.forms.${caller}: formsUrl is required ({forms_url} of the platform, or data-forms-url on the script tag)`);
+  if (!o.formsUrl) throw new TypeError(`svc.forms.${caller}: formsUrl is required`);
   return o as T & { formsUrl: string };
 }
