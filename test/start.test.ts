@@ -1,0 +1,51 @@
+/** `npm start`'s program (demo/start.mjs) as a process: it starts everything, prints where to
+ * look, serves the demo against the platform, stops cleanly on Ctrl-C, and reuses its data. */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const dir = mkdtempSync(join(os.tmpdir(), 'svc-start-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs demo/start.mjs on random ports until its banner is out; returns the banner's lines. */
+async function start() {
+  const child = spawn(process.execPath, ['demo/start.mjs'], {
+    env: { ...process.env, DATA_DIR: dir, PORT: '0', PLATFORM_PORT: '0', FORMS_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const lines: string[] = [];
+  for await (const line of createInterface({ input: child.stdout })) {
+    lines.push(line);
+    if (/Ctrl\+C stops everything/.test(line)) break;
+  }
+  if (!lines.length) throw new Error(`demo/start.mjs printed nothing:\n${stderr}`);
+  const url = (label: string) => lines.find((l) => l.trim().startsWith(label))!.trim().split(/\s+/)[label.split(' ').length];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { child, lines, site: url('Demo website'), inspector: url('Inspector'), api: url('Platform API'), exited };
+}
+
+describe('npm start', () => {
+  it('starts the platform and the demo, prints their addresses, and stops on Ctrl-C; a second start reuses the data', async () => {
+    const first = await start();
+    expect(first.lines.join('\n')).toContain(`Seeded the demo portal in ${dir}/`);
+    expect(first.site).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    expect(first.inspector).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_inspector\/#key=[\w-]{24}$/);
+    expect((await fetch(first.site)).status).toBe(200);
+    expect(await (await fetch(`${first.site}svc/healthz`)).json()).toMatchObject({ status: 'ok', upstream: 'ok' });
+    expect((await fetch(`${first.api}/contacts/v1/contacts/statistics`)).status).toBe(401); // the API wants credentials
+    expect(statSync(join(dir, 'credentials.json')).mode & 0o777).toBe(0o600);
+    first.child.kill('SIGINT');
+    expect(await first.exited).toBe(0);
+
+    const second = await start();
+    expect(second.lines.join('\n')).toContain(`Reusing the data in ${dir}/`);
+    expect((await fetch(second.site)).status).toBe(200);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  }, 30_000);
+});
