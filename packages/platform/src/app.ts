@@ -1,6 +1,9 @@
 /** The platform: two Express apps on one database — `{base_url}` (the API, OpenAPI document) and
  * `{forms_url}` (form submissions, CORS enabled). */
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { openApiDocument } from '@svc/api';
 import cors from 'cors';
@@ -12,6 +15,7 @@ import { authenticator } from './http/auth';
 import { collector } from './http/collector';
 import { rateLimiter, type RateLimitOptions } from './http/rate-limit';
 import { mountCatalog } from './http/router';
+import { mountFileServer } from './http/file-server';
 import { mountSite } from './http/site';
 import { inspectorRouter } from './inspector/router';
 import { createServices } from './services';
@@ -32,6 +36,9 @@ export interface PlatformOptions {
   checkResponses?: boolean;
   /** For workflow webhooks (tests pass their own). */
   fetch?: typeof fetch;
+  /** Where uploaded files' bytes are kept; default: `files/` next to the database, or a temporary
+   * directory (removed on close) for `:memory:`. */
+  filesDir?: string;
   /** The IP → organisation mapping of prospects; default: a small built-in sample. */
   prospects?: IpOrganization[];
   /** Structured logs; default: info to stdout. `false` silences them. */
@@ -45,8 +52,11 @@ export type Platform = ReturnType<typeof createPlatform>;
 export function createPlatform(options: PlatformOptions = {}) {
   const now = options.now ?? Date.now;
   const log = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? pino());
-  const db = openDatabase(options.database ?? '.data/platform.db');
-  const services = createServices(db, now, { fetch: options.fetch, prospects: options.prospects });
+  const database = options.database ?? '.data/platform.db';
+  const db = openDatabase(database);
+  const temporaryFiles = !options.filesDir && database == ':memory:';
+  const filesDir = options.filesDir ?? (temporaryFiles ? mkdtempSync(join(tmpdir(), 'svc-files-')) : join(dirname(database), 'files'));
+  const services = createServices(db, now, { fetch: options.fetch, prospects: options.prospects, filesDir });
   const settings = {
     tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 1800,
     rotateRefreshTokens: options.rotateRefreshTokens ?? false,
@@ -70,6 +80,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
   if (options.inspectorKey) base.use('/_inspector', inspectorRouter(db, options.inspectorKey));
   mountSite(base, services.content);
+  mountFileServer(base, services.files);
   mountCatalog(base, 'base', deps);
 
   const forms = express();
@@ -119,6 +130,7 @@ export function createPlatform(options: PlatformOptions = {}) {
       );
       services.group.flush();
       db.close();
+      if (temporaryFiles) rmSync(filesDir, { recursive: true, force: true });
     },
   };
 }

@@ -1,9 +1,14 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 /** The platform's stores, wired to one database and one clock. */
 import { groupCommit } from './db/group-commit';
 import type { Db } from './db/open';
 import { scheduler } from './scheduler';
 import { contactStore } from './store/contacts';
 import { contentEngine } from './store/content/engine';
+import { blobStore } from './store/files/blobs';
+import { fileStore } from './store/files/files';
 import { keywordStore } from './store/keywords';
 import { prospectStore, type IpOrganization } from './store/prospects';
 import { settingStore } from './store/settings';
@@ -21,6 +26,8 @@ export interface ServiceOptions {
   fetch?: typeof fetch;
   /** The IP → organisation mapping of prospects (default: a small sample, store/prospects.ts). */
   prospects?: IpOrganization[];
+  /** Where uploaded files' bytes go; default: a throwaway directory (tests). */
+  filesDir?: string;
 }
 
 export function createServices(db: Db, now: () => number, options: ServiceOptions = {}) {
@@ -69,6 +76,8 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const settings = settingStore(db, now);
   const social = socialStore(db, now);
   const prospects = prospectStore(db, options.prospects);
+  const blobs = blobStore(options.filesDir ?? mkdtempSync(join(tmpdir(), 'svc-files-')));
+  const files = fileStore(db, content, blobs, now);
   // Portals made before part 2 get their site (blog, domain, layout, site map) and social
   // channels on first start.
   for (const id of db.prepare<[], number>('SELECT id FROM portals').pluck().all()) {
@@ -80,7 +89,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
     { name: 'broadcasts', run: social.publishDue },
   ]);
   return {
-    db, now, properties, contacts, lists, forms, email, workflows, tracking, content, keywords, settings, social, prospects,
+    db, now, properties, contacts, lists, forms, email, workflows, tracking, content, files, filesRoot: blobs.root, keywords, settings, social, prospects,
     scheduler: jobs, onContactsChanged, write, group,
   };
 }

@@ -8,9 +8,6 @@ import type { Services } from '../services';
 import type { CollectionName, Record_ } from '../store/content/collections';
 import type { PublishAction } from '../store/content/engine';
 
-/** Collections with their own handlers (files.ts) rather than the generic ones. */
-const OWN_HANDLERS = new Set(['files', 'folders']);
-
 type Ctx = Parameters<Handler<RouteDef>>[0];
 type Verb = (c: { coll: CollectionName; id: number; ctx: Ctx; fields: ReadonlySet<string> }) => unknown;
 
@@ -62,7 +59,8 @@ export function contentHandlers(services: Services): Handlers {
     if (area != 'content' || !verb) continue;
     const { coll, idParam } = collectionOf(route);
     const run = verbs[verb];
-    if (OWN_HANDLERS.has(coll) || !run) continue;
+    // Verbs without a generic handler (uploads, moves, ...) are in files.ts.
+    if (!run) continue;
     const fields = fieldsOf(coll);
     out[route.id] = (ctx) => run({ coll, id: idParam ? Number((ctx.params as Record_)[idParam]) : 0, ctx, fields }) as never;
   }

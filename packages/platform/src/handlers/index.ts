@@ -4,6 +4,7 @@ import type { Services } from '../services';
 import { contactHandlers } from './contacts';
 import { contentHandlers } from './content';
 import { emailHandlers } from './email';
+import { fileHandlers } from './files';
 import { formHandlers } from './forms';
 import { listHandlers } from './lists';
 import { miscHandlers } from './misc';
@@ -25,6 +26,8 @@ export function allHandlers(services: Services, settings: { tokenLifetimeSeconds
     ...workflowHandlers(services),
     ...platformHandlers(services, settings),
     ...contentHandlers(services),
+    // After the generic content handlers: files and folders replace some of them.
+    ...fileHandlers(services),
     ...miscHandlers(services),
     ...prospectHandlers(services),
   };

@@ -6,6 +6,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { match } from 'path-to-regexp';
 import type { z } from 'zod';
 import { errorBody, ApiError } from './errors';
+import { multipart } from './multipart';
 import { Reply, type Handler, type Handlers } from './handler';
 import type { Caller } from './auth';
 
@@ -72,7 +73,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
     none: [],
     json: [express.json({ limit: BODY_LIMIT, type: ['application/json', 'text/plain'] })],
     urlencoded: [express.urlencoded({ limit: BODY_LIMIT, extended: false })],
-    multipart: [],
+    multipart: [multipart()],
     atom: [express.text({ limit: BODY_LIMIT, type: ['application/atom+xml', 'application/xml', 'text/xml'] })],
   } as const;
 

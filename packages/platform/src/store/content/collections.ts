@@ -2,9 +2,11 @@
  * the fields a write may not set, and checks that need other objects (a post's blog, a comment's
  * post). Everything else — storage, soft delete, buffer, versions, lists — is the shared engine in
  * engine.ts. */
-import { badRequest } from '../../http/errors';
+import { ApiError, badRequest } from '../../http/errors';
 
 export type Record_ = Record<string, unknown>;
+/** A stored object as the API answers it. */
+export type ContentRecord = Record_ & { id: number };
 
 export type CollectionName =
   | 'blog-posts'
@@ -24,6 +26,8 @@ export type CollectionName =
 /** What a collection's rules may look up. */
 export interface Lookup {
   get(portalId: number, collection: CollectionName, id: number): Record_ | undefined;
+  /** The live folder at `fullPath` (`/docs/logos`). */
+  folderByPath(portalId: number, fullPath: string): Record_ | undefined;
 }
 
 export interface Collection {
@@ -31,10 +35,13 @@ export interface Collection {
   serverFields: readonly string[];
   /** The new object's record, before the write body is applied over it. */
   defaults(input: Record_, now: number, portalId: number): Record_;
-  /** Checks and derived fields after a write body is applied (throws a 400). */
-  complete?(record: Record_, lookup: Lookup, portalId: number): void;
+  /** Checks and derived fields after a write body is applied (throws a 400). `id` is the
+   * object's own (undefined on create). */
+  complete?(record: Record_, lookup: Lookup, portalId: number, id?: number): void;
   /** Publishable objects (posts, pages) have a state machine (§3) and a URL. */
   publishable?: boolean;
+  /** Keys computed on every read (a file's URLs), from the object's id and the site's address. */
+  decorate?(record: Record_, at: { id: number; portalId: number; base: string }): void;
 }
 
 /** Server-owned in every collection. `deleted_at` is set only by DELETE (§2.1). */
@@ -228,9 +235,48 @@ const urlMapping: Collection = {
   }),
 };
 
-/** Read-only collections (domains, site maps, layouts, blogs) and folders/files take no create
- * through this path with user input; their defaults are only a base for the seed. */
+/** Read-only collections (domains, site maps, layouts, blogs) take no create with user input;
+ * their defaults are only a base for the seed. */
 const plain: Collection = { serverFields: COMMON, defaults: (_input, now) => stamps(now) };
+
+/** A file or folder name: one path segment that cannot climb out of its folder. */
+export function checkName(name: string, field: string) {
+  if (!name || name == '.' || name == '..' || /[/\\\0]/.test(name) || name.length > 255)
+    throw badRequest(`${field}: must be a file or folder name, not a path (no /, \\, . or ..)`);
+  return name;
+}
+
+const folder: Collection = {
+  serverFields: [...COMMON, 'full_path', 'category'],
+  defaults: (_input, now) => ({ ...stamps(now), parent_folder_id: null, category: 0 }),
+  complete(f, lookup, portalId, id) {
+    const name = checkName(str(f.name), 'body.name');
+    let parentPath = '';
+    if (f.parent_folder_id != null) {
+      const parent = lookup.get(portalId, 'folders', Number(f.parent_folder_id));
+      if (!parent) throw badRequest(`body.parent_folder_id: no folder with id ${String(f.parent_folder_id)}`);
+      // A folder cannot move under itself or its own subfolders.
+      for (let up: Record_ | undefined = parent; up; up = up.parent_folder_id == null ? undefined : lookup.get(portalId, 'folders', Number(up.parent_folder_id)))
+        if (id !== undefined && up.id === id) throw badRequest('body.parent_folder_id: a folder cannot move into itself or its subfolders');
+      parentPath = str(parent.full_path);
+    }
+    const fullPath = `${parentPath}/${name}`;
+    f.full_path = fullPath;
+    const taken = lookup.folderByPath(portalId, fullPath);
+    if (taken && taken.id !== id) throw new ApiError(409, `a folder ${fullPath} exists already`);
+  },
+};
+
+/** Files are written by the upload and file routes only (store/files.ts); their URLs are
+ * computed on read so they follow the platform's address. */
+const file: Collection = {
+  serverFields: COMMON,
+  defaults: (_input, now) => stamps(now),
+  decorate(f, { id, portalId, base }) {
+    const url = `${base}/hubfs/${portalId}/${id}/${encodeURIComponent(str(f.name))}${f.extension ? `.${str(f.extension)}` : ''}`;
+    Object.assign(f, { url, friendly_url: url, alt_url: url, s3_url: url });
+  },
+};
 
 export const COLLECTIONS: Record<CollectionName, Collection> = {
   'blog-posts': blogPost,
@@ -244,6 +290,6 @@ export const COLLECTIONS: Record<CollectionName, Collection> = {
   'site-maps': plain,
   layouts: plain,
   blogs: plain,
-  folders: plain,
-  files: plain,
+  folders: folder,
+  files: file,
 };

@@ -4,7 +4,7 @@
  * `publish_date`). Collection specifics live in collections.ts. */
 import { type Db, transaction } from '../../db/open';
 import { badRequest, notFound } from '../../http/errors';
-import { COLLECTIONS, type CollectionName, type Record_ } from './collections';
+import { COLLECTIONS, type CollectionName, type ContentRecord, type Record_ } from './collections';
 import { listSql } from './filters';
 
 interface Row {
@@ -19,7 +19,7 @@ interface Row {
 
 const COLS = 'id, portal_id, collection, data, buffer, deleted_at, publish_at';
 /** Keys held in columns or computed on read, never in the stored JSON. */
-const OUTSIDE_JSON = ['id', 'portal_id', 'deleted_at', 'url', 'published_url'];
+const OUTSIDE_JSON = ['id', 'portal_id', 'deleted_at', 'url', 'published_url', 'friendly_url', 'alt_url', 's3_url'];
 
 /** The record's JSON without the keys held elsewhere. */
 function stored(record: Record_) {
@@ -59,6 +59,12 @@ export function contentEngine(db: Db, now: () => number) {
       'SELECT event, timestamp FROM content_history WHERE object_id = ? ORDER BY seq',
     ),
     due: db.prepare<[number], Row>(`SELECT ${COLS} FROM content_objects WHERE publish_at IS NOT NULL AND publish_at <= ? ORDER BY publish_at, id`),
+    folderByPath: db.prepare<[number, string], Row>(
+      `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = 'folders' AND deleted_at = 0 AND json_extract(data, '$.full_path') = ?`,
+    ),
+    purge: db.prepare<[number]>('DELETE FROM content_objects WHERE id = ?'),
+    purgeVersions: db.prepare<[number]>('DELETE FROM content_versions WHERE object_id = ?'),
+    purgeHistory: db.prepare<[number]>('DELETE FROM content_history WHERE object_id = ?'),
     liveBySlug: db.prepare<[number, string], Row>(
       `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND slug = ? AND state = 'PUBLISHED' AND deleted_at = 0
        AND collection IN ('blog-posts', 'pages') ORDER BY id DESC LIMIT 1`,
@@ -67,13 +73,14 @@ export function contentEngine(db: Db, now: () => number) {
   /** Where the site server answers (set once the platform listens); published URLs start with it. */
   const site = { base: 'http://127.0.0.1:3200' };
 
-  function toRecord(row: Row): Record_ {
-    const record: Record_ = { ...(JSON.parse(row.data) as Record_), id: row.id, portal_id: row.portal_id, deleted_at: row.deleted_at };
+  function toRecord(row: Row): ContentRecord {
+    const record: ContentRecord = { ...(JSON.parse(row.data) as Record_), id: row.id, portal_id: row.portal_id, deleted_at: row.deleted_at };
     if (COLLECTIONS[row.collection].publishable) {
       // §2.1: the URL is known from the start; it answers 404 until the post is published.
       record.url = `${site.base}/sites/${row.portal_id}/${String(record.slug)}`;
       record.published_url = record.state == 'PUBLISHED' ? record.url : '';
     }
+    COLLECTIONS[row.collection].decorate?.(record, { id: row.id, portalId: row.portal_id, base: site.base });
     return record;
   }
 
@@ -94,6 +101,10 @@ export function contentEngine(db: Db, now: () => number) {
     get: (portalId: number, collection: CollectionName, id: number) => {
       const row = Number.isInteger(id) ? q.byId.get(portalId, collection, id) : undefined;
       return row && !row.deleted_at ? toRecord(row) : undefined;
+    },
+    folderByPath: (portalId: number, fullPath: string) => {
+      const row = q.folderByPath.get(portalId, fullPath);
+      return row && toRecord(row);
     },
   };
 
@@ -124,7 +135,7 @@ export function contentEngine(db: Db, now: () => number) {
   /** The live record with `body` applied (not saved). */
   function applied(row: Row, base: Record_, body: Record_, check = true) {
     const record = { ...base, ...writable(row.collection, body), updated: now() };
-    if (check) COLLECTIONS[row.collection].complete?.(record, lookup, row.portal_id);
+    if (check) COLLECTIONS[row.collection].complete?.(record, lookup, row.portal_id, row.id);
     return record;
   }
 
@@ -219,7 +230,7 @@ export function contentEngine(db: Db, now: () => number) {
     const row = find(portalId, collection, id);
     const buffer = bufferOf(row);
     if (!buffer.name) throw badRequest('buffer.name: is required');
-    COLLECTIONS[collection].complete?.(buffer, lookup, portalId);
+    COLLECTIONS[collection].complete?.(buffer, lookup, portalId, row.id);
     return { succeeded: true as const };
   }
 
@@ -308,7 +319,8 @@ export function contentEngine(db: Db, now: () => number) {
       const live = JSON.parse(row.data) as Record_;
       const old = JSON.parse(v.data) as Record_;
       for (const k of COLLECTIONS[collection].serverFields) if (k in live) old[k] = live[k];
-      return toRecord(save(row, { ...old, updated: now() }));
+      // Derived fields (a folder's path) follow the restored content.
+      return toRecord(save(row, applied(row, old, {})));
     })();
   }
 
@@ -340,7 +352,14 @@ export function contentEngine(db: Db, now: () => number) {
       const row = q.liveBySlug.get(portalId, slug);
       return row && toRecord(row);
     },
-    /** Inserts an object as it is (seeding read-only collections). */
+    /** Removes an object for good, with its versions and history (a file's full delete). */
+    purge(portalId: number, collection: CollectionName, id: number) {
+      const row = find(portalId, collection, id);
+      q.purge.run(row.id);
+      q.purgeVersions.run(row.id);
+      q.purgeHistory.run(row.id);
+    },
+    /** Inserts an object as it is (seeding read-only collections, uploaded files). */
     insertRaw: (portalId: number, collection: CollectionName, record: Record_) => toRecord(insert(portalId, collection, record)),
   };
 }

@@ -38,8 +38,8 @@ export function listSql(query: Record<string, unknown>, fields: ReadonlySet<stri
     const [field, op = 'eq'] = key.split('__') as [string, Op | undefined];
     if (!fields.has(field)) throw badRequest(`query.${key}: unknown field ${field}`);
     if (!OPS.includes(op as Op)) throw badRequest(`query.${key}: unknown operator ${op}; use one of ${OPS.join(', ')}`);
-    // `archived` arrives already parsed by the catalog (a boolean); other filters as strings.
-    const text = typeof raw == 'boolean' ? String(raw) : raw;
+    // Some filters arrive parsed by the catalog (`archived` a boolean, `folder_id` a number).
+    const text = typeof raw == 'boolean' || typeof raw == 'number' ? String(raw) : raw;
     if (typeof text != 'string') throw badRequest(`query.${key}: give it once`);
     if (field == 'deleted_at') deletedFiltered = true;
     const e = expr(field);

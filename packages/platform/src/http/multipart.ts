@@ -1,0 +1,70 @@
+/** Multipart uploads (`POST /content/api/v2/files`, `.../files/:file_id`) parsed with busboy into
+ * memory: text fields become `req.body` (validated by the catalog like any body), file parts go
+ * to `res.locals.files`. Caps: a size per file (413), a number of files and fields; only
+ * multipart/form-data is accepted (415); broken multipart is a 400. */
+import busboy from 'busboy';
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError } from './errors';
+
+export interface UploadedFile {
+  /** The multipart field it came in (`files`). */
+  field: string;
+  filename: string;
+  mimeType: string;
+  bytes: Buffer;
+}
+
+export interface UploadLimits {
+  /** Bytes per file; default 10 MB. */
+  fileBytes: number;
+  /** Files per request; default 10. */
+  files: number;
+}
+
+export const DEFAULT_UPLOAD_LIMITS: UploadLimits = { fileBytes: 10 * 1024 * 1024, files: 10 };
+
+export const uploadedFiles = (res: Response) => (res.locals.files ?? []) as UploadedFile[];
+
+export function multipart(limits: UploadLimits = DEFAULT_UPLOAD_LIMITS) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (type != 'multipart/form-data')
+      return next(new ApiError(415, 'send the upload as multipart/form-data', { category: 'VALIDATION_ERROR' }));
+    let parser: busboy.Busboy;
+    try {
+      // Names are kept as sent (preservePath) so that a path is refused, not quietly cut down.
+      parser = busboy({ headers: req.headers, preservePath: true, limits: { fileSize: limits.fileBytes, files: limits.files, fields: 50, fieldSize: 64 * 1024 } });
+    } catch {
+      return next(new ApiError(400, 'the multipart body has no boundary', { category: 'VALIDATION_ERROR' }));
+    }
+    const fields: Record<string, string> = {};
+    const files: UploadedFile[] = [];
+    let failed: ApiError | undefined;
+    let done = false;
+    const fail = (err: ApiError) => {
+      failed ??= err;
+    };
+    const finish = () => {
+      if (done) return;
+      done = true;
+      req.unpipe(parser);
+      if (failed) return next(failed);
+      req.body = fields;
+      res.locals.files = files;
+      next();
+    };
+    parser.on('field', (name, value) => (fields[name] = value));
+    parser.on('file', (field, stream, info) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('limit', () => fail(new ApiError(413, `files: a file is larger than ${limits.fileBytes} bytes`, { category: 'VALIDATION_ERROR' })));
+      stream.on('close', () => files.push({ field, filename: info.filename ?? '', mimeType: info.mimeType, bytes: Buffer.concat(chunks) }));
+    });
+    parser.on('filesLimit', () => fail(new ApiError(413, `files: at most ${limits.files} files per upload`, { category: 'VALIDATION_ERROR' })));
+    parser.on('fieldsLimit', () => fail(new ApiError(413, 'too many form fields', { category: 'VALIDATION_ERROR' })));
+    // busboy may not close after an error: answer at the first of the two.
+    parser.on('error', () => (fail(new ApiError(400, 'the multipart body is malformed', { category: 'VALIDATION_ERROR' })), finish()));
+    parser.on('close', finish);
+    req.pipe(parser);
+  };
+}
