@@ -1,7 +1,7 @@
 /** Server-side events, in process: companion.events.track and POST /events (shared secret),
  * checks naming the field, batching at flushAt, retries through a failing platform, the queue cap,
  * and delivery to the real platform's HTTP events API exactly once per event. */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { HttpError } from '../src';
@@ -136,6 +136,21 @@ describe('a failing platform', () => {
 });
 
 describe('the outbox file', () => {
+  it('answers 503 when the outbox cannot be opened, and logs only the error code', async () => {
+    const file = join(tempDir(), 'a-file');
+    writeFileSync(file, '');
+    const o = await mount({ baseUrl: t.baseUrl, auth: { accessToken: t.portals[0].privateAppToken }, events: { outboxFile: join(file, 'outbox.jsonl'), secret: SECRET } });
+    try {
+      const r = await call(`${o.url}/events`, { method: 'POST', headers: auth, body: { eventId: 'x', email: 'nobody@example.com' } });
+      expect(r.status).toBe(503);
+      expect(r.json.message).toBe('the event outbox could not be opened; see the companion log');
+      expect(o.logs.text()).toContain('could not open the event outbox');
+      expect(o.logs.text()).not.toContain('nobody@example.com');
+    } finally {
+      await o.close();
+    }
+  });
+
   it('starts over once everything is sent', async () => {
     const dir = tempDir();
     const file = join(dir, 'outbox.jsonl');

@@ -48,7 +48,9 @@ export function eventQueue(client: Client, o: EventQueueOptions) {
     if (closed) throw new HttpError(503, 'the companion is shutting down; send the events again later');
     const now = o.now();
     const events = inputs.map((e, i) => checkEvent(e, randomUUID(), now, inputs.length > 1 ? `events[${i}].` : ''));
-    await ready;
+    await ready.catch(() => {
+      throw new HttpError(503, 'the event outbox could not be opened; see the companion log');
+    });
     if (unsent + events.length > o.maxQueueSize)
       throw new HttpError(503, `the event queue is full (${o.maxQueueSize} events waiting); try again later`, { 'retry-after': '5' });
     unsent += events.length;
