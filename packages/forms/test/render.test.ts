@@ -98,6 +98,17 @@ describe('rendering every field type', () => {
     expect(second!.querySelector('button')!.textContent).toBe('Go');
   });
 
+  it('keeps a hidden label for screen readers and renders plain fields when there are no groups', async () => {
+    const form = await render({
+      formId: 'plain',
+      definition: { guid: 'plain', fields: [{ name: 'email', label: 'Email', labelHidden: true, placeholder: 'you@company.com' }] },
+    });
+    const label = form.querySelector('label')!;
+    expect(label.className).toBe('svc-visually-hidden');
+    expect(page.field('Email').placeholder).toBe('you@company.com');
+    expect(page.field('Email').type).toBe('email');
+  });
+
   it('keeps two embeds of one form apart by formInstanceId', async () => {
     page = openPage({ attrs: { 'forms-url': 'https://forms.example.net' }, body: '<div id="a"></div><div id="b"></div>' });
     const a = await page.create({ portalId: 1, formId: 'dependent', target: '#a', definition: dependent, formInstanceId: 'top' });
