@@ -14,9 +14,7 @@ describe('files', () => {
     const { objects } = await c.content.files.upload({ files: new File(['hello'], 'hello.txt', { type: 'text/plain' }), folder_paths: '/client' });
     const file = objects[0];
     expect(await (await fetch(file.url!)).text()).toBe('hello');
-    const form = new FormData();
-    form.append('files', new File(['hello again'], 'hello.txt', { type: 'text/plain' }));
-    expect((await c.content.files.replace(file.id, form)).size).toBe(11);
+    expect((await c.content.files.replace(file.id, { files: new File(['hello again'], 'hello.txt', { type: 'text/plain' }) })).size).toBe(11);
     expect((await c.content.files.get(file.id)).name).toBe('hello');
     expect((await c.content.files.list({ folder_id: String(file.folder_id) })).total).toBe(1);
     const versions = await c.content.files.listVersions(file.id);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { groupCommit } from './db/group-commit';
 import type { Db } from './db/open';
 import { scheduler } from './scheduler';
+import { blogV1Store } from './store/blog-v1';
 import { contactStore } from './store/contacts';
 import { contentEngine } from './store/content/engine';
 import { blobStore } from './store/files/blobs';
@@ -72,6 +73,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const workflows = workflowStore(db, { contacts, lists }, now, options.fetch ?? fetch);
   const tracking: TrackingStore = trackingStore(db, contacts, properties, now);
   const content = contentEngine(db, now);
+  const blogV1 = blogV1Store(db, content);
   const keywords = keywordStore(db, now);
   const settings = settingStore(db, now);
   const social = socialStore(db, now);
@@ -89,7 +91,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
     { name: 'broadcasts', run: social.publishDue },
   ]);
   return {
-    db, now, properties, contacts, lists, forms, email, workflows, tracking, content, files, filesRoot: blobs.root, keywords, settings, social, prospects,
+    db, now, properties, contacts, lists, forms, email, workflows, tracking, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
     scheduler: jobs, onContactsChanged, write, group,
   };
 }

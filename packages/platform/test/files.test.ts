@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Part = { bytes: string | Uint8Array; filename: string; type?: string };
+type Part = { bytes: string | Uint8Array<ArrayBuffer>; filename: string; type?: string };
 
 /** A multipart POST: `files` parts plus text fields. */
 async function upload(path: string, files: Part[], fields: Record<string, string> = {}, portal = t.portals[0]) {

@@ -1,6 +1,7 @@
 /** Every handler, by catalog route id. */
 import type { Handlers } from '../http/handler';
 import type { Services } from '../services';
+import { blogV1Handlers } from './blog-v1';
 import { contactHandlers } from './contacts';
 import { contentHandlers } from './content';
 import { emailHandlers } from './email';
@@ -28,6 +29,7 @@ export function allHandlers(services: Services, settings: { tokenLifetimeSeconds
     ...contentHandlers(services),
     // After the generic content handlers: files and folders replace some of them.
     ...fileHandlers(services),
+    ...blogV1Handlers(services),
     ...miscHandlers(services),
     ...prospectHandlers(services),
   };

@@ -6,6 +6,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { match } from 'path-to-regexp';
 import type { z } from 'zod';
 import { errorBody, ApiError } from './errors';
+import { atomBody } from './atom';
 import { multipart } from './multipart';
 import { Reply, type Handler, type Handlers } from './handler';
 import type { Caller } from './auth';
@@ -112,7 +113,9 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
       }
     };
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
-    app[method](route.path, ...parsers[route.bodyType], run);
+    // An Atom body is parsed into the fields the catalog validates: a comment's or a post's.
+    const atom = route.bodyType == 'atom' ? [atomBody(route.path.endsWith('/comments.atom') ? 'comment' : 'post')] : [];
+    app[method](route.path, ...parsers[route.bodyType], ...atom, run);
   }
 
   const matchers = mine.map((r) => ({ method: r.method, test: match(r.path, { decode: decodeURIComponent }) }));

@@ -1,0 +1,74 @@
+/** §4.9 The older blog API: JSON reads, Atom reads for `.atom`, Atom writes (parsed by
+ * http/atom.ts before validation). */
+import { atomDocument } from '../http/atom';
+import { Reply, type Handlers } from '../http/handler';
+import type { Services } from '../services';
+
+type Post = ReturnType<Services['blogV1']['post']>;
+type Comment = ReturnType<Services['blogV1']['comment']>;
+type Blog = ReturnType<Services['blogV1']['blog']>;
+
+const iso = (ms: number | null) => (ms == null ? undefined : new Date(ms).toISOString());
+
+const postEntry = (p: Post) => ({
+  id: p.jsonUrl,
+  title: p.title,
+  author: { name: p.authorDisplayName ?? undefined, email: p.authorEmail ?? undefined },
+  summary: p.summary ?? undefined,
+  content: { '@_type': 'html', '#text': p.body ?? '' },
+  published: iso(p.publishTimestamp),
+  updated: iso(p.publishTimestamp ?? p.createTimestamp),
+  category: p.tags.map((term) => ({ '@_term': term })),
+  link: p.url ? { '@_rel': 'alternate', '@_href': p.url } : undefined,
+  draft: String(p.draft),
+});
+
+const commentEntry = (c: Comment) => ({
+  id: `${c.postGuid}#comment-${c.guid}`,
+  author: { name: c.anonyName ?? undefined, email: c.anonyEmail ?? undefined, uri: c.anonyUrl ?? undefined },
+  content: c.comment,
+  published: iso(c.createTimestamp),
+});
+
+const blogFeed = (b: Blog) => ({ id: b.jsonUrl, title: b.blogTitle, link: b.webUrl ? { '@_href': b.webUrl } : undefined });
+
+const ATOM = { 'Content-Type': 'application/atom+xml; charset=utf-8' };
+/** JSON as the catalog types it, or the Atom rendering of the same data. */
+const as = <T>(ext: string, json: T, atom: () => string): T | Reply => (ext == 'atom' ? new Reply(200, atom(), ATOM) : json);
+
+export function blogV1Handlers({ blogV1 }: Services): Handlers {
+  return {
+    'blogV1.listBlogs': ({ portalId, params, query }) => {
+      const blogs = blogV1.listBlogs(portalId, query);
+      return as(params.ext, blogs, () => atomDocument('feed', { title: 'Blogs', entry: blogs.map(blogFeed) }));
+    },
+    'blogV1.getBlog': ({ portalId, params }) => {
+      const b = blogV1.getBlog(portalId, params.blog_guid);
+      return as(params.ext, b, () => atomDocument('feed', blogFeed(b)));
+    },
+    'blogV1.listPosts': ({ portalId, params, query }) => {
+      const posts = blogV1.listPosts(portalId, params.blog_guid, query);
+      const b = blogV1.getBlog(portalId, params.blog_guid);
+      return as(params.ext, posts, () => atomDocument('feed', { ...blogFeed(b), entry: posts.map(postEntry) }));
+    },
+    'blogV1.getPost': ({ portalId, params }) => {
+      const p = blogV1.getPost(portalId, params.post_guid);
+      return as(params.ext, p, () => atomDocument('entry', postEntry(p)));
+    },
+    'blogV1.listBlogComments': ({ portalId, params, query }) => {
+      const comments = blogV1.listBlogComments(portalId, params.blog_guid, query);
+      return as(params.ext, comments, () => atomDocument('feed', { title: 'Comments', entry: comments.map(commentEntry) }));
+    },
+    'blogV1.listPostComments': ({ portalId, params, query }) => {
+      const comments = blogV1.listPostComments(portalId, params.post_guid, query);
+      return as(params.ext, comments, () => atomDocument('feed', { title: 'Comments', entry: comments.map(commentEntry) }));
+    },
+    'blogV1.getComment': ({ portalId, params }) => {
+      const c = blogV1.getComment(portalId, params.comment_guid);
+      return as(params.ext, c, () => atomDocument('entry', commentEntry(c)));
+    },
+    'blogV1.createPost': ({ portalId, params, body }) => blogV1.createPost(portalId, params.blog_guid, body),
+    'blogV1.updatePost': ({ portalId, params, body }) => blogV1.updatePost(portalId, params.post_guid, body),
+    'blogV1.createComment': ({ portalId, params, body }) => blogV1.createComment(portalId, params.post_guid, body),
+  };
+}

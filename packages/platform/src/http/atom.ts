@@ -1,0 +1,73 @@
+/** Atom for the older blog API (§4.9): write bodies arrive as an Atom `<entry>` and are turned into
+ * the plain objects the catalog validates; reads with the `.atom` suffix are answered as Atom.
+ * fast-xml-parser does the XML; documents with a DOCTYPE are refused (no entity tricks). */
+import type { NextFunction, Request, Response } from 'express';
+import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+import { ApiError } from './errors';
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  // `hs:metaDescription`, `hs:draft`: the vendor namespace's prefix varies between clients.
+  removeNSPrefix: true,
+  // Keep every value a string: titles like "2026" or "true" are text.
+  parseTagValue: false,
+  isArray: (name) => name == 'category',
+});
+const builder = new XMLBuilder({ ignoreAttributes: false, format: true, suppressEmptyNode: true });
+
+type Node = Record<string, unknown>;
+const bad = (message: string) => new ApiError(400, message, { category: 'VALIDATION_ERROR' });
+
+/** The text of an element (with or without attributes), or undefined. */
+const text = (v: unknown): string | undefined =>
+  typeof v == 'string' ? v : v && typeof v == 'object' && typeof (v as Node)['#text'] == 'string' ? ((v as Node)['#text'] as string) : v === '' ? '' : undefined;
+
+/** An Atom entry as the fields of a post write: title, author, summary, content, categories as
+ * tags, and the vendor fields metaDescription, metaKeywords, draft, sendNotifications, published. */
+function postFields(entry: Node) {
+  const author = (entry.author ?? {}) as Node;
+  const categories = (entry.category ?? []) as Node[];
+  const fields = {
+    title: text(entry.title),
+    authorDisplayName: text(author.name),
+    authorEmail: text(author.email),
+    summary: text(entry.summary),
+    body: text(entry.content),
+    tags: categories.length ? categories.map((c) => String(c['@_term'] ?? '')) : undefined,
+    metaDescription: text(entry.metaDescription),
+    metaKeywords: text(entry.metaKeywords),
+    published: text(entry.published),
+    draft: text(entry.draft),
+    sendNotifications: text(entry.sendNotifications),
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}
+
+/** An Atom entry as a comment: the author is the commenter, the content the comment. */
+function commentFields(entry: Node) {
+  const author = (entry.author ?? {}) as Node;
+  const fields = { anonyName: text(author.name), anonyEmail: text(author.email), anonyUrl: text(author.uri), comment: text(entry.content) };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}
+
+/** Middleware after express.text(): the Atom text becomes `req.body` as a post's or a comment's fields. */
+export function atomBody(kind: 'post' | 'comment') {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const xml = typeof req.body == 'string' ? req.body : '';
+    if (!xml.trim()) return next(bad('body: send an Atom <entry> (Content-Type: application/atom+xml)'));
+    if (/<!DOCTYPE|<!ENTITY/i.test(xml)) return next(bad('body: DOCTYPE declarations are not accepted'));
+    const valid = XMLValidator.validate(xml);
+    if (valid !== true) return next(bad(`body: not well-formed XML (${valid.err.msg}, line ${valid.err.line})`));
+    const entry = (parser.parse(xml) as Node).entry;
+    if (!entry || typeof entry != 'object') return next(bad('body: the document is not an Atom <entry>'));
+    req.body = kind == 'post' ? postFields(entry as Node) : commentFields(entry as Node);
+    next();
+  };
+}
+
+const ATOM_NS = 'http://www.w3.org/2005/Atom';
+
+/** An Atom document: a feed of entries, or one entry. */
+export function atomDocument(root: 'feed' | 'entry', content: Node) {
+  return `<?xml version="1.0" encoding="utf-8"?>\n${builder.build({ [root]: { '@_xmlns': ATOM_NS, ...content } }) as string}`;
+}

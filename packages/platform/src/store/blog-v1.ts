@@ -1,0 +1,178 @@
+/** The older blog API (§4.9) as a view of the content API v2 objects: a v1 blog is a v2 blog, a v1
+ * post a v2 blog post, a v1 comment a v2 comment, and a guid is the v2 id. What one API writes the
+ * other reads. Post states follow §3: created as a draft, published by an update with
+ * `draft=false`; comments are live at once. */
+import { type Db, transaction } from '../db/open';
+import { badRequest, notFound } from '../http/errors';
+import type { ContentRecord } from './content/collections';
+import type { ContentEngine } from './content/engine';
+
+/** What v1 reads filter on (the v2 fields behind them). */
+const FIELDS: ReadonlySet<string> = new Set(['id', 'content_group_id', 'content_id', 'collection_id', 'state', 'created', 'email', 'name']);
+
+export interface Paging {
+  max?: number;
+  offset?: number;
+}
+
+export interface PostWrite {
+  title?: string;
+  authorDisplayName?: string;
+  authorEmail?: string;
+  summary?: string;
+  body?: string;
+  tags?: string[];
+  metaDescription?: string;
+  metaKeywords?: string;
+  published?: string;
+  draft?: boolean;
+  sendNotifications?: boolean;
+}
+
+export interface CommentWrite {
+  anonyName: string;
+  anonyEmail: string;
+  anonyUrl?: string;
+  comment: string;
+}
+
+const str = (v: unknown) => (typeof v == 'string' ? v : null);
+
+export function blogV1Store(db: Db, content: ContentEngine) {
+  const base = () => content.site.base;
+  const page = (p: Paging) => ({ limit: Math.min(p.max ?? 20, 300), offset: p.offset ?? 0 });
+
+  /** A v1 guid names a v2 id; anything else names nothing. */
+  function find(portalId: number, collection: 'blogs' | 'blog-posts' | 'comments', guid: string, what: string) {
+    const found = /^\d{1,15}$/.test(guid) ? content.lookup.get(portalId, collection, Number(guid)) : undefined;
+    if (!found) throw notFound(`no ${what} with guid ${guid}`);
+    return found;
+  }
+
+  const blog = (b: ContentRecord) => ({
+    guid: String(b.id),
+    portalId: Number(b.portal_id),
+    blogTitle: String(b.name ?? ''),
+    webUrl: str(b.root_url),
+    feedUrl: `${base()}/blog/v1/${b.id}/posts.atom`,
+    jsonUrl: `${base()}/blog/v1/${b.id}.json`,
+    authorEmail: null,
+  });
+
+  function post(p: ContentRecord) {
+    const author = p.blog_author_id == null ? undefined : content.lookup.get(Number(p.portal_id), 'blog-authors', Number(p.blog_author_id));
+    const tags = ((p.topic_ids ?? []) as number[]).flatMap((id) => content.lookup.get(Number(p.portal_id), 'topics', id)?.name ?? []) as string[];
+    const published = p.state == 'PUBLISHED';
+    return {
+      guid: String(p.id),
+      blogGuid: String(p.content_group_id),
+      portalId: Number(p.portal_id),
+      title: String(p.name ?? ''),
+      authorDisplayName: str(p.author_display_name) ?? str(author?.full_name),
+      authorEmail: str(author?.email),
+      summary: str(p.post_summary),
+      body: str(p.post_body),
+      tags,
+      draft: !published,
+      publishTimestamp: published ? Number(p.publish_date) : null,
+      createTimestamp: Number(p.created),
+      url: str(p.url),
+      jsonUrl: `${base()}/blog/v1/posts/${p.id}.json`,
+      metaDescription: str(p.meta_description),
+      metaKeywords: str(p.meta_keywords),
+    };
+  }
+
+  const comment = (c: ContentRecord) => ({
+    guid: String(c.id),
+    postGuid: String(c.content_id),
+    portalId: Number(c.portal_id),
+    anonyName: str(c.user_name),
+    anonyEmail: str(c.user_email),
+    anonyUrl: str(c.user_url),
+    comment: String(c.comment ?? ''),
+    createTimestamp: Number(c.created),
+  });
+
+  /** The portal's blog author with this email: v1 posts must be written by a user of the portal. */
+  function authorId(portalId: number, email: string) {
+    const [author] = content.list(portalId, 'blog-authors', { email, limit: 1 }, FIELDS).objects;
+    if (!author) throw badRequest(`body.authorEmail: ${email} is not a user of this portal (create a blog author with this email)`);
+    return author.id;
+  }
+
+  /** Topic ids for tags, making the topics that do not exist yet. */
+  const topicIds = (portalId: number, tags: string[]) =>
+    tags.map((name) => (content.list(portalId, 'topics', { name, limit: 1 }, FIELDS).objects[0] ?? content.create(portalId, 'topics', { name })).id);
+
+  /** The v2 fields of a v1 post write. */
+  function v2Fields(portalId: number, w: PostWrite) {
+    const fields: Record<string, unknown> = {
+      name: w.title,
+      post_summary: w.summary,
+      post_body: w.body,
+      meta_description: w.metaDescription,
+      meta_keywords: w.metaKeywords,
+      author_display_name: w.authorDisplayName,
+    };
+    if (w.authorEmail !== undefined) fields.blog_author_id = authorId(portalId, w.authorEmail);
+    if (w.tags !== undefined) fields.topic_ids = topicIds(portalId, w.tags);
+    return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  }
+
+  return {
+    blog,
+    post,
+    comment,
+    listBlogs: (portalId: number, p: Paging) => content.list(portalId, 'blogs', page(p), FIELDS).objects.map(blog),
+    getBlog: (portalId: number, guid: string) => blog(find(portalId, 'blogs', guid, 'blog')),
+    listPosts(portalId: number, blogGuid: string, p: Paging & { draft?: boolean }) {
+      const b = find(portalId, 'blogs', blogGuid, 'blog');
+      const state = p.draft === undefined ? {} : p.draft ? { state__ne: 'PUBLISHED' } : { state: 'PUBLISHED' };
+      return content.list(portalId, 'blog-posts', { content_group_id: String(b.id), ...state, order_by: '-created', ...page(p) }, FIELDS).objects.map(post);
+    },
+    getPost: (portalId: number, guid: string) => post(find(portalId, 'blog-posts', guid, 'post')),
+    listPostComments(portalId: number, postGuid: string, p: Paging) {
+      const found = find(portalId, 'blog-posts', postGuid, 'post');
+      return content.list(portalId, 'comments', { content_id: String(found.id), ...page(p) }, FIELDS).objects.map(comment);
+    },
+    listBlogComments(portalId: number, blogGuid: string, p: Paging) {
+      const b = find(portalId, 'blogs', blogGuid, 'blog');
+      return content.list(portalId, 'comments', { collection_id: String(b.id), ...page(p) }, FIELDS).objects.map(comment);
+    },
+    getComment: (portalId: number, guid: string) => comment(find(portalId, 'comments', guid, 'comment')),
+
+    /** A new post: a draft (§3). */
+    createPost(portalId: number, blogGuid: string, w: PostWrite) {
+      const b = find(portalId, 'blogs', blogGuid, 'blog');
+      return transaction(db, () => post(content.create(portalId, 'blog-posts', { ...v2Fields(portalId, w), content_group_id: b.id })))();
+    },
+
+    /** Changes the fields given; `draft=false` publishes a draft (at `published` when given), `draft=true`
+     * takes a published post back to draft. */
+    updatePost(portalId: number, guid: string, w: PostWrite) {
+      const id = find(portalId, 'blog-posts', guid, 'post').id;
+      return transaction(db, () => {
+        const fields = v2Fields(portalId, w);
+        let current = Object.keys(fields).length ? content.update(portalId, 'blog-posts', id, fields) : content.get(portalId, 'blog-posts', id);
+        const live = current.state == 'PUBLISHED';
+        if (w.draft === false && !live) {
+          if (current.publish_immediately === false || current.publish_immediately === 'false')
+            content.update(portalId, 'blog-posts', id, { publish_immediately: true });
+          content.publishAction(portalId, 'blog-posts', id, 'schedule-publish');
+          if (w.published !== undefined) content.update(portalId, 'blog-posts', id, { publish_date: Date.parse(w.published) });
+        } else if (w.draft === true && live) content.publishAction(portalId, 'blog-posts', id, 'cancel-publish');
+        current = content.get(portalId, 'blog-posts', id);
+        return post(current);
+      })();
+    },
+
+    /** Comments are live at once: there is no draft state for them (§3). */
+    createComment(portalId: number, postGuid: string, w: CommentWrite) {
+      const p = find(portalId, 'blog-posts', postGuid, 'post');
+      return comment(content.create(portalId, 'comments', { content_id: p.id, comment: w.comment, user_name: w.anonyName, user_email: w.anonyEmail, user_url: w.anonyUrl ?? null }));
+    },
+  };
+}
+
+export type BlogV1Store = ReturnType<typeof blogV1Store>;
