@@ -25,21 +25,21 @@ export function create(options: CreateOptions): Promise<HTMLFormElement | undefi
   const m = messagesFor(o.locale ?? document.documentElement.lang, o.translations);
   const portalId = String(o.portalId);
   fire('onBeforeFormInit', [{ portalId, formId: o.formId, formInstanceId: instanceId, target }], { portalId, formId: o.formId });
-  return load(o).then(
-    (def) => {
+  return load(o)
+    .then((def) => {
       addStyle(o.css ?? CSS, o.nonce);
       const r = renderForm(def, o, instanceId, m);
       target.replaceChildren(r.form);
       wire(r, def, o, m, fire);
       fire('onFormReady', [r.form]);
       return r.form;
-    },
-    (error: Error) => {
+    })
+    // Unreachable, refused or malformed: the target says so; nothing throws into the page.
+    .catch((error: Error) => {
       target.replaceChildren(h('div', { class: 'svc-form-status', role: 'alert' }, m.loadFailed));
       fire('onFormDefinitionFetchError', [error], { message: error.message });
       return undefined;
-    },
-  );
+    });
 }
 
 /** The definition: given, or fetched from `definitionUrl` or `{companion}/forms/{formId}`. */

@@ -129,4 +129,15 @@ describe('hostile definitions', () => {
     expect(page.submissions()[0].context.redirectUrl).toBeUndefined();
     expect(pwned()).toBeUndefined();
   });
+
+  it('a malformed definition shows "could not be loaded" instead of throwing into the page', async () => {
+    page = openPage({ attrs: { 'forms-url': forms.url }, body: '<div id="f"></div>' });
+    for (const definition of [{ guid: 'x', fields: [null] }, { guid: 'x', formFieldGroups: [{ fields: [{ name: 5 }] }] }]) {
+      const errors: Error[] = [];
+      const form = await page.create({ portalId: 1, formId: 'x', target: '#f', definition: definition as unknown as FormDefinition, onFormDefinitionFetchError: (e) => errors.push(e) });
+      expect(form).toBeUndefined();
+      expect(errors).toHaveLength(1);
+      expect(page.$('#f').textContent).toBe('The form could not be loaded.');
+    }
+  });
 });
