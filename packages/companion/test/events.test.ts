@@ -44,7 +44,7 @@ describe('companion.events.track', () => {
   it('sends by itself once flushAt (20) events wait', async () => {
     const before = posts();
     const ids = await Promise.all(Array.from({ length: 20 }, (_, i) => m.companion.events.track({ eventId: 'batch', email: `b${i}@example.com` }).then((r) => r.id)));
-    await vi.waitFor(() => expect(m.companion.events.stats().pending).toBe(0));
+    await vi.waitFor(() => expect(m.companion.events.stats().pending).toBe(0), { timeout: 10_000 });
     expect(recordedEvents(t, ids)).toBe(20);
     expect(posts() - before).toBe(20);
   });

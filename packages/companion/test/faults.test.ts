@@ -17,7 +17,6 @@ beforeAll(async () => {
   m = await mount({
     baseUrl: upstream.url,
     auth: { accessToken: SECRET_TOKEN },
-    upstreamTimeoutMs: 300,
     client: { rateLimit: { max: Infinity }, clock: movedClock().clock },
     visitor: { cacheTtlMs: 0 },
   });
@@ -59,9 +58,14 @@ describe('platform faults', () => {
 
   it('a platform that never answers → 504 within the upstream timeout', async () => {
     fault = () => undefined; // holds the request open
-    const r = await lookup();
-    expect(r.status).toBe(504);
-    expect(r.json.message).toBe('the platform did not answer in time');
+    const quick = await mount({ baseUrl: upstream.url, auth: { accessToken: SECRET_TOKEN }, upstreamTimeoutMs: 300, client: { clock: movedClock().clock } });
+    try {
+      const r = await call(`${quick.url}/visitor`, { cookie: `svcutk=${newUtk()}` });
+      expect(r.status).toBe(504);
+      expect(r.json.message).toBe('the platform did not answer in time');
+    } finally {
+      await quick.close();
+    }
   });
 
   it('a reset connection → 502', async () => {
