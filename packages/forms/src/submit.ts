@@ -37,6 +37,6 @@ export async function send(o: SubmitOptions & { formsUrl: string }, values: Subm
   // Browsers hide a cross-origin redirect behind an `opaqueredirect` response with status 0.
   const status = res.type == 'opaqueredirect' ? 302 : res.status;
   const out: Outcome = { status, ok: status >= 200 && status < 400, location: res.headers.get('location') || undefined };
-  if (status == 400) out.errors = await res.json().then((b) => b.errors, () => undefined);
+  if (status == 400) out.errors = await res.json().then((b) => (Array.isArray(b?.errors) ? b.errors : undefined), () => undefined);
   return out;
 }

@@ -96,9 +96,6 @@ export function openPage(options: PageOptions = {}) {
       el.dispatchEvent(new window.Event('input', { bubbles: true }));
       el.dispatchEvent(new window.Event('change', { bubbles: true }));
     },
-    click(el: HTMLElement) {
-      el.click();
-    },
     /** Submits like the button would and waits for the outcome event (submitted or error). */
     async submit(form: HTMLFormElement) {
       const outcome = new Promise<string>((resolve) => {
