@@ -6,7 +6,8 @@
 //   npm run bench:platform -- --contacts 20000 --seconds 2     a quick run
 //   npm run bench:platform -- --profile                        also write a CPU profile of the server (path printed)
 //   npm run bench:platform -- --in-process                     serve from this process (for comparison)
-//   npm run bench:platform -- --only forms,collect             some measurements: pages, lookups, batch, forms, collect, peer
+//   npm run bench:platform -- --only forms,collect             some measurements: pages, lookups, content, batch, forms, collect, peer
+//   npm run bench:platform -- --posts 20000                    blog posts for the content list (default 100,000)
 //
 // The server runs in a child process (the built CLI, which also seeds the contacts) so that
 // autocannon's own CPU work does not share the server's event loop; on 2 cores an in-process
@@ -39,11 +40,13 @@ const { values: opts } = parseArgs({
     profile: { type: 'boolean', default: false },
     'in-process': { type: 'boolean', default: false },
     only: { type: 'string' },
+    posts: { type: 'string', default: '100000' },
   },
 });
 const CONTACTS = Number(opts.contacts);
 const SECONDS = Number(opts.seconds);
 const WARMUP = Number(opts.warmup);
+const POSTS = Number(opts.posts);
 const ONLY = opts.only ? new Set(opts.only.split(',')) : undefined;
 const wanted = (part) => !ONLY || ONLY.has(part);
 
@@ -148,6 +151,32 @@ function prepareKeys(database) {
   }
 }
 
+/** POSTS blog posts in the demo portal's blog (written by the store, not HTTP), half of them
+ * published, one a minute: the content list measurement pages through them. */
+function seedBlogPosts(database) {
+  const started = performance.now();
+  const platform = createPlatform({ database, logger: false });
+  try {
+    const content = platform.services.content;
+    const blog = content.list(PORTAL, 'blogs', { limit: 1 }, new Set()).objects[0];
+    const body = { content_group_id: blog.id, post_body: `<p>${'Lorem ipsum dolor sit amet. '.repeat(20)}</p>`, post_summary: 'Summary', topic_ids: [], keywords: [], widgets: {} };
+    const start = Date.now() - POSTS * 60_000;
+    platform.db.transaction(() => {
+      for (let i = 0; i < POSTS; i++) {
+        const at = start + i * 60_000;
+        const published = i % 2 == 1;
+        content.insertRaw(PORTAL, 'blog-posts', {
+          ...body, created: at, updated: at, name: `Bench post ${i}`, slug: `blog/bench-post-${i}`,
+          state: published ? 'PUBLISHED' : 'DRAFT', is_draft: !published, publish_date: at,
+        });
+      }
+    })();
+    return { blogId: blog.id, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    platform.db.close(); // never listened: nothing else to stop
+  }
+}
+
 /** The demo portal's private-app token and the guid of its 'Contact us' form. */
 async function portalAccess(dir, baseUrl) {
   const { privateAppToken } = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'));
@@ -163,6 +192,15 @@ async function portalAccess(dir, baseUrl) {
 
 function pageRequest(auth, vidOffset) {
   return () => ({ method: 'GET', path: `/contacts/v1/lists/all/contacts/all?count=100&vidOffset=${vidOffset}`, headers: auth });
+}
+
+/** A page of a blog's published posts, newest first, at a random page among the first 50. */
+function contentListRequest(auth, blogId) {
+  return () => ({
+    method: 'GET',
+    path: `/content/api/v2/blog-posts?content_group_id=${blogId}&state=PUBLISHED&order_by=-publish_date&limit=20&offset=${20 * randomInt(50)}`,
+    headers: auth,
+  });
 }
 
 function lookupRequest(auth, kind, keys) {
@@ -273,6 +311,10 @@ async function measurePlatform({ baseUrl, formsUrl }, { auth, formGuid }, keys) 
     const label = `GET /contacts/v1/contact/${kind}/:${kind}/profile, random ${kind}s, 1 connection`;
     await run(label, { part: 'lookups', url: baseUrl, next: lookupRequest(auth, kind, keys), valid: is(200), connections: 1 }, (r) => latencyRow(label, r, 1));
   }
+  if (keys.blogId) {
+    const label = `GET /content/api/v2/blog-posts?content_group_id=…&state=PUBLISHED&order_by=-publish_date&limit=20, ${fmt(POSTS)} posts, random page of the first 50, 1 connection`;
+    await run(label, { part: 'content', url: baseUrl, next: contentListRequest(auth, keys.blogId), valid: is(200), connections: 1 }, (r) => latencyRow(label, r, 10));
+  }
   const batch = 'POST /contacts/v1/contact/batch/, 1,000 contacts (½ new, ½ existing), 4 connections';
   await run(batch, { part: 'batch', url: baseUrl, next: batchRequest(auth, keys), valid: is(202), connections: 4 }, (r) =>
     throughputRow(batch, r, { per: 1000, unit: 'contacts', target: 20_000 }),
@@ -323,10 +365,17 @@ async function main() {
     }
     say(`seeded in ${fmt(seedSeconds, 1)} s; linking ${fmt(Math.min(LINKED_UTKS, CONTACTS))} visitor tokens…`);
     const keys = prepareKeys(database);
+    let posts;
+    if (wanted('content')) {
+      say(`adding ${fmt(POSTS)} blog posts…`);
+      posts = seedBlogPosts(database);
+      keys.blogId = posts.blogId;
+    }
     const access = await portalAccess(dir, server.baseUrl);
 
     const rows = [
       [`seed ${fmt(CONTACTS)} contacts (CLI --seed-contacts, batches of 1,000)`, `${fmt(seedSeconds, 1)} s (${fmt(CONTACTS / seedSeconds)} contacts/s)`, '—', '—'],
+      ...(posts ? [[`add ${fmt(POSTS)} blog posts (store, one transaction)`, `${fmt(posts.seconds, 1)} s`, '—', '—']] : []),
       ...(await measurePlatform(server, access, keys)),
     ];
     await server.stop();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 /** The platform's stores, wired to one database and one clock. */
 import { groupCommit } from './db/group-commit';
-import type { Db } from './db/open';
+import { type Db, transaction } from './db/open';
 import { scheduler } from './scheduler';
 import { blogV1Store } from './store/blog-v1';
 import { contactStore } from './store/contacts';
@@ -82,10 +82,12 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const files = fileStore(db, content, blobs, now);
   // Portals made before part 2 get their site (blog, domain, layout, site map) and social
   // channels on first start.
-  for (const id of db.prepare<[], number>('SELECT id FROM portals').pluck().all()) {
-    seedSite(content, id, now());
-    social.seedChannels(id, now());
-  }
+  transaction(db, () => {
+    for (const id of db.prepare<[], number>('SELECT id FROM portals').pluck().all()) {
+      seedSite(content, id, now());
+      social.seedChannels(id, now());
+    }
+  })();
   const jobs = scheduler(write, [
     { name: 'publish', run: content.publishDue },
     { name: 'broadcasts', run: social.publishDue },

@@ -2,6 +2,7 @@
  * order), get, update, soft delete and restore, the auto-save buffer, version history, clone, and
  * the publishing state machine of §3 for posts and pages (with the scheduler that publishes at
  * `publish_date`). Collection specifics live in collections.ts. */
+import type Database from 'better-sqlite3';
 import { type Db, transaction } from '../../db/open';
 import { badRequest, notFound } from '../../http/errors';
 import { COLLECTIONS, type CollectionName, type ContentRecord, type Record_ } from './collections';
@@ -147,13 +148,24 @@ export function contentEngine(db: Db, now: () => number) {
     })();
   }
 
+  /** List queries differ only in their filters: each shape is prepared once (a few hundred at most). */
+  const statements = new Map<string, Database.Statement<unknown[]>>();
+  function prepared(sql: string) {
+    let stmt = statements.get(sql);
+    if (!stmt) {
+      if (statements.size > 500) statements.clear();
+      statements.set(sql, (stmt = db.prepare<unknown[]>(sql)));
+    }
+    return stmt;
+  }
+
   function list(portalId: number, collection: CollectionName, query: Record_, fields: ReadonlySet<string>) {
     const { where, args, order } = listSql(query, fields);
     const limit = Number(query.limit ?? 20);
     const offset = Number(query.offset ?? 0);
     const sql = `FROM content_objects WHERE portal_id = ? AND collection = ? AND ${where.join(' AND ')}`;
-    const total = db.prepare<unknown[], number>(`SELECT count(*) ${sql}`).pluck().get(portalId, collection, ...args)!;
-    const rows = db.prepare<unknown[], Row>(`SELECT ${COLS} ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(portalId, collection, ...args, limit, offset);
+    const total = prepared(`SELECT count(*) ${sql}`).pluck().get(portalId, collection, ...args) as number;
+    const rows = prepared(`SELECT ${COLS} ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(portalId, collection, ...args, limit, offset) as Row[];
     return { limit, offset, total, total_count: total, objects: rows.map(toRecord) };
   }
 
