@@ -115,7 +115,7 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
 
     // The companion keeps "not known" for 2 s: the page knows the visitor once that has passed.
     await expect
-      .poll(async () => (await page.goto(`${sys.siteUrl}/svc/preferences`), page.getByText('Unsubscribe from all emails').isVisible()), { timeout: 15_000, intervals: [500] })
+      .poll(async () => (await page.goto(`${sys.siteUrl}/svc/preferences`), page.getByText('Unsubscribe from all emails').isVisible()), { timeout: 15_000, interval: 500 })
       .toBe(true);
     problems = []; // the tries before it answered 401, which Chromium logs
     await page.screenshot({ path: `${SHOTS}/demo-preferences.png` });
