@@ -122,7 +122,7 @@ export function createCompanion(options: CompanionOptions): Companion {
   router.use(
     ...security({
       allowedOrigins,
-      helmet: options.helmet === false ? false : ((options.helmet ?? DEFAULT_HELMET) as HelmetOptions),
+      helmet: options.helmet === false ? false : (options.helmet ?? DEFAULT_HELMET),
       rateLimit: options.rateLimit === false ? false : { limit: options.rateLimit?.limit ?? 600, windowMs: options.rateLimit?.windowMs ?? 60_000 },
     }),
   );

@@ -1,6 +1,7 @@
 /** The options of `createCompanion`, and their defaults. Every option but `baseUrl` and `auth`
  * (or `client`) has a default; see the README for the table. */
 import type { AuthOptions, Client, ClientOptions, TokenStore } from '@svc/client';
+import type { HelmetOptions } from 'helmet';
 import type { Logger } from 'pino';
 
 export interface CompanionOptions {
@@ -28,8 +29,8 @@ export interface CompanionOptions {
   allowedOrigins?: string[];
   /** Per-IP rate limit (express-rate-limit); default 600 requests per minute; `false` turns it off. */
   rateLimit?: { limit?: number; windowMs?: number } | false;
-  /** helmet options; default helmet's defaults; `false` turns it off (when the host app sets them). */
-  helmet?: Record<string, unknown> | false;
+  /** helmet options (they replace the default: helmet's, less upgrade-insecure-requests); `false` turns helmet off (when the host app sets the headers). */
+  helmet?: HelmetOptions | false;
 
   visitor?: {
     /** Contact properties `/visitor` may answer with; default firstname, lastname, company. */
