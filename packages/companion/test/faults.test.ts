@@ -91,6 +91,29 @@ describe('platform faults', () => {
     expect(r.json).toEqual({ status: 'error', message: 'the platform could not answer' });
   });
 
+  it('every platform-backed route answers neutrally: forms, subscriptions, healthz', async () => {
+    const link = await mount({ baseUrl: upstream.url, auth: { accessToken: SECRET_TOKEN }, publicUrl: 'https://x.test/svc', client: { clock: movedClock().clock } });
+    try {
+      const token = new URL(link.companion.links.preferences('ada@example.com')).searchParams.get('token');
+      for (const [status, expected] of [[500, 502], [429, 503], [403, 502]] as const) {
+        fault = (res) => json(res, status, { status: 'error', message: `${LEAK} ada@example.com` });
+        for (const path of ['/forms/abc', `/subscriptions?token=${token}`]) {
+          const r = await call(`${link.url}${path}`);
+          expect(r.status, `${status} ${path}`).toBe(expected);
+          expect(r.text).not.toContain(LEAK);
+          expect(r.text).not.toContain('ada@example.com');
+        }
+      }
+      fault = (res) => json(res, 500, { message: LEAK });
+      const health = await call(`${link.url}/healthz`);
+      expect(health.status).toBe(503);
+      expect(health.json).toEqual({ status: 'degraded', upstream: 'error', pendingEvents: 0 });
+      expect(link.logs.text()).not.toContain('ada@example.com');
+    } finally {
+      await link.close();
+    }
+  });
+
   it('logs statuses and categories, never the token, the utk or the platform\u2019s body', () => {
     const logs = m.logs.text();
     expect(logs).toContain('"status":503');
