@@ -6,7 +6,7 @@
  * Format: JSON lines, `{"e": event}` for an accepted event and `{"a": [ids]}` for sent ones. A
  * torn last line (a crash mid-write) is ignored. Writes of one turn share one write + fsync. */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { open, rename, writeFile, type FileHandle } from 'node:fs/promises';
+import { open, rename, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { QueuedEvent } from './event';
 
@@ -16,7 +16,11 @@ export class Outbox {
   private waiting: { line: string; done: () => void; fail: (e: unknown) => void }[] = [];
   private lines = 0;
 
-  constructor(private readonly path: string) {}
+  constructor(
+    private readonly path: string,
+    /** Rewrite the file once it holds more lines than this (and events still wait). */
+    private readonly compactAt = 10_000,
+  ) {}
 
   /** Opens the file and returns the events still to send, oldest first. */
   async open(): Promise<QueuedEvent[]> {
@@ -41,11 +45,7 @@ export class Outbox {
     }
     const events = [...pending.values()];
     // Start from a compact file: only what is still to send.
-    const tmp = `${this.path}.${process.pid}.tmp`;
-    await writeFile(tmp, events.map((e) => JSON.stringify({ e }) + '\n').join(''), { mode: 0o600 });
-    await rename(tmp, this.path);
-    this.lines = events.length;
-    this.fh = await open(this.path, 'a', 0o600);
+    await this.rewrite(events);
     return events;
   }
 
@@ -54,18 +54,38 @@ export class Outbox {
     return this.write(events.map((e) => JSON.stringify({ e }) + '\n').join(''));
   }
 
-  /** Marks events sent. `nothingUnsent()` is asked after the write, in turn with the other
-   * writes: when no event waits (none being appended either), the file starts over. */
-  ack(ids: string[], nothingUnsent: () => boolean) {
+  /** Marks events sent. `unsent()` — every event accepted and not yet acknowledged, including
+   * ones still being appended — is asked after the write, in turn with the other writes: when it
+   * is empty the file starts over; when the file has grown past `compactAt` lines it is rewritten
+   * with just those events, so a companion that is never idle still keeps a small outbox. */
+  ack(ids: string[], unsent: () => QueuedEvent[]) {
     if (!ids.length) return Promise.resolve();
     return this.write(JSON.stringify({ a: ids }) + '\n').then(() =>
       this.serial(async () => {
-        if (this.fh && this.waiting.length == 0 && nothingUnsent()) {
+        if (!this.fh || this.waiting.length) return;
+        const left = unsent();
+        if (left.length == 0) {
           await this.fh.truncate(0);
           this.lines = 0;
-        }
+        } else if (this.lines > this.compactAt) await this.rewrite(left);
       }),
     );
+  }
+
+  /** Replaces the file with `events` (temp file, fsync, rename) and appends to the new one. */
+  private async rewrite(events: QueuedEvent[]) {
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    const fh = await open(tmp, 'w', 0o600);
+    try {
+      await fh.write(events.map((e) => JSON.stringify({ e }) + '\n').join(''));
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, this.path);
+    await this.fh?.close();
+    this.fh = await open(this.path, 'a', 0o600);
+    this.lines = events.length;
   }
 
   async close() {

@@ -33,13 +33,14 @@ const permanent = (e: unknown) => e instanceof SvcApiError && e.status >= 400 &&
 export function eventQueue(client: Client, o: EventQueueOptions) {
   const outbox = new Outbox(o.outboxFile);
   const queue: QueuedEvent[] = [];
-  let unsent = 0; // appended or being appended, not yet acknowledged
+  // Accepted (in the outbox or being written to it) and not yet taken by the platform.
+  const unsent = new Map<string, QueuedEvent>();
   const stats = { sent: 0, failed: 0 };
   let flushing: Promise<void> | undefined;
   let closed = false;
   const ready = outbox.open().then((events) => {
     queue.push(...events);
-    unsent += events.length;
+    for (const e of events) unsent.set(e.id, e);
   });
   const timer = setInterval(() => void flush().catch(() => undefined), o.flushIntervalMs);
   timer.unref();
@@ -51,13 +52,13 @@ export function eventQueue(client: Client, o: EventQueueOptions) {
     await ready.catch(() => {
       throw new HttpError(503, 'the event outbox could not be opened; see the companion log');
     });
-    if (unsent + events.length > o.maxQueueSize)
+    if (unsent.size + events.length > o.maxQueueSize)
       throw new HttpError(503, `the event queue is full (${o.maxQueueSize} events waiting); try again later`, { 'retry-after': '5' });
-    unsent += events.length;
+    for (const e of events) unsent.set(e.id, e);
     try {
       await outbox.append(events);
     } catch (e) {
-      unsent -= events.length;
+      for (const ev of events) unsent.delete(ev.id);
       o.logger?.error({ err: { code: (e as NodeJS.ErrnoException).code } }, 'could not write the event outbox');
       throw new HttpError(503, 'the event could not be stored; try again later');
     }
@@ -84,8 +85,8 @@ export function eventQueue(client: Client, o: EventQueueOptions) {
         }
       }),
     );
-    unsent -= done.length;
-    await outbox.ack(done, () => unsent == 0);
+    for (const id of done) unsent.delete(id);
+    await outbox.ack(done, () => [...unsent.values()]);
     return retry;
   }
 
@@ -134,7 +135,7 @@ export function eventQueue(client: Client, o: EventQueueOptions) {
     flush,
     close,
     ready,
-    stats: (): EventStats => ({ pending: unsent, ...stats }),
+    stats: (): EventStats => ({ pending: unsent.size, ...stats }),
   };
 }
 
