@@ -1,5 +1,5 @@
 /** `GET /visitor`: who is this browser? The `svcutk` cookie is looked up on the platform (cached
- * per utk, misses included) and the answer carries only the allow-listed properties. The contact's
+ * per utk; misses too, briefly) and the answer carries only the allow-listed properties. The contact's
  * email is kept server-side for the preference centre and never sent to the browser. */
 import type { Client } from '@svc/client';
 import { SvcApiError } from '@svc/client';
