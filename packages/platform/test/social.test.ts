@@ -90,6 +90,7 @@ describe('broadcasts', () => {
     expect(await list(`withChannelKeys=${tw.channelKey}&withChannelKeys=${li.channelKey}`)).toEqual(['c', 'b', 'a']);
     expect(await list('count=2')).toEqual(['c', 'b']);
     expect(await list('count=2&page=1')).toEqual(['a']);
+    expect(await list('count=999999999999999&page=999999999999999')).toEqual([]);
     expect((await t.call('GET', '/broadcast/v1/broadcasts?status=sent', { portal: p })).json.message).toMatch(/^query\.status: /);
     expect((await t.call('GET', '/broadcast/v1/broadcasts?count=0', { portal: p })).json.message).toBe('query.count: must be at least 1');
   });

@@ -33,7 +33,7 @@ function postFields(entry: Node) {
     authorEmail: text(author.email),
     summary: text(entry.summary),
     body: text(entry.content),
-    tags: categories.length ? categories.map((c) => String(c['@_term'] ?? '')) : undefined,
+    tags: categories.length ? categories.map((c) => String(c['@_term'] ?? '').trim()).filter(Boolean) : undefined,
     metaDescription: text(entry.metaDescription),
     metaKeywords: text(entry.metaKeywords),
     published: text(entry.published),

@@ -120,10 +120,12 @@ export function socialStore(db: Db, now: () => number) {
       if (f.since !== undefined) where.push('created_at >= ?'), args.push(f.since);
       if (f.withChannelKeys.length)
         where.push(`json_extract(data, '$.channelKey') IN (${f.withChannelKeys.map(() => '?').join(', ')})`), args.push(...f.withChannelKeys);
-      const page = f.count ? ` LIMIT ${f.count} OFFSET ${f.count * (f.page ?? 0)}` : '';
+      // No count: every broadcast (LIMIT -1). Page × count can exceed what SQLite takes as an
+      // offset; such a page is empty anyway.
+      const offset = f.count ? Math.min(f.count * (f.page ?? 0), Number.MAX_SAFE_INTEGER) : 0;
       return db
-        .prepare<unknown[], BroadcastRow>(`SELECT * FROM broadcasts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, rowid DESC${page}`)
-        .all(...args)
+        .prepare<unknown[], BroadcastRow>(`SELECT * FROM broadcasts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, rowid DESC LIMIT ? OFFSET ?`)
+        .all(...args, f.count ?? -1, offset)
         .map(broadcast);
     },
     get: (portalId: number, guid: string) => broadcast(find(portalId, guid)),
