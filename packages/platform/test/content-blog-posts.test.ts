@@ -35,9 +35,12 @@ describe('blog post states (§3)', () => {
 
   it('never publishes on update, even with a past publish_date or a state in the body', async () => {
     const p = await post({ name: 'Update only' });
-    const res = await t.call('PUT', `${POSTS}/${p.id}`, { body: { publish_date: t.clock.now - HOUR, state: 'PUBLISHED', is_draft: false, post_body: '<p>new</p>' } });
+    const res = await t.call('PUT', `${POSTS}/${p.id}`, {
+      body: { publish_date: t.clock.now - HOUR, state: 'PUBLISHED', is_draft: false, deleted_at: 5, id: 1, post_body: '<p>new</p>' },
+    });
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ state: 'DRAFT', is_draft: true, post_body: '<p>new</p>', publish_date: t.clock.now - HOUR });
+    // deleted_at is set only by DELETE (§2.1), the id never changes.
+    expect(res.json).toMatchObject({ id: p.id, state: 'DRAFT', is_draft: true, deleted_at: 0, post_body: '<p>new</p>', publish_date: t.clock.now - HOUR });
     await runDue();
     expect((await get(p.id)).state).toBe('DRAFT');
     expect((await page(p.url)).status).toBe(404);

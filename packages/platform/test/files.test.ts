@@ -156,6 +156,9 @@ describe('files', () => {
     expect(mixed.status).toBe(415);
     expect(readdirSync(t.platform.services.filesRoot, { recursive: true }).length).toBe(before);
     expect((await t.call('GET', `${F}?name=fine`)).json.total).toBe(0);
+    // Refused before the body is read: no credentials, no upload.
+    const anonymous = await fetch(t.baseUrl + F, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=b' }, body: 'x'.repeat(1000) });
+    expect(anonymous.status).toBe(401);
     const json = await t.call('POST', F, { body: { files: 'x' } });
     expect(json.status).toBe(415);
     expect((await upload(F, [])).json.message).toBe('files: give at least one file in the multipart part "files"');

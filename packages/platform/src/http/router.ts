@@ -115,7 +115,19 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     // An Atom body is parsed into the fields the catalog validates: a comment's or a post's.
     const atom = route.bodyType == 'atom' ? [atomBody(route.path.endsWith('/comments.atom') ? 'comment' : 'post')] : [];
-    app[method](route.path, ...parsers[route.bodyType], ...atom, run);
+    // Uploads can be large: a caller is authenticated before any of it is read.
+    const authFirst =
+      route.bodyType == 'multipart'
+        ? [(req: Request, _res: Response, next: NextFunction) => {
+            try {
+              deps.authenticate(req, route);
+              next();
+            } catch (err) {
+              next(err);
+            }
+          }]
+        : [];
+    app[method](route.path, ...authFirst, ...parsers[route.bodyType], ...atom, run);
   }
 
   const matchers = mine.map((r) => ({ method: r.method, test: match(r.path, { decode: decodeURIComponent }) }));
