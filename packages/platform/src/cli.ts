@@ -1,13 +1,14 @@
 /** `svc-platform`: runs the platform on two ports with data in `.data/platform.db`, seeding a
  * demo portal (and its credentials file) on first start. */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { createPlatform } from './app';
 import { seedContacts } from './seed-contacts';
 import { seedDemo, DEMO_PORTAL } from './seed';
+import { parseMapping } from './store/prospects';
 
 const HELP = `svc-platform — the svc platform API on SQLite
 
@@ -21,6 +22,8 @@ const HELP = `svc-platform — the svc platform API on SQLite
   --token-lifetime S    OAuth access token lifetime in seconds (default 1800)
   --rotate-refresh-tokens   issue a new refresh token on every refresh
   --rate-limit N        requests per 10 s per token (default 100)
+  --prospects FILE      IP → organisation mapping for prospects: a JSON array of
+                        {prefix, organization, city?, region?, country?} (default: a small sample)
   --no-inspector        do not serve the inspector page ({base_url}/_inspector/)
   --help
 
@@ -42,6 +45,7 @@ export async function main(argv: string[]) {
       'token-lifetime': { type: 'string', default: '1800' },
       'rotate-refresh-tokens': { type: 'boolean', default: false },
       'rate-limit': { type: 'string', default: '100' },
+      prospects: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -59,6 +63,7 @@ export async function main(argv: string[]) {
     rotateRefreshTokens: values['rotate-refresh-tokens'],
     rateLimit: { max: number('rate-limit', values['rate-limit']), windowMs: 10_000 },
     inspectorKey,
+    prospects: values.prospects === undefined ? undefined : parseMapping(readFileSync(values.prospects, 'utf8')),
   });
   const credentials = seedDemo(platform.services);
   if (credentials) {

@@ -1,7 +1,7 @@
 /** `svc-platform` as a user runs it: the first start seeds the demo portal and writes its
  * credentials privately; the next start reuses the data. */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,32 @@ describe('svc-platform', () => {
     expect(stats.contacts).toBe(2500);
     second.child.kill('SIGTERM');
   }, 60_000);
+
+  it('keeps uploads beside the database and maps prospects from --prospects', async () => {
+    const data = join(dir, 'part2');
+    const mapping = join(dir, 'prospects.json');
+    writeFileSync(mapping, JSON.stringify([{ prefix: '10.9.', organization: 'Cli Corp', city: 'Oslo' }]));
+    const cli = await startCli(['--data', join(data, 'platform.db'), '--credentials', join(data, 'credentials.json'), '--prospects', mapping], children);
+    const creds = JSON.parse(readFileSync(join(data, 'credentials.json'), 'utf8'));
+    const auth = { authorization: `Bearer ${creds.privateAppToken}` };
+
+    const form = new FormData();
+    form.append('files', new Blob(['on disk'], { type: 'text/plain' }), 'disk.txt');
+    const upload = await (await fetch(`${cli.baseUrl}/content/api/v2/files`, { method: 'POST', headers: auth, body: form })).json();
+    expect(readdirSync(join(data, 'files', '62515'))).toEqual([upload.objects[0].file_hash]);
+
+    const view = [{ eid: 'c'.repeat(32), k: '1', a: '62515', cts: String(Date.now()), vi: 'd'.repeat(32), pu: 'https://x.test/' }];
+    await fetch(`${cli.baseUrl}/collect/e`, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-forwarded-for': '10.9.1.1' }, body: JSON.stringify(view) });
+    const timeline = await (await fetch(`${cli.baseUrl}/prospects/v1/timeline`, { headers: auth })).json();
+    expect(timeline.prospects.map((p: { organization: string; city: string }) => [p.organization, p.city])).toEqual([['Cli Corp', 'Oslo']]);
+    cli.child.kill('SIGTERM');
+  }, 30_000);
+
+  it('refuses a prospects file that is not a mapping', async () => {
+    const bad = join(dir, 'bad-prospects.json');
+    writeFileSync(bad, JSON.stringify([{ prefix: '10.' }]));
+    await expect(startCli(['--memory', '--prospects', bad], children)).rejects.toThrow('the prospects file: entry.0.organization: is required');
+  });
 
   it('refuses a bad flag value with a clear message', async () => {
     await expect(startCli(['--memory', '--rate-limit', 'lots'], children)).rejects.toThrow('--rate-limit must be a whole number, not "lots"');

@@ -2,6 +2,7 @@
  * from an address that the IP → organisation mapping knows is kept with that organisation; the
  * timeline sums them per organisation (page views, visitors, visitors who became contacts),
  * newest first. Organisations can be hidden from the timeline and searches, and shown again. */
+import { z } from 'zod';
 import type { Db } from '../db/open';
 import { notFound } from '../http/errors';
 import { slugify } from './content/collections';
@@ -15,6 +16,34 @@ export interface IpOrganization {
   country?: string;
   latitude?: number;
   longitude?: number;
+}
+
+const mappingSchema = z.array(
+  z.object({
+    prefix: z.string().min(1),
+    organization: z.string().min(1),
+    city: z.string().optional(),
+    region: z.string().optional(),
+    country: z.string().optional(),
+    latitude: z.number().optional(),
+    longitude: z.number().optional(),
+  }),
+);
+
+/** A mapping from a JSON file (the CLI's `--prospects`); the message names what is wrong. */
+export function parseMapping(text: string): IpOrganization[] {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error('the prospects file is not JSON');
+  }
+  const result = mappingSchema.safeParse(json);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new Error(`the prospects file: ${['entry', ...issue.path].join('.')}: ${issue.message}`);
+  }
+  return result.data;
 }
 
 /** The built-in sample: the documentation address ranges (RFC 5737), so real traffic never
