@@ -6,7 +6,7 @@ import { startPlatform, type TestPlatform } from './harness';
 
 let t: TestPlatform;
 beforeAll(async () => {
-  t = await startPlatform();
+  t = await startPlatform({ rateLimit: { max: 1_000_000, windowMs: 10_000 } });
 });
 afterAll(() => t.close());
 
@@ -14,6 +14,18 @@ describe('routes', () => {
   it('has a handler for every route of the catalog, part 1 and part 2', () => {
     const missing = routes.filter((r) => !(r.id in t.platform.handlers)).map((r) => r.id);
     expect(missing).toEqual([]);
+  });
+
+  it('accepts an API key (hapikey) on every content API route, and on no other authenticated route (§5.2)', async () => {
+    const refused: string[] = [];
+    for (const r of routes.filter((r) => !r.auth.includes('none'))) {
+      const path = Object.keys(r.params.shape).reduce((p, name) => p.replace(`:${name}`, name == 'ext' ? 'json' : name == 'search_type' ? 'city' : '1'), r.path);
+      const res = await t.call(r.method, `${path}?hapikey=${t.portals[0].apiKey}`, { portal: null });
+      const accepted = res.status != 401 && res.status != 403;
+      if (accepted != r.auth.includes('hapikey')) refused.push(`${r.id} ${res.status}`);
+      if (r.auth.includes('hapikey') && !r.path.startsWith('/content/api/v2/')) refused.push(`${r.id} takes hapikey outside the content API`);
+    }
+    expect(refused).toEqual([]);
   });
 
   it('serves the OpenAPI document', async () => {

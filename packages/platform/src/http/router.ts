@@ -115,9 +115,9 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     // An Atom body is parsed into the fields the catalog validates: a comment's or a post's.
     const atom = route.bodyType == 'atom' ? [atomBody(route.path.endsWith('/comments.atom') ? 'comment' : 'post')] : [];
-    // Uploads can be large: a caller is authenticated before any of it is read.
+    // Uploads can be large and Atom is parsed as XML: a caller is authenticated before either is read.
     const authFirst =
-      route.bodyType == 'multipart'
+      route.bodyType == 'multipart' || route.bodyType == 'atom'
         ? [(req: Request, _res: Response, next: NextFunction) => {
             try {
               deps.authenticate(req, route);
