@@ -1,5 +1,7 @@
 /** `GET /forms/:guid`: the public part of a form definition, for the embed. Internal settings
- * (notification recipients, embed code, timestamps) stay server-side. Cached, unknown forms too. */
+ * (notification recipients, embed code, timestamps) stay server-side. Cached, unknown forms too.
+ * Nested parts (validation, dependent-field rules, group rich text) are picked key by key too,
+ * so nothing the platform adds to them later leaks by default. */
 import type { Client } from '@svc/client';
 import { SvcApiError } from '@svc/client';
 import type { Request, Response } from 'express';
@@ -11,8 +13,11 @@ const GUID = /^[A-Za-z0-9-]{1,64}$/;
 const FORM_KEYS = ['portalId', 'guid', 'name', 'submitText', 'redirect', 'inlineMessage', 'cssClass'] as const;
 const FIELD_KEYS = [
   'name', 'label', 'type', 'fieldType', 'description', 'displayOrder', 'required', 'selectedOptions', 'options',
-  'validation', 'enabled', 'hidden', 'defaultValue', 'placeholder', 'unselectedLabel', 'labelHidden',
+  'validation', 'enabled', 'hidden', 'defaultValue', 'placeholder', 'unselectedLabel', 'labelHidden', 'dependentFieldFilters',
 ] as const;
+/** What the embed needs to check a value in the browser (blocked domains among them). */
+const VALIDATION_KEYS = ['name', 'message', 'data', 'useDefaultBlockList', 'blockedEmailAddresses'] as const;
+const FILTER_KEYS = ['operator', 'strValue', 'strValues', 'numberValue', 'boolValue'] as const;
 
 export type PublicField = Record<(typeof FIELD_KEYS)[number], unknown>;
 export interface PublicForm {
@@ -24,20 +29,36 @@ export interface PublicForm {
   inlineMessage?: string;
   cssClass?: string;
   fields: PublicField[];
-  formFieldGroups: { fields: PublicField[] }[];
+  formFieldGroups: { fields: PublicField[]; richText?: { content: string } }[];
 }
 
 const pick = <K extends string>(o: Record<string, unknown>, keys: readonly K[]) =>
   Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]])) as Record<K, unknown>;
 
-const publicField = (f: object) => pick(f as Record<string, unknown>, FIELD_KEYS) as PublicField;
+const asObject = (v: unknown) => (isObject(v) ? v : {});
+const list = (v: unknown) => (Array.isArray(v) ? v.map(asObject) : []);
+
+function publicField(f: object): PublicField {
+  const field = pick(f as Record<string, unknown>, FIELD_KEYS) as PublicField;
+  if (field.validation !== undefined) field.validation = pick(asObject(field.validation), VALIDATION_KEYS);
+  if (field.dependentFieldFilters !== undefined)
+    field.dependentFieldFilters = list(field.dependentFieldFilters).map((r) => ({
+      filters: list(r.filters).map((x) => pick(x, FILTER_KEYS)),
+      dependentFormField: publicField(asObject(r.dependentFormField)),
+      ...(typeof r.formFieldAction == 'string' && { formFieldAction: r.formFieldAction }),
+    }));
+  return field;
+}
 
 export function publicForm(form: Record<string, unknown>): PublicForm {
-  const groups = (form.formFieldGroups as { fields?: object[] }[] | undefined) ?? [];
+  const groups = list(form.formFieldGroups);
   return {
     ...(pick(form, FORM_KEYS) as Omit<PublicForm, 'fields' | 'formFieldGroups'>),
-    fields: ((form.fields as object[] | undefined) ?? []).map(publicField),
-    formFieldGroups: groups.map((g) => ({ fields: (g.fields ?? []).map(publicField) })),
+    fields: list(form.fields).map(publicField),
+    formFieldGroups: groups.map((g) => {
+      const content = asObject(g.richText).content;
+      return { fields: list(g.fields).map(publicField), ...(typeof content == 'string' && content && { richText: { content } }) };
+    }),
   };
 }
 

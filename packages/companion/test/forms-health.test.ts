@@ -32,6 +32,49 @@ describe('GET /forms/:guid', () => {
     expect(r.headers.get('cache-control')).toBe('public, max-age=60');
   });
 
+  it('passes group rich text, dependent fields and the public part of validation', async () => {
+    const created = await t.call('POST', '/contacts/v1/forms', {
+      body: {
+        name: 'Demo request',
+        notifyRecipients: 'sales@example.com',
+        formFieldGroups: [
+          { fields: [], richText: { content: '<p>Book a <b>demo</b></p>' } },
+          {
+            fields: [
+              { name: 'email', validation: { message: 'Work address, please', blockedEmailAddresses: ['example.org'], useDefaultBlockList: true } },
+              {
+                name: 'numemployees',
+                dependentFieldFilters: [
+                  { filters: [{ operator: 'EQ', strValue: '1000+' }], dependentFormField: { name: 'company', label: 'Which company?', required: true } },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    });
+    expect(created.status).toBe(200);
+    const r = await call(`${m.url}/forms/${created.json.guid}`);
+    expect(r.status).toBe(200);
+    expect(r.json.formFieldGroups[0]).toEqual({ fields: [], richText: { content: '<p>Book a <b>demo</b></p>' } });
+    // A group without text carries none; group settings stay server-side.
+    expect(r.json.formFieldGroups[1]).toEqual({ fields: r.json.fields });
+    expect(r.json.fields[0].validation).toEqual({ name: '', message: 'Work address, please', data: '', useDefaultBlockList: true, blockedEmailAddresses: ['example.org'] });
+    expect(r.json.fields[1].dependentFieldFilters).toEqual([
+      {
+        filters: [{ operator: 'EQ', strValue: '1000+' }],
+        dependentFormField: expect.objectContaining({ name: 'company', label: 'Which company?', required: true, fieldType: 'text' }),
+        formFieldAction: 'DISPLAY',
+      },
+    ]);
+    // Only the keys the embed uses, nested ones included.
+    const dependent = r.json.fields[1].dependentFieldFilters[0].dependentFormField;
+    expect(dependent).not.toHaveProperty('groupName');
+    expect(dependent).not.toHaveProperty('isSmartField');
+    expect(r.json.fields[0]).not.toHaveProperty('isSmartField');
+    expect(r.text).not.toContain('sales@example.com');
+  });
+
   it('caches definitions until the TTL passes', async () => {
     expect((await t.call('POST', `/contacts/v1/forms/${guid}`, { body: { submitText: 'Go' } })).status).toBe(200);
     expect((await call(`${m.url}/forms/${guid}`)).json.submitText).toBe('Send');

@@ -121,6 +121,110 @@ describe('form definitions', () => {
   });
 });
 
+/** A form using every part of the reference's group and field format the embed reads. */
+const RICH_FORM = {
+  name: 'Demo request',
+  formFieldGroups: [
+    { fields: [], richText: { content: '<h2>Book a demo</h2><p>It takes <b>a minute</b>.</p>', type: 'TEXT' } },
+    {
+      fields: [
+        {
+          name: 'email',
+          required: true,
+          validation: { message: 'Please use your work address', blockedEmailAddresses: ['example.org'], useDefaultBlockList: true },
+        },
+        {
+          name: 'numemployees',
+          dependentFieldFilters: [
+            { filters: [{ operator: 'EQ', strValue: '1000+' }], dependentFormField: { name: 'company', label: 'Which company?', required: true } },
+          ],
+        },
+      ],
+      default: true,
+      isSmartGroup: false,
+    },
+  ],
+};
+
+describe('groups, rich text, validation and dependent fields', () => {
+  it('keeps the groups with their rich text, the fields’ validation and dependent fields', async () => {
+    const form = await createForm(RICH_FORM);
+    expect(form.formFieldGroups).toHaveLength(2);
+    expect(form.formFieldGroups[0]).toEqual({ fields: [], default: true, isSmartGroup: false, richText: RICH_FORM.formFieldGroups[0].richText });
+    expect(form.formFieldGroups[1]).toMatchObject({ default: true, isSmartGroup: false, richText: { content: '' } });
+    // `fields` stays the flat list; the dependent field lives in its parent's filters.
+    expect(form.fields.map((f: { name: string }) => f.name)).toEqual(['email', 'numemployees']);
+    expect(form.formFieldGroups[1].fields).toEqual(form.fields);
+    expect(form.fields[0].validation).toEqual({
+      name: '',
+      message: 'Please use your work address',
+      data: '',
+      useDefaultBlockList: true,
+      blockedEmailAddresses: ['example.org'],
+    });
+    const [rule] = form.fields[1].dependentFieldFilters;
+    expect(rule).toMatchObject({ filters: [{ operator: 'EQ', strValue: '1000+' }], formFieldAction: 'DISPLAY' });
+    // The dependent field is filled from its contact property like any other.
+    expect(rule.dependentFormField).toMatchObject({ name: 'company', label: 'Which company?', required: true, type: 'string', groupName: 'companyinformation' });
+    expect(form.fields[0].dependentFieldFilters).toEqual([]);
+
+    expect((await t.call('GET', `/contacts/v1/forms/${form.guid}`)).json).toEqual(form);
+    expect((await t.call('GET', `/contacts/v1/fields/${form.guid}/company`)).json).toEqual(rule.dependentFormField);
+
+    // Writing `fields` replaces the groups: one group per field again, without rich text.
+    const flat = await t.call('POST', `/contacts/v1/forms/${form.guid}`, { body: { fields: [{ name: 'email' }] } });
+    expect(flat.json.formFieldGroups).toEqual([{ fields: flat.json.fields, default: true, isSmartGroup: false, richText: { content: '' } }]);
+  });
+
+  it('refuses a dependent field already on the form, unknown properties and unbounded rules', async () => {
+    const twice = await t.call('POST', '/contacts/v1/forms', {
+      body: { name: 'x', fields: [{ name: 'email' }, { name: 'numemployees', dependentFieldFilters: [{ filters: [{ operator: 'IS_NOT_EMPTY' }], dependentFormField: { name: 'email' } }] }] },
+    });
+    expect(twice.status).toBe(400);
+    expect(twice.json.message).toBe("fields.1.dependentFieldFilters.0.dependentFormField.name: 'email' is on the form twice");
+    const unknown = await t.call('POST', '/contacts/v1/forms', {
+      body: { name: 'x', fields: [{ name: 'email', dependentFieldFilters: [{ filters: [{ operator: 'EQ', strValue: 'a' }], dependentFormField: { name: 'shoe_size' } }] }] },
+    });
+    expect(unknown.json.message).toBe("fields.0.dependentFieldFilters.0.dependentFormField.name: 'shoe_size' is not a contact property");
+    const longText = await t.call('POST', '/contacts/v1/forms', { body: { name: 'x', formFieldGroups: [{ fields: [], richText: { content: 'x'.repeat(65_537) } }] } });
+    expect(longText.status).toBe(400);
+    const manyDomains = await t.call('POST', '/contacts/v1/forms', {
+      body: { name: 'x', fields: [{ name: 'email', validation: { blockedEmailAddresses: Array.from({ length: 1001 }, (_, i) => `d${i}.test`) } }] },
+    });
+    expect(manyDomains.status).toBe(400);
+    const manyFields = await t.call('POST', '/contacts/v1/forms', { body: { name: 'x', formFieldGroups: [150, 51].map((n) => ({ fields: Array.from({ length: n }, () => ({ name: 'email' })) })) } });
+    expect(manyFields.json.message).toBe('formFieldGroups: at most 200 fields in all');
+    const noFilters = await t.call('POST', '/contacts/v1/forms', {
+      body: { name: 'x', fields: [{ name: 'email', dependentFieldFilters: [{ filters: [], dependentFormField: { name: 'company' } }] }] },
+    });
+    expect(noFilters.status).toBe(400);
+  });
+
+  it('accepts a value of a dependent field in a submission, and does not require it', async () => {
+    const form = await createForm(RICH_FORM);
+    const res = await submit(form.guid, [['email', 'dep@example.com'], ['numemployees', '1000+'], ['company', 'Initech']]);
+    expect(res.status).toBe(204);
+    const contact = await contactByEmail('dep@example.com');
+    expect(contact.json.properties).toMatchObject({ numemployees: { value: '1000+' }, company: { value: 'Initech' } });
+    // Shown only when its condition holds, which the embed decides: left out, it is not missing.
+    expect((await submit(form.guid, [['email', 'dep2@example.com'], ['numemployees', '1-5']])).status).toBe(204);
+  });
+
+  it('keeps serving and accepting forms stored before groups were kept', async () => {
+    const form = await createForm({ name: 'Old', fields: [{ name: 'email' }, { name: 'firstname' }] });
+    // A definition as earlier versions wrote it: no groups, no dependent-field rules.
+    const row = t.platform.db.prepare<[string], { definition: string }>('SELECT definition FROM forms WHERE guid = ?').get(form.guid)!;
+    const old = JSON.parse(row.definition);
+    for (const f of old.fields) delete f.dependentFieldFilters;
+    t.platform.db.prepare('UPDATE forms SET definition = ? WHERE guid = ?').run(JSON.stringify(old), form.guid);
+
+    const read = await t.call('GET', `/contacts/v1/forms/${form.guid}`);
+    expect(read.status).toBe(200);
+    expect(read.json.formFieldGroups.map((g: { fields: { name: string }[] }) => g.fields.map((f) => f.name))).toEqual([['email'], ['firstname']]);
+    expect((await submit(form.guid, [['email', 'old@example.com'], ['firstname', 'Old']])).status).toBe(204);
+  });
+});
+
 describe('form submission', () => {
   let form: { guid: string; name: string };
   beforeAll(async () => {

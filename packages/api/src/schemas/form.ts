@@ -3,7 +3,25 @@ import { z } from 'zod';
 import { timestamp } from '../common';
 import { propertyOption } from './property';
 
-export const formField = z.looseObject({
+/** A field's rules (§4d): blocked email domains are refused by the embed before sending. */
+export const fieldValidation = z.looseObject({
+  name: z.string(),
+  message: z.string(),
+  data: z.string().optional(),
+  useDefaultBlockList: z.boolean().optional(),
+  blockedEmailAddresses: z.array(z.string()).optional(),
+});
+
+/** One condition on a parent field's value; the embed knows `EQ`, `NEQ`, `CONTAINS`, `IS_NOT_EMPTY`, `SET_ANY`. */
+export const dependentFilter = z.looseObject({
+  operator: z.string(),
+  strValue: z.string().optional(),
+  strValues: z.array(z.string()).optional(),
+  numberValue: z.number().optional(),
+  boolValue: z.boolean().optional(),
+});
+
+const fieldShape = {
   name: z.string(),
   label: z.string(),
   type: z.string(),
@@ -14,13 +32,34 @@ export const formField = z.looseObject({
   required: z.boolean(),
   selectedOptions: z.array(z.string()),
   options: z.array(propertyOption),
-  validation: z.looseObject({ name: z.string(), message: z.string() }),
+  validation: fieldValidation,
   enabled: z.boolean(),
   hidden: z.boolean(),
   defaultValue: z.string(),
   placeholder: z.string(),
   unselectedLabel: z.string(),
   labelHidden: z.boolean(),
+};
+
+/** A field shown only while its parent's value passes every filter (one level: it has no dependents of its own). */
+export const dependentRule = z.looseObject({
+  filters: z.array(dependentFilter),
+  dependentFormField: z.looseObject(fieldShape),
+  formFieldAction: z.string().optional(),
+});
+
+export const formField = z.looseObject({
+  ...fieldShape,
+  // Absent on forms stored before dependent fields were kept.
+  dependentFieldFilters: z.array(dependentRule).optional(),
+});
+
+/** A group of fields, optionally preceded by rich text (HTML the embed sanitises). */
+export const formFieldGroup = z.looseObject({
+  fields: z.array(formField),
+  default: z.boolean().optional(),
+  isSmartGroup: z.boolean().optional(),
+  richText: z.looseObject({ content: z.string(), type: z.string().optional() }).optional(),
 });
 
 export const form = z.looseObject({
@@ -35,14 +74,14 @@ export const form = z.looseObject({
   submitText: z.string(),
   notifyRecipients: z.string(),
   fields: z.array(formField),
-  formFieldGroups: z.array(z.looseObject({ fields: z.array(formField) })),
+  formFieldGroups: z.array(formFieldGroup),
   createdAt: timestamp,
   updatedAt: timestamp,
   deletable: z.boolean(),
   embeddedCode: z.string(),
 });
 
-export const fieldWrite = z.object({
+const fieldWriteShape = {
   name: z.string().regex(/^[A-Za-z0-9_]{1,100}$/, 'must be a property name'),
   label: z.string().max(255).optional(),
   type: z.string().optional(),
@@ -58,6 +97,45 @@ export const fieldWrite = z.object({
   placeholder: z.string().optional(),
   unselectedLabel: z.string().optional(),
   labelHidden: z.boolean().optional(),
+  validation: z
+    .object({
+      name: z.string().max(255).optional(),
+      message: z.string().max(1024).optional(),
+      data: z.string().max(4096).optional(),
+      useDefaultBlockList: z.boolean().optional(),
+      blockedEmailAddresses: z.array(z.string().max(253)).max(1000).optional(),
+    })
+    .optional(),
+};
+
+const dependentFilterWrite = z.object({
+  operator: z.string().regex(/^[A-Z_]{1,32}$/, 'must be an operator such as EQ'),
+  strValue: z.string().max(1024).optional(),
+  strValues: z.array(z.string().max(1024)).max(100).optional(),
+  numberValue: z.number().optional(),
+  boolValue: z.boolean().optional(),
+});
+
+export const fieldWrite = z.object({
+  ...fieldWriteShape,
+  // One level deep, as the reference's forms editor allows: bounded and never recursive.
+  dependentFieldFilters: z
+    .array(
+      z.object({
+        filters: z.array(dependentFilterWrite).min(1).max(20),
+        dependentFormField: z.object(fieldWriteShape),
+        formFieldAction: z.string().max(64).optional(),
+      }),
+    )
+    .max(20)
+    .optional(),
+});
+
+export const formFieldGroupWrite = z.object({
+  fields: z.array(fieldWrite).max(200),
+  default: z.boolean().optional(),
+  isSmartGroup: z.boolean().optional(),
+  richText: z.object({ content: z.string().max(65_536), type: z.string().max(32).optional() }).optional(),
 });
 
 export const formWrite = z.object({
@@ -71,7 +149,7 @@ export const formWrite = z.object({
   submitText: z.string().optional(),
   notifyRecipients: z.string().optional(),
   fields: z.array(fieldWrite).max(200).optional(),
-  formFieldGroups: z.array(z.object({ fields: z.array(fieldWrite) })).max(200).optional(),
+  formFieldGroups: z.array(formFieldGroupWrite).max(200).optional(),
 });
 
 /** The `svc_context` parameter of a submission: a JSON object, URL-encoded. */

@@ -11,6 +11,7 @@ import { isEmail, type PropertyStore } from './properties';
 
 export type FormWrite = z.output<typeof schemas.formWrite>;
 export type FieldWrite = z.output<typeof schemas.fieldWrite>;
+type DependentWrite = Omit<FieldWrite, 'dependentFieldFilters'>;
 export type FormRecord = z.input<typeof schemas.form>;
 export type FieldRecord = z.input<typeof schemas.formField>;
 export type SubmissionContext = z.output<typeof schemas.submissionContext>;
@@ -25,7 +26,18 @@ interface Definition {
   inlineMessage: string;
   submitText: string;
   notifyRecipients: string;
+  /** Every field in order, each dependent field inside its parent's `dependentFieldFilters`. */
   fields: FieldRecord[];
+  /** The groups as written, each holding the next `size` of `fields`. Absent when the form was
+   * written with `fields` (or before groups were kept): then each field is its own group. */
+  groups?: GroupSettings[];
+}
+
+interface GroupSettings {
+  size: number;
+  default: boolean;
+  isSmartGroup: boolean;
+  richText: { content: string; type: string };
 }
 
 interface FormRow {
@@ -75,16 +87,17 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
     return row;
   }
 
-  /** Field records from writes: each names a writable contact property, whose definition fills the gaps. */
+  /** Field records from writes: each (dependent fields too) names a writable contact property,
+   * whose definition fills the gaps; no property is on the form twice. */
   function fieldsOf(portalId: number, writes: FieldWrite[]): FieldRecord[] {
     const defs = properties.definitions(portalId);
     const seen = new Set<string>();
-    return writes.map((w, i) => {
+    const one = (w: DependentWrite, at: string, displayOrder: number): FieldRecord => {
       const p = defs.get(w.name);
-      if (!p || p.deleted) throw badRequest(`fields.${i}.name: '${w.name}' is not a contact property`);
+      if (!p || p.deleted) throw badRequest(`${at}.name: '${w.name}' is not a contact property`);
       // A submission could never write it.
-      if (p.readOnlyValue) throw badRequest(`fields.${i}.name: '${w.name}' is a read-only contact property`);
-      if (seen.has(w.name)) throw badRequest(`fields.${i}.name: '${w.name}' is on the form twice`);
+      if (p.readOnlyValue) throw badRequest(`${at}.name: '${w.name}' is a read-only contact property`);
+      if (seen.has(w.name)) throw badRequest(`${at}.name: '${w.name}' is on the form twice`);
       seen.add(w.name);
       return {
         label: p.label,
@@ -92,11 +105,10 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
         fieldType: p.fieldType,
         description: p.description ?? '',
         groupName: p.groupName,
-        displayOrder: i,
+        displayOrder,
         required: false,
         selectedOptions: [],
         options: p.options,
-        validation: { name: '', message: '', data: '', useDefaultBlockList: false, blockedEmailAddresses: [] },
         enabled: true,
         hidden: false,
         defaultValue: '',
@@ -105,20 +117,54 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
         labelHidden: false,
         isSmartField: false,
         ...w,
+        // Given rules fill in the defaults rather than replace them.
+        validation: { name: '', message: '', data: '', useDefaultBlockList: false, blockedEmailAddresses: [], ...w.validation },
       };
-    });
+    };
+    return writes.map(({ dependentFieldFilters: rules = [], ...w }, i) => ({
+      ...one(w, `fields.${i}`, i),
+      dependentFieldFilters: rules.map((r, j) => ({
+        filters: r.filters,
+        dependentFormField: one(r.dependentFormField, `fields.${i}.dependentFieldFilters.${j}.dependentFormField`, j),
+        formFieldAction: r.formFieldAction ?? 'DISPLAY',
+      })),
+    }));
   }
 
-  /** `fields` wins over `formFieldGroups`; groups are flattened (the record has one group per field). */
-  const fieldWrites = (w: Partial<FormWrite>) => w.fields ?? w.formFieldGroups?.flatMap((g) => g.fields);
+  /** The fields and groups a write gives, if any: `fields` wins over `formFieldGroups` (and
+   * means one group per field); groups keep their settings and rich text. */
+  function layoutOf(w: Partial<FormWrite>): { fields: FieldWrite[]; groups?: GroupSettings[] } | undefined {
+    if (w.fields) return { fields: w.fields };
+    if (!w.formFieldGroups) return undefined;
+    const groups = w.formFieldGroups.map((g) => ({
+      size: g.fields.length,
+      default: g.default ?? true,
+      isSmartGroup: g.isSmartGroup ?? false,
+      richText: { content: g.richText?.content ?? '', type: g.richText?.type ?? 'TEXT' },
+    }));
+    const fields = w.formFieldGroups.flatMap((g) => g.fields);
+    // The same bound as a `fields` write, however the fields are grouped.
+    if (fields.length > 200) throw badRequest('formFieldGroups: at most 200 fields in all');
+    return { fields, groups };
+  }
+
+  function groupsOf(def: Definition) {
+    if (!def.groups) return def.fields.map((f) => ({ fields: [f], default: true, isSmartGroup: false, richText: { content: '' } }));
+    let at = 0;
+    return def.groups.map(({ size, ...g }) => ({ fields: def.fields.slice(at, (at += size)), ...g }));
+  }
+
+  /** The fields a submission may fill: the form's own and their dependent fields. */
+  const allFields = (def: Definition) => def.fields.flatMap((f) => [f, ...(f.dependentFieldFilters ?? []).map((r) => r.dependentFormField)]);
 
   function record(row: FormRow): FormRecord {
     const def: Definition = JSON.parse(row.definition);
+    const { groups: _g, ...own } = def;
     return {
       portalId: row.portal_id,
       guid: row.guid,
-      ...def,
-      formFieldGroups: def.fields.map((f) => ({ fields: [f], default: true, isSmartGroup: false, richText: { content: '' } })),
+      ...own,
+      formFieldGroups: groupsOf(def),
       createdAt: row.created_at,
       updatedAt: row.updated_at,
       deletable: true,
@@ -131,10 +177,11 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
   function writesOf(def: Definition, values: Record<string, string | string[]>): Write[] {
     const joined = Object.entries(values).map(([name, v]) => ({ property: name, value: Array.isArray(v) ? v.join(';') : v }));
     const given = new Map(joined.map((w) => [w.property, w.value]));
-    const onForm = new Set(def.fields.map((f) => f.name));
+    const onForm = new Set(allFields(def).map((f) => f.name));
     const errors: SubmissionError[] = [];
     for (const name of given.keys())
       if (!onForm.has(name)) errors.push({ message: `Field '${name}' is not on the form`, errorType: 'FIELD_NOT_IN_FORM_DEFINITION', in: `body.${name}` });
+    // A dependent field is required only while shown, which the embed decides: not checked here.
     const required = new Set(['email', ...def.fields.filter((f) => f.required).map((f) => f.name)]);
     for (const name of required)
       if (!given.get(name)) errors.push({ message: `Required field '${name}' is missing`, errorType: 'REQUIRED_FIELD', in: `body.${name}` });
@@ -174,19 +221,25 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
       const guid = randomUUID();
       if (!write.name?.trim()) throw badRequest(`Form name is required, form guid '${guid}'`, { type: 'MISSING_NAME' });
       const { fields: _f, formFieldGroups: _g, ...rest } = write;
-      const def: Definition = { ...DEFAULTS, ...rest, name: write.name, fields: fieldsOf(portalId, fieldWrites(write) ?? []) };
+      const layout = layoutOf(write);
+      const def: Definition = { ...DEFAULTS, ...rest, name: write.name, fields: fieldsOf(portalId, layout?.fields ?? []), groups: layout?.groups };
       const t = now();
       q.insert.run(guid, portalId, JSON.stringify(def), t, t);
       return get(portalId, guid);
     },
 
-    /** Partial update: keys given replace, `fields` given replace all the fields. */
+    /** Partial update: keys given replace, `fields` or `formFieldGroups` given replace all the fields and groups. */
     update(portalId: number, guid: string, write: Partial<FormWrite>) {
       const old: Definition = JSON.parse(requireRow(portalId, guid).definition);
       if (write.name !== undefined && !write.name.trim()) throw badRequest(`Form name is required, form guid '${guid}'`, { type: 'MISSING_NAME' });
       const { fields: _f, formFieldGroups: _g, ...rest } = write;
-      const writes = fieldWrites(write);
-      const def: Definition = { ...old, ...rest, name: write.name ?? old.name, fields: writes ? fieldsOf(portalId, writes) : old.fields };
+      const layout = layoutOf(write);
+      const def: Definition = {
+        ...old,
+        ...rest,
+        name: write.name ?? old.name,
+        ...(layout && { fields: fieldsOf(portalId, layout.fields), groups: layout.groups }),
+      };
       q.update.run(JSON.stringify(def), now(), portalId, guid);
       return get(portalId, guid);
     },
@@ -197,7 +250,8 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
     },
 
     field(portalId: number, guid: string, name: string) {
-      const field = fields(portalId, guid).find((f) => f.name == name);
+      const def: Definition = JSON.parse(requireRow(portalId, guid).definition);
+      const field = allFields(def).find((f) => f.name == name);
       if (!field) throw notFound(`The Form with the guid '${guid}' has no FormField with the name '${name}'.`);
       return field;
     },
