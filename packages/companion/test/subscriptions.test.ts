@@ -85,6 +85,8 @@ describe('CSRF', () => {
     const foreign = await put({ 'x-csrf-token': csrf, origin: 'https://evil.example' });
     expect(foreign.status).toBe(403);
     expect(foreign.json.message).toBe('this origin may not change preferences');
+    const nullOrigin = await put({ 'x-csrf-token': csrf, origin: 'null' });
+    expect(nullOrigin.status).toBe(403);
     const form = await put({ 'x-csrf-token': csrf, 'content-type': 'application/x-www-form-urlencoded' }, 'subscriptions=1');
     expect(form.status).toBe(415);
   });
@@ -93,6 +95,15 @@ describe('CSRF', () => {
     t.clock.now += 3 * 60 * 60 * 1000;
     const r = await put({ 'x-csrf-token': csrf });
     expect(r.status).toBe(403);
+  });
+
+  it('accepts the page\u2019s own origin, https behind a TLS-terminating proxy included', async () => {
+    const fresh = (await call(`${m.url}/subscriptions`, { cookie: `svcutk=${ada}` })).json.csrfToken;
+    const host = new URL(m.url).host;
+    for (const origin of [`http://${host}`, `https://${host}`]) {
+      const r = await put({ 'x-csrf-token': fresh, origin }, { subscriptions: [{ id: typeIds[2] ?? typeIds[0], subscribed: true }] });
+      expect(r.status, origin).toBe(200);
+    }
   });
 
   it('names the problem in a bad body', async () => {

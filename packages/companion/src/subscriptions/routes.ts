@@ -33,6 +33,16 @@ export const maskEmail = (email: string) => {
   return `${user.slice(0, 1)}•••@${domain ?? ''}`;
 };
 
+/** The page's own origin: its host is the request's. Only the host is compared, since behind a
+ * TLS-terminating proxy (without `trust proxy`) Express sees http where the browser says https. */
+function sameHost(origin: string, host: string | undefined) {
+  try {
+    return host !== undefined && new URL(origin).host == host;
+  } catch {
+    return false;
+  }
+}
+
 export interface SubscriptionOptions {
   linkSecret: string;
   allowedOrigins: Set<string>;
@@ -82,7 +92,7 @@ export function subscriptions(client: Client, visitors: Visitors, o: Subscriptio
 
   function checkCsrf(req: Request, email: string) {
     const origin = req.headers.origin;
-    if (origin !== undefined && !o.allowedOrigins.has(origin) && origin != `${req.protocol}://${req.get('host')}`)
+    if (origin !== undefined && !o.allowedOrigins.has(origin) && !sameHost(origin, req.get('host')))
       throw new HttpError(403, 'this origin may not change preferences');
     const v = verify(o.linkSecret, 'csrf', req.get('x-csrf-token'), o.now());
     if (!v.ok || v.subject != email) throw new HttpError(403, 'missing or invalid CSRF token: send the csrfToken from GET /subscriptions as X-CSRF-Token');
