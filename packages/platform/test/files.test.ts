@@ -156,6 +156,15 @@ describe('files', () => {
     expect(mixed.status).toBe(415);
     expect(readdirSync(t.platform.services.filesRoot, { recursive: true }).length).toBe(before);
     expect((await t.call('GET', `${F}?name=fine`)).json.total).toBe(0);
+    // A form cut off inside a file is a 400, and the server carries on.
+    const cut = await fetch(t.baseUrl + F, {
+      method: 'POST',
+      headers: { ...t.portals[0].auth, 'content-type': 'multipart/form-data; boundary=b' },
+      body: '--b\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\n\r\nno end',
+    });
+    expect(cut.status).toBe(400);
+    expect((await cut.json()).message).toBe('the multipart body is malformed');
+    expect((await t.call('GET', `${F}?limit=1`)).status).toBe(200);
     // Refused before the body is read: no credentials, no upload.
     const anonymous = await fetch(t.baseUrl + F, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=b' }, body: 'x'.repeat(1000) });
     expect(anonymous.status).toBe(401);

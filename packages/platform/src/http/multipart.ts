@@ -57,6 +57,8 @@ export function multipart(limits: UploadLimits = DEFAULT_UPLOAD_LIMITS) {
     parser.on('file', (field, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
+      // A form that ends inside a file errors on the file's stream (not only on the parser).
+      stream.on('error', () => fail(new ApiError(400, 'the multipart body is malformed', { category: 'VALIDATION_ERROR' })));
       stream.on('limit', () => fail(new ApiError(413, `files: a file is larger than ${limits.fileBytes} bytes`, { category: 'VALIDATION_ERROR' })));
       stream.on('close', () => files.push({ field, filename: info.filename ?? '', mimeType: info.mimeType, bytes: Buffer.concat(chunks) }));
     });
