@@ -189,6 +189,7 @@ describe('lists: paging, filters, order', () => {
   it('refuses unknown fields, operators and bad values with a 400 naming them', async () => {
     const bad = async (query: string) => (await t.call('GET', `${V2}/blog-posts?${query}`, { portal: t.portals[1] })).json.message;
     expect(await bad('colour=red')).toBe('query.colour: unknown field colour');
+    expect(await bad('url__contains=blog')).toBe('query.url__contains: unknown field url');
     expect(await bad('name__like=x')).toMatch(/^query\.name__like: unknown operator like/);
     expect(await bad('order_by=colour')).toBe('query.order_by: unknown field colour');
     expect(await bad('order_by=na;me')).toMatch(/^query\.order_by: /);

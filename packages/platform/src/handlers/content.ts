@@ -44,11 +44,14 @@ export function collectionOf(route: RouteDef) {
   return { coll, idParam };
 }
 
+/** Keys computed on every read (URLs follow the platform's address): nothing to filter on. */
+const COMPUTED = new Set(['url', 'published_url', 'friendly_url', 'alt_url', 's3_url']);
+
 /** The record keys of a collection, from the catalog's schema of its GET: what lists may filter
  * and order on. */
 function fieldsOf(coll: string): ReadonlySet<string> {
   const get = routes.find((r) => r.method == 'GET' && /^\/content\/api\/v2\/[\w-]+\/:\w+$/.test(r.path) && r.path.split('/')[4] == coll);
-  return new Set(Object.keys((get?.response as z.ZodObject | undefined)?.shape ?? {}));
+  return new Set(Object.keys((get?.response as z.ZodObject | undefined)?.shape ?? {}).filter((k) => !COMPUTED.has(k)));
 }
 
 export function contentHandlers(services: Services): Handlers {
