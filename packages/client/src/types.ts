@@ -24,9 +24,13 @@ type QueryValue = string | number | boolean | readonly (string | number)[];
 export type QueryInput<Q> = { [K in keyof Q]?: Q[K] extends string ? (string extends Q[K] ? QueryValue : Q[K]) : QueryValue };
 
 type Route<K extends RouteId> = Catalog[K];
-/** The main input: the body for routes with one, else the query. */
-export type Input<K extends RouteId> =
-  Route<K>['body'] extends z.ZodUndefined ? QueryInput<z.input<Route<K>['query']>> : z.input<Route<K>['body']>;
+/** The main input: the body for routes with one, else the query. Atom routes take the Atom
+ * entry itself, as XML text (the catalog's schema describes what the platform parses out of it). */
+export type Input<K extends RouteId> = (typeof routeTable)[K]['body'] extends 'atom'
+  ? string
+  : Route<K>['body'] extends z.ZodUndefined
+    ? QueryInput<z.input<Route<K>['query']>>
+    : z.input<Route<K>['body']>;
 
 /** A 3xx answer (form submission with a redirect URL): the client does not follow it. */
 export interface Redirect {
