@@ -14,7 +14,6 @@
 // measurement runs both clients with their default settings (their pacing on). The peer is installed on demand into the git-ignored
 // .bench-peers/client/ folder, never into the workspace's dependencies.
 import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -22,6 +21,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { linkVisitorTokens } from './lib/visitors.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'packages/platform/bin/svc-platform.js');
@@ -95,25 +95,6 @@ async function startStaticServer(body) {
   return { baseUrl: `http://127.0.0.1:${port}`, stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))) };
 }
 
-/** Links visitor tokens to new contacts the way a website does: form submissions with `svcutk`. */
-async function linkVisitorTokens(createClient, platform, token, count) {
-  const client = createClient({ baseUrl: platform.baseUrl, formsUrl: platform.formsUrl, auth: { accessToken: token }, rateLimit: { max: Infinity }, concurrency: 20 });
-  const form = (await client.forms.list()).find((f) => f.name == 'Contact us');
-  const run = randomBytes(4).toString('hex');
-  const utks = Array.from({ length: count }, () => randomBytes(16).toString('hex'));
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 20 }, async () => {
-      for (let i = next++; i < count; i = next++)
-        await client.forms.submitFields(PORTAL, form.guid, {
-          fields: { email: `visitor-${run}-${i}@bench.test`, firstname: 'Visitor', lastname: String(i), message: 'hello' },
-          utk: utks[i],
-        });
-    }),
-  );
-  return utks;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
@@ -171,7 +152,8 @@ async function main() {
     platform = await startPlatform(dir);
     const { privateAppToken: token } = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'));
     say(`linking ${fmt(Number(opts.utks))} visitor tokens through form submissions…`);
-    const utks = await linkVisitorTokens(createClient, platform, token, Number(opts.utks));
+    const linker = createClient({ baseUrl: platform.baseUrl, formsUrl: platform.formsUrl, auth: { accessToken: token }, rateLimit: { max: Infinity }, concurrency: 20 });
+    const utks = await linkVisitorTokens(linker, PORTAL, Number(opts.utks));
 
     // Pacing off on both: no token bucket and no concurrency cap beyond the load's own 50.
     const ours = createClient({ baseUrl: platform.baseUrl, auth: { accessToken: token }, rateLimit: { max: Infinity }, concurrency: Infinity });

@@ -14,13 +14,13 @@
 //
 // The platform is the built CLI in a child process, in memory, its rate limit out of reach.
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { linkVisitorTokens } from './lib/visitors.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -88,19 +88,7 @@ async function main() {
 
     // Visitors linked to contacts the way a website links them: form submissions with svcutk.
     say('linking visitor tokens…');
-    const form = (await client.forms.list()).find((f) => f.name == 'Contact us');
-    const count = Number(opts.lookups) * 2 + 201;
-    const utks = Array.from({ length: count }, () => randomBytes(16).toString('hex'));
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: 20 }, async () => {
-        for (let i = next++; i < count; i = next++)
-          await client.forms.submitFields(PORTAL, form.guid, {
-            fields: { email: `visitor-${i}@bench.test`, firstname: 'Ada', lastname: String(i), message: 'hello' },
-            utk: utks[i],
-          });
-      }),
-    );
+    const utks = await linkVisitorTokens(client, PORTAL, Number(opts.lookups) * 2 + 201);
     const hot = utks[0];
     const env = { BASE_URL: baseUrl, CREDENTIALS: credentials, DIR: dir };
 
