@@ -45,6 +45,8 @@ export interface PlatformOptions {
   logger?: Logger | false;
   /** Turns on the inspector page at {base_url}/_inspector/ with this key (see src/inspector). */
   inspectorKey?: string;
+  /** Peers whose `X-Forwarded-For` names the visitor's address (prospects); default loopback. */
+  trustedProxies?: string[];
 }
 
 export type Platform = ReturnType<typeof createPlatform>;
@@ -90,8 +92,12 @@ export function createPlatform(options: PlatformOptions = {}) {
   mountCatalog(forms, 'forms', deps);
 
   // The collector answers its own paths before Express sees the request (see http/collector.ts).
-  const collect = collector(services.tracking, services.write, log, (e, ip) =>
-    services.prospects.pageView(e.portalId, ip, e.utk ?? '', e.url, e.timestamp),
+  const collect = collector(
+    services.tracking,
+    services.write,
+    log,
+    (e, ip) => services.prospects.pageView(e.portalId, ip, e.utk ?? '', e.url, e.timestamp),
+    options.trustedProxies,
   );
   const baseHandler = (req: IncomingMessage, res: ServerResponse) => collect(req, res) || base(req, res);
 

@@ -105,4 +105,19 @@ describe('prospects', () => {
     expect((await t.call('DELETE', '/prospects/v1/filters', { body: 'organization=Globex', headers: form })).status).toBe(404);
     expect((await t.call('POST', '/prospects/v1/filters', { body: 'organization=', headers: form })).json.message).toMatch(/^body\.organization: /);
   });
+
+  it('believes X-Forwarded-For only from a trusted proxy: anyone else is taken at their own address', async () => {
+    const direct = await startPlatform({ trustedProxies: [], prospects: [{ prefix: '10.1.', organization: 'Acme Inc', city: 'Springfield', region: 'Illinois', country: 'United States' }] });
+    try {
+      const res = await fetch(`${direct.baseUrl}/collect/e`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', 'x-forwarded-for': '10.1.0.5' },
+        body: JSON.stringify([{ eid: hex(), k: '1', a: '62515', cts: String(direct.clock.now), vi: hex(), pu: 'https://www.example.com/' }]),
+      });
+      expect((await res.json()).accepted).toBe(1);
+      expect((await direct.call('GET', '/prospects/v1/timeline')).json.prospects).toEqual([]);
+    } finally {
+      await direct.close();
+    }
+  });
 });

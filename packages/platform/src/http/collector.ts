@@ -54,6 +54,12 @@ interface Outcome {
   rejected: { eid?: unknown; message: string }[];
 }
 
+/** Told of each new page view with the visitor's address (prospects map addresses to organisations). */
+export type PageViewListener = (event: TrackedEvent, ip: string) => void;
+
+/** Proxies believed by default: this machine's own (the companion next to the platform). */
+export const LOOPBACK = ['127.0.0.1', '::1', '::ffff:127.0.0.1'];
+
 /**
  * The collector as a plain Node request handler: the hottest endpoint of the platform gets no
  * framework in its way (Express's routing and body parsing cost it a third of its throughput).
@@ -62,20 +68,24 @@ interface Outcome {
  *
  * `write` runs a batch as one savepoint of the group commit (db/group-commit.ts) with one
  * dynamic-list recheck per contact; the answer waits until it is durable.
+ *
+ * The visitor's address is the first `X-Forwarded-For` entry only when the request comes from a
+ * trusted proxy (`trustedProxies`, by default loopback: the companion on the same machine);
+ * anyone else could name any address, and with it any organisation, in that header.
  */
-/** Told of each new page view with the visitor's address (prospects map addresses to organisations). */
-export type PageViewListener = (event: TrackedEvent, ip: string) => void;
-
-/** The visitor's address: the first `X-Forwarded-For` entry when a proxy (the companion) sent one. */
-const clientIp = (req: IncomingMessage) =>
-  String(req.headers['x-forwarded-for'] ?? '').split(',')[0].trim() || req.socket.remoteAddress || '';
-
 export function collector(
   tracking: TrackingStore,
   write: Write,
   log: { error: (obj: object, msg: string) => void },
   onPageView: PageViewListener = () => {},
+  trustedProxies: readonly string[] = LOOPBACK,
 ) {
+  const trusted = new Set(trustedProxies);
+  const clientIp = (req: IncomingMessage) => {
+    const peer = req.socket.remoteAddress ?? '';
+    const forwarded = trusted.has(peer) ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0].trim() : '';
+    return forwarded || peer;
+  };
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     const payload = Buffer.isBuffer(body) ? body : JSON.stringify(body);
     res.writeHead(status, { ...CORS, 'Content-Type': 'application/json; charset=utf-8', ...headers });
