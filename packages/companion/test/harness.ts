@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import express from 'express';
 import { pino } from 'pino';
-import { startPlatform, type TestPlatform, type TestPortal } from '../../platform/test/harness';
+import { fetchJson, startPlatform, type TestPlatform, type TestPortal } from '../../platform/test/harness';
 import { createCompanion, type Companion, type CompanionOptions } from '../src';
 
 export { startPlatform, type TestPlatform, type TestPortal };
@@ -74,25 +74,14 @@ export async function mount(options: Partial<CompanionOptions> & Pick<CompanionO
 export const mountOn = (t: TestPlatform, options: Partial<CompanionOptions> = {}, portal: TestPortal = t.portals[0]) =>
   mount({ baseUrl: t.baseUrl, formsUrl: t.formsUrl, auth: { accessToken: portal.privateAppToken }, now: () => t.clock.now, ...options });
 
-/** fetch with JSON decoding; `cookie` sets the Cookie header. */
-export async function call(url: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; cookie?: string } = {}) {
-  const headers: Record<string, string> = { ...init.headers };
-  if (init.cookie) headers.cookie = init.cookie;
-  let body: string | undefined;
-  if (init.body !== undefined) {
-    body = typeof init.body == 'string' ? init.body : JSON.stringify(init.body);
-    headers['content-type'] ??= 'application/json';
-  }
-  const res = await fetch(url, { method: init.method ?? 'GET', headers, body, redirect: 'manual' });
-  const text = await res.text();
-  let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, json, text };
-}
+/** fetch with JSON decoding; `cookie` sets the Cookie header; any body (string ones too) is
+ * `application/json` unless the headers say otherwise. */
+export const call = (url: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; cookie?: string } = {}) =>
+  fetchJson(url, {
+    method: init.method,
+    body: init.body,
+    headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers, ...(init.cookie ? { cookie: init.cookie } : {}) },
+  });
 
 /** A random visitor token as the tracker makes them. */
 export const newUtk = () => [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');

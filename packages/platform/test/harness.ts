@@ -17,29 +17,32 @@ export async function startPlatform(options: PlatformOptions & { portals?: { id:
     return { ...creds, auth: { authorization: `Bearer ${creds.privateAppToken}` } };
   });
 
-  /** fetch on {base_url} (or a full URL); JSON bodies are encoded; the answer's JSON is decoded. */
-  async function call(method: string, path: string, { body, headers, portal = portals[0] }: { body?: unknown; headers?: Record<string, string>; portal?: TestPortal | null } = {}) {
-    const res = await fetch(path.startsWith('http') ? path : baseUrl + path, {
-      method,
-      headers: {
-        ...(portal ? portal.auth : {}),
-        ...(body !== undefined && typeof body != 'string' ? { 'content-type': 'application/json' } : {}),
-        ...headers,
-      },
-      body: body === undefined ? undefined : typeof body == 'string' ? body : JSON.stringify(body),
-      redirect: 'manual',
-    });
-    const text = await res.text();
-    let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, json, text };
+  /** fetch on {base_url} (or a full URL) with the portal's token; JSON bodies are encoded. */
+  function call(method: string, path: string, { body, headers, portal = portals[0] }: { body?: unknown; headers?: Record<string, string>; portal?: TestPortal | null } = {}) {
+    return fetchJson(path.startsWith('http') ? path : baseUrl + path, { method, body, headers: { ...(portal ? portal.auth : {}), ...headers } });
   }
 
   return { platform, baseUrl, formsUrl, portals, clock, call, close: () => platform.close() };
 }
 
 export type TestPlatform = Awaited<ReturnType<typeof startPlatform>>;
+
+/** fetch without following redirects: a body that is not a string is sent as JSON; the answer's
+ * JSON is decoded (undefined when it is not JSON). Shared with the companion's tests. */
+export async function fetchJson(url: string, { method = 'GET', body, headers = {} }: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const asJson = body !== undefined && typeof body != 'string';
+  const res = await fetch(url, {
+    method,
+    headers: { ...(asJson ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body === undefined ? undefined : asJson ? JSON.stringify(body) : (body as string),
+    redirect: 'manual',
+  });
+  const text = await res.text();
+  let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
