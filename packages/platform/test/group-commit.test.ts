@@ -96,6 +96,10 @@ describe('schema migration', () => {
         vid INTEGER, timestamp INTEGER NOT NULL, received_at INTEGER NOT NULL, data TEXT NOT NULL);
       CREATE INDEX tracking_events_utk ON tracking_events(portal_id, utk, timestamp);
       CREATE INDEX tracking_events_vid ON tracking_events(vid, timestamp);
+      CREATE TABLE contacts (vid INTEGER PRIMARY KEY AUTOINCREMENT, portal_id INTEGER NOT NULL, email TEXT,
+        properties TEXT NOT NULL DEFAULT '{}', created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, deleted INTEGER NOT NULL DEFAULT 0);
+      CREATE TABLE property_history (vid INTEGER NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, source_type TEXT NOT NULL,
+        source_id TEXT, timestamp INTEGER NOT NULL);
       INSERT INTO tracking_events VALUES ('${'a'.repeat(32)}', 1, 1, '${'f'.repeat(32)}', NULL, 10, 11, '{}');
       INSERT INTO tracking_events VALUES ('${'b'.repeat(32)}', 1, 3, NULL, 7, 20, 21, '{"m":"5"}');
     `);

@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -31,22 +31,28 @@ CREATE TABLE IF NOT EXISTS contacts (
   properties TEXT NOT NULL DEFAULT '{}',
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
-  deleted INTEGER NOT NULL DEFAULT 0
+  deleted INTEGER NOT NULL DEFAULT 0,
+  -- The newest row of the contact's contact_history (null before its first recorded write).
+  history_head INTEGER
 );
 CREATE INDEX IF NOT EXISTS contacts_portal_vid ON contacts(portal_id, deleted, vid);
 CREATE INDEX IF NOT EXISTS contacts_portal_updated ON contacts(portal_id, deleted, updated_at, vid);
 CREATE UNIQUE INDEX IF NOT EXISTS contacts_portal_email ON contacts(portal_id, email) WHERE deleted = 0 AND email IS NOT NULL;
 
--- Every value a contact property ever had (propertyMode=value_and_history).
-CREATE TABLE IF NOT EXISTS property_history (
+-- Every write to a contact's properties (propertyMode=value_and_history): what it changed, as a JSON
+-- object {name: value}. The table is append-only and has no index: a contact's writes form a
+-- chain, newest first, from contacts.history_head through prev. So recording a write adds to the
+-- end of this table and to the contact row being written anyway, and updating random contacts in
+-- bulk dirties no further page (an index by contact would add one random page per write).
+CREATE TABLE IF NOT EXISTS contact_history (
+  seq INTEGER PRIMARY KEY,
   vid INTEGER NOT NULL,
-  name TEXT NOT NULL,
-  value TEXT NOT NULL,
+  prev INTEGER,
+  timestamp INTEGER NOT NULL,
   source_type TEXT NOT NULL,
   source_id TEXT,
-  timestamp INTEGER NOT NULL
+  changes TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS property_history_vid ON property_history(vid, name, timestamp);
 
 -- Visitor tokens (svcutk) linked to contacts: the LEAD_GUID identities.
 CREATE TABLE IF NOT EXISTS utks (
@@ -337,4 +343,21 @@ export const MIGRATIONS: Record<number, string> = {
   3: `SELECT 1;`,
   // 3 → 4: a blog's posts are listed by state as well (content_group_state, made by SCHEMA).
   4: `DROP INDEX IF EXISTS content_group;`,
+  // 4 → 5: property_history (a row per property, indexed by contact) becomes contact_history (a
+  // row per write, chained per contact). Values one source wrote in the same millisecond form one
+  // write; writes keep their order.
+  5: `
+    ALTER TABLE contacts ADD COLUMN history_head INTEGER;
+    ${SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS contact_history'), SCHEMA.indexOf('-- Visitor tokens (svcutk)'))}
+    INSERT INTO contact_history (vid, timestamp, source_type, source_id, changes)
+      SELECT vid, timestamp, source_type, source_id, json_group_object(name, value)
+      FROM (SELECT rowid AS r, * FROM property_history ORDER BY rowid)
+      GROUP BY vid, timestamp, source_type, source_id ORDER BY min(r);
+    UPDATE contact_history SET prev = l.prev
+      FROM (SELECT seq, lag(seq) OVER (PARTITION BY vid ORDER BY seq) AS prev FROM contact_history) AS l
+      WHERE l.seq = contact_history.seq AND l.prev IS NOT NULL;
+    UPDATE contacts SET history_head = h.head
+      FROM (SELECT vid, max(seq) AS head FROM contact_history GROUP BY vid) AS h WHERE h.vid = contacts.vid;
+    DROP TABLE property_history;
+  `,
 };

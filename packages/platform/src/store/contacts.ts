@@ -1,4 +1,4 @@
-/** Contacts: properties (current values as JSON on the row, every change in property_history),
+/** Contacts: properties (current values as JSON on the row, every write in contact_history),
  * identities (email on the row, visitor tokens in utks), and the v1 record shapes. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
@@ -14,6 +14,7 @@ export interface ContactRow {
   properties: string;
   created_at: number;
   updated_at: number;
+  history_head: number | null;
 }
 
 export interface Write {
@@ -43,7 +44,9 @@ const CALCULATED = new Set(['createdate', 'lastmodifieddate']);
 /** The properties list-style reads return when `property` is not given. */
 const LIST_PROPERTIES = ['firstname', 'lastname', 'company', 'lastmodifieddate'];
 
-const COLUMNS = 'vid, portal_id, email, properties, created_at, updated_at';
+/** A ContactRow's columns (exported for joins: prefix each with the table's alias). */
+export const CONTACT_COLUMNS = ['vid', 'portal_id', 'email', 'properties', 'created_at', 'updated_at', 'history_head'];
+const COLUMNS = CONTACT_COLUMNS.join(', ');
 
 export function contactStore(
   db: Db,
@@ -57,16 +60,22 @@ export function contactStore(
     byVid: db.prepare<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0`),
     byEmail: db.prepare<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0`),
     byUtk: db.prepare<[number, string], ContactRow>(
-      `SELECT ${COLUMNS.replace(/(\w+)/g, 'c.$1')} FROM utks u JOIN contacts c ON c.vid = u.vid
+      `SELECT ${CONTACT_COLUMNS.map((c) => `c.${c}`).join(', ')} FROM utks u JOIN contacts c ON c.vid = u.vid
        WHERE u.portal_id = ? AND u.utk = ? AND c.deleted = 0`,
     ),
     insert: db.prepare<[number, string | null, string, number, number]>(
       'INSERT INTO contacts (portal_id, email, properties, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
     ),
-    update: db.prepare<[string | null, string, number, number]>('UPDATE contacts SET email = ?, properties = ?, updated_at = ? WHERE vid = ?'),
+    // Two updates: setting email (even to its old value) rewrites the contact's entry in the email
+    // index, one more page written per update of a random contact.
+    update: db.prepare<[string, number, number | null, number]>('UPDATE contacts SET properties = ?, updated_at = ?, history_head = ? WHERE vid = ?'),
+    updateEmail: db.prepare<[string | null, string, number, number | null, number]>(
+      'UPDATE contacts SET email = ?, properties = ?, updated_at = ?, history_head = ? WHERE vid = ?',
+    ),
+    setHead: db.prepare<[number, number]>('UPDATE contacts SET history_head = ? WHERE vid = ?'),
     remove: db.prepare<[number, number, number]>('UPDATE contacts SET deleted = 1, updated_at = ? WHERE portal_id = ? AND vid = ?'),
-    history: db.prepare<[number, string, string, string, string | null, number]>(
-      'INSERT INTO property_history (vid, name, value, source_type, source_id, timestamp) VALUES (?, ?, ?, ?, ?, ?)',
+    history: db.prepare<[number, number | null, number, string, string | null, string]>(
+      'INSERT INTO contact_history (vid, prev, timestamp, source_type, source_id, changes) VALUES (?, ?, ?, ?, ?, ?)',
     ),
     page: db.prepare<[number, number, number], ContactRow>(
       `SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND deleted = 0 AND vid > ? ORDER BY vid LIMIT ?`,
@@ -82,8 +91,12 @@ export function contactStore(
       'INSERT INTO utks (portal_id, utk, vid, linked_at) VALUES (?, ?, ?, ?) ON CONFLICT (portal_id, utk) DO UPDATE SET vid = excluded.vid, linked_at = excluded.linked_at',
     ),
     utksOf: db.prepare<[number], { utk: string; linked_at: number }>('SELECT utk, linked_at FROM utks WHERE vid = ? ORDER BY linked_at'),
-    historyOf: db.prepare<[number], { name: string; value: string; source_type: string; source_id: string | null; timestamp: number }>(
-      'SELECT name, value, source_type, source_id, timestamp FROM property_history WHERE vid = ? ORDER BY timestamp DESC, rowid DESC',
+    // The chain from the contact's newest write back to its first.
+    historyOf: db.prepare<[number], { changes: string; source_type: string; source_id: string | null; timestamp: number }>(
+      `WITH RECURSIVE chain AS (
+         SELECT * FROM contact_history WHERE seq = ?
+         UNION ALL SELECT h.* FROM contact_history h JOIN chain c ON h.seq = c.prev
+       ) SELECT changes, source_type, source_id, timestamp FROM chain ORDER BY seq DESC`,
     ),
     submissionsOf: db.prepare<[number], { conversion_id: string; form_guid: string; timestamp: number; page_url: string | null; page_title: string | null; title: string | null }>(
       `SELECT s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, json_extract(f.definition, '$.name') AS title
@@ -117,13 +130,20 @@ export function contactStore(
       const owner = q.byEmail.get(portalId, email);
       if (owner && owner.vid != row?.vid) throw existsError(owner);
     }
-    const vid = row ? row.vid : Number(q.insert.run(portalId, email, JSON.stringify(props), t, t).lastInsertRowid);
-    if (row) q.update.run(email, JSON.stringify(props), t, vid);
     // History for what people and systems set; the calculated dates and the analytics counters
     // change on every write and page view, and their versions are synthesised on read.
-    if (source.type != 'ANALYTICS')
-      for (const c of changed) if (!CALCULATED.has(c.property)) q.history.run(vid, c.property, c.value, source.type, source.id ?? null, t);
-    return vid;
+    const kept = source.type == 'ANALYTICS' ? [] : changed.filter((c) => !CALCULATED.has(c.property));
+    const changes = kept.length ? JSON.stringify(Object.fromEntries(kept.map((c) => [c.property, c.value]))) : undefined;
+    const recordWrite = (vid: number) => Number(q.history.run(vid, row?.history_head ?? null, t, source.type, source.id ?? null, changes!).lastInsertRowid);
+    if (!row) {
+      const vid = Number(q.insert.run(portalId, email, JSON.stringify(props), t, t).lastInsertRowid);
+      if (changes) q.setHead.run(recordWrite(vid), vid);
+      return vid;
+    }
+    const head = changes ? recordWrite(row.vid) : row.history_head;
+    if (email != row.email) q.updateEmail.run(email, JSON.stringify(props), t, head, row.vid);
+    else q.update.run(JSON.stringify(props), t, head, row.vid);
+    return row.vid;
   }
 
   /** 409 CONTACT_EXISTS with the owner's identity profile (camelCase, as the legacy API). */
@@ -183,16 +203,17 @@ export function contactStore(
     const props: Record<string, string> = JSON.parse(row.properties);
     const names = opts.property?.length ? opts.property : opts.profile ? Object.keys(props) : LIST_PROPERTIES;
     const withHistory = (opts.propertyMode ?? (opts.profile ? 'value_and_history' : 'value_only')) == 'value_and_history';
-    const history = withHistory ? q.historyOf.all(row.vid) : [];
+    // Newest write first: a property's versions are the writes that changed it.
+    const history = withHistory && row.history_head ? q.historyOf.all(row.history_head).map((h) => ({ ...h, changes: JSON.parse(h.changes) as Record<string, string> })) : [];
     const out: ContactRecord['properties'] = {};
     for (const name of names) {
       if (props[name] === undefined) continue;
       out[name] = { value: props[name] };
       if (withHistory) {
-        const versions = history.filter((h) => h.name == name);
+        const versions = history.filter((h) => name in h.changes);
         out[name].versions = versions.length
           ? versions.map((h, i) => ({
-              value: h.value,
+              value: h.changes[name],
               'source-type': h.source_type,
               'source-id': h.source_id,
               'source-label': null,

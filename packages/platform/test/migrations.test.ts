@@ -1,0 +1,110 @@
+/** Databases made by earlier versions open up to date: before part 2 (schema version 2) with the
+ * part-2 tables made and its portals given what part 2 seeds (a blog, a domain, a layout, a site
+ * map, social channels); before version 5 with property history rewritten as contact history. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPlatform, createPortal } from '../src';
+import { SCHEMA_VERSION } from '../src/db/schema';
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-migration-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Version 4's property history: a row per property value, indexed by contact, and no history_head. */
+const PROPERTY_HISTORY_V4 = `
+  DROP TABLE contact_history;
+  ALTER TABLE contacts DROP COLUMN history_head;
+  CREATE TABLE property_history (vid INTEGER NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, source_type TEXT NOT NULL,
+    source_id TEXT, timestamp INTEGER NOT NULL);
+  CREATE INDEX property_history_vid ON property_history(vid, name, timestamp);`;
+
+const PART2_TABLES = ['content_objects', 'content_versions', 'content_history', 'keywords', 'settings', 'social_channels', 'broadcasts', 'prospect_views', 'prospect_hidden'];
+
+describe('schema migrations', () => {
+  it('brings a version 2 database and its portals up to date', async () => {
+    const file = join(dir, 'v2.db');
+    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    createPortal(made.db, { id: 7, name: 'Old portal', tier: 'starter', now: 1 });
+    // Back to what a part-1 platform left: no part-2 tables, version 2, and v3's old index name.
+    for (const table of PART2_TABLES) made.db.exec(`DROP TABLE ${table}`);
+    made.db.exec(PROPERTY_HISTORY_V4);
+    made.db.prepare("UPDATE meta SET value = '2' WHERE key = 'schema_version'").run();
+    await made.close();
+
+    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    try {
+      expect(platform.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
+      expect(platform.services.content.list(7, 'blogs', { limit: 5 }, new Set()).objects.map((b) => b.name)).toEqual(['Blog']);
+      expect(platform.services.content.list(7, 'domains', { limit: 5 }, new Set()).total).toBe(1);
+      expect(platform.services.social.listChannels(7).map((c) => c.type)).toEqual(['Twitter', 'LinkedIn']);
+    } finally {
+      await platform.close();
+    }
+    // Opening again seeds nothing twice.
+    const again = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    expect(again.services.content.list(7, 'blogs', { limit: 5 }, new Set()).total).toBe(1);
+    expect(again.services.social.listChannels(7)).toHaveLength(2);
+    await again.close();
+  });
+
+  it('drops the version 3 index that version 4 replaced', async () => {
+    const file = join(dir, 'v3.db');
+    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    made.db.exec(PROPERTY_HISTORY_V4);
+    made.db.exec('CREATE INDEX content_group ON content_objects(portal_id, collection, content_group_id, deleted_at, publish_date)');
+    made.db.prepare("UPDATE meta SET value = '3' WHERE key = 'schema_version'").run();
+    await made.close();
+    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    const indexes = platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'content_objects'").pluck().all();
+    expect(indexes).toContain('content_group_state');
+    expect(indexes).not.toContain('content_group');
+    await platform.close();
+    const check = new Database(file);
+    expect(check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
+    check.close();
+  });
+
+  it('turns version 4 property history into contact history, every version kept', async () => {
+    const file = join(dir, 'v4.db');
+    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    createPortal(made.db, { id: 9, name: 'Portal', tier: 'starter', now: 1 });
+    const properties = JSON.stringify({ email: 'ada@example.test', firstname: 'Augusta', lifecyclestage: 'lead', createdate: '100' });
+    made.db.prepare("INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at) VALUES (5, 9, 'ada@example.test', ?, 100, 300)").run(properties);
+    made.db.exec(PROPERTY_HISTORY_V4);
+    // A create (two properties, one write), an update by a form, and an API update later.
+    made.db.exec(`INSERT INTO property_history VALUES
+      (5, 'email', 'ada@example.test', 'API', NULL, 100), (5, 'firstname', 'Ada', 'API', NULL, 100),
+      (5, 'firstname', 'Augusta', 'FORM', 'form-guid', 200), (5, 'lifecyclestage', 'lead', 'API', NULL, 300)`);
+    made.db.prepare("UPDATE meta SET value = '4' WHERE key = 'schema_version'").run();
+    await made.close();
+
+    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    try {
+      const tables = platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
+      expect(tables).toContain('contact_history');
+      expect(tables).not.toContain('property_history');
+      const history = platform.db.prepare('SELECT seq, prev, timestamp, source_type, source_id, changes FROM contact_history WHERE vid = 5 ORDER BY seq').all();
+      expect(history).toEqual([
+        { seq: 1, prev: null, timestamp: 100, source_type: 'API', source_id: null, changes: JSON.stringify({ email: 'ada@example.test', firstname: 'Ada' }) },
+        { seq: 2, prev: 1, timestamp: 200, source_type: 'FORM', source_id: 'form-guid', changes: JSON.stringify({ firstname: 'Augusta' }) },
+        { seq: 3, prev: 2, timestamp: 300, source_type: 'API', source_id: null, changes: JSON.stringify({ lifecyclestage: 'lead' }) },
+      ]);
+      expect(platform.db.prepare('SELECT history_head FROM contacts WHERE vid = 5').pluck().get()).toBe(3);
+      const contacts = platform.services.contacts;
+      const { properties: read } = contacts.record(contacts.require(9, 5), { profile: true });
+      expect(read.firstname.versions!.map((v) => [v.value, v['source-type'], v.timestamp, v.selected])).toEqual([
+        ['Augusta', 'FORM', 200, true],
+        ['Ada', 'API', 100, false],
+      ]);
+      // A write after the migration continues the contact's chain.
+      contacts.update(9, 5, [{ property: 'firstname', value: 'Ada' }]);
+      const { properties: after } = contacts.record(contacts.require(9, 5), { profile: true });
+      expect(after.firstname.versions!.map((v) => v.value)).toEqual(['Ada', 'Augusta', 'Ada']);
+      expect(after.lifecyclestage.versions!.map((v) => v.value)).toEqual(['lead']);
+    } finally {
+      await platform.close();
+    }
+  });
+});
