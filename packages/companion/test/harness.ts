@@ -2,7 +2,7 @@
  * its own moved clock, the companion mounted at `/svc` in an Express app on 127.0.0.1, a log
  * capture (to check that no secret or personal data is logged), and a small fetch helper.
  * Everything is closed by the test file's afterAll. */
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import express from 'express';
 import { pino } from 'pino';
+import { afterAll } from 'vitest';
 import { fetchJson, startPlatform, type TestPlatform, type TestPortal } from '../../platform/test/harness';
 import { createCompanion, type Companion, type CompanionOptions } from '../src';
 
@@ -20,7 +21,19 @@ export { faultServer, json, profile, movedClock } from '../../client/test/harnes
 export const startTestPlatform = (options: Parameters<typeof startPlatform>[0] = {}) =>
   startPlatform({ rateLimit: { max: 1_000_000, windowMs: 10_000 }, ...options });
 
-export const tempDir = () => mkdtempSync(join(tmpdir(), 'svc-companion-'));
+/** A fresh directory (outbox files) under one root per test file, removed after the file's tests. */
+let root: string | undefined;
+let made = 0;
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+  root = undefined;
+});
+export function tempDir() {
+  root ??= mkdtempSync(join(tmpdir(), 'svc-companion-'));
+  const dir = join(root, String(++made));
+  mkdirSync(dir);
+  return dir;
+}
 
 /** Log lines written by the companion's pino logger. */
 export function logCapture() {

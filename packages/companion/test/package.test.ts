@@ -4,10 +4,12 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from './harness';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const MOUNT = `const c = createCompanion({ baseUrl: 'http://127.0.0.1:9', auth: { accessToken: 'x' }, logger: false, events: { outboxFile: require('node:os').tmpdir() + '/svc-pkg-' + process.pid + '.jsonl', handleSigterm: false } });
+const OUTBOX = JSON.stringify(`${tempDir()}/outbox.jsonl`);
+const MOUNT = `const c = createCompanion({ baseUrl: 'http://127.0.0.1:9', auth: { accessToken: 'x' }, logger: false, events: { outboxFile: ${OUTBOX}, handleSigterm: false } });
   const app = express(); app.use('/svc', c);
   const s = app.listen(0, '127.0.0.1', async () => {
     const r = await fetch('http://127.0.0.1:' + s.address().port + '/svc/visitor');

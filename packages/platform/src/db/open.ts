@@ -26,6 +26,9 @@ export function openDatabase(file: string): Db {
   db.pragma('cache_size = -65536');
   db.pragma('mmap_size = 268435456');
   db.pragma('wal_autocheckpoint = 8000');
+  // After a big transaction (an import) the WAL file would keep its size for good: shrink it
+  // back once checkpointed.
+  db.pragma('journal_size_limit = 67108864');
   db.pragma('temp_store = MEMORY');
   try {
     migrate(db);
