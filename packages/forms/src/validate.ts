@@ -5,8 +5,9 @@ import { active, valuesOf, type Entry } from './entry';
 import type { Messages } from './types';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-/** `useDefaultBlockList`: the common free-mail providers. */
-const FREE_MAIL = ['gmail.com', 'googlemail.com', 'yahoo.com', 'hotmail.com', 'outlook.com', 'live.com', 'aol.com', 'icloud.com', 'gmx.com', 'mail.com'];
+/** `useDefaultBlockList`: the common free-mail providers (@svc/api's FREE_MAIL_DOMAINS, which the
+ * platform checks too; copied to keep zod out of the bundle, and kept equal by a test). */
+export const FREE_MAIL = ['gmail.com', 'googlemail.com', 'yahoo.com', 'hotmail.com', 'outlook.com', 'live.com', 'aol.com', 'icloud.com', 'gmx.com', 'mail.com'];
 
 const isDate = (v: string) => /^\d{4}-\d\d-\d\d$/.test(v) && new Date(v).toISOString().startsWith(v);
 

@@ -210,6 +210,17 @@ describe('groups, rich text, validation and dependent fields', () => {
     expect((await submit(form.guid, [['email', 'dep2@example.com'], ['numemployees', '1-5']])).status).toBe(204);
   });
 
+  it('refuses an address the email field blocks (its own domains, the free-mail list), as the embed does', async () => {
+    const form = await createForm(RICH_FORM);
+    for (const email of ['lead@Example.ORG', 'lead@gmail.com']) {
+      const res = await submit(form.guid, [['email', email]]);
+      expect(res.status).toBe(400);
+      expect(res.json.errors).toEqual([{ message: `Email address ${email} is blocked by the form`, errorType: 'BLOCKED_EMAIL', in: 'body.email' }]);
+      expect((await contactByEmail(email.toLowerCase())).status).toBe(404);
+    }
+    expect((await submit(form.guid, [['email', 'lead@example.net']])).status).toBe(204);
+  });
+
   it('keeps serving and accepting forms stored before groups were kept', async () => {
     const form = await createForm({ name: 'Old', fields: [{ name: 'email' }, { name: 'firstname' }] });
     // A definition as earlier versions wrote it: no groups, no dependent-field rules.

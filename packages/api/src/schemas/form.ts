@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { timestamp } from '../common';
 import { propertyOption } from './property';
 
-/** A field's rules (§4d): blocked email domains are refused by the embed before sending. */
+/** `useDefaultBlockList`: the common free-mail providers. The form embed (packages/forms) keeps a
+ * copy for its size; a test keeps the two equal. */
+export const FREE_MAIL_DOMAINS = ['gmail.com', 'googlemail.com', 'yahoo.com', 'hotmail.com', 'outlook.com', 'live.com', 'aol.com', 'icloud.com', 'gmx.com', 'mail.com'];
+
+/** A field's rules (§4d): blocked email domains are refused by the embed before sending, and by
+ * the platform when a submission comes anyway. */
 export const fieldValidation = z.looseObject({
   name: z.string(),
   message: z.string(),

@@ -2,7 +2,7 @@
  * submissions, which create or update the contact by email and record the conversion. */
 import { randomUUID } from 'node:crypto';
 import { uuidV7 } from '../util/uuid-v7';
-import type { schemas } from '@svc/api';
+import { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Db, transaction } from '../db/open';
 import { badRequest, notFound } from '../http/errors';
@@ -172,6 +172,13 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
     };
   }
 
+  /** The domains the form's email field refuses (what the embed refuses before sending). */
+  function blockedDomains(def: Definition) {
+    const rules = allFields(def).find((f) => f.name == 'email')?.validation;
+    const listed = [...(rules?.blockedEmailAddresses ?? []), ...(rules?.useDefaultBlockList ? schemas.FREE_MAIL_DOMAINS : [])];
+    return new Set(listed.map((d) => d.toLowerCase()));
+  }
+
   /** Field values as property writes, or the 400 naming every field that is wrong. Empty optional
    * values are left out so that a blank input does not clear what the contact already has. */
   function writesOf(def: Definition, values: Record<string, string | string[]>): Write[] {
@@ -187,6 +194,8 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
       if (!given.get(name)) errors.push({ message: `Required field '${name}' is missing`, errorType: 'REQUIRED_FIELD', in: `body.${name}` });
     const email = given.get('email');
     if (email && !isEmail(email)) errors.push({ message: `Email address ${email} is invalid`, errorType: 'INVALID_EMAIL', in: 'body.email' });
+    else if (email && blockedDomains(def).has(email.split('@')[1].toLowerCase()))
+      errors.push({ message: `Email address ${email} is blocked by the form`, errorType: 'BLOCKED_EMAIL', in: 'body.email' });
     if (errors.length) throw badRequest(errors.map((e) => e.message).join('; '), { errors });
     return joined.filter((w) => w.value !== '');
   }
