@@ -9,6 +9,7 @@ import { openApiDocument } from '@svc/api';
 import cors from 'cors';
 import express from 'express';
 import { pino, type Logger } from 'pino';
+import { type Checkpointer, startCheckpointer } from './db/checkpointer';
 import { openDatabase } from './db/open';
 import { allHandlers, WRITING_GETS } from './handlers';
 import { authenticator } from './http/auth';
@@ -102,6 +103,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   const baseHandler = (req: IncomingMessage, res: ServerResponse) => collect(req, res) || base(req, res);
 
   const servers: Server[] = [];
+  let checkpoints: Checkpointer | undefined;
   const listen = (handler: RequestListener, port: number, host: string) =>
     new Promise<string>((resolve, reject) => {
       const server = createServer(handler);
@@ -122,6 +124,10 @@ export function createPlatform(options: PlatformOptions = {}) {
     /** Starts both servers; port 0 picks a free one. */
     async listen({ basePort = 3200, formsPort = 3201, host = '127.0.0.1' } = {}) {
       const [baseUrl, formsUrl] = await Promise.all([listen(baseHandler, basePort, host), listen(forms, formsPort, host)]);
+      if (database != ':memory:') {
+        checkpoints = startCheckpointer(db, database, { onError: (err) => log.error({ err }, 'WAL checkpoint') });
+        services.group.onCommit(checkpoints.afterCommit);
+      }
       services.content.site.base = baseUrl;
       services.workflows.start(1000, (err) => log.error({ err }, 'workflow engine'));
       services.scheduler.start(1000, (err) => log.error({ err }, 'scheduler'));
@@ -135,6 +141,8 @@ export function createPlatform(options: PlatformOptions = {}) {
         servers.map((s) => new Promise<void>((resolve) => (s.closeAllConnections(), s.close(() => resolve())))),
       );
       services.group.flush();
+      services.group.onCommit(undefined);
+      await checkpoints?.stop();
       db.close();
       if (temporaryFiles) rmSync(filesDir, { recursive: true, force: true });
     },

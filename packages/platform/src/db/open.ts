@@ -11,6 +11,9 @@ export interface Db extends Database.Database {}
  * declaration files). Nested calls become savepoints. */
 export const transaction = <A extends unknown[], R>(db: Db, fn: (...args: A) => R): ((...args: A) => R) => db.transaction(fn);
 
+/** WAL pages after which a commit checkpoints (without the checkpointer, see checkpointer.ts). */
+export const AUTOCHECKPOINT = 8000;
+
 /** `file` is a path, or `:memory:` for a throwaway database (tests). */
 export function openDatabase(file: string): Db {
   if (file != ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -25,7 +28,7 @@ export function openDatabase(file: string): Db {
   // and checkpoint the WAL less often (each checkpoint fsyncs).
   db.pragma('cache_size = -65536');
   db.pragma('mmap_size = 268435456');
-  db.pragma('wal_autocheckpoint = 8000');
+  db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT}`);
   // After a big transaction (an import) the WAL file would keep its size for good: shrink it
   // back once checkpointed.
   db.pragma('journal_size_limit = 67108864');

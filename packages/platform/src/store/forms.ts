@@ -61,7 +61,7 @@ const DEFAULTS: Omit<Definition, 'name' | 'fields'> = {
 /** Problems in a submission, in the anchor's v3 `errors` style, each naming its field. */
 interface SubmissionError {
   message: string;
-  errorType: 'REQUIRED_FIELD' | 'FIELD_NOT_IN_FORM_DEFINITION' | 'INVALID_EMAIL';
+  errorType: 'REQUIRED_FIELD' | 'FIELD_NOT_IN_FORM_DEFINITION' | 'INVALID_EMAIL' | 'BLOCKED_EMAIL';
   in: string;
 }
 
