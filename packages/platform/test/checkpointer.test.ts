@@ -1,8 +1,11 @@
 /** The WAL checkpointer (src/db/checkpointer.ts): a worker thread copies the WAL into the database
  * while the main thread keeps committing, and the WAL starts over instead of growing. */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCheckpointer } from '../src/db/checkpointer';
 import { groupCommit } from '../src/db/group-commit';
@@ -53,5 +56,19 @@ describe('WAL checkpointer', () => {
     db.close();
     // The main connection was the last one: closing it checkpointed and removed the WAL.
     expect(() => statSync(`${file}-wal`)).toThrow();
+  });
+
+  it('lets close() finish in a process that has nothing else to wait for (the built package)', async () => {
+    const dir = mkdtempSync(join(os.tmpdir(), 'svc-checkpoint-'));
+    dirs.push(dir);
+    const entry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    const code = `import { createPlatform } from ${JSON.stringify(entry)};
+      const platform = createPlatform({ database: ${JSON.stringify(join(dir, 'p.db'))}, logger: false });
+      await platform.listen({ basePort: 0, formsPort: 0 });
+      await platform.close();
+      console.log('closed');`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code]);
+    expect(stdout.trim()).toBe('closed');
+    expect(readdirSync(dir)).toEqual(['p.db']); // no WAL left: the database was closed last
   });
 });

@@ -44,8 +44,11 @@ describe('svc-platform', () => {
     });
     expect(token.status).toBe(200);
 
+    const exited = new Promise((r) => first.child.once('exit', r));
     first.child.kill('SIGTERM');
-    await new Promise((r) => first.child.once('exit', r));
+    expect(await exited).toBe(0);
+    // Closed cleanly (the WAL checkpointer stopped first): the last connection removed the WAL.
+    expect(readdirSync(dir)).not.toContain('platform.db-wal');
     const second = await startCli(args, children);
     expect(second.output()).not.toContain('Seeded');
     const stats = await (await fetch(second.baseUrl + '/contacts/v1/contacts/statistics', { headers: auth })).json();

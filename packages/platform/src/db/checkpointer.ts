@@ -85,6 +85,7 @@ export function startCheckpointer(db: Db, file: string, options: CheckpointerOpt
       }
     },
     async stop() {
+      worker.ref(); // until it has closed its connection, even if nothing else keeps the process up
       if (running) worker.postMessage('stop');
       await stopped;
     },
