@@ -21,14 +21,17 @@ const db = new Database(workerData.file);
 db.pragma('busy_timeout = 0');
 let timer;
 let last = '';
+let delay = workerData.everyMs;
 const round = () => {
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
     const report = JSON.stringify(result);
     if (report != last) parentPort.postMessage(result);
+    // Nothing new since the last round: wait longer, up to half a second, while idle.
+    delay = report == last ? Math.min(2 * delay, 500) : workerData.everyMs;
     last = report;
   } catch {} // the database is busy in a way PASSIVE does not wait for: next round
-  timer = setTimeout(round, workerData.everyMs);
+  timer = setTimeout(round, delay);
 };
 parentPort.on('message', () => {
   clearTimeout(timer);
