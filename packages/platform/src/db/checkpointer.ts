@@ -80,8 +80,8 @@ export function startCheckpointer(db: Db, file: string, options: CheckpointerOpt
       try {
         // Done once every frame is copied; if the worker was copying at the same moment, the
         // next commit tries again.
-        const [done] = db.pragma('wal_checkpoint(PASSIVE)') as (typeof report)[];
-        if (done.log == done.checkpointed) report = { log: 0, checkpointed: 0 };
+        const [done] = db.pragma('wal_checkpoint(PASSIVE)') as (typeof report & { busy: number })[];
+        if (!done.busy && done.log == done.checkpointed) report = { log: 0, checkpointed: 0 };
       } catch (err) {
         report = { log: 0, checkpointed: 0 };
         options.onError?.(err); // the fallback checkpoints later
