@@ -68,6 +68,12 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
     await page.locator('#contact-form input[name=email]').fill('ada@acme.test');
     await page.locator('#contact-form input[name=firstname]').fill('Ada');
     await page.locator('#contact-form input[name=lastname]').fill('Lovelace');
+    // The dependent question appears once a widget is picked.
+    const seats = page.locator('#contact-form select[name=numemployees]');
+    expect(await seats.isVisible()).toBe(false);
+    await page.locator('#contact-form select[name=favorite_widget]').selectOption('gizmo');
+    await seats.waitFor({ state: 'visible' });
+    await seats.selectOption('5-25');
     await page.screenshot({ path: `${SHOTS}/demo-contact.png` });
     await page.locator('#contact-form button[type=submit], #contact-form input[type=submit]').click();
     await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks! We will be in touch.');
@@ -81,7 +87,12 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
     // The form submission created the contact and linked the visitor token to it.
     const byUtk = await sys.api(`/contacts/v1/contact/utk/${utk}/profile`);
     expect(byUtk.status).toBe(200);
-    expect(byUtk.json.properties).toMatchObject({ email: { value: 'ada@acme.test' }, firstname: { value: 'Ada' } });
+    expect(byUtk.json.properties).toMatchObject({
+      email: { value: 'ada@acme.test' },
+      firstname: { value: 'Ada' },
+      favorite_widget: { value: 'gizmo' },
+      numemployees: { value: '5-25' },
+    });
     expect(byUtk.json['form-submissions']).toHaveLength(1);
 
     // Back home: the companion knows the visitor now.

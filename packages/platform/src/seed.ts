@@ -31,12 +31,23 @@ export function seedDemo(services: Services): PortalCredentials | undefined {
       name: 'Contact us',
       submitText: 'Send',
       inlineMessage: 'Thanks! We will be in touch.',
-      fields: [
-        { name: 'email', required: true },
-        { name: 'firstname', required: true },
-        { name: 'lastname' },
-        { name: 'favorite_widget' },
-        { name: 'message' },
+      // Groups as the form editor makes them: an introduction in rich text, a work address (free
+      // mail refused), and a question shown only once a widget is picked.
+      formFieldGroups: [
+        { fields: [], richText: { content: '<p>Questions about widgets? <strong>We answer within one working day.</strong></p>', type: 'TEXT' } },
+        { fields: [{ name: 'email', required: true, validation: { name: '', message: 'Please use your work address', useDefaultBlockList: true } }] },
+        { fields: [{ name: 'firstname', required: true }, { name: 'lastname' }] },
+        {
+          fields: [
+            {
+              name: 'favorite_widget',
+              dependentFieldFilters: [
+                { filters: [{ operator: 'IS_NOT_EMPTY' }], dependentFormField: { name: 'numemployees', label: 'How many people will use it?' } },
+              ],
+            },
+          ],
+        },
+        { fields: [{ name: 'message' }] },
       ],
     });
     services.forms.create(p, {
