@@ -9,6 +9,7 @@ import type { HelmetOptions } from 'helmet';
 import { HttpError, errorMiddleware, handle, timingSafeSecret } from './http/errors';
 import { companionLogger } from './http/logger';
 import { checkOrigins, security } from './http/security';
+import { OutboxInUseError } from './events/outbox';
 import { eventQueue, type EventStats } from './events/queue';
 import type { ServerEvent } from './events/event';
 import { forms } from './forms';
@@ -102,7 +103,10 @@ export function createCompanion(options: CompanionOptions): Companion {
     now,
     logger,
   });
-  events.ready.catch((e) => logger?.error({ err: { code: (e as NodeJS.ErrnoException).code } }, 'could not open the event outbox'));
+  events.ready.catch((e) =>
+    // The error's code only (a file system error names paths); ours says what to do.
+    logger?.error({ err: { code: (e as NodeJS.ErrnoException).code } }, e instanceof OutboxInUseError ? e.message : 'could not open the event outbox'),
+  );
   const prefs = subscriptions(client, people, { linkSecret, allowedOrigins, now, timeoutMs });
   const tracker = bundle('tracker', options.proxy?.trackerFile ?? resolveFile('@svc/tracker/tracker.js'), 'tracker.js is not built: run `npm run build`');
   const formsJs = bundle(

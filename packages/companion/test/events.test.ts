@@ -1,6 +1,7 @@
 /** Server-side events, in process: companion.events.track and POST /events (shared secret),
  * checks naming the field, batching at flushAt, retries through a failing platform, the queue cap,
  * and delivery to the real platform's HTTP events API exactly once per event. */
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -136,6 +137,22 @@ describe('a failing platform', () => {
 });
 
 describe('the outbox file', () => {
+  it('answers 503 and says why when another live process has the outbox open', async () => {
+    const file = join(tempDir(), 'outbox.jsonl');
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)']);
+    await new Promise((resolve) => other.once('spawn', resolve));
+    writeFileSync(`${file}.lock`, String(other.pid));
+    const o = await mount({ baseUrl: t.baseUrl, auth: { accessToken: t.portals[0].privateAppToken }, events: { outboxFile: file, secret: SECRET } });
+    try {
+      const r = await call(`${o.url}/events`, { method: 'POST', headers: auth, body: { eventId: 'x', email: 'nobody@example.com' } });
+      expect(r.status).toBe(503);
+      expect(o.logs.text()).toContain(`the event outbox is in use by process ${other.pid}: give each companion process its own events.outboxFile`);
+    } finally {
+      other.kill('SIGKILL');
+      await o.close();
+    }
+  });
+
   it('answers 503 when the outbox cannot be opened, and logs only the error code', async () => {
     const file = join(tempDir(), 'a-file');
     writeFileSync(file, '');

@@ -1,10 +1,11 @@
 /** The file outbox on its own: what a reopen hands back, torn last lines, starting over when
- * everything is sent, and compaction while events still wait. */
-import { appendFileSync, readFileSync } from 'node:fs';
+ * everything is sent, compaction while events still wait, and one process per file. */
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { QueuedEvent } from '../src/events/event';
-import { Outbox } from '../src/events/outbox';
+import { Outbox, OutboxInUseError } from '../src/events/outbox';
 import { tempDir } from './harness';
 
 const event = (id: string): QueuedEvent => ({ id, name: 'x', email: `${id}@example.com`, occurredAt: 1 });
@@ -54,5 +55,33 @@ describe('Outbox', () => {
     const again = new Outbox(file);
     expect((await again.open()).map((e) => e.id).sort()).toEqual(['e1', 'e3', 'e5', 'e7']);
     await again.close();
+  });
+
+  it('belongs to one process: a live owner refuses a second one, a dead owner is taken over', async () => {
+    const file = join(tempDir(), 'outbox.jsonl');
+    const o = new Outbox(file);
+    await o.open();
+    expect(readFileSync(`${file}.lock`, 'utf8')).toBe(String(process.pid));
+    await o.append([event('e1')]);
+    await o.close();
+    expect(existsSync(`${file}.lock`)).toBe(false);
+
+    // Another process holds it.
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)']);
+    await new Promise((resolve) => other.once('spawn', resolve));
+    writeFileSync(`${file}.lock`, String(other.pid));
+    const second = new Outbox(file);
+    const refused = await second.open().catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OutboxInUseError);
+    expect((refused as Error).message).toBe(`the event outbox is in use by process ${other.pid}: give each companion process its own events.outboxFile`);
+    expect(readFileSync(file, 'utf8')).toContain('"e1"'); // untouched
+
+    // It died without closing (a crash): the next open takes over and finds the event.
+    other.kill('SIGKILL');
+    await new Promise((resolve) => other.once('exit', resolve));
+    const third = new Outbox(file);
+    expect((await third.open()).map((e) => e.id)).toEqual(['e1']);
+    expect(readFileSync(`${file}.lock`, 'utf8')).toBe(String(process.pid));
+    await third.close();
   });
 });

@@ -4,8 +4,12 @@
  * event sent just before a crash still counts once).
  *
  * Format: JSON lines, `{"e": event}` for an accepted event and `{"a": [ids]}` for sent ones. A
- * torn last line (a crash mid-write) is ignored. Writes of one turn share one write + fsync. */
-import { mkdirSync, readFileSync } from 'node:fs';
+ * torn last line (a crash mid-write) is ignored. Writes of one turn share one write + fsync.
+ *
+ * One file, one process: a second process would truncate or rewrite the file under the first
+ * one's unsent events. `<file>.lock` holds the owner's pid while the outbox is open; a lock whose
+ * process is gone (a crash) is taken over, and a live one refuses the second process. */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { open, rename, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { QueuedEvent } from './event';
@@ -25,6 +29,7 @@ export class Outbox {
   /** Opens the file and returns the events still to send, oldest first. */
   async open(): Promise<QueuedEvent[]> {
     mkdirSync(dirname(this.path), { recursive: true });
+    this.lock();
     const pending = new Map<string, QueuedEvent>();
     let text = '';
     try {
@@ -92,7 +97,29 @@ export class Outbox {
     await this.serial(async () => {
       await this.fh?.close();
       this.fh = undefined;
+      if (this.locked) rmSync(`${this.path}.lock`, { force: true });
+      this.locked = false;
     });
+  }
+
+  private locked = false;
+
+  /** Takes `<file>.lock` (see the top of this file), or throws OutboxInUseError. */
+  private lock() {
+    const file = `${this.path}.lock`;
+    for (;;) {
+      try {
+        writeFileSync(file, String(process.pid), { flag: 'wx', mode: 0o600 });
+        this.locked = true;
+        return;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code != 'EEXIST') throw e;
+      }
+      const owner = Number(readFileSync(file, 'utf8'));
+      // Our own pid is an earlier run of this process's slot (a restarted container's pid 1).
+      if (owner > 0 && owner != process.pid && alive(owner)) throw new OutboxInUseError(owner);
+      rmSync(file, { force: true });
+    }
   }
 
   /** Lines written since the file was compacted (for tests and metrics). */
@@ -123,5 +150,23 @@ export class Outbox {
         }
       });
     });
+  }
+}
+
+/** The outbox file is open in another live process. */
+export class OutboxInUseError extends Error {
+  readonly code = 'EOUTBOXINUSE';
+  constructor(readonly owner: number) {
+    super(`the event outbox is in use by process ${owner}: give each companion process its own events.outboxFile`);
+  }
+}
+
+/** Whether a process with this pid exists (EPERM: it does, and belongs to someone else). */
+function alive(pid: number) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code == 'EPERM';
   }
 }
