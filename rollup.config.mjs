@@ -1,6 +1,7 @@
 // Browser bundles: an IIFE for the script tag (minified, dependencies inlined) and an ESM build
 // for bundlers (dependencies external). Node packages: ESM + CJS, dependencies external.
 // Type declarations come from `tsc` (see `npm run build`).
+import { rmSync } from 'node:fs';
 import nodeResolve from '@rollup/plugin-node-resolve';
 import terser from '@rollup/plugin-terser';
 import typescript from '@rollup/plugin-typescript';
@@ -32,6 +33,10 @@ const browserPackage = (pkg, name) => [
   },
 ];
 
+/** Removes a package's chunks of earlier builds: their names carry a content hash, so they
+ * would otherwise pile up beside the current ones. */
+const freshChunks = (pkg) => ({ name: 'fresh-chunks', buildStart: () => rmSync(`packages/${pkg}/dist/chunks`, { recursive: true, force: true }) });
+
 /** A Node package: `src/<entry>.ts` → `dist/<entry>.js` (ESM) and `.cjs`; nothing bundled but its own code. */
 const nodePackage = (pkg, entries = ['index']) => ({
   input: Object.fromEntries(entries.map((e) => [e, `packages/${pkg}/src/${e}.ts`])),
@@ -40,7 +45,7 @@ const nodePackage = (pkg, entries = ['index']) => ({
     { dir: `packages/${pkg}/dist`, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: 'chunks/[name]-[hash].cjs' },
   ],
   external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0'),
-  plugins: [ts(pkg)],
+  plugins: [freshChunks(pkg), ts(pkg)],
 });
 
 export default [
