@@ -46,6 +46,18 @@ describe('WAL checkpointer', () => {
     db.close();
   });
 
+  it('hands checkpoints back to the main connection when the worker fails', async () => {
+    const { file, db } = setup();
+    const errors: unknown[] = [];
+    // The worker cannot open this file: it fails at once.
+    const checkpoints = startCheckpointer(db, join(file, 'not-a-database'), { onError: (err) => errors.push(err) });
+    await checkpoints.stop();
+    expect(errors).toHaveLength(1);
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(AUTOCHECKPOINT);
+    checkpoints.afterCommit(); // a no-op now
+    db.close();
+  });
+
   it('stops cleanly before the database closes, leaving no WAL behind', async () => {
     const { file, db, group, insert } = setup();
     const checkpoints = startCheckpointer(db, file, { everyMs: 2 });
