@@ -6,7 +6,7 @@ import { groupCommit } from './db/group-commit';
 import { type Db, transaction } from './db/open';
 import { scheduler } from './scheduler';
 import { blogV1Store } from './store/blog-v1';
-import { contactStore } from './store/contacts';
+import { contactStore, type ChangedContact } from './store/contacts';
 import { contentEngine } from './store/content/engine';
 import { blobStore } from './store/files/blobs';
 import { fileStore } from './store/files/files';
@@ -34,23 +34,24 @@ export interface ServiceOptions {
 export function createServices(db: Db, now: () => number, options: ServiceOptions = {}) {
   const properties = propertyStore(db, now);
   /** Contact changes (create, update, delete, batch): dynamic lists re-evaluate on them. */
-  const contactListeners: ((portalId: number, vids: number[]) => void)[] = [];
-  const onContactsChanged = (fn: (portalId: number, vids: number[]) => void) => contactListeners.push(fn);
-  const notify = (portalId: number, vids: number[]) => contactListeners.forEach((fn) => fn(portalId, vids));
+  const contactListeners: ((portalId: number, changed: ChangedContact[]) => void)[] = [];
+  const onContactsChanged = (fn: (portalId: number, changed: ChangedContact[]) => void) => contactListeners.push(fn);
+  const notify = (portalId: number, changed: ChangedContact[]) => contactListeners.forEach((fn) => fn(portalId, changed));
   /** Inside `gatherChanges`, changes are gathered and announced once at its end (a collector
-   * batch or a form submission touches the same contact several times). */
-  let gathered: Map<number, Set<number>> | undefined;
-  const changed = (portalId: number, vids: number[]) => {
-    if (!gathered) return notify(portalId, vids);
-    const set = gathered.get(portalId) ?? gathered.set(portalId, new Set()).get(portalId)!;
-    for (const v of vids) set.add(v);
+   * batch or a form submission touches the same contact several times); a contact's last change
+   * is the one announced. */
+  let gathered: Map<number, Map<number, ChangedContact>> | undefined;
+  const changed = (portalId: number, contacts: ChangedContact[]) => {
+    if (!gathered) return notify(portalId, contacts);
+    const byVid = gathered.get(portalId) ?? gathered.set(portalId, new Map()).get(portalId)!;
+    for (const c of contacts) byVid.set(c.vid, c);
   };
   const gatherChanges = <T>(fn: () => T): T => {
     if (gathered) return fn();
     gathered = new Map();
     try {
       const result = fn();
-      for (const [portalId, vids] of gathered) notify(portalId, [...vids]);
+      for (const [portalId, byVid] of gathered) notify(portalId, [...byVid.values()]);
       return result;
     } finally {
       gathered = undefined;

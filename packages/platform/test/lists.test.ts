@@ -167,6 +167,17 @@ describe('dynamic membership', () => {
       body: [{ email: 'new@acme.com', properties: [{ property: 'firstname', value: 'N' }] }, { vid: ada, properties: [{ property: 'firstname', value: 'Ada' }] }],
     });
     expect(await memberVids(list.listId)).toHaveLength(3);
+
+    // A contact written twice in one batch is judged by its last write.
+    const twice = (first: string, second: string) =>
+      t.call('POST', '/contacts/v1/contact/batch/', {
+        body: [first, second].map((firstname) => ({ email: 'twice@example.org', properties: [{ property: 'firstname', value: firstname }] })),
+      });
+    await twice('Ada', 'Grace');
+    const vid = (await t.call('GET', '/contacts/v1/contact/email/twice@example.org/profile')).json.vid;
+    expect(await memberVids(list.listId)).not.toContain(vid);
+    await twice('Grace', 'Ada');
+    expect(await memberVids(list.listId)).toContain(vid);
   });
 
   it('evaluates the operators on create and update of the list', async () => {

@@ -22,6 +22,13 @@ export interface Write {
   value: string;
 }
 
+/** A contact a write touched, with its properties after the write; without them it was deleted
+ * (dynamic lists re-check it from these, without reading it again). */
+export interface ChangedContact {
+  vid: number;
+  properties?: Record<string, string>;
+}
+
 /** Where a value came from (`source-type` of a property version). */
 export interface Source {
   type: 'API' | 'FORM' | 'ANALYTICS' | 'WORKFLOW' | 'CALCULATED';
@@ -52,7 +59,7 @@ export function contactStore(
   db: Db,
   properties: PropertyStore,
   now: () => number,
-  onChange: (portalId: number, vids: number[]) => void,
+  onChange: (portalId: number, changed: ChangedContact[]) => void,
   /** Called when a visitor token gets linked to a contact (the tracking store attributes its history). */
   onUtkLinked: (portalId: number, utk: string, vid: number) => void = () => {},
 ) {
@@ -108,8 +115,9 @@ export function contactStore(
   };
 
   /** Validates, then applies the writes to `row` (or a new contact). `system` writes are the
-   * platform's own (counters, dates): they may set read-only properties. Returns the vid. */
-  function write(portalId: number, row: ContactRow | undefined, given: Write[], source: Source, system: Write[] = []): number {
+   * platform's own (counters, dates): they may set read-only properties. Returns the contact as
+   * written. */
+  function write(portalId: number, row: ContactRow | undefined, given: Write[], source: Source, system: Write[] = []): Required<ChangedContact> {
     const invalid = [...properties.validate(portalId, given), ...(system.length ? properties.validate(portalId, system, { allowReadOnly: true }) : [])];
     if (invalid.length) throw badRequest('Property values were not valid', { validationResults: invalid });
     const writes = system.length ? [...given, ...system] : given;
@@ -123,7 +131,7 @@ export function contactStore(
       else props[w.property] = value;
       changed.push({ property: w.property, value });
     }
-    if (row && !changed.length) return row.vid;
+    if (row && !changed.length) return { vid: row.vid, properties: props };
     props.lastmodifieddate = String(t);
     const email = props.email ?? null;
     if (email && email != row?.email) {
@@ -138,12 +146,12 @@ export function contactStore(
     if (!row) {
       const vid = Number(q.insert.run(portalId, email, JSON.stringify(props), t, t).lastInsertRowid);
       if (changes) q.setHead.run(recordWrite(vid), vid);
-      return vid;
+      return { vid, properties: props };
     }
     const head = changes ? recordWrite(row.vid) : row.history_head;
     if (email != row.email) q.updateEmail.run(email, JSON.stringify(props), t, head, row.vid);
     else q.update.run(JSON.stringify(props), t, head, row.vid);
-    return row.vid;
+    return { vid: row.vid, properties: props };
   }
 
   /** 409 CONTACT_EXISTS with the owner's identity profile (camelCase, as the legacy API). */
@@ -295,17 +303,16 @@ export function contactStore(
         const owner = q.byEmail.get(portalId, email.toLowerCase());
         if (owner) throw existsError(owner);
       }
-      const vid = write(portalId, undefined, writes, source);
-      onChange(portalId, [vid]);
-      return vid;
+      const written = write(portalId, undefined, writes, source);
+      onChange(portalId, [written]);
+      return written.vid;
     }),
 
     update: tx((portalId: number, vid: number, writes: Write[], source?: Source, allowReadOnly?: boolean) => {
       const row = get(portalId, vid);
       if (!row) throw notFound('resource not found');
-      if (allowReadOnly) write(portalId, row, [], source ?? { type: 'API' }, writes);
-      else write(portalId, row, writes, source ?? { type: 'API' });
-      onChange(portalId, [vid]);
+      const written = allowReadOnly ? write(portalId, row, [], source ?? { type: 'API' }, writes) : write(portalId, row, writes, source ?? { type: 'API' });
+      onChange(portalId, [written]);
     }),
 
     /** By email: the email in the path wins unless the body changes it. */
@@ -316,27 +323,27 @@ export function contactStore(
         });
       const row = q.byEmail.get(portalId, email.toLowerCase());
       const all = writes.some((w) => w.property == 'email') ? writes : [{ property: 'email', value: email }, ...writes];
-      const vid = write(portalId, row, all, source, system);
-      onChange(portalId, [vid]);
-      return { vid, isNew: !row };
+      const written = write(portalId, row, all, source, system);
+      onChange(portalId, [written]);
+      return { vid: written.vid, isNew: !row };
     }),
 
     /** All or nothing: any invalid item rejects the batch, naming it by index. */
     batch: tx((portalId: number, items: { vid?: number; email?: string; properties: Write[] }[]) => {
-      const vids: number[] = [];
+      const written: ChangedContact[] = [];
       items.forEach((item, index) => {
         try {
           if (item.vid) {
             const row = get(portalId, item.vid);
             if (!row) throw notFound(`contact ${item.vid} does not exist`);
-            vids.push(write(portalId, row, item.properties, { type: 'API' }));
+            written.push(write(portalId, row, item.properties, { type: 'API' }));
           } else if (item.email) {
             if (!isEmail(item.email)) throw badRequest(`Email address ${item.email} is invalid`);
             const row = q.byEmail.get(portalId, item.email.toLowerCase());
             const writes = item.properties.some((w) => w.property == 'email')
               ? item.properties
               : [{ property: 'email', value: item.email }, ...item.properties];
-            vids.push(write(portalId, row, writes, { type: 'API' }));
+            written.push(write(portalId, row, writes, { type: 'API' }));
           } else throw badRequest('each item needs a vid or an email');
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
@@ -346,7 +353,7 @@ export function contactStore(
           });
         }
       });
-      onChange(portalId, vids);
+      onChange(portalId, written);
     }),
 
     remove: tx((portalId: number, vid: number) => {
@@ -354,7 +361,7 @@ export function contactStore(
       q.remove.run(now(), portalId, vid);
       db.prepare('DELETE FROM utks WHERE vid = ?').run(vid);
       db.prepare('DELETE FROM list_members WHERE vid = ?').run(vid);
-      onChange(portalId, [vid]);
+      onChange(portalId, [{ vid }]);
     }),
 
     linkUtk(portalId: number, utk: string, vid: number) {

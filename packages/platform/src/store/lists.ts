@@ -6,7 +6,7 @@ import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Db, transaction } from '../db/open';
 import { badRequest, notFound } from '../http/errors';
-import { CONTACT_COLUMNS, type ContactRow, type ContactStore } from './contacts';
+import { CONTACT_COLUMNS, type ChangedContact, type ContactRow, type ContactStore } from './contacts';
 import { matches, normaliseFilters, type ListFilters, type Subject } from './list-filters';
 
 interface ListRow {
@@ -39,7 +39,12 @@ const SELECT_MEMBER = `SELECT ${CONTACT_COLUMNS.map((c) => `c.${c}`).join(', ')}
 /** Contacts read per step of a full evaluation (bounds memory on large portals). */
 const CHUNK = 1000;
 
-export function listStore(db: Db, contacts: ContactStore, now: () => number, onContactsChanged: (fn: (portalId: number, vids: number[]) => void) => void) {
+export function listStore(
+  db: Db,
+  contacts: ContactStore,
+  now: () => number,
+  onContactsChanged: (fn: (portalId: number, changed: ChangedContact[]) => void) => void,
+) {
   const q = {
     byId: db.prepare<[number, number], ListRow>(`${SELECT_LIST} WHERE l.portal_id = ? AND l.list_id = ?`),
     // `dynamic IN (?, ?)`: (0, 1) for all lists, (0, 0) static only, (1, 1) dynamic only.
@@ -105,9 +110,9 @@ export function listStore(db: Db, contacts: ContactStore, now: () => number, onC
     return row;
   }
 
-  const subject = (portalId: number, c: Pick<ContactRow, 'vid' | 'properties'>): Subject => ({
-    properties: JSON.parse(c.properties),
-    hasSubmitted: (guid) => !!q.submitted.get(portalId, c.vid, guid),
+  const subject = (portalId: number, vid: number, properties: Record<string, string>): Subject => ({
+    properties,
+    hasSubmitted: (guid) => !!q.submitted.get(portalId, vid, guid),
   });
 
   /** Puts `vid` in or out of the list; a member that stays keeps its addedAt. True if it changed. */
@@ -120,7 +125,7 @@ export function listStore(db: Db, contacts: ContactStore, now: () => number, onC
     const keep = new Set<number>();
     for (let after = 0; ; ) {
       const chunk = q.contactsAfter.all(list.portal_id, after, CHUNK);
-      for (const c of chunk) if (matches(filters, subject(list.portal_id, c))) keep.add(c.vid);
+      for (const c of chunk) if (matches(filters, subject(list.portal_id, c.vid, JSON.parse(c.properties)))) keep.add(c.vid);
       if (chunk.length < CHUNK) break;
       after = chunk[CHUNK - 1].vid;
     }
@@ -132,15 +137,18 @@ export function listStore(db: Db, contacts: ContactStore, now: () => number, onC
     if (changed) q.sizeChanged.run(t, list.list_id);
   }
 
-  /** Re-checks only the changed contacts against the portal's dynamic lists; deleted contacts leave. */
-  const recheck = tx((portalId: number, vids: number[]) => {
+  /** Re-checks only the changed contacts against the portal's dynamic lists, with the properties
+   * they were written with (a contact without them is read, and a deleted one leaves). */
+  const recheck = tx((portalId: number, contactsChanged: ChangedContact[]) => {
     const lists = q.dynamicOf.all(portalId).map((l) => ({ id: l.list_id, filters: JSON.parse(l.filters) as ListFilters }));
     if (!lists.length) return;
     const t = now();
     const changed = new Set<number>();
-    for (const vid of new Set(vids)) {
-      const row = contacts.get(portalId, vid);
-      const who = row && subject(portalId, row);
+    // A contact written twice counts with its last write.
+    const last = new Map(contactsChanged.map((c) => [c.vid, c.properties]));
+    for (const [vid, written] of last) {
+      const properties = written ?? JSON.parse(contacts.get(portalId, vid)?.properties ?? 'null');
+      const who = properties && subject(portalId, vid, properties);
       for (const list of lists) if (setMember(list.id, vid, !!who && matches(list.filters, who), t)) changed.add(list.id);
     }
     for (const id of changed) q.sizeChanged.run(t, id);
