@@ -62,7 +62,8 @@ export function startCheckpointer(db: Db, file: string, options: CheckpointerOpt
   const worker = new Worker(WORKER, { eval: true, workerData: { file, driver, everyMs } });
   worker.unref(); // never what keeps a process alive
   db.pragma(`wal_autocheckpoint = ${fallbackAt}`);
-  let report = { log: 0, checkpointed: 0 };
+  const NOTHING = { log: 0, checkpointed: 0 };
+  let report = NOTHING;
   let running = true;
   worker.on('message', (r: typeof report) => (report = r));
   const stopped = new Promise<void>((resolve) =>
@@ -81,9 +82,9 @@ export function startCheckpointer(db: Db, file: string, options: CheckpointerOpt
         // Done once every frame is copied; if the worker was copying at the same moment, the
         // next commit tries again.
         const [done] = db.pragma('wal_checkpoint(PASSIVE)') as (typeof report & { busy: number })[];
-        if (!done.busy && done.log == done.checkpointed) report = { log: 0, checkpointed: 0 };
+        if (!done.busy && done.log == done.checkpointed) report = NOTHING;
       } catch (err) {
-        report = { log: 0, checkpointed: 0 };
+        report = NOTHING;
         options.onError?.(err); // the fallback checkpoints later
       }
     },

@@ -51,9 +51,10 @@ const CALCULATED = new Set(['createdate', 'lastmodifieddate']);
 /** The properties list-style reads return when `property` is not given. */
 const LIST_PROPERTIES = ['firstname', 'lastname', 'company', 'lastmodifieddate'];
 
-/** A ContactRow's columns (exported for joins: prefix each with the table's alias). */
-export const CONTACT_COLUMNS = ['vid', 'portal_id', 'email', 'properties', 'created_at', 'updated_at', 'history_head'];
-const COLUMNS = CONTACT_COLUMNS.join(', ');
+/** A ContactRow's columns for a SELECT, each prefixed with `alias.` when the query joins. */
+export const contactColumns = (alias?: string) =>
+  ['vid', 'portal_id', 'email', 'properties', 'created_at', 'updated_at', 'history_head'].map((c) => (alias ? `${alias}.${c}` : c)).join(', ');
+const COLUMNS = contactColumns();
 
 export function contactStore(
   db: Db,
@@ -67,7 +68,7 @@ export function contactStore(
     byVid: db.prepare<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0`),
     byEmail: db.prepare<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0`),
     byUtk: db.prepare<[number, string], ContactRow>(
-      `SELECT ${CONTACT_COLUMNS.map((c) => `c.${c}`).join(', ')} FROM utks u JOIN contacts c ON c.vid = u.vid
+      `SELECT ${contactColumns('c')} FROM utks u JOIN contacts c ON c.vid = u.vid
        WHERE u.portal_id = ? AND u.utk = ? AND c.deleted = 0`,
     ),
     insert: db.prepare<[number, string | null, string, number, number]>(

@@ -173,8 +173,8 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
   }
 
   /** The domains the form's email field refuses (what the embed refuses before sending). */
-  function blockedDomains(def: Definition) {
-    const rules = allFields(def).find((f) => f.name == 'email')?.validation;
+  function blockedDomains(fields: ReturnType<typeof allFields>) {
+    const rules = fields.find((f) => f.name == 'email')?.validation;
     const listed = [...(rules?.blockedEmailAddresses ?? []), ...(rules?.useDefaultBlockList ? schemas.FREE_MAIL_DOMAINS : [])];
     return new Set(listed.map((d) => d.toLowerCase()));
   }
@@ -184,7 +184,8 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
   function writesOf(def: Definition, values: Record<string, string | string[]>): Write[] {
     const joined = Object.entries(values).map(([name, v]) => ({ property: name, value: Array.isArray(v) ? v.join(';') : v }));
     const given = new Map(joined.map((w) => [w.property, w.value]));
-    const onForm = new Set(allFields(def).map((f) => f.name));
+    const fields = allFields(def);
+    const onForm = new Set(fields.map((f) => f.name));
     const errors: SubmissionError[] = [];
     for (const name of given.keys())
       if (!onForm.has(name)) errors.push({ message: `Field '${name}' is not on the form`, errorType: 'FIELD_NOT_IN_FORM_DEFINITION', in: `body.${name}` });
@@ -194,7 +195,7 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
       if (!given.get(name)) errors.push({ message: `Required field '${name}' is missing`, errorType: 'REQUIRED_FIELD', in: `body.${name}` });
     const email = given.get('email');
     if (email && !isEmail(email)) errors.push({ message: `Email address ${email} is invalid`, errorType: 'INVALID_EMAIL', in: 'body.email' });
-    else if (email && blockedDomains(def).has(email.split('@')[1].toLowerCase()))
+    else if (email && blockedDomains(fields).has(email.split('@')[1].toLowerCase()))
       errors.push({ message: `Email address ${email} is blocked by the form`, errorType: 'BLOCKED_EMAIL', in: 'body.email' });
     if (errors.length) throw badRequest(errors.map((e) => e.message).join('; '), { errors });
     return joined.filter((w) => w.value !== '');

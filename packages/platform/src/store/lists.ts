@@ -6,7 +6,7 @@ import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Db, transaction } from '../db/open';
 import { badRequest, notFound } from '../http/errors';
-import { CONTACT_COLUMNS, type ChangedContact, type ContactRow, type ContactStore } from './contacts';
+import { contactColumns, type ChangedContact, type ContactRow, type ContactStore } from './contacts';
 import { matches, normaliseFilters, type ListFilters, type Subject } from './list-filters';
 
 interface ListRow {
@@ -34,7 +34,7 @@ export type MembershipChange = z.output<typeof schemas.membershipChange>;
 export type MemberRow = ContactRow & { added_at: number };
 
 const SELECT_LIST = 'SELECT l.*, (SELECT count(*) FROM list_members m WHERE m.list_id = l.list_id) AS size FROM lists l';
-const SELECT_MEMBER = `SELECT ${CONTACT_COLUMNS.map((c) => `c.${c}`).join(', ')}, m.added_at
+const SELECT_MEMBER = `SELECT ${contactColumns('c')}, m.added_at
   FROM list_members m JOIN contacts c ON c.vid = m.vid WHERE m.list_id = ? AND c.deleted = 0`;
 /** Contacts read per step of a full evaluation (bounds memory on large portals). */
 const CHUNK = 1000;
