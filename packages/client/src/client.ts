@@ -5,6 +5,7 @@ import type { Dispatcher } from 'undici';
 import { credentials, type AuthOptions, type RefreshAnswer, type RefreshEvent } from './auth';
 import type { CallOptions } from './call-options';
 import { realClock, type Clock } from './clock';
+import type { RateBudget } from './budget';
 import { formSubmitter } from './form-submit';
 import { limiter } from './limiter';
 import { pagers, type Pagers } from './paging';
@@ -22,6 +23,8 @@ export interface ClientOptions {
   auth: AuthOptions;
   /** Client-side token bucket; default 100 requests per 10 s (the platform's limit). `max: Infinity` turns it off. */
   rateLimit?: { max: number; windowMs?: number };
+  /** A budget shared with other processes (e.g. the companion's, in Redis); it replaces `rateLimit`. */
+  budget?: RateBudget;
   /** Requests in flight at once; default 10. */
   concurrency?: number;
   /** Per attempt, until the whole answer has arrived; default 30 s. */

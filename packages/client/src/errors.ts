@@ -5,7 +5,7 @@
 import { inspect } from 'node:util';
 
 /** Categories the client gives failures that never got an answer (status 0). */
-export type ClientCategory = 'TIMEOUT' | 'NETWORK_ERROR' | 'ABORTED' | 'INVALID_RESPONSE';
+export type ClientCategory = 'TIMEOUT' | 'NETWORK_ERROR' | 'ABORTED' | 'INVALID_RESPONSE' | 'PACING_FAILED' | 'TOKEN_STORE_FAILED';
 
 export interface SvcApiErrorInit {
   /** HTTP status, or 0 when no answer arrived (network error, timeout, abort). */
@@ -19,6 +19,8 @@ export interface SvcApiErrorInit {
   requestId?: string;
   retryAfterMs?: number;
   body?: unknown;
+  /** What failed inside the client (a shared pacing budget or token store that threw). */
+  cause?: unknown;
 }
 
 export class SvcApiError extends Error {
@@ -38,7 +40,7 @@ export class SvcApiError extends Error {
   readonly body?: unknown;
 
   constructor(init: SvcApiErrorInit) {
-    super(init.message);
+    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'SvcApiError';
     this.status = init.status;
     this.method = init.method;

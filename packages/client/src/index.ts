@@ -4,6 +4,7 @@ export { SvcApiError, type ClientCategory } from './errors';
 export { FileTokenStore, MemoryTokenStore, type TokenSet, type TokenStore } from './token-store';
 export type { AuthOptions, OAuthOptions, RefreshEvent } from './auth';
 export type { CallOptions } from './call-options';
+export type { RateBudget } from './budget';
 export type { Clock } from './clock';
 export type { RetryEvent } from './request';
 export type { PageBounds } from './paging';

@@ -18,6 +18,13 @@ export interface TokenSet {
 export interface TokenStore {
   get(): Promise<TokenSet | undefined> | TokenSet | undefined;
   set(tokens: TokenSet): Promise<void> | void;
+  /** Optional, for stores shared by several processes: runs a refresh so that at most one runs at a
+   * time across all of them, and answers the tokens to use. It answers the stored tokens as they
+   * are when `usable(stored)` holds (before or after it waited for another process's refresh);
+   * otherwise it calls `refresh(stored)` under its lock and stores what that returns before
+   * answering it (a rotated refresh token is stored before anyone uses the new access token). A
+   * store without it gets the client's own single-flight refresh with `get`/`set`. */
+  exclusive?(usable: (stored: TokenSet) => boolean, refresh: (stored: TokenSet | undefined) => Promise<TokenSet>): Promise<TokenSet>;
 }
 
 export class MemoryTokenStore implements TokenStore {
