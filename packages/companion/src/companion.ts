@@ -10,13 +10,14 @@ import { HttpError, errorMiddleware, handle, timingSafeSecret } from './http/err
 import { companionLogger } from './http/logger';
 import { checkOrigins, security } from './http/security';
 import { OutboxInUseError } from './events/outbox';
-import { eventQueue, type EventStats } from './events/queue';
+import { eventQueue, type EventQueue, type EventStats } from './events/queue';
 import type { ServerEvent } from './events/event';
 import { forms } from './forms';
 import { health } from './health';
 import type { CompanionOptions } from './options';
 import { bundle } from './proxy/assets';
 import { collector } from './proxy/collector';
+import { sharedMode } from './shared/mode';
 import { preferencePage } from './subscriptions/page';
 import { subscriptions } from './subscriptions/routes';
 import { visitors } from './visitor';
@@ -66,7 +67,18 @@ export function createCompanion(options: CompanionOptions): Companion {
   const timeoutMs = options.upstreamTimeoutMs ?? 8_000;
   const allowedOrigins = checkOrigins(options.allowedOrigins ?? []);
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  if (options.redis && !options.subscriptions?.linkSecret)
+    throw new TypeError(
+      'shared mode (redis) needs subscriptions.linkSecret (env SVC_COMPANION_LINK_SECRET): every instance must sign and check preference links and CSRF tokens with the same key, and a random one per process would make them fail on the others',
+    );
+  const linkSecret = options.subscriptions?.linkSecret ?? randomBytes(32).toString('base64url');
+  if (linkSecret.length < 32) throw new TypeError('subscriptions.linkSecret must be at least 32 characters');
+  if (!options.subscriptions?.linkSecret) logger?.warn('no subscriptions.linkSecret: preference links stop working when this process ends');
 
+  // Shared mode: state in Redis; else in this process and files.
+  const shared = options.redis ? sharedMode({ redis: options.redis, prefix: options.redisPrefix, logger }) : undefined;
+  const pacing = { max: options.client?.rateLimit?.max ?? 100, windowMs: options.client?.rateLimit?.windowMs ?? 10_000 };
+  const auth = options.auth;
   const client =
     options.clientInstance ??
     createClient({
@@ -74,35 +86,47 @@ export function createCompanion(options: CompanionOptions): Companion {
       retries: 2,
       maxRetryAfterMs: 2_000,
       ...options.client,
+      ...(shared && Number.isFinite(pacing.max) && pacing.max > 0 && { budget: shared.budget(auth, pacing) }),
       clock: { now, ...options.client?.clock },
       baseUrl,
       formsUrl: options.formsUrl,
       auth:
-        'oauth' in options.auth
-          ? { oauth: { tokenStore: options.tokenStore ?? new FileTokenStore(options.tokenFile ?? '.data/companion-tokens.json'), ...options.auth.oauth } }
-          : options.auth,
+        'oauth' in auth
+          ? {
+              oauth: {
+                tokenStore:
+                  options.tokenStore ?? (shared ? shared.tokenStore(auth.oauth.clientId) : new FileTokenStore(options.tokenFile ?? '.data/companion-tokens.json')),
+                ...auth.oauth,
+              },
+            }
+          : auth,
     });
 
-  const linkSecret = options.subscriptions?.linkSecret ?? randomBytes(32).toString('base64url');
-  if (linkSecret.length < 32) throw new TypeError('subscriptions.linkSecret must be at least 32 characters');
-  if (!options.subscriptions?.linkSecret) logger?.warn('no subscriptions.linkSecret: preference links stop working when this process ends');
-
+  const cacheTtlMs = options.visitor?.cacheTtlMs ?? 30_000;
+  const missTtlMs = Math.min(options.visitor?.missTtlMs ?? 2_000, cacheTtlMs);
   const people = visitors(client, {
     properties: options.visitor?.properties ?? ['firstname', 'lastname', 'company'],
-    cacheTtlMs: options.visitor?.cacheTtlMs ?? 30_000,
-    missTtlMs: Math.min(options.visitor?.missTtlMs ?? 2_000, options.visitor?.cacheTtlMs ?? 30_000),
+    cacheTtlMs,
+    missTtlMs,
     cacheSize: options.visitor?.cacheSize ?? 10_000,
     now,
     timeoutMs,
+    // Nothing to share when nothing is cached: the in-process cache still makes one call per utk at a time.
+    cache: shared && cacheTtlMs > 0 ? shared.visitorCache({ ttlMs: cacheTtlMs, missTtlMs, loadTimeoutMs: timeoutMs }) : undefined,
   });
-  const events = eventQueue(client, {
-    outboxFile: options.events?.outboxFile ?? '.data/companion-outbox.jsonl',
+  const eventOptions = {
     flushAt: options.events?.flushAt ?? 20,
-    flushIntervalMs: options.events?.flushIntervalMs ?? 5_000,
     maxQueueSize: options.events?.maxQueueSize ?? 10_000,
     now,
     logger,
-  });
+  };
+  const events: EventQueue = shared
+    ? shared.events(client, { ...eventOptions, retryMs: options.events?.flushIntervalMs ?? 5_000, claimIdleMs: options.events?.claimIdleMs ?? 30_000 })
+    : eventQueue(client, {
+        ...eventOptions,
+        outboxFile: options.events?.outboxFile ?? '.data/companion-outbox.jsonl',
+        flushIntervalMs: options.events?.flushIntervalMs ?? 5_000,
+      });
   events.ready.catch((e) =>
     // The error's code only (a file system error names paths); ours says what to do.
     logger?.error({ err: { code: (e as NodeJS.ErrnoException).code } }, e instanceof OutboxInUseError ? e.message : 'could not open the event outbox'),
@@ -127,14 +151,21 @@ export function createCompanion(options: CompanionOptions): Companion {
     ...security({
       allowedOrigins,
       helmet: options.helmet === false ? false : (options.helmet ?? DEFAULT_HELMET),
-      rateLimit: options.rateLimit === false ? false : { limit: options.rateLimit?.limit ?? 600, windowMs: options.rateLimit?.windowMs ?? 60_000 },
+      rateLimit:
+        options.rateLimit === false
+          ? false
+          : {
+              limit: options.rateLimit?.limit ?? 600,
+              windowMs: options.rateLimit?.windowMs ?? 60_000,
+              store: shared?.rateLimitStore(options.rateLimit?.windowMs ?? 60_000),
+            },
     }),
   );
   const json = express.json({ limit: '64kb' });
 
   router.get('/visitor', people.route);
   router.get('/forms/:guid', handle(forms(client, { cacheTtlMs: options.forms?.cacheTtlMs ?? 60_000, now, timeoutMs })));
-  router.get('/healthz', handle(health(client, { now, timeoutMs: Math.min(timeoutMs, 3_000), pendingEvents: () => events.stats().pending })));
+  router.get('/healthz', handle(health(client, { now, timeoutMs: Math.min(timeoutMs, 3_000), events: events.depth, redis: shared?.redis.ping })));
 
   router.get('/subscriptions', handle(prefs.get));
   router.put('/subscriptions', json, handle(prefs.put));
@@ -203,6 +234,7 @@ export function createCompanion(options: CompanionOptions): Companion {
     async close(o) {
       process.removeListener('SIGTERM', onSigterm);
       await events.close(o?.timeoutMs);
+      await shared?.close();
     },
   };
   return Object.assign(router, api);

@@ -20,6 +20,10 @@ export const HELP = `svc-companion — the svc companion as a standalone server
   --outbox FILE         the event outbox (default .data/companion-outbox.jsonl)
   --token-file FILE     the OAuth token store (default .data/companion-tokens.<client>.json)
   --trust-proxy V       Express "trust proxy" (e.g. 1, loopback) when behind a proxy
+  --redis URL           shared mode: state in Redis, so several companions act as one
+                        (env SVC_COMPANION_REDIS_URL, which keeps a password out of ps);
+                        needs SVC_COMPANION_LINK_SECRET
+  --redis-prefix P      prefix of every Redis key (default svc:companion:; env SVC_COMPANION_REDIS_PREFIX)
   --help
 
   Secrets only from the environment or the config file (never flags, which show in ps):
@@ -71,6 +75,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       outbox: { type: 'string' },
       'token-file': { type: 'string' },
       'trust-proxy': { type: 'string' },
+      redis: { type: 'string' },
+      'redis-prefix': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -110,6 +116,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     tokenFile,
     allowedOrigins: origins,
     publicUrl: f['public-url'] ?? env.SVC_PUBLIC_URL ?? fromFile.publicUrl,
+    redis: f.redis ?? (env.SVC_COMPANION_REDIS_URL || undefined) ?? fromFile.redis,
+    redisPrefix: f['redis-prefix'] ?? (env.SVC_COMPANION_REDIS_PREFIX || undefined) ?? fromFile.redisPrefix,
     events: {
       ...fromFile.events,
       outboxFile: f.outbox ?? fromFile.events?.outboxFile,

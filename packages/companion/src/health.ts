@@ -1,32 +1,52 @@
-/** `GET /healthz`: 200 when the platform answers an authenticated call, else 503 — with what
- * failed in general terms, never the platform's body. The check itself is cached a few seconds
- * so a busy probe cannot spend the platform's rate limit. */
+/** `GET /healthz`: 200 when the platform answers an authenticated call (and, in shared mode, Redis
+ * answers a PING), else 503 — with what failed in general terms, never the platform's body. It
+ * also tells how many server-side events wait (in shared mode: in the stream, for all instances)
+ * and how many are in the dead-letter stream. The platform check is cached a few seconds so a busy
+ * probe cannot spend the platform's rate limit. */
 import type { Client } from '@svc/client';
 import { SvcApiError } from '@svc/client';
 import type { Request, Response } from 'express';
 import { TtlCache } from './ttl-cache';
 
-export type Upstream = 'ok' | 'unreachable' | 'timeout' | 'unauthorized' | 'rate_limited' | 'error';
+export type Upstream = 'ok' | 'unreachable' | 'timeout' | 'unauthorized' | 'rate_limited' | 'unchecked' | 'error';
 
 function classify(e: unknown): Upstream {
   if (!(e instanceof SvcApiError)) return 'error';
+  // The call could not start: the shared pacing budget or token store (Redis) failed.
+  if (e.category == 'PACING_FAILED' || e.category == 'TOKEN_STORE_FAILED') return 'unchecked';
   if (e.status == 0) return e.category == 'TIMEOUT' || e.category == 'ABORTED' ? 'timeout' : 'unreachable';
   if (e.status == 401 || e.status == 403) return 'unauthorized';
   if (e.status == 429) return 'rate_limited';
   return 'error';
 }
 
-export function health(client: Client, o: { now: () => number; timeoutMs: number; pendingEvents: () => number }) {
+export interface HealthOptions {
+  now: () => number;
+  timeoutMs: number;
+  events: () => Promise<{ pending: number; dead?: number }>;
+  /** Shared mode: whether Redis answers. */
+  redis?: () => Promise<'ok' | 'unreachable'>;
+}
+
+export function health(client: Client, o: HealthOptions) {
   const cache = new TtlCache<Upstream>(2_000, 1, o.now);
   const check = () =>
     client.limits
       .records(undefined, { signal: AbortSignal.timeout(o.timeoutMs), retries: 0 })
       .then((): Upstream => 'ok', classify);
   return async (_req: Request, res: Response) => {
-    const upstream = await cache.get('platform', check);
+    const [upstream, redis] = await Promise.all([cache.get('platform', check), o.redis?.()]);
+    const events = redis == 'unreachable' ? undefined : await o.events().catch(() => undefined);
+    const ok = upstream == 'ok' && redis != 'unreachable';
     res
-      .status(upstream == 'ok' ? 200 : 503)
+      .status(ok ? 200 : 503)
       .set('cache-control', 'no-store')
-      .json({ status: upstream == 'ok' ? 'ok' : 'degraded', upstream, pendingEvents: o.pendingEvents() });
+      .json({
+        status: ok ? 'ok' : 'degraded',
+        upstream,
+        ...(redis && { redis }),
+        pendingEvents: events?.pending ?? null,
+        ...(events?.dead !== undefined && { deadEvents: events.dead }),
+      });
   };
 }

@@ -2,6 +2,7 @@
  * (or `client`) has a default; see the README for the table. */
 import type { AuthOptions, Client, ClientOptions, TokenStore } from '@svc/client';
 import type { HelmetOptions } from 'helmet';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 export interface CompanionOptions {
@@ -21,6 +22,14 @@ export interface CompanionOptions {
   client?: Partial<Omit<ClientOptions, 'baseUrl' | 'formsUrl' | 'auth'>>;
   /** A ready client to use instead of building one (then `auth` and `client` are ignored). */
   clientInstance?: Client;
+
+  /** Shared mode: `redis://…` (or a ready ioredis client). Every companion process on the same Redis
+   * (and `redisPrefix`) shares OAuth tokens, the event queue, the visitor cache, the route rate
+   * limit and the client's pacing budget, and behaves as one companion. Needs
+   * `subscriptions.linkSecret`. Default: none (everything in this process, events in a file). */
+  redis?: string | Redis;
+  /** Prefix of every Redis key; default `svc:companion:`. */
+  redisPrefix?: string;
 
   /** Where the companion is reachable from the browser, including its mount path, e.g.
    * `https://www.example.com/svc`. Needed for `links.preferences(email)`. */
@@ -58,11 +67,15 @@ export interface CompanionOptions {
     maxQueueSize?: number;
     /** Shared secret other backends send as `Authorization: Bearer <secret>` to `POST /events`. Without it `POST /events` answers 404. */
     secret?: string;
+    /** Shared mode: events another instance left pending this long are taken over and sent
+     * (that instance is presumed dead); default 30,000 ms. */
+    claimIdleMs?: number;
     /** Flush and close on SIGTERM; default true. */
     handleSigterm?: boolean;
   };
   subscriptions?: {
-    /** The HMAC key of preference links and CSRF tokens (at least 32 characters). Default: random per process (links die with it). */
+    /** The HMAC key of preference links and CSRF tokens (at least 32 characters). Default: random per
+     * process (links die with it); required in shared mode, where every instance must use the same. */
     linkSecret?: string;
     /** How long a preference link works; default 30 days. */
     linkTtlMs?: number;

@@ -32,6 +32,14 @@ function send(res: Response, body: VisitorAnswer) {
   res.end(text);
 }
 
+/** Where found visitors are kept: in this process (`TtlCache`), or in Redis for all instances. */
+export interface VisitorCache {
+  get(utk: string, load: () => Promise<KnownVisitor | undefined>): Promise<KnownVisitor | undefined>;
+  /** A fresh entry without waiting, when the cache can tell synchronously. */
+  peek?(utk: string): { value: KnownVisitor | undefined } | undefined;
+  delete(utk: string): void | Promise<void>;
+}
+
 export interface VisitorOptions {
   properties: string[];
   cacheTtlMs: number;
@@ -39,10 +47,12 @@ export interface VisitorOptions {
   cacheSize: number;
   now: () => number;
   timeoutMs: number;
+  /** Default: a `TtlCache` in this process. */
+  cache?: VisitorCache;
 }
 
 export function visitors(client: Client, o: VisitorOptions) {
-  const cache = new TtlCache<KnownVisitor | undefined>(o.cacheTtlMs, o.cacheSize, o.now, o.missTtlMs);
+  const cache: VisitorCache = o.cache ?? new TtlCache<KnownVisitor | undefined>(o.cacheTtlMs, o.cacheSize, o.now, o.missTtlMs);
   const wanted = [...new Set([...o.properties, 'email'])];
 
   async function load(utk: string): Promise<KnownVisitor | undefined> {
@@ -71,7 +81,7 @@ export function visitors(client: Client, o: VisitorOptions) {
     route(req: Request, res: Response, next: NextFunction) {
       const utk = visitorUtk(req);
       if (!utk) return send(res, UNKNOWN);
-      const hit = cache.peek(utk);
+      const hit = cache.peek?.(utk);
       if (hit) return send(res, answer(hit.value));
       cache.get(utk, () => load(utk)).then((v) => send(res, answer(v)), next);
     },

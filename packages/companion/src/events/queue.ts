@@ -20,17 +20,37 @@ export interface EventQueueOptions {
 }
 
 export interface EventStats {
-  /** Accepted, not yet taken by the platform. */
+  /** Accepted, not yet taken by the platform (in shared mode: by any instance, as last seen). */
   pending: number;
+  /** Sent by this process. */
   sent: number;
-  /** Refused by the platform for good (e.g. 400): logged and dropped. */
+  /** Refused by the platform for good (e.g. 400): logged and dropped (shared mode: dead-lettered). */
   failed: number;
 }
 
-/** 4xx answers that will not change on a retry; the event is dropped (and counted). 401 and 429 are not among them. */
-const permanent = (e: unknown) => e instanceof SvcApiError && e.status >= 400 && e.status < 500 && e.status != 401 && e.status != 408 && e.status != 429;
+/** The event queue the companion's routes use: the file outbox here, or a Redis Stream in shared mode. */
+export interface EventQueue {
+  /** Resolves once accepted events can be stored (the outbox is open). */
+  ready: Promise<void>;
+  /** Checks every event, then stores them all; resolves once they are stored. */
+  accept(inputs: unknown[]): Promise<{ ids: string[] }>;
+  track(event: ServerEvent): Promise<{ id: string }>;
+  /** Sends what waits now. */
+  flush(): Promise<void>;
+  stats(): EventStats;
+  /** Events waiting, and dead letters where they are kept, as `/healthz` reports them. */
+  depth(): Promise<{ pending: number; dead?: number }>;
+  close(timeoutMs?: number): Promise<void>;
+}
 
-export function eventQueue(client: Client, o: EventQueueOptions) {
+/** 4xx answers that will not change on a retry; the event is dropped (and counted). 401 and 429 are not among them. */
+export const isPermanent = (e: unknown) => e instanceof SvcApiError && e.status >= 400 && e.status < 500 && e.status != 401 && e.status != 408 && e.status != 429;
+
+/** Checks a request's events (all before any is accepted) and gives each its id. */
+export const acceptedEvents = (inputs: unknown[], now: number) =>
+  inputs.map((e, i) => checkEvent(e, randomUUID(), now, inputs.length > 1 ? `events[${i}].` : ''));
+
+export function eventQueue(client: Client, o: EventQueueOptions): EventQueue {
   const outbox = new Outbox(o.outboxFile);
   const queue: QueuedEvent[] = [];
   // Accepted (in the outbox or being written to it) and not yet taken by the platform.
@@ -47,8 +67,7 @@ export function eventQueue(client: Client, o: EventQueueOptions) {
 
   async function accept(inputs: unknown[]): Promise<{ ids: string[] }> {
     if (closed) throw new HttpError(503, 'the companion is shutting down; send the events again later');
-    const now = o.now();
-    const events = inputs.map((e, i) => checkEvent(e, randomUUID(), now, inputs.length > 1 ? `events[${i}].` : ''));
+    const events = acceptedEvents(inputs, o.now());
     await ready.catch(() => {
       throw new HttpError(503, 'the event outbox could not be opened; see the companion log');
     });
@@ -77,7 +96,7 @@ export function eventQueue(client: Client, o: EventQueueOptions) {
           done.push(e.id);
           stats.sent++;
         } catch (err) {
-          if (permanent(err)) {
+          if (isPermanent(err)) {
             done.push(e.id);
             stats.failed++;
             o.logger?.warn(upstreamLog(err), 'the platform refused a server-side event; dropped');
@@ -136,7 +155,6 @@ export function eventQueue(client: Client, o: EventQueueOptions) {
     close,
     ready,
     stats: (): EventStats => ({ pending: unsent.size, ...stats }),
+    depth: async () => ({ pending: unsent.size }),
   };
 }
-
-export type EventQueue = ReturnType<typeof eventQueue>;

@@ -5,6 +5,7 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { SvcApiError } from '@svc/client';
 import type { Logger } from 'pino';
+import { SharedStoreError } from '../shared/redis';
 
 /** An error meant for the caller: its message is safe to show. */
 export class HttpError extends Error {
@@ -21,6 +22,9 @@ export class HttpError extends Error {
 /** What a failed platform call becomes for the browser. */
 export function fromUpstream(e: unknown): HttpError {
   if (e instanceof HttpError) return e;
+  // Shared mode: Redis is down (directly, or under the client's pacing budget or token store).
+  if (e instanceof SharedStoreError || (e instanceof SvcApiError && e.cause instanceof SharedStoreError))
+    return new HttpError(503, "the companion's shared store (Redis) is unavailable; try again shortly", { 'retry-after': '1' });
   if (e instanceof SvcApiError) {
     if (e.status == 0 && e.category == 'TIMEOUT') return new HttpError(504, 'the platform did not answer in time');
     if (e.status == 0 && e.category == 'ABORTED') return new HttpError(504, 'the platform did not answer in time');
@@ -51,6 +55,7 @@ export const handle =
 /** What an upstream failure looks like in a log line: status and category, never a path (it may
  * hold an email or a utk), a message or a body. */
 export function upstreamLog(e: unknown) {
+  if (e instanceof SharedStoreError || (e instanceof SvcApiError && e.cause instanceof SharedStoreError)) return { err: { code: 'ESHAREDSTORE' } };
   if (e instanceof SvcApiError) return { upstream: { status: e.status, category: e.category, correlationId: e.correlationId } };
   return { err: { name: e instanceof Error ? e.name : typeof e } };
 }

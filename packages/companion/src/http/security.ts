@@ -3,7 +3,7 @@
  * router, so the host app is not affected. */
 import cors from 'cors';
 import type { RequestHandler } from 'express';
-import { rateLimit } from 'express-rate-limit';
+import { rateLimit, type Store } from 'express-rate-limit';
 import helmet, { type HelmetOptions } from 'helmet';
 
 export function checkOrigins(origins: string[]) {
@@ -23,7 +23,8 @@ export function checkOrigins(origins: string[]) {
 export function security(o: {
   allowedOrigins: Set<string>;
   helmet: HelmetOptions | false;
-  rateLimit: { limit: number; windowMs: number } | false;
+  /** `store`: where the counts live (default in memory; shared mode: Redis, so the limit holds across instances). */
+  rateLimit: { limit: number; windowMs: number; store?: Store } | false;
 }): RequestHandler[] {
   const out: RequestHandler[] = [];
   if (o.helmet !== false) out.push(helmet(o.helmet));
@@ -44,6 +45,10 @@ export function security(o: {
         // draft-7 headers (RateLimit, RateLimit-Policy): draft-8 hashes the key on every request, ~10 % of a cached lookup.
         standardHeaders: 'draft-7',
         legacyHeaders: false,
+        store: o.rateLimit.store,
+        // Redis down: serve without the limit rather than refuse everything (scripts, the collector);
+        // the routes that need Redis answer 503 on their own. The outage is logged once by the connection.
+        ...(o.rateLimit.store && { passOnStoreError: true, logger: { error: () => undefined, warn: () => undefined } }),
         handler: (_req, res) => {
           res.status(429).json({ status: 'error', message: 'too many requests from this address; slow down' });
         },

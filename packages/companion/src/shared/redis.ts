@@ -1,0 +1,107 @@
+/** The Redis connection of shared mode, and what a failure of it looks like to the rest of the
+ * companion. Several companion processes on one Redis behave as one companion; when Redis cannot
+ * be reached, every route that needs it answers a clear 503 naming the cause (never a 500), and
+ * the connection comes back by itself.
+ *
+ * ioredis, set to fail fast: a command issued while Redis is down is refused at the next failed
+ * reconnect (`maxRetriesPerRequest: 0`) instead of waiting in the offline queue, and one that gets
+ * no answer is refused after `commandTimeout`. Reconnects are tried every 100 ms to 1 s. */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type { Redis, RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+
+/** ioredis takes ~90 ms to load: only shared mode pays for it. */
+const ioredis = () => createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+
+/** Redis could not be reached or did not answer. The message is safe to show. */
+export class SharedStoreError extends Error {
+  readonly code = 'ESHAREDSTORE';
+  constructor(cause?: unknown) {
+    super("the companion's shared store (Redis) is unavailable", { cause });
+    this.name = 'SharedStoreError';
+  }
+}
+
+/** Runs a Redis operation; any failure becomes a SharedStoreError. */
+export async function shared<T>(op: Promise<T> | (() => Promise<T>)): Promise<T> {
+  try {
+    return await (typeof op == 'function' ? op() : op);
+  } catch (e) {
+    throw e instanceof SharedStoreError ? e : new SharedStoreError(e);
+  }
+}
+
+/** A Lua script as a function (sent once, then called by its SHA: EVALSHA, reloaded if Redis
+ * forgot it). Arguments are the keys, then the values. */
+export function script<T>(redis: Redis, name: string, numberOfKeys: number, lua: string): (...args: (string | number)[]) => Promise<T> {
+  if (!(name in redis)) redis.defineCommand(name, { numberOfKeys, lua });
+  const fn = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<T>>)[name];
+  return (...args) => shared(() => fn.apply(redis, args));
+}
+
+export const REDIS_OPTIONS: RedisOptions = {
+  maxRetriesPerRequest: 0,
+  commandTimeout: 3_000,
+  connectTimeout: 3_000,
+  retryStrategy: (times) => Math.min(100 * times, 1_000),
+  // Pipelines of one tick in one write: many lookups at once share a round trip.
+  enableAutoPipelining: true,
+};
+
+export interface SharedRedis {
+  /** Commands (not blocking ones). */
+  redis: Redis;
+  /** A second connection for blocking reads (XREADGROUP BLOCK), made on first use. */
+  blocking(): Redis;
+  /** Every key of this companion starts with it (default `svc:companion:`). */
+  prefix: string;
+  /** This process's name among the instances (consumer name of the event stream). */
+  instance: string;
+  /** 'ok' when a PING answers. */
+  ping(): Promise<'ok' | 'unreachable'>;
+  close(): Promise<void>;
+}
+
+/** Connects to `url` (or uses a ready client, which stays the caller's to close). */
+export function sharedRedis(source: string | Redis, o: { prefix?: string; logger?: Logger }): SharedRedis {
+  const owned = typeof source == 'string';
+  const redis = owned ? new (ioredis().Redis)(source, REDIS_OPTIONS) : source;
+  const prefix = o.prefix ?? 'svc:companion:';
+  let extra: Redis | undefined;
+
+  // An 'error' event without a listener would end the process; log each outage once.
+  let down = false;
+  const onError = (e: Error & { code?: string }) => {
+    if (down) return;
+    down = true;
+    o.logger?.error({ err: { code: e.code ?? e.name } }, "the companion's shared store (Redis) is unreachable; routes that need it answer 503 until it is back");
+  };
+  const onReady = () => {
+    if (down) o.logger?.info('the shared store (Redis) is reachable again');
+    down = false;
+  };
+  redis.on('error', onError).on('ready', onReady);
+
+  return {
+    redis,
+    prefix,
+    instance: `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`,
+    blocking() {
+      if (!extra) {
+        // No command timeout: a blocking read waits on purpose (it is bounded by its own BLOCK).
+        extra = redis.duplicate({ commandTimeout: undefined, enableAutoPipelining: false });
+        extra.on('error', () => undefined); // the main connection logs outages
+      }
+      return extra;
+    },
+    ping: () => redis.ping().then(() => 'ok' as const, () => 'unreachable' as const),
+    async close() {
+      // A listener stays: an 'error' with none would end the process.
+      redis.off('error', onError).off('ready', onReady).on('error', () => undefined);
+      extra?.disconnect();
+      if (owned) await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+}
