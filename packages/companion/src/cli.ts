@@ -17,7 +17,9 @@ export async function main(argv: string[]) {
     const s = app.listen(config.port, config.host, () => resolve(s)).once('error', reject);
   });
   const { port } = server.address() as AddressInfo;
-  console.log(`svc companion: http://${config.host}:${port}${config.mount} → ${config.options.baseUrl}  (Ctrl+C to stop)`);
+  // Shared mode is named, never its URL (it may carry a password).
+  const mode = config.options.redis ? '  shared state in Redis' : '';
+  console.log(`svc companion: http://${config.host}:${port}${config.mount} → ${config.options.baseUrl}${mode}  (Ctrl+C to stop)`);
 
   let stopping = false;
   const stop = async () => {

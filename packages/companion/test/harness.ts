@@ -121,20 +121,26 @@ export function recordedEvents(t: TestPlatform, ids: string[]): number {
   return ids.reduce((n, id) => n + (stmt.get(`api:${id}`) as { n: number }).n, 0);
 }
 
-/** A pass-through proxy to the platform that counts the requests it forwards and can be told to
- * fail instead (`failing = true` answers 503). */
+/** A pass-through proxy to the platform that counts the requests it forwards (`forwarded`, and
+ * `answered` with each answer's status and time) and can be told to fail instead (`failing = true`
+ * answers 503). The platform's rate-limit headers come back through it. */
 export async function countingProxy(target: string) {
-  const state = { failing: false, forwarded: [] as string[] };
+  const state = { failing: false, forwarded: [] as string[], answered: [] as { at: number; path: string; status: number }[] };
   const { faultServer: fs, json: send } = await import('../../client/test/harness');
   const server = await fs(async (req, res) => {
     if (state.failing) return send(res, 503, { status: 'error', message: 'down for the test' });
-    state.forwarded.push(`${req.method} ${req.url.split('?')[0]}`);
+    const path = req.url.split('?')[0];
+    state.forwarded.push(`${req.method} ${path}`);
+    const at = Date.now();
     const up = await fetch(target + req.url, {
       method: req.method,
       headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => ['authorization', 'content-type'].includes(k)) as [string, string][]),
       body: req.method == 'GET' || req.method == 'HEAD' ? undefined : req.body,
     });
-    res.writeHead(up.status, { 'content-type': up.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await up.arrayBuffer()));
+    state.answered.push({ at, path, status: up.status });
+    const headers: Record<string, string> = { 'content-type': up.headers.get('content-type') ?? 'application/json' };
+    for (const [k, v] of up.headers) if (k == 'retry-after' || k.startsWith('x-svc-ratelimit')) headers[k] = v;
+    res.writeHead(up.status, headers).end(Buffer.from(await up.arrayBuffer()));
   });
   return Object.assign(state, { url: server.url, close: server.close });
 }

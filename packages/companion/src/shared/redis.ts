@@ -3,9 +3,10 @@
  * be reached, every route that needs it answers a clear 503 naming the cause (never a 500), and
  * the connection comes back by itself.
  *
- * ioredis, set to fail fast: a command issued while Redis is down is refused at the next failed
- * reconnect (`maxRetriesPerRequest: 0`) instead of waiting in the offline queue, and one that gets
- * no answer is refused after `commandTimeout`. Reconnects are tried every 100 ms to 1 s. */
+ * ioredis, set to fail fast: before the first connection, commands wait in the offline queue
+ * until it is made or fails once (`maxRetriesPerRequest: 0`); once connected, a command issued
+ * while the connection is lost is refused at once (the offline queue is switched off), and one that
+ * gets no answer is refused after `commandTimeout`. Reconnects are tried every 100 ms to 1 s. */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -50,6 +51,12 @@ export const REDIS_OPTIONS: RedisOptions = {
   enableAutoPipelining: true,
 };
 
+/** Refuses commands at once while the connection is lost, instead of queueing them until a
+ * reconnect fails; ioredis reads the option at each command. */
+function failFastOnceReady(redis: Redis) {
+  redis.once('ready', () => (redis.options.enableOfflineQueue = false));
+}
+
 export interface SharedRedis {
   /** Commands (not blocking ones). */
   redis: Redis;
@@ -83,6 +90,7 @@ export function sharedRedis(source: string | Redis, o: { prefix?: string; logger
     down = false;
   };
   redis.on('error', onError).on('ready', onReady);
+  if (owned) failFastOnceReady(redis);
 
   return {
     redis,
@@ -91,8 +99,9 @@ export function sharedRedis(source: string | Redis, o: { prefix?: string; logger
     blocking() {
       if (!extra) {
         // No command timeout: a blocking read waits on purpose (it is bounded by its own BLOCK).
-        extra = redis.duplicate({ commandTimeout: undefined, enableAutoPipelining: false });
+        extra = redis.duplicate({ commandTimeout: undefined, enableAutoPipelining: false, enableOfflineQueue: true });
         extra.on('error', () => undefined); // the main connection logs outages
+        failFastOnceReady(extra);
       }
       return extra;
     },
