@@ -154,7 +154,8 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
   });
 
   it('deliver 300 events accepted while the platform is down exactly once, though two instances are killed', async () => {
-    const config = { ...sharedName('events'), rateLimit: false, events: { flushIntervalMs: 300, claimIdleMs: 1_500 } };
+    // The platform's pacing out of the way (100 per 10 s would make delivery take 30 s after the outage).
+    const config = { ...sharedName('events'), rateLimit: false, client: { rateLimit: { max: 10_000, windowMs: 10_000 } }, events: { flushIntervalMs: 300, claimIdleMs: 1_500 } };
     const instances = await group('events', config, { privateAppToken: t.portals[1].privateAppToken });
     try {
       proxy.failing = true;
