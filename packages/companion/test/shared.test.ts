@@ -6,6 +6,9 @@ import { Redis } from 'ioredis';
 import { Agent } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompanion } from '../src';
+import { redisBudget } from '../src/shared/budget';
+import { SharedStoreError, sharedRedis } from '../src/shared/redis';
+import { RedisTokenStore } from '../src/shared/token-store';
 import { call, countingProxy, identifiedVisitor, mount, newUtk, recordedEvents, startTestPlatform, type Mounted, type TestPlatform } from './harness';
 import { haveRedis, REDIS_URL, redisPrefix, redisProxy } from './redis';
 
@@ -199,6 +202,68 @@ describe.skipIf(!haveRedis)('shared mode: two companions on one Redis', () => {
     } finally {
       await m.close();
       await redis.stop();
+    }
+  });
+});
+
+describe.skipIf(!haveRedis)('shared mode: the parts on their own', () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const tokens = (name: string) => ({ accessToken: name, refreshToken: `${name}-refresh`, expiresAt: Date.now() + 60_000, obtainedAt: Date.now() });
+  /** Two processes' worth of connections to one key space. */
+  const two = (name: string) => [sharedRedis(REDIS_URL, { prefix: `${prefix}${name}:` }), sharedRedis(REDIS_URL, { prefix: `${prefix}${name}:` })];
+
+  it('token store: a process that finds the lock taken waits for the new tokens instead of refreshing', async () => {
+    const [r1, r2] = two('tokens-wait');
+    try {
+      const a = new RedisTokenStore(r1, { clientId: 'client' });
+      const b = new RedisTokenStore(r2, { clientId: 'client' });
+      const refreshedByB: string[] = [];
+      const first = a.exclusive(() => false, async () => (await sleep(200), tokens('from-a')));
+      await sleep(30);
+      const second = await b.exclusive((t) => t.accessToken == 'from-a', async () => (refreshedByB.push('b'), tokens('from-b')));
+      expect((await first).accessToken).toBe('from-a');
+      expect(second.accessToken).toBe('from-a');
+      expect(refreshedByB).toEqual([]);
+      expect((await b.get())?.refreshToken).toBe('from-a-refresh'); // stored, for a new process to start from
+    } finally {
+      await r1.close();
+      await r2.close();
+    }
+  });
+
+  it('token store: a refresh that outlived its lock cannot overwrite the tokens of the one that took the lock next (fencing)', async () => {
+    const [r1, r2] = two('tokens-fence');
+    try {
+      const slow = new RedisTokenStore(r1, { clientId: 'client', lockMs: 100 });
+      const next = new RedisTokenStore(r2, { clientId: 'client', lockMs: 100 });
+      const paused = slow.exclusive(() => false, async () => (await sleep(300), tokens('stale')));
+      await sleep(150); // the slow one's lock has expired
+      expect((await next.exclusive(() => false, async () => tokens('fresh'))).accessToken).toBe('fresh');
+      await expect(paused).rejects.toThrow(SharedStoreError);
+      expect((await slow.get())?.accessToken).toBe('fresh');
+    } finally {
+      await r1.close();
+      await r2.close();
+    }
+  });
+
+  it('budget: no window holds more than the limit across processes, and a hold stops them all', async () => {
+    const [r1, r2] = two('budget');
+    try {
+      const b1 = redisBudget(r1, { key: 'portal', max: 5, windowMs: 400, marginMs: 0 });
+      const b2 = redisBudget(r2, { key: 'portal', max: 5, windowMs: 400, marginMs: 0 });
+      const waits = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? b1 : b2).take()));
+      expect(waits.filter((w) => w == 0)).toHaveLength(5);
+      for (const w of waits.filter((w) => w > 0)) expect(w).toBeLessThanOrEqual(401);
+      await sleep(Math.max(...waits));
+      expect(await b1.take()).toBe(0);
+      await b2.hold(300);
+      const held = await b1.take();
+      expect(held).toBeGreaterThan(250);
+      expect(held).toBeLessThanOrEqual(300);
+    } finally {
+      await r1.close();
+      await r2.close();
     }
   });
 });
