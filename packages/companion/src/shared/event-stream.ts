@@ -204,7 +204,10 @@ export function streamQueue(client: Client, r: SharedRedis, o: StreamQueueOption
     async accept(inputs) {
       if (closed) throw new HttpError(503, 'the companion is shutting down; send the events again later');
       const events = acceptedEvents(inputs, o.now());
-      const n = await add(stream, o.maxQueueSize, ...events.map((e) => JSON.stringify(e)));
+      const n = await add(stream, o.maxQueueSize, ...events.map((e) => JSON.stringify(e))).catch((e) => {
+        // Not stored: the caller must send them again (the same answer as a failed outbox write).
+        throw new HttpError(503, `the event could not be stored: ${(e as Error).message}; try again later`, { 'retry-after': '1' });
+      });
       if (n < 0) throw new HttpError(503, `the event queue is full (${o.maxQueueSize} events waiting); try again later`, { 'retry-after': '5' });
       depth = n;
       return { ids: events.map((e) => e.id) };
