@@ -1,6 +1,7 @@
 /** `createClient(options)`: a method per catalog route, grouped by area, plus paged iterators and
- * the form and event helpers, all over one transport. Every piece of state (token bucket, tokens,
- * retries) belongs to the instance; two clients never share any. */
+ * the form and event helpers, all over one chain of request steps composed here from the options.
+ * Every piece of state (token bucket, tokens, retries) belongs to the instance; two clients never
+ * share any. */
 import type { Dispatcher } from 'undici';
 import { credentials, type AuthOptions, type RefreshAnswer, type RefreshEvent } from './auth';
 import type { CallOptions } from './call-options';
@@ -9,8 +10,15 @@ import type { RateBudget } from './budget';
 import { formSubmitter } from './form-submit';
 import { limiter } from './limiter';
 import { pagers, type Pagers } from './paging';
-import { perform, type RetryEvent, type Transport } from './request';
+import { prepare, type Call } from './request';
 import { routeTable, type RouteInfo } from './route-table';
+import { bearer } from './steps/bearer';
+import { decode } from './steps/decode';
+import { exchange } from './steps/exchange';
+import { pacing } from './steps/pacing';
+import { refreshOn401 } from './steps/refresh-on-401';
+import { retry, type RetryEvent } from './steps/retry';
+import { compose } from './steps/step';
 import { eventTracker } from './track-event';
 import type { Api, Defaulted } from './types';
 import { paramNames } from './url';
@@ -57,29 +65,43 @@ const defaultInputs: Record<Defaulted, unknown> = {
 export function createClient(options: ClientOptions): Client {
   const clock: Clock = { ...realClock, ...options.clock };
   const baseUrl = trimSlash(options.baseUrl);
-  const transport: Transport = {
-    baseUrl,
-    formsUrl: trimSlash(options.formsUrl ?? baseUrl.replace(/:3200$/, ':3201')),
-    credentials: undefined!, // set below: the OAuth refresh itself goes through this transport
-    limit: limiter(
-      { max: options.rateLimit?.max ?? 100, windowMs: options.rateLimit?.windowMs ?? 10_000, concurrency: options.concurrency ?? 10 },
-      clock,
-    ),
+  const limit = limiter(
+    { max: options.rateLimit?.max ?? 100, windowMs: options.rateLimit?.windowMs ?? 10_000, concurrency: options.concurrency ?? 10 },
     clock,
-    timeoutMs: options.timeoutMs ?? 30_000,
-    retries: options.retries ?? 3,
-    backoff: { baseMs: options.backoff?.baseMs ?? 500, maxMs: options.backoff?.maxMs ?? 20_000 },
-    maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
-    userAgent: options.userAgent ?? 'svc-client/0.1',
-    dispatcher: options.dispatcher,
-    onRetry: options.onRetry,
-  };
-  transport.credentials = credentials(
+  );
+  // The OAuth refresh itself is a call of this client (defined below; it runs only later).
+  const auth = credentials(
     options.auth,
-    (form) => perform<RefreshAnswer>(transport, { id: 'auth.refresh', route: routeTable['auth.refresh'], params: {}, body: form }),
+    (form) => run<RefreshAnswer>({ id: 'auth.refresh', route: routeTable['auth.refresh'], params: {}, body: form }),
     clock,
     options.onRefresh,
   );
+  const target = {
+    baseUrl,
+    formsUrl: trimSlash(options.formsUrl ?? baseUrl.replace(/:3200$/, ':3201')),
+    userAgent: options.userAgent ?? 'svc-client/0.1',
+    credentials: auth,
+  };
+
+  // The request path, outermost step first; the README lists it.
+  const chain = decode(
+    compose(
+      [
+        retry({
+          retries: options.retries ?? 3,
+          backoff: { baseMs: options.backoff?.baseMs ?? 500, maxMs: options.backoff?.maxMs ?? 20_000 },
+          maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+          clock,
+          onRetry: options.onRetry,
+        }),
+        refreshOn401(auth),
+        bearer(auth),
+        pacing({ limit }),
+      ],
+      exchange({ timeoutMs: options.timeoutMs ?? 30_000, dispatcher: options.dispatcher }),
+    ),
+  );
+  const run = async <T>(call: Call) => (await chain(await prepare(target, call))) as T;
 
   // One function per route, hung on the tree its dotted id describes: contacts.getByUtk → api.contacts.getByUtk.
   const tree: Record<string, unknown> = {};
@@ -91,7 +113,7 @@ export function createClient(options: ClientOptions): Client {
       const input = args[names.length] ?? defaultInputs[id as Defaulted];
       const callOptions = args[names.length + 1] as CallOptions | undefined;
       const hasBody = route.body != 'none';
-      return perform(transport, {
+      return run({
         id,
         route,
         params,
@@ -118,7 +140,7 @@ export function createClient(options: ClientOptions): Client {
   };
   for (const [area, fns] of Object.entries(helpers)) Object.assign(tree[area] as object, fns);
 
-  const stats = () => transport.limit.stats();
+  const stats = () => limit.stats();
   return Object.assign(tree as unknown as Api & Pagers & Helpers, { stats });
 }
 

@@ -6,7 +6,7 @@ export type { AuthOptions, OAuthOptions, RefreshEvent } from './auth';
 export type { CallOptions } from './call-options';
 export type { RateBudget } from './budget';
 export type { Clock } from './clock';
-export type { RetryEvent } from './request';
+export type { RetryEvent } from './steps/retry';
 export type { PageBounds } from './paging';
 export type { FormSubmission, FormSubmitted } from './form-submit';
 export type { TrackedEvent } from './track-event';

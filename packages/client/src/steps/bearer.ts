@@ -1,0 +1,17 @@
+/** Credentials on the wire: the bearer token (refreshed first when due) on every route that is
+ * neither public nor reached with an API key. The answer remembers the token it was sent with,
+ * so refresh-on-401 knows which token the platform called expired. (An API key is part of the
+ * URL and is added where the URL is built.) */
+import type { Credentials } from '../auth';
+import type { Step } from './step';
+
+export const bearer =
+  (auth: Credentials): Step =>
+  (next) =>
+  async (req) => {
+    if (req.route.auth.includes('none') || auth.apiKey) return next(req);
+    const token = await auth.bearer();
+    if (!token) return next(req);
+    const answer = await next({ ...req, headers: { ...req.headers, authorization: `Bearer ${token}` } });
+    return 'failure' in answer ? answer : { ...answer, token };
+  };
