@@ -69,10 +69,10 @@ export function createClient(options: ClientOptions): Client {
     { max: options.rateLimit?.max ?? 100, windowMs: options.rateLimit?.windowMs ?? 10_000, concurrency: options.concurrency ?? 10 },
     clock,
   );
-  // The OAuth refresh itself is a call of this client (defined below; it runs only later).
+  // The OAuth refresh itself is a call of this client, on its own chain (defined below; it runs only later).
   const auth = credentials(
     options.auth,
-    (form) => run<RefreshAnswer>({ id: 'auth.refresh', route: routeTable['auth.refresh'], params: {}, body: form }),
+    (form) => run<RefreshAnswer>({ id: 'auth.refresh', route: routeTable['auth.refresh'], params: {}, body: form }, unpaced),
     clock,
     options.onRefresh,
   );
@@ -83,25 +83,21 @@ export function createClient(options: ClientOptions): Client {
     credentials: auth,
   };
 
-  // The request path, outermost step first; the README lists it.
-  const chain = decode(
-    compose(
-      [
-        retry({
-          retries: options.retries ?? 3,
-          backoff: { baseMs: options.backoff?.baseMs ?? 500, maxMs: options.backoff?.maxMs ?? 20_000 },
-          maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
-          clock,
-          onRetry: options.onRetry,
-        }),
-        refreshOn401(auth),
-        bearer(auth),
-        pacing({ limit }),
-      ],
-      exchange({ timeoutMs: options.timeoutMs ?? 30_000, dispatcher: options.dispatcher }),
-    ),
-  );
-  const run = async <T>(call: Call) => (await chain(await prepare(target, call))) as T;
+  const retrying = retry({
+    retries: options.retries ?? 3,
+    backoff: { baseMs: options.backoff?.baseMs ?? 500, maxMs: options.backoff?.maxMs ?? 20_000 },
+    maxRetryAfterMs: options.maxRetryAfterMs ?? 60_000,
+    clock,
+    onRetry: options.onRetry,
+  });
+  const send = exchange({ timeoutMs: options.timeoutMs ?? 30_000, dispatcher: options.dispatcher });
+  // The request path, outermost step first (the README lists it). The token is taken after the
+  // slot, so a call that waited in the bucket across an expiry is not sent with a stale one.
+  const chain = decode(compose([retrying, refreshOn401(auth), pacing({ limit }), bearer(auth)], send));
+  // The token refresh skips pacing and credentials: it is public and not paced per credential,
+  // and calls holding every slot may be waiting for it.
+  const unpaced = decode(compose([retrying], send));
+  const run = async <T>(call: Call, path = chain) => (await path(await prepare(target, call))) as T;
 
   // One function per route, hung on the tree its dotted id describes: contacts.getByUtk → api.contacts.getByUtk.
   const tree: Record<string, unknown> = {};

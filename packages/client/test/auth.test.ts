@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCredential } from '../../platform/src/store/portals';
-import { createClient, FileTokenStore, MemoryTokenStore, SvcApiError, type TokenSet, type TokenStore } from '../src';
-import { faultServer, oauthFor, startTestPlatform, type TestPlatform, type TestPortal } from './harness';
+import { createClient, FileTokenStore, MemoryTokenStore, SvcApiError, type Client, type TokenSet, type TokenStore } from '../src';
+import { countingProxy, faultServer, oauthFor, platformClock, startTestPlatform, type TestPlatform, type TestPortal } from './harness';
 
 let t: TestPlatform;
 const dir = mkdtempSync(join(tmpdir(), 'svc-client-auth-'));
@@ -147,6 +147,44 @@ describe('OAuth', () => {
     } finally {
       await platform.close();
     }
+  });
+
+  it('takes the token after its pacing slot: calls queued past the expiry go out with a new token, none is refused', async () => {
+    // 30 s tokens (refreshed 3 s early) and a bucket of 2 per 10 s (one more every 5 s): of 12
+    // calls made at once, the last ones leave 30–50 s later, after the first token expired.
+    const platform = await startTestPlatform({ tokenLifetimeSeconds: 30, portals: [{ id: 6161 }] });
+    const proxy = await countingProxy(platform.baseUrl);
+    try {
+      const p = platform.portals[0];
+      const start = platform.clock.now;
+      // Time moves only while no call is running, so each request meets the platform when it left.
+      const c: Client = createClient({
+        baseUrl: proxy.url,
+        auth: { oauth: oauthFor(p) },
+        rateLimit: { max: 2, windowMs: 10_000 },
+        clock: platformClock(platform, () => c.stats().running > 0),
+      });
+      const answers = await Promise.all(Array.from({ length: 12 }, () => c.contacts.statistics()));
+      expect(answers.every((a) => a.contacts >= 0)).toBe(true);
+      expect(platform.clock.now - start).toBeGreaterThanOrEqual(50_000);
+      expect(proxy.answers.filter((a) => a.status == 401)).toEqual([]);
+      // One token for the first 7 calls, one refresh (no slot needed) for the 5 sent after 27 s.
+      expect(issued(p, platform)).toBe(2);
+      expect(proxy.answers.filter((a) => a.url == '/auth/v1/refresh')).toHaveLength(2);
+      expect(proxy.answers).toHaveLength(14);
+    } finally {
+      await proxy.close();
+      await platform.close();
+    }
+  });
+
+  it('refreshes without a pacing slot: a client with one slot and one request in its bucket does not lock itself out', async () => {
+    const p = t.portals[0];
+    const before = issued(p);
+    const c = createClient({ baseUrl: t.baseUrl, auth: { oauth: oauthFor(p) }, concurrency: 1, rateLimit: { max: 1, windowMs: 10_000 }, clock: { now: () => t.clock.now } });
+    // The call holds the only slot and the only request while it waits for its token.
+    await expect(c.contacts.statistics({}, { signal: AbortSignal.timeout(5000) })).resolves.toMatchObject({ contacts: expect.any(Number) });
+    expect(issued(p) - before).toBe(1);
   });
 
   it('forces one refresh and repeats the call on EXPIRED_AUTHENTICATION, but never loops on INVALID', async () => {

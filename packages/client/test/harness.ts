@@ -4,6 +4,7 @@
  * and is closed by the test file's afterAll. */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
 import { startPlatform, type TestPlatform, type TestPortal } from '../../platform/test/harness';
 import { createClient, type Clock, type ClientOptions } from '../src';
 
@@ -44,6 +45,22 @@ export function movedClock(start = Date.now()) {
     },
   };
   return { clock, slept, elapsed: () => t - start };
+}
+
+/** A client clock that is the platform's: a sleep moves the platform's clock forward instead of
+ * waiting, so token expiry and pacing play out on one timeline. With `busy`, time moves only once
+ * it is false (e.g. no call of the client running), so no request is in flight across a jump. */
+export function platformClock(t: TestPlatform, busy: () => boolean = () => false): Clock {
+  return {
+    now: () => t.clock.now,
+    async sleep(ms, signal) {
+      if (signal?.aborted) throw signal.reason;
+      const from = t.clock.now;
+      do await new Promise((resolve) => setImmediate(resolve));
+      while (busy());
+      t.clock.now = Math.max(t.clock.now, from + ms);
+    },
+  };
 }
 
 export interface Seen {
@@ -99,3 +116,17 @@ export const profile = (vid: number) => ({
   'identity-profiles': [],
   'merge-audits': [],
 });
+
+/** A proxy in front of a server (the platform) that records every answer's status, so a test can
+ * count what the platform refused. Point a client's baseUrl at its `url`. */
+export async function countingProxy(target: string) {
+  const answers: { method: string; url: string; status: number }[] = [];
+  const proxy = await faultServer(async (req, res) => {
+    const { host: _host, connection: _connection, 'content-length': _length, ...headers } = req.headers;
+    const answer = await request(target + req.url, { method: req.method, headers, body: req.body || undefined });
+    const body = Buffer.from(await answer.body.arrayBuffer());
+    answers.push({ method: req.method, url: req.url, status: answer.statusCode });
+    res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json') }).end(body);
+  });
+  return { ...proxy, answers };
+}

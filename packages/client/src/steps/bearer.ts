@@ -1,7 +1,8 @@
 /** Credentials on the wire: the bearer token (refreshed first when due) on every route that is
- * neither public nor reached with an API key. The answer remembers the token it was sent with,
- * so refresh-on-401 knows which token the platform called expired. (An API key is part of the
- * URL and is added where the URL is built.) */
+ * neither public nor reached with an API key. It runs inside pacing, so the token is taken when
+ * the call is about to leave, not before a wait it could expire in. The answer remembers the
+ * token it was sent with, so refresh-on-401 knows which token the platform called expired. (An
+ * API key is part of the URL and is added where the URL is built.) */
 import type { Credentials } from '../auth';
 import type { Step } from './step';
 
