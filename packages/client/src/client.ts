@@ -65,8 +65,10 @@ const defaultInputs: Record<Defaulted, unknown> = {
 export function createClient(options: ClientOptions): Client {
   const clock: Clock = { ...realClock, ...options.clock };
   const baseUrl = trimSlash(options.baseUrl);
+  const { budget } = options;
+  // A shared budget replaces the bucket; the cap on requests in flight and the hold stay local.
   const limit = limiter(
-    { max: options.rateLimit?.max ?? 100, windowMs: options.rateLimit?.windowMs ?? 10_000, concurrency: options.concurrency ?? 10 },
+    { max: budget ? Infinity : (options.rateLimit?.max ?? 100), windowMs: options.rateLimit?.windowMs ?? 10_000, concurrency: options.concurrency ?? 10 },
     clock,
   );
   // The OAuth refresh itself is a call of this client, on its own chain (defined below; it runs only later).
@@ -93,7 +95,7 @@ export function createClient(options: ClientOptions): Client {
   const send = exchange({ timeoutMs: options.timeoutMs ?? 30_000, dispatcher: options.dispatcher });
   // The request path, outermost step first (the README lists it). The token is taken after the
   // slot, so a call that waited in the bucket across an expiry is not sent with a stale one.
-  const chain = decode(compose([retrying, refreshOn401(auth), pacing({ limit }), bearer(auth)], send));
+  const chain = decode(compose([retrying, refreshOn401(auth), pacing({ limit, budget, clock }), bearer(auth)], send));
   // The token refresh skips pacing and credentials: it is public and not paced per credential,
   // and calls holding every slot may be waiting for it.
   const unpaced = decode(compose([retrying], send));
