@@ -1,9 +1,11 @@
 /** Credentials: an API key, a fixed bearer token, or OAuth with refresh ahead of expiry.
  * An OAuth refresh is single-flight: however many calls find the token due, one request refreshes
- * it and the others wait for that one. The lifetime comes only from the answer's `expires_in`. */
+ * it and the others wait for that one; with a store that has `exclusive`, one refresh runs at a
+ * time across every process sharing the store. The lifetime comes only from the answer's
+ * `expires_in`. A store that throws is reported as a TokenStoreError. */
 import type { Clock } from './clock';
 import { SvcApiError } from './errors';
-import { MemoryTokenStore, type TokenSet, type TokenStore } from './token-store';
+import { fromStore, MemoryTokenStore, TokenStoreError, type TokenSet, type TokenStore } from './token-store';
 
 export interface OAuthOptions {
   clientId: string;
@@ -55,15 +57,27 @@ export function credentials(auth: AuthOptions, refresh: Refresher, clock: Clock,
 }
 
 function oauth(o: OAuthOptions, refresh: Refresher, clock: Clock, onRefresh?: (e: RefreshEvent) => void): Credentials {
-  const store = o.tokenStore ?? new MemoryTokenStore();
+  const store: TokenStore = o.tokenStore ?? new MemoryTokenStore();
   const maxAhead = o.refreshAheadMs ?? 60_000;
   let current: TokenSet | undefined;
   let loading: Promise<void> | undefined;
   let inflight: Promise<TokenSet> | undefined;
   // Every refresh token seen, so even a rotated-away one never shows up in an error.
   const seen = new Set([o.refreshToken, o.clientSecret]);
+  const remember = (t: TokenSet) => void seen.add(t.refreshToken).add(t.accessToken);
 
-  const load = () => (loading ??= Promise.resolve(store.get()).then((t) => void (current ??= t)));
+  // A store that failed is asked again by the next call, not remembered as failed.
+  const load = () =>
+    (loading ??= fromStore(() => store.get()).then(
+      (t) => {
+        if (t) remember(t);
+        current ??= t;
+      },
+      (err) => {
+        loading = undefined;
+        throw err;
+      },
+    ));
 
   /** Due when within the margin of expiry: min(refreshAheadMs, 10 % of the lifetime), so a
    * 30-minute token refreshes 60 s early and a 60-second one 6 s early, never on every call. */
@@ -72,9 +86,8 @@ function oauth(o: OAuthOptions, refresh: Refresher, clock: Clock, onRefresh?: (e
     return t.expiresAt - Math.min(maxAhead, lifetime / 10) <= clock.now();
   };
 
-  const doRefresh = async (): Promise<TokenSet> => {
-    // The store, not the options, holds the latest refresh token (another process may have rotated it).
-    const saved = await store.get();
+  /** New tokens from the platform, with the stored refresh token if there is one; stores nothing. */
+  const fetchTokens = async (saved: TokenSet | undefined): Promise<TokenSet> => {
     const refreshToken = saved?.refreshToken ?? o.refreshToken;
     const answer = await refresh({ grant_type: 'refresh_token', client_id: o.clientId, client_secret: o.clientSecret, refresh_token: refreshToken });
     if (typeof answer?.access_token != 'string' || !(answer.expires_in > 0))
@@ -92,14 +105,59 @@ function oauth(o: OAuthOptions, refresh: Refresher, clock: Clock, onRefresh?: (e
       expiresAt: obtainedAt + answer.expires_in * 1000,
       obtainedAt,
     };
-    seen.add(tokens.refreshToken).add(tokens.accessToken);
-    // Persist first: once the platform rotated the refresh token, the old one no longer works.
-    await store.set(tokens);
-    current = tokens;
-    onRefresh?.({ expiresAt: tokens.expiresAt, rotated: tokens.refreshToken != refreshToken });
+    remember(tokens);
     return tokens;
   };
-  const refreshOnce = () => (inflight ??= doRefresh().finally(() => (inflight = undefined)));
+  const reportRefresh = (tokens: TokenSet, usedRefreshToken: string) =>
+    onRefresh?.({ expiresAt: tokens.expiresAt, rotated: tokens.refreshToken != usedRefreshToken });
+
+  /** This process alone: the store, not the options, holds the latest refresh token (another
+   * process may have rotated it), and the new one is stored before the access token is used,
+   * since once the platform rotated it the old one no longer works. */
+  const refreshHere = async () => {
+    const saved = await fromStore(() => store.get());
+    const tokens = await fetchTokens(saved);
+    await fromStore(() => store.set(tokens));
+    reportRefresh(tokens, saved?.refreshToken ?? o.refreshToken);
+    return tokens;
+  };
+
+  /** Across processes, through the store's lock: it answers stored tokens that are usable (not
+   * due, and not the one the platform just called expired), else runs our refresh and stores its
+   * result. A failed refresh request stays what it is; anything else the store threw is its own. */
+  const refreshShared = async (exclusive: NonNullable<TokenStore['exclusive']>, expiredToken?: string) => {
+    let mine: { tokens: TokenSet; used: string } | undefined;
+    let failed: { error: unknown } | undefined;
+    const usable = (stored: TokenSet) => {
+      remember(stored);
+      return !due(stored) && stored.accessToken !== expiredToken;
+    };
+    let tokens: TokenSet;
+    try {
+      tokens = await exclusive.call(store, usable, async (stored) => {
+        try {
+          mine = { tokens: await fetchTokens(stored), used: stored?.refreshToken ?? o.refreshToken };
+          return mine.tokens;
+        } catch (error) {
+          failed = { error };
+          throw error;
+        }
+      });
+    } catch (err) {
+      throw failed ? failed.error : new TokenStoreError(err);
+    }
+    if (typeof tokens?.accessToken != 'string') throw new TokenStoreError(new TypeError('exclusive answered no tokens'));
+    remember(tokens);
+    // Reported by the client whose refresh it was (a store may answer a copy of what it stored).
+    if (mine && mine.tokens.accessToken == tokens.accessToken) reportRefresh(tokens, mine.used);
+    return tokens;
+  };
+
+  // One refresh in flight per client, whichever way it runs.
+  const refreshOnce = (expiredToken?: string) =>
+    (inflight ??= (store.exclusive ? refreshShared(store.exclusive, expiredToken) : refreshHere())
+      .then((tokens) => (current = tokens))
+      .finally(() => (inflight = undefined)));
 
   return {
     canRefresh: true,
@@ -111,7 +169,7 @@ function oauth(o: OAuthOptions, refresh: Refresher, clock: Clock, onRefresh?: (e
     },
     async expired(token) {
       if (inflight) await inflight;
-      else if (!current || current.accessToken == token) await refreshOnce();
+      else if (!current || current.accessToken == token) await refreshOnce(token);
     },
     secrets: () => [...seen, ...(current ? [current.accessToken] : [])],
   };

@@ -14,7 +14,8 @@ export interface TokenSet {
 }
 
 /** Keeps the current tokens. Implement it over Redis or a database to share tokens between
- * processes; `set` should write atomically, since a rotated refresh token replaces the old one. */
+ * processes; `set` should write atomically, since a rotated refresh token replaces the old one.
+ * A store that throws or rejects fails the call with `TOKEN_STORE_FAILED` (its error as `cause`). */
 export interface TokenStore {
   get(): Promise<TokenSet | undefined> | TokenSet | undefined;
   set(tokens: TokenSet): Promise<void> | void;
@@ -25,6 +26,22 @@ export interface TokenStore {
    * answering it (a rotated refresh token is stored before anyone uses the new access token). A
    * store without it gets the client's own single-flight refresh with `get`/`set`. */
   exclusive?(usable: (stored: TokenSet) => boolean, refresh: (stored: TokenSet | undefined) => Promise<TokenSet>): Promise<TokenSet>;
+}
+
+/** A token store that threw or rejected; the request steps make it the call's TOKEN_STORE_FAILED. */
+export class TokenStoreError extends Error {
+  constructor(readonly cause: unknown) {
+    super('the token store failed');
+  }
+}
+
+/** Runs a store operation; whatever it throws becomes a TokenStoreError. */
+export async function fromStore<T>(op: () => T | Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (cause) {
+    throw new TokenStoreError(cause);
+  }
 }
 
 export class MemoryTokenStore implements TokenStore {

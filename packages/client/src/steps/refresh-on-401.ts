@@ -3,6 +3,7 @@
  * already did) and the attempt is sent again, without counting as a retry. Never a loop: a second
  * expiry in the same call is an error like any other. */
 import type { Credentials } from '../auth';
+import { tokenStoreFailure } from './bearer';
 import { errorBody } from './error-body';
 import type { Step } from './step';
 
@@ -14,6 +15,8 @@ export const refreshOn401 =
     if (!auth.canRefresh || req.refreshed || 'failure' in answer || answer.status != 401 || !answer.token) return answer;
     if (errorBody(answer, req.secrets()).category != 'EXPIRED_AUTHENTICATION') return answer;
     req.refreshed = true;
-    await auth.expired(answer.token);
+    await auth.expired(answer.token).catch((err) => {
+      throw tokenStoreFailure(req, err);
+    });
     return next(req);
   };
