@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import express from 'express';
+import { request, type Dispatcher } from 'undici';
 import { pino } from 'pino';
 import { afterAll } from 'vitest';
 import { fetchJson, startPlatform, type TestPlatform, type TestPortal } from '../../platform/test/harness';
@@ -132,15 +133,15 @@ export async function countingProxy(target: string) {
     const path = req.url.split('?')[0];
     state.forwarded.push(`${req.method} ${path}`);
     const at = Date.now();
-    const up = await fetch(target + req.url, {
-      method: req.method,
+    const up = await request(target + req.url, {
+      method: req.method as Dispatcher.HttpMethod,
       headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => ['authorization', 'content-type'].includes(k)) as [string, string][]),
       body: req.method == 'GET' || req.method == 'HEAD' ? undefined : req.body,
     });
-    state.answered.push({ at, path, status: up.status });
-    const headers: Record<string, string> = { 'content-type': up.headers.get('content-type') ?? 'application/json' };
-    for (const [k, v] of up.headers) if (k == 'retry-after' || k.startsWith('x-svc-ratelimit')) headers[k] = v;
-    res.writeHead(up.status, headers).end(Buffer.from(await up.arrayBuffer()));
+    state.answered.push({ at, path, status: up.statusCode });
+    const headers: Record<string, string> = { 'content-type': String(up.headers['content-type'] ?? 'application/json') };
+    for (const [k, v] of Object.entries(up.headers)) if (k == 'retry-after' || k.startsWith('x-svc-ratelimit')) headers[k] = String(v);
+    res.writeHead(up.statusCode, headers).end(Buffer.from(await up.body.arrayBuffer()));
   });
   return Object.assign(state, { url: server.url, close: server.close });
 }

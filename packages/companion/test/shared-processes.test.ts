@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Agent } from 'undici';
+import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, countingProxy, identifiedVisitor, newUtk, recordedEvents, startTestPlatform, tempDir, type TestPlatform } from './harness';
 import { haveRedis, REDIS_URL, redisPrefix, redisProxy } from './redis';
@@ -100,7 +100,7 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
     const portal = t.portals[0];
     const credentials = { oauth: portal.oauth };
     const config = { ...sharedName('oauth'), rateLimit: false, client: { rateLimit: { max: 100_000, windowMs: 10_000 }, concurrency: 20 } };
-    const visitors = Array.from({ length: 250 }, () => newUtk());
+    const visitors = Array.from({ length: 100 }, () => newUtk());
     for (const utk of visitors.slice(0, 25)) await identifiedVisitor(t, utk, { email: `${utk}@example.com`, firstname: 'Known' });
 
     let instances = await group('oauth', config, credentials);
@@ -110,22 +110,26 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
       const before = accessTokensIssued(portal.portalId);
       for (const i of instances) expect((await call(`${i.url}/visitor`, { cookie: `svcutk=${newUtk()}` })).status).toBe(200);
       expect(accessTokensIssued(portal.portalId) - before).toBe(1);
+      // Open the test's connections now (no cookie: no platform call), so the burst below is all lookups.
+      await Promise.all(Array.from({ length: 200 }, (_, n) => request(`${instances[n % 4].url}/visitor`, { dispatcher: agent }).then((r) => r.body.dump())));
 
       await sleep(2_100); // the token has expired
       const issued = accessTokensIssued(portal.portalId);
       const from = proxy.answered.length;
+      // undici's request, not fetch: the test process also runs the platform, and must not be the bottleneck.
       const answers = await Promise.all(
         Array.from({ length: 1000 }, (_, n) =>
-          fetch(`${instances[n % 4].url}/visitor`, { headers: { cookie: `svcutk=${visitors[n % visitors.length]}` }, dispatcher: agent } as RequestInit).then(
-            async (r) => ({ status: r.status, known: (await r.json()).known as boolean }),
-          ),
+          request(`${instances[n % 4].url}/visitor`, { headers: { cookie: `svcutk=${visitors[n % visitors.length]}` }, dispatcher: agent }).then(async (r) => ({
+            status: r.statusCode,
+            known: ((await r.body.json()) as { known: boolean }).known,
+          })),
         ),
       );
       expect(answers.filter((a) => a.status != 200)).toEqual([]);
-      expect(answers.filter((a) => a.known)).toHaveLength(100);
+      expect(answers.filter((a) => a.known)).toHaveLength(250);
       expect(accessTokensIssued(portal.portalId) - issued).toBe(1);
       const calls = proxy.answered.slice(from);
-      expect(calls.filter((c) => c.path.includes('/utk/')).length).toBeGreaterThanOrEqual(250); // each visitor at least once
+      expect(calls.filter((c) => c.path.includes('/utk/')).length).toBeGreaterThanOrEqual(100); // each visitor at least once
       expect(calls.filter((c) => c.status == 401)).toEqual([]); // no call went out with an expired token
       expect(calls.filter((c) => c.path == '/auth/v1/refresh')).toHaveLength(1);
 
@@ -135,7 +139,10 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
       await sleep(2_100);
       instances = await group('oauth', config, credentials);
       const restarted = accessTokensIssued(portal.portalId);
-      for (const i of instances) expect((await call(`${i.url}/visitor`, { cookie: `svcutk=${visitors[0]}` })).json).toMatchObject({ known: true });
+      // A visitor none of them has looked up (the others are in the shared cache).
+      const late = newUtk();
+      await identifiedVisitor(t, late, { email: 'late@example.com', firstname: 'Late' });
+      for (const i of instances) expect((await call(`${i.url}/visitor`, { cookie: `svcutk=${late}` })).json).toMatchObject({ known: true, properties: { firstname: 'Late' } });
       expect(accessTokensIssued(portal.portalId) - restarted).toBe(1);
       const stale = await t.call('POST', '/auth/v1/refresh', {
         body: new URLSearchParams({ grant_type: 'refresh_token', client_id: portal.oauth.clientId, client_secret: portal.oauth.clientSecret, refresh_token: portal.oauth.refreshToken }).toString(),

@@ -78,18 +78,25 @@ export function sharedRedis(source: string | Redis, o: { prefix?: string; logger
   const prefix = o.prefix ?? 'svc:companion:';
   let extra: Redis | undefined;
 
-  // An 'error' event without a listener would end the process; log each outage once.
+  // Each outage logged once: when a connection that was up closes, or the first connection fails.
   let down = false;
-  const onError = (e: Error & { code?: string }) => {
+  let code: string | undefined;
+  const onDown = () => {
     if (down) return;
     down = true;
-    o.logger?.error({ err: { code: e.code ?? e.name } }, "the companion's shared store (Redis) is unreachable; routes that need it answer 503 until it is back");
+    o.logger?.error({ err: { code: code ?? 'ECONNCLOSED' } }, "the companion's shared store (Redis) is unreachable; routes that need it answer 503 until it is back");
+  };
+  // An 'error' event without a listener would end the process.
+  const onError = (e: Error & { code?: string }) => {
+    code = e.code ?? e.name;
+    onDown();
   };
   const onReady = () => {
     if (down) o.logger?.info('the shared store (Redis) is reachable again');
     down = false;
+    code = undefined;
   };
-  redis.on('error', onError).on('ready', onReady);
+  redis.on('error', onError).on('close', onDown).on('ready', onReady);
   if (owned) failFastOnceReady(redis);
 
   return {
@@ -108,7 +115,7 @@ export function sharedRedis(source: string | Redis, o: { prefix?: string; logger
     ping: () => redis.ping().then(() => 'ok' as const, () => 'unreachable' as const),
     async close() {
       // A listener stays: an 'error' with none would end the process.
-      redis.off('error', onError).off('ready', onReady).on('error', () => undefined);
+      redis.off('error', onError).off('close', onDown).off('ready', onReady).on('error', () => undefined);
       extra?.disconnect();
       if (owned) await redis.quit().catch(() => redis.disconnect());
     },
