@@ -185,9 +185,23 @@ export function streamQueue(client: Client, r: SharedRedis, o: StreamQueueOption
           cursor = next;
         } while (cursor != '0-0' && !closed);
         depth = await shared(r.redis.xlen(stream));
+        await forgetGoneConsumers();
       } catch (e) {
         trouble(e);
       }
+    }
+  }
+
+  /** Every process start is a new consumer name; the group forgets those that hold nothing and
+   * have been silent for an hour (their pending events were claimed), so the list stays short. */
+  let sweptAt = Date.now();
+  async function forgetGoneConsumers() {
+    if (Date.now() - sweptAt < 600_000) return;
+    sweptAt = Date.now();
+    const list = (await shared(r.redis.xinfo('CONSUMERS', stream, GROUP))) as (string | number)[][];
+    for (const fields of list) {
+      const c = Object.fromEntries(Array.from({ length: fields.length / 2 }, (_, i) => [fields[2 * i], fields[2 * i + 1]]));
+      if (c.name != me && Number(c.pending) == 0 && Number(c.idle) > 3_600_000) await shared(r.redis.xgroup('DELCONSUMER', stream, GROUP, String(c.name)));
     }
   }
 
