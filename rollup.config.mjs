@@ -28,7 +28,7 @@ const browserPackage = (pkg, name) => [
     input: `packages/${pkg}/src/index.ts`,
     output: { file: `packages/${pkg}/dist/${name}.mjs`, format: 'es' },
     // The form embed's ESM imports the tracker's shared cookie code rather than inlining it.
-    external: ['js-cookie', '@svc/tracker'],
+    external: ['js-cookie', '@svc/tracker', '@svc/protocol'],
     plugins: [ts(pkg)],
   },
 ];
@@ -49,6 +49,8 @@ const nodePackage = (pkg, entries = ['index']) => ({
 });
 
 export default [
+  // First: the browser bundles inline (and tree-shake) its ESM build, dist/index.js.
+  nodePackage('protocol'),
   ...browserPackage('tracker', 'tracker'),
   // After the tracker: forms.js inlines the tracker's shared cookie code from dist/tracker.mjs.
   ...browserPackage('forms', 'forms'),

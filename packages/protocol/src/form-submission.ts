@@ -1,0 +1,29 @@
+/** A form submission as the embed sends it and `{forms_url}` takes it: the path, and the
+ * `svc_context` parameter that ties the new contact to the visitor. The catalog's route
+ * (packages/api) uses this path and checks `svc_context` with a schema of this shape. */
+
+const PREFIX = '/uploads/form/v2/';
+
+/** `POST {forms_url}` + this path, urlencoded field values plus {@link SVC_CONTEXT}. */
+export const FORM_SUBMIT_PATH = `${PREFIX}:portal_id/:form_guid` as const;
+
+/** {@link FORM_SUBMIT_PATH} for one form, each id URL-encoded as one path segment. */
+export const formSubmitPath = (portalId: string | number, formGuid: string): string =>
+  PREFIX + [portalId, formGuid].map(encodeURIComponent).join('/');
+
+/** The name of the parameter that carries the {@link SubmissionContext} as JSON. */
+export const SVC_CONTEXT = 'svc_context';
+
+/** `svc_context`: a JSON object, URL-encoded, every field optional. */
+export interface SubmissionContext {
+  /** The visitor's utk (the `svcutk` cookie); a malformed one is refused. Links the contact. */
+  svcutk?: string;
+  /** The visitor's address, when a server submits on their behalf. */
+  ipAddress?: string;
+  /** The page the form was on. */
+  pageUrl?: string;
+  /** That page's title. */
+  pageName?: string;
+  /** Where to send the browser after a successful submission (answered 302). */
+  redirectUrl?: string;
+}
