@@ -1,6 +1,8 @@
 /** The submission: `POST {forms_url}/uploads/form/v2/:portal_id/:form_guid`, urlencoded, with
- * `svc_context` = JSON `{svcutk, pageUrl, pageName, redirectUrl}`. A urlencoded POST is a CORS
- * simple request (no preflight). Redirects are not followed: a 302 is a success. */
+ * `svc_context` = JSON `{svcutk, pageUrl, pageName, redirectUrl}` (path and shape from
+ * @svc/protocol). A urlencoded POST is a CORS simple request (no preflight). Redirects are not
+ * followed: a 302 is a success. */
+import { formSubmitPath, SVC_CONTEXT, type SubmissionContext } from '@svc/protocol';
 import { readUtk } from '@svc/tracker';
 import { safeUrl } from './sanitize';
 import type { SubmissionValue, SubmitOptions } from './types';
@@ -18,9 +20,9 @@ export interface Outcome {
 /** `keepalive` lets the request finish when the page navigates away (captured forms). */
 export async function send(o: SubmitOptions & { formsUrl: string }, values: SubmissionValue[], keepalive = false): Promise<Outcome> {
   const body = values.map((v) => `${encodeURIComponent(v.name)}=${encodeURIComponent(v.value)}`);
-  const context = { svcutk: readUtk(), pageUrl: location.href, pageName: document.title, redirectUrl: safeUrl(o.redirectUrl, /^https?:$/) };
-  body.push('svc_context=' + encodeURIComponent(JSON.stringify(context)));
-  const url = `${o.formsUrl.replace(/\/+$/, '')}/uploads/form/v2/${encodeURIComponent(o.portalId)}/${encodeURIComponent(o.formId)}`;
+  const context: SubmissionContext = { svcutk: readUtk(), pageUrl: location.href, pageName: document.title, redirectUrl: safeUrl(o.redirectUrl, /^https?:$/) };
+  body.push(SVC_CONTEXT + '=' + encodeURIComponent(JSON.stringify(context)));
+  const url = o.formsUrl.replace(/\/+$/, '') + formSubmitPath(o.portalId, o.formId);
   let res: Response;
   try {
     res = await fetch(url, {

@@ -1,13 +1,11 @@
 /** Client-side checks (required, email format and blocked domains, numbers, dates) and how an
  * error is shown: `aria-invalid`, the error classes, and a message linked by `aria-describedby`. */
+import { FREE_MAIL_DOMAINS } from '@svc/protocol';
 import { classes, h } from './dom';
 import { active, valuesOf, type Entry } from './entry';
 import type { Messages } from './types';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-/** `useDefaultBlockList`: the common free-mail providers (@svc/api's FREE_MAIL_DOMAINS, which the
- * platform checks too; copied to keep zod out of the bundle, and kept equal by a test). */
-export const FREE_MAIL = ['gmail.com', 'googlemail.com', 'yahoo.com', 'hotmail.com', 'outlook.com', 'live.com', 'aol.com', 'icloud.com', 'gmx.com', 'mail.com'];
 
 const isDate = (v: string) => /^\d{4}-\d\d-\d\d$/.test(v) && new Date(v).toISOString().startsWith(v);
 
@@ -23,7 +21,8 @@ export function problem(e: Entry, m: Messages, blocked: string[] = []): string |
     if (!EMAIL.test(v)) return m.invalidEmail;
     const domain = v.split('@')[1].toLowerCase();
     const rules = e.field.validation || {};
-    const refused = [...blocked, ...(rules.blockedEmailAddresses || []), ...(rules.useDefaultBlockList ? FREE_MAIL : [])];
+    // `useDefaultBlockList`: the free-mail list the platform checks too.
+    const refused = [...blocked, ...(rules.blockedEmailAddresses || []), ...(rules.useDefaultBlockList ? FREE_MAIL_DOMAINS : [])];
     if (refused.some((d) => d.toLowerCase() == domain)) return m.blockedEmail.replace('{domain}', domain);
   }
   // By the field's type: a browser without a date picker shows a text box.

@@ -1,18 +1,15 @@
 /** The identity cookies: `svcutk`, the visitor cookie, the session cookies, do-not-track and the
- * consent decision. Formats follow the anchor's `__hstc`/`__hssc`/`__hssrc` (see README). */
+ * consent decision. Formats follow the anchor's `__hstc`/`__hssc`/`__hssrc` (see README); the
+ * names are @svc/protocol's, which the servers read too. */
 import Cookies from 'js-cookie';
+import {
+  OPT_OUT_COOKIE as OPT_OUT,
+  RESTART_COOKIE as RESTART,
+  SESSION_COOKIE as SESSION,
+  UTK_COOKIE as UTK,
+  VISITOR_COOKIE as VISITOR,
+} from '@svc/protocol';
 import { isId, newId } from './ids';
-
-export const UTK = 'svcutk';
-/** `domainHash.utk.firstVisit.previousVisit.currentVisit.sessionNumber` */
-export const VISITOR = '__svctc';
-/** `domainHash.pageViews.sessionStart`, 30 minutes after the last send. */
-export const SESSION = '__svcsc';
-/** `1` until the browser closes: without it a new session starts. */
-export const RESTART = '__svcsrc';
-export const DNT = '__svc_do_not_track';
-/** `no` = consent given, `yes` = declined. */
-export const OPT_OUT = '__svc_opt_out';
 
 const SESSION_DAYS = 1 / 48;
 

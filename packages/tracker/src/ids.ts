@@ -1,5 +1,10 @@
-/** 32 lower-case hex characters (128 random bits): the `svcutk` format and event ids. */
+/** Ids the tracker creates: 32 lower-case hex characters (128 random bits), the `svcutk` format
+ * (@svc/protocol's UTK_PATTERN) and event ids. */
+import { UTK_PATTERN } from '@svc/protocol';
+
 export const newId = (): string =>
   Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => (b | 256).toString(16).slice(1)).join('');
 
-export const isId = (s: string | undefined): s is string => /^[0-9a-f]{32}$/.test(s!);
+/** The tracker's check reads only strings or undefined, so the pattern alone is enough (smaller
+ * than @svc/protocol's isUtk, which also refuses non-strings). */
+export const isId = (s: string | undefined): s is string => UTK_PATTERN.test(s!);

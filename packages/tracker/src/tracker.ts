@@ -1,8 +1,9 @@
 /** The tracker: runs the `_svcq` command queue, builds events and hands them to the transport. */
-import { configureCookies, DNT, forgetVisitor, getCookie, OPT_OUT, removeCookie, setCookie, visit } from './cookies';
+import { CUSTOM_EVENT, DNT_COOKIE as DNT, OPT_OUT_COOKIE as OPT_OUT, OPTED_IN, OPTED_OUT, PAGE_VIEW, WIRE_VERSION, type WireEvent } from '@svc/protocol';
+import { configureCookies, forgetVisitor, getCookie, removeCookie, setCookie, visit } from './cookies';
 import { newId } from './ids';
 import { watchHistory } from './spa';
-import { transport, type WireEvent } from './transport';
+import { transport } from './transport';
 import type { Commands, PrivacyConsent, QueueEntry, SvcQueue, Tracker, TrackerConfig } from './types';
 
 /** Commands run before the automatic first page view, in this order, so that configuration pushed
@@ -19,7 +20,7 @@ export function start(config: TrackerConfig): Tracker {
   configureCookies(config.cookieDomain, days);
   const stored = getCookie(OPT_OUT);
   /** true: cookies allowed; false: send without identifiers; undefined: wait for a decision. */
-  let consent: boolean | undefined = mode == 'cookieless' ? false : stored ? stored == 'no' : mode != 'opt-in' || undefined;
+  let consent: boolean | undefined = mode == 'cookieless' ? false : stored ? stored == OPTED_IN : mode != 'opt-in' || undefined;
   const listeners: ((c: PrivacyConsent) => void)[] = [];
   const waiting: WireEvent[] = [];
   const net = transport(config.collector, () => !!consent, log);
@@ -41,7 +42,7 @@ export function start(config: TrackerConfig): Tracker {
   const release = () => {
     if (consent == undefined) return;
     for (const e of waiting.splice(0)) {
-      if (consent) Object.assign(e, visit(+e.cts, e.k == '1'));
+      if (consent) Object.assign(e, visit(+e.cts, e.k == PAGE_VIEW));
       else e.ce = 'false';
       net.send(e);
     }
@@ -49,15 +50,16 @@ export function start(config: TrackerConfig): Tracker {
 
   const track = (params: Record<string, unknown>) => {
     if (getCookie(DNT) == 'yes') return;
-    const e: WireEvent = {
+    // `k` and the rest come from params below.
+    const e = {
       eid: newId(),
       a: config.portalId + '',
-      v: '1',
+      v: WIRE_VERSION,
       cts: Date.now() + '',
       pu: location.href,
       t: document.title,
       ln: navigator.language,
-    };
+    } as WireEvent;
     if (identity) params.i = new URLSearchParams(identity) + '';
     identity = undefined;
     for (const k in params) if (params[k] != null) e[k] = params[k] + '';
@@ -68,7 +70,7 @@ export function start(config: TrackerConfig): Tracker {
   const commands: Commands = {
     trackPageView() {
       lastUrl = location.href.split('#')[0];
-      track({ k: 1, po: path, rpo: previousPath, r: referrer, ct: contentType });
+      track({ k: PAGE_VIEW, po: path, rpo: previousPath, r: referrer, ct: contentType });
     },
     setPath(p) {
       previousPath = path;
@@ -81,7 +83,7 @@ export function start(config: TrackerConfig): Tracker {
       identity = { ...identity, ...(props as Record<string, string>) };
     },
     trackEvent({ id, value, ...props }) {
-      const params: Record<string, unknown> = { k: 3, n: id, m: value };
+      const params: Record<string, unknown> = { k: CUSTOM_EVENT, n: id, m: value };
       for (const k in props) params['_' + k] = props[k];
       track(params);
     },
@@ -94,7 +96,7 @@ export function start(config: TrackerConfig): Tracker {
       consent = !!allowed;
       if (!consent) forgetVisitor();
       // The decision itself is remembered for 13 months, like the anchor's banner.
-      setCookie(OPT_OUT, consent ? 'no' : 'yes', 395);
+      setCookie(OPT_OUT, consent ? OPTED_IN : OPTED_OUT, 395);
       listeners.forEach(notify);
       release();
     },

@@ -1,8 +1,6 @@
 /** Delivery: batches of up to 10 events or 5 s over `fetch` keepalive, `sendBeacon` when the page
  * is hidden, an image pixel where `fetch` is missing, and a bounded, persisted retry queue. */
-
-/** One event on the wire: the pixel's query parameters as a flat map (see README). */
-export type WireEvent = Record<string, string>;
+import { BATCH_FILE, PIXEL_FILE, type WireEvent } from '@svc/protocol';
 
 const KEY = 'svc_retry';
 const BATCH = 10;
@@ -54,11 +52,11 @@ export function transport(collector: string, canStore: () => boolean, log: (...a
 
   function post(batch: WireEvent[], stored?: boolean) {
     if (!navigator.onLine || blocked >= MAX_BLOCKED) return stored || update(batch, true);
-    if (!self.fetch) return batch.forEach((e) => (new Image().src = base + 'p.gif?' + new URLSearchParams(e)));
+    if (!self.fetch) return batch.forEach((e) => (new Image().src = base + PIXEL_FILE + '?' + new URLSearchParams(e as Record<string, string>)));
     if (stored) busy = true;
     log('send', batch);
     // Inside a promise so that a fetch that throws (a broken polyfill) counts as a network error.
-    new Promise<Response>((ok) => ok(fetch(base + 'e', { method: 'POST', body: JSON.stringify(batch), keepalive: true }))).then(
+    new Promise<Response>((ok) => ok(fetch(base + BATCH_FILE, { method: 'POST', body: JSON.stringify(batch), keepalive: true }))).then(
       (res) => {
         const s = res.status;
         const again = s == 408 || s == 429 || s > 499;
@@ -94,7 +92,7 @@ export function transport(collector: string, canStore: () => boolean, log: (...a
       const batch = buffer.splice(0, BATCH);
       let queued = false;
       try {
-        queued = navigator.sendBeacon(base + 'e', JSON.stringify(batch));
+        queued = navigator.sendBeacon(base + BATCH_FILE, JSON.stringify(batch));
       } catch {}
       // Refused (too big, quota): keep it for the next page. Missing: keepalive fetch.
       if (!queued) 'sendBeacon' in navigator ? update(batch, true) : post(batch);
