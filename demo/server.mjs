@@ -11,6 +11,7 @@
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import { createCompanion } from '@svc/companion';
+import { isUtk, UTK_COOKIE } from '@svc/protocol';
 
 const PUBLIC = fileURLToPath(new URL('./public/', import.meta.url));
 /** The bundles as this checkout builds them (npm run build). */
@@ -20,7 +21,8 @@ const BUNDLES = {
 };
 /** Client-side routes of index.html (demo.js renders them), served as index.html on reload. */
 const SPA_ROUTES = ['/', '/pricing'];
-const UTK = /^[0-9a-f]{32}$/;
+/** The visitor's `svcutk` in a Cookie header. */
+const UTK_IN_COOKIES = new RegExp(`(?:^|;\\s*)${UTK_COOKIE}=([^;]*)`);
 
 /**
  * @param {object} o
@@ -77,8 +79,8 @@ export function createDemoSite({ baseUrl, formsUrl, credentials, contactFormId, 
   // as a server-side event for the same visitor (by the svcutk cookie).
   app.post('/api/buy', express.json({ limit: '1kb' }), async (req, res, next) => {
     try {
-      const utk = /(?:^|;\s*)svcutk=([^;]*)/.exec(req.get('cookie') ?? '')?.[1];
-      if (!utk || !UTK.test(utk)) return void res.status(400).json({ status: 'error', message: 'no visitor cookie (svcutk): accept cookies first' });
+      const utk = UTK_IN_COOKIES.exec(req.get('cookie') ?? '')?.[1];
+      if (!isUtk(utk)) return void res.status(400).json({ status: 'error', message: 'no visitor cookie (svcutk): accept cookies first' });
       const plan = req.body?.plan === 'starter' ? 'starter' : 'pro';
       const { id } = await companion.events.track({ eventId: 'purchase-completed', utk, value: plan == 'pro' ? 49 : 0, properties: { plan } });
       res.status(202).json({ accepted: true, id });

@@ -1,4 +1,5 @@
 /** Schemas shared by many routes: identifiers, paging, repeated query parameters, error bodies. */
+import { UTK_PATTERN } from '@svc/protocol';
 import { z } from 'zod';
 
 /** A numeric id in a path or query (`"123"` → 123). */
@@ -6,6 +7,10 @@ export const numericId = z
   .string()
   .regex(/^\d{1,15}$/, 'must be a positive integer')
   .transform(Number);
+
+/** A visitor token that something will be linked to (a form submission, a server-side event):
+ * @svc/protocol's format, the one the collector takes, so no route links a token it would refuse. */
+export const visitorToken = z.string().regex(UTK_PATTERN, 'must be a visitor token (32 lower-case hex characters)');
 
 /** A query parameter that may repeat (`?vid=1&vid=2`): always an array. */
 export const repeated = <T extends z.ZodType>(item: T) =>

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { createClient, FileTokenStore, type Client } from '@svc/client';
+import { BATCH_FILE, COLLECT_PATH, MAX_BATCH_BYTES, PIXEL_FILE } from '@svc/protocol';
 import express, { type Router } from 'express';
 import type { HelmetOptions } from 'helmet';
 import { HttpError, errorMiddleware, handle, timingSafeSecret } from './http/errors';
@@ -202,10 +203,10 @@ export function createCompanion(options: CompanionOptions): Companion {
     throw new HttpError(404, `no script ${script.slice(0, 40)}.js here`);
   }));
   // The tracker with data-collector="<mount>" sends to <mount>/e and <mount>/p.gif; /collect/... mirrors the platform's paths.
-  const raw = express.raw({ type: () => true, limit: '64kb' });
-  for (const prefix of ['', '/collect']) {
-    router.post(`${prefix}/e`, raw, handle(collect.batch));
-    router.get(`${prefix}/p.gif`, handle(collect.pixel));
+  const raw = express.raw({ type: () => true, limit: MAX_BATCH_BYTES });
+  for (const prefix of ['', COLLECT_PATH]) {
+    router.post(`${prefix}/${BATCH_FILE}`, raw, handle(collect.batch));
+    router.get(`${prefix}/${PIXEL_FILE}`, handle(collect.pixel));
   }
 
   router.use((req, _res, next) => next(new HttpError(404, `no companion route ${req.method} ${req.path.slice(0, 100)}`)));

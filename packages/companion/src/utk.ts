@@ -1,11 +1,8 @@
-/** The visitor's identity as the browser sends it: the tracker's `svcutk` cookie (32 lower-case
- * hex characters) and its consent cookie. Anything else is an unknown visitor, never an error. */
+/** The visitor's identity as the browser sends it: the tracker's `svcutk` cookie (a utk, see
+ * @svc/protocol) and its consent cookie. Anything else is an unknown visitor, never an error. */
+import { isUtk, OPT_OUT_COOKIE, OPTED_OUT, UTK_COOKIE } from '@svc/protocol';
 import { parse } from 'cookie';
 import type { Request } from 'express';
-
-const UTK = /^[0-9a-f]{32}$/;
-
-export const isUtk = (v: unknown): v is string => typeof v == 'string' && UTK.test(v);
 
 /** The request's cookies, parsed once per request (the host may have parsed them already). */
 export function cookies(req: Request): Record<string, string | undefined> {
@@ -20,8 +17,9 @@ export function cookies(req: Request): Record<string, string | undefined> {
 export function visitorUtk(req: Request): string | undefined {
   const c = cookies(req);
   if (optedOut(req)) return undefined;
-  return isUtk(c.svcutk) ? c.svcutk : undefined;
+  const utk = c[UTK_COOKIE];
+  return isUtk(utk) ? utk : undefined;
 }
 
 /** The tracker's consent cookie says no (`__svc_opt_out=yes`). */
-export const optedOut = (req: Request) => cookies(req).__svc_opt_out == 'yes';
+export const optedOut = (req: Request) => cookies(req)[OPT_OUT_COOKIE] == OPTED_OUT;

@@ -7,6 +7,8 @@ import { contact, contactPage, contactReadQuery, contactWrite, recentContactPage
 const READ = ['crm.objects.contacts.read', 'crm.objects.contacts.write', 'content'];
 const WRITE = ['crm.objects.contacts.write'];
 const email = z.string().min(1).max(254);
+// Lookups take any token: one that is not a visitor token (common.ts) links to nothing, so it is
+// not found (404), like any unknown one.
 const utk = z.string().min(1).max(64);
 /** A comma-separated list in the path (`1,2,3`), up to 100 items. */
 const list = <T extends z.ZodType<unknown, string>>(item: T) =>

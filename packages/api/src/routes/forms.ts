@@ -1,4 +1,5 @@
 /** §4.6 Forms: definitions on {base_url}, submissions on {forms_url}. */
+import { FORM_SUBMIT_PATH } from '@svc/protocol';
 import { z } from 'zod';
 import { route } from '../route';
 import { form, formField, formWrite } from '../schemas/form';
@@ -12,7 +13,7 @@ export const formRoutes = {
   'forms.submit': route({
     id: 'forms.submit',
     method: 'POST',
-    path: '/uploads/form/v2/:portal_id/:form_guid',
+    path: FORM_SUBMIT_PATH,
     host: 'forms',
     summary:
       'Submit a form (urlencoded fields + svc_context JSON): 204, or 302 to the redirect URL; ' +

@@ -1,5 +1,6 @@
 /** §4.10 OAuth refresh and enterprise events, §2.5 record limits. */
 import { z } from 'zod';
+import { visitorToken } from '../common';
 import { route } from '../route';
 
 const limitRow = z.object({
@@ -17,7 +18,7 @@ const eventParams = z.looseObject({
   _a: z.string().regex(/^\d{1,15}$/, 'must be a portal id').transform(Number),
   _m: z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a number').transform(Number).optional(),
   email: z.string().max(254).optional(),
-  utk: z.string().max(64).optional(),
+  utk: visitorToken.optional(),
   id: z.string().max(255).optional(),
 });
 
@@ -78,7 +79,7 @@ export const platformRoutes = {
     body: z.object({
       eventName: z.string().min(1).max(255),
       email: z.string().max(254).optional(),
-      utk: z.string().max(64).optional(),
+      utk: visitorToken.optional(),
       value: z.number().finite().optional(),
       properties: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
       occurredAt: z.number().int().optional(),

@@ -1,14 +1,12 @@
 /** Forms and form fields (contacts API v1 forms). */
+import type { SubmissionContext } from '@svc/protocol';
 import { z } from 'zod';
-import { timestamp } from '../common';
+import { timestamp, visitorToken } from '../common';
 import { propertyOption } from './property';
 
-/** `useDefaultBlockList`: the common free-mail providers. The form embed (packages/forms) keeps a
- * copy for its size; a test keeps the two equal. */
-export const FREE_MAIL_DOMAINS = ['gmail.com', 'googlemail.com', 'yahoo.com', 'hotmail.com', 'outlook.com', 'live.com', 'aol.com', 'icloud.com', 'gmx.com', 'mail.com'];
-
 /** A field's rules (§4d): blocked email domains are refused by the embed before sending, and by
- * the platform when a submission comes anyway. */
+ * the platform when a submission comes anyway (`useDefaultBlockList`: @svc/protocol's
+ * FREE_MAIL_DOMAINS). */
 export const fieldValidation = z.looseObject({
   name: z.string(),
   message: z.string(),
@@ -157,11 +155,12 @@ export const formWrite = z.object({
   formFieldGroups: z.array(formFieldGroupWrite).max(200).optional(),
 });
 
-/** The `svc_context` parameter of a submission: a JSON object, URL-encoded. */
+/** The `svc_context` parameter of a submission: a JSON object, URL-encoded, of @svc/protocol's
+ * SubmissionContext shape; a malformed `svcutk` is refused, as the collector refuses it. */
 export const submissionContext = z.object({
-  svcutk: z.string().max(64).optional(),
+  svcutk: visitorToken.optional(),
   ipAddress: z.string().max(64).optional(),
   pageUrl: z.string().max(4096).optional(),
   pageName: z.string().max(1024).optional(),
   redirectUrl: z.string().max(4096).optional(),
-});
+}) satisfies z.ZodType<SubmissionContext>;

@@ -1,6 +1,6 @@
 /** A server-side event as callers give it, its checks, and the form it waits in. */
+import { isUtk } from '@svc/protocol';
 import { HttpError } from '../http/errors';
-import { isUtk } from '../utk';
 
 /** `companion.events.track(...)` and `POST /events` take this. */
 export interface ServerEvent {

@@ -4,11 +4,12 @@
  * answer keeps its full lifetime. Not for visitors who opted out or sent no identifiers. Upstream
  * error bodies are replaced by our own; statuses the tracker acts on (429, 5xx) and `Retry-After`
  * pass through so it retries as it would against the platform. */
+import { COLLECT_BATCH_PATH, COLLECT_PIXEL_PATH, isUtk, UTK_COOKIE } from '@svc/protocol';
 import { serialize } from 'cookie';
 import type { Request, Response } from 'express';
 import { request, type Dispatcher } from 'undici';
 import { HttpError } from '../http/errors';
-import { cookies, isUtk, optedOut } from '../utk';
+import { cookies, optedOut } from '../utk';
 
 export interface CollectorOptions {
   baseUrl: string;
@@ -22,7 +23,7 @@ export interface CollectorOptions {
 function utkOf(req: Request, events: Record<string, unknown>[]): string | undefined {
   if (optedOut(req)) return undefined;
   if (events.some((e) => e.ce === 'false')) return undefined;
-  const c = cookies(req).svcutk;
+  const c = cookies(req)[UTK_COOKIE];
   if (isUtk(c)) return c;
   const vis = new Set(events.map((e) => e.vi));
   const [vi] = vis;
@@ -61,7 +62,7 @@ export function collector(o: CollectorOptions) {
       if (utk)
         res.append(
           'set-cookie',
-          serialize('svcutk', utk, { path: '/', maxAge: o.cookieDays * 86_400, sameSite: 'lax', secure: req.secure, domain: o.cookieDomain }),
+          serialize(UTK_COOKIE, utk, { path: '/', maxAge: o.cookieDays * 86_400, sameSite: 'lax', secure: req.secure, domain: o.cookieDomain }),
         );
       res.status(status).set('cache-control', 'no-store');
       const type = up.headers['content-type'];
@@ -85,14 +86,14 @@ export function collector(o: CollectorOptions) {
       } catch {
         // The collector names the problem; the proxy only reads the batch for the visitor's utk.
       }
-      await forward(req, res, '/collect/e', body, events);
+      await forward(req, res, COLLECT_BATCH_PATH, body, events);
     },
     /** `GET /collect/p.gif?...`: one event as query parameters. */
     pixel: async (req: Request, res: Response) => {
       const q = req.originalUrl.indexOf('?');
       const query = q < 0 ? '' : req.originalUrl.slice(q);
       const params = Object.fromEntries(new URLSearchParams(query));
-      await forward(req, res, '/collect/p.gif' + query, undefined, [params]);
+      await forward(req, res, COLLECT_PIXEL_PATH + query, undefined, [params]);
     },
   };
 }

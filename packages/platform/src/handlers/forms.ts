@@ -1,5 +1,6 @@
 /** §4.6 Forms: definitions on {base_url}, submissions (public, CORS) on {forms_url}. */
 import { schemas } from '@svc/api';
+import { SVC_CONTEXT } from '@svc/protocol';
 import { badRequest } from '../http/errors';
 import { Reply, type Handlers } from '../http/handler';
 import type { Services } from '../services';
@@ -17,8 +18,8 @@ function parseContext(raw: string | string[] | undefined): SubmissionContext {
   const parsed = schemas.submissionContext.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = ['body.svc_context', ...issue.path.map(String)].join('.');
-    throw badRequest(json === undefined ? 'body.svc_context: must be a JSON object' : `${where}: ${issue.message}`);
+    const where = [`body.${SVC_CONTEXT}`, ...issue.path.map(String)].join('.');
+    throw badRequest(json === undefined ? `body.${SVC_CONTEXT}: must be a JSON object` : `${where}: ${issue.message}`);
   }
   return parsed.data;
 }
@@ -40,8 +41,8 @@ export function formHandlers({ forms }: Services): Handlers {
     'forms.getFields': ({ portalId, params }) => forms.fields(portalId, params.form_guid),
     'forms.getField': ({ portalId, params }) => forms.field(portalId, params.form_guid, params.field_name),
     'forms.submit': ({ params, body }) => {
-      const { svc_context, ...values } = body;
-      const context = parseContext(svc_context);
+      const { [SVC_CONTEXT]: raw, ...values } = body;
+      const context = parseContext(raw);
       const { conversionId, redirect } = forms.submit(params.portal_id, params.form_guid, values, context);
       return redirect ? new Reply(302, undefined, { location: withSubmissionGuid(redirect, conversionId) }) : new Reply(204);
     },

@@ -4,44 +4,38 @@
  * Valid events of a batch are recorded even when others are rejected (the tracker drops a
  * batch answered 400); a batch whose every event needs a tier the portal lacks is a 403. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  checkWireEvent,
+  COLLECT_BATCH_PATH,
+  COLLECT_PATH,
+  COLLECT_PIXEL_PATH,
+  MAX_BATCH_BYTES as MAX_BODY,
+  MAX_BATCH_EVENTS as MAX_BATCH,
+  PAGE_VIEW,
+} from '@svc/protocol';
 import type { TrackedEvent, TrackingStore } from '../store/tracking';
 import { ApiError, errorBody } from './errors';
 
-const MAX_BATCH = 50;
-const MAX_BODY = 64 * 1024;
 export const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type' };
 
-/** Turns one wire event into a TrackedEvent, or throws ApiError(400) naming the problem. */
+/** Turns one wire event into a TrackedEvent, or throws ApiError(400) naming the problem; the
+ * check itself is @svc/protocol's, the one every side of the wire format shares. */
 export function parseWireEvent(raw: unknown, where: string): TrackedEvent {
-  const bad = (message: string) => new ApiError(400, `${where}: ${message}`);
-  if (typeof raw != 'object' || raw === null || Array.isArray(raw)) throw bad('must be an object');
-  const e = raw as Record<string, unknown>;
-  for (const [key, value] of Object.entries(e)) {
-    if (typeof value != 'string') throw bad(`"${key}" must be a string`);
-    if (value.length > 8192) throw bad(`"${key}" is longer than 8192 characters`);
-  }
-  const s = e as Record<string, string>;
-  if (!/^[0-9a-f]{32}$/.test(s.eid ?? '')) throw bad('"eid" must be 32 lower-case hex characters');
-  if (s.k != '1' && s.k != '3') throw bad('"k" must be "1" (page view) or "3" (custom event)');
-  if (!/^\d{1,15}$/.test(s.a ?? '')) throw bad('"a" must be a portal id');
-  if (!/^\d{1,15}$/.test(s.cts ?? '')) throw bad('"cts" must be a timestamp in milliseconds');
-  if (s.k == '3' && !s.n) throw bad('"n" (the event id or name) is required for a custom event');
-  if (s.m !== undefined && !/^-?\d+(\.\d+)?$/.test(s.m)) throw bad('"m" must be a number');
-  if (s.vi !== undefined && !/^[0-9a-f]{32}$/.test(s.vi)) throw bad('"vi" must be a visitor token (32 hex)');
-  let contact: Record<string, string> | undefined;
-  if (s.i) contact = Object.fromEntries(new URLSearchParams(s.i));
+  const checked = checkWireEvent(raw);
+  if (!checked.ok) throw new ApiError(400, `${where}: ${checked.problem}`);
+  const s = checked.event;
   return {
     eid: s.eid,
     portalId: Number(s.a),
-    kind: s.k == '1' ? 1 : 3,
+    kind: s.k == PAGE_VIEW ? 1 : 3,
     utk: s.vi,
     timestamp: Number(s.cts),
     url: s.pu,
     name: s.n,
     value: s.m === undefined ? undefined : Number(s.m),
-    contact,
-    raw: e,
+    contact: s.i ? Object.fromEntries(new URLSearchParams(s.i)) : undefined,
+    raw: s,
   };
 }
 
@@ -146,18 +140,18 @@ export function collector(
   /** Handles the request if it is the collector's; false otherwise. */
   return (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? '';
-    if (!url.startsWith('/collect/')) return false;
+    if (!url.startsWith(COLLECT_PATH + '/')) return false;
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    if (path != '/collect/e' && path != '/collect/p.gif') return false;
+    if (path != COLLECT_BATCH_PATH && path != COLLECT_PIXEL_PATH) return false;
     if (req.method == 'OPTIONS') {
       res.writeHead(204, CORS).end();
       return true;
     }
     const run =
-      path == '/collect/e' && req.method == 'POST'
+      path == COLLECT_BATCH_PATH && req.method == 'POST'
         ? batch(req, res)
-        : path == '/collect/p.gif' && req.method == 'GET'
+        : path == COLLECT_PIXEL_PATH && req.method == 'GET'
           ? pixel(req, res, new URLSearchParams(q < 0 ? '' : url.slice(q + 1)))
           : undefined;
     if (!run) return false;

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { uuidV7 } from '../util/uuid-v7';
 import { schemas } from '@svc/api';
+import { FREE_MAIL_DOMAINS } from '@svc/protocol';
 import type { z } from 'zod';
 import { type Db, transaction } from '../db/open';
 import { badRequest, notFound } from '../http/errors';
@@ -175,7 +176,7 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
   /** The domains the form's email field refuses (what the embed refuses before sending). */
   function blockedDomains(fields: ReturnType<typeof allFields>) {
     const rules = fields.find((f) => f.name == 'email')?.validation;
-    const listed = [...(rules?.blockedEmailAddresses ?? []), ...(rules?.useDefaultBlockList ? schemas.FREE_MAIL_DOMAINS : [])];
+    const listed = [...(rules?.blockedEmailAddresses ?? []), ...(rules?.useDefaultBlockList ? FREE_MAIL_DOMAINS : [])];
     return new Set(listed.map((d) => d.toLowerCase()));
   }
 
