@@ -2,5 +2,5 @@
 export { catalog, routes, type Catalog, type RouteId } from './catalog';
 export * from './common';
 export { openApiDocument } from './openapi';
-export { BEARER, route, type AuthKind, type BodyType, type Method, type Milestone, type RouteDef, type Routes } from './route';
+export { BEARER, route, type AtomEntry, type AuthKind, type BodyType, type RetryPolicy, type Method, type Milestone, type RouteDef, type Routes } from './route';
 export * as schemas from './schemas';

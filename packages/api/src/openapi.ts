@@ -53,6 +53,13 @@ function operation(route: RouteDef) {
           : { description: 'Success', content: { 'application/json': { schema: schema(route.response, 'output') } } },
       default: { description: 'Error', content: { 'application/json': { schema: schema(errorBody, 'output') } } },
     },
+    // The catalog's facts for consumers, as extensions (tools ignore what they do not know).
+    'x-svc-resource': route.resource,
+    'x-svc-id-param': route.idParam,
+    'x-svc-retry': route.retry,
+    'x-svc-writes': route.writes,
+    'x-svc-atom-entry': route.atomEntry,
+    'x-svc-default-body': route.defaultBody,
   };
   if (route.bodyType != 'none')
     op.requestBody = { required: true, content: { [MEDIA[route.bodyType]]: { schema: schema(route.body, 'input') } } };

@@ -103,6 +103,8 @@ export const blogV1Routes = {
   'blogV1.listBlogs': route({
     ...V1,
     id: 'blogV1.listBlogs',
+    resource: 'blogs',
+    idParam: undefined, // `ext` is the format, not a record
     method: 'GET',
     path: '/blog/v1/list.:ext',
     summary: 'Blogs of the portal',
@@ -113,6 +115,7 @@ export const blogV1Routes = {
   'blogV1.getBlog': route({
     ...V1,
     id: 'blogV1.getBlog',
+    resource: 'blogs',
     method: 'GET',
     // Also matches `list.json`; the router must try `/blog/v1/list.:ext` first.
     path: '/blog/v1/:blog_guid.:ext',
@@ -123,6 +126,7 @@ export const blogV1Routes = {
   'blogV1.listBlogComments': route({
     ...V1,
     id: 'blogV1.listBlogComments',
+    resource: 'blogs',
     method: 'GET',
     path: '/blog/v1/:blog_guid/comments.:ext',
     summary: 'Comments on the posts of a blog',
@@ -133,6 +137,7 @@ export const blogV1Routes = {
   'blogV1.listPosts': route({
     ...V1,
     id: 'blogV1.listPosts',
+    resource: 'blogs',
     method: 'GET',
     path: '/blog/v1/:blog_guid/posts.:ext',
     summary: 'Posts of a blog (draft=true|false filters drafts)',
@@ -143,6 +148,7 @@ export const blogV1Routes = {
   'blogV1.getPost': route({
     ...V1,
     id: 'blogV1.getPost',
+    resource: 'posts',
     method: 'GET',
     path: '/blog/v1/posts/:post_guid.:ext',
     summary: 'A post by guid',
@@ -152,6 +158,7 @@ export const blogV1Routes = {
   'blogV1.listPostComments': route({
     ...V1,
     id: 'blogV1.listPostComments',
+    resource: 'posts',
     method: 'GET',
     path: '/blog/v1/posts/:post_guid/comments.:ext',
     summary: 'Comments on a post',
@@ -162,6 +169,7 @@ export const blogV1Routes = {
   'blogV1.getComment': route({
     ...V1,
     id: 'blogV1.getComment',
+    resource: 'comments',
     method: 'GET',
     path: '/blog/v1/comments/:comment_guid.:ext',
     summary: 'A comment by guid',
@@ -171,6 +179,8 @@ export const blogV1Routes = {
   'blogV1.createPost': route({
     ...V1,
     id: 'blogV1.createPost',
+    resource: 'blogs',
+    atomEntry: 'post',
     method: 'POST',
     path: '/blog/v1/:blog_guid/posts.atom',
     summary: 'Create a post from an Atom entry; it starts as a draft',
@@ -187,6 +197,8 @@ export const blogV1Routes = {
   'blogV1.updatePost': route({
     ...V1,
     id: 'blogV1.updatePost',
+    resource: 'posts',
+    atomEntry: 'post',
     method: 'PUT',
     path: '/blog/v1/posts/:post_guid.atom',
     summary: 'Update a post from an Atom entry, or publish a draft (published, draft=false, sendNotifications)',
@@ -198,6 +210,8 @@ export const blogV1Routes = {
   'blogV1.createComment': route({
     ...V1,
     id: 'blogV1.createComment',
+    resource: 'posts',
+    atomEntry: 'comment',
     method: 'POST',
     path: '/blog/v1/posts/:post_guid/comments.atom',
     summary: 'Comment on a post from an Atom entry; comments are live at once (no draft)',

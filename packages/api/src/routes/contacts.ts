@@ -28,6 +28,7 @@ export const contactRoutes = {
   }),
   'contacts.update': route({
     id: 'contacts.update',
+    retry: 'safe', // an update to the same values
     method: 'POST',
     path: '/contacts/v1/contact/vid/:contact_id/profile',
     summary: 'Update a contact (one or many properties)',
@@ -37,6 +38,7 @@ export const contactRoutes = {
   }),
   'contacts.createOrUpdate': route({
     id: 'contacts.createOrUpdate',
+    retry: 'safe', // an upsert
     method: 'POST',
     path: '/contacts/v1/contact/createOrUpdate/email/:contact_email',
     summary: 'Create or update a contact by email',
@@ -47,6 +49,7 @@ export const contactRoutes = {
   }),
   'contacts.batch': route({
     id: 'contacts.batch',
+    retry: 'safe', // upserts by vid or email
     method: 'POST',
     path: '/contacts/v1/contact/batch/',
     summary: 'Create or update up to 1,000 contacts, each by vid or email (all or nothing)',

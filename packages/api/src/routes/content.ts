@@ -53,6 +53,8 @@ interface Coll<
   R extends z.ZodType = z.ZodType,
 > {
   name: N;
+  /** The collection's path segment (`blog-posts`): its routes' `resource`. */
+  resource: string;
   label: string;
   scopes: readonly string[];
   /** `/content/api/v2/<segment>` */
@@ -76,6 +78,7 @@ function coll<N extends string, I extends string, R extends z.ZodType>(
   const shape = { [idParam]: numericId } as Record<I, typeof numericId>;
   return {
     name,
+    resource: segment,
     label,
     scopes,
     path: `${PREFIX}/${segment}`,
@@ -96,12 +99,12 @@ type Grouped<N extends string, V> = {
   [K in keyof V & string as `content.${N}.${K}`]: V[K] extends (id: string) => infer D ? D : never;
 };
 
-/** Names each maker `content.<collection>.<verb>` and builds its route. */
-function group<N extends string, V extends Record<string, Maker>>(c: { name: N }, verbs: V): Grouped<N, V> {
+/** Names each maker `content.<collection>.<verb>` and builds its route, on the collection's resource. */
+function group<N extends string, V extends Record<string, Maker>>(c: { name: N; resource: string }, verbs: V): Grouped<N, V> {
   const out: Record<string, unknown> = {};
   for (const [verb, make] of Object.entries(verbs)) {
     const id = `content.${c.name}.${verb}`;
-    out[id] = make(id);
+    out[id] = { ...(make(id) as object), resource: c.resource };
   }
   return out as Grouped<N, V>;
 }
@@ -290,6 +293,8 @@ const publish =
       scopes: c.scopes,
       params: c.params,
       body: z.looseObject({ action: z.enum(actions) }),
+      // Publishing is what a call without input means.
+      defaultBody: { action: 'schedule-publish' },
     });
 
 const pushBufferLive = <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) =>

@@ -12,6 +12,7 @@ const formGuid = z.object({ form_guid: guid });
 export const formRoutes = {
   'forms.submit': route({
     id: 'forms.submit',
+    idParam: 'form_guid', // the portal id only says whose form it is
     method: 'POST',
     path: FORM_SUBMIT_PATH,
     host: 'forms',
@@ -51,6 +52,7 @@ export const formRoutes = {
   }),
   'forms.update': route({
     id: 'forms.update',
+    retry: 'safe',
     method: 'POST',
     path: '/contacts/v1/forms/:form_guid',
     summary: 'Update a form (fields given replace the fields)',

@@ -31,6 +31,7 @@ export const listRoutes = {
   }),
   'lists.update': route({
     id: 'lists.update',
+    retry: 'safe',
     method: 'POST',
     path: '/contacts/v1/lists/:list_id',
     summary: 'Update a list (name, filters)',
@@ -114,6 +115,7 @@ export const listRoutes = {
   }),
   'lists.refresh': route({
     id: 'lists.refresh',
+    retry: 'safe',
     method: 'POST',
     path: '/contacts/v1/lists/:list_id/refresh',
     summary: 'Re-evaluate a dynamic list',
@@ -123,6 +125,7 @@ export const listRoutes = {
   }),
   'lists.add': route({
     id: 'lists.add',
+    retry: 'safe', // membership is a set
     method: 'POST',
     path: '/contacts/v1/lists/:list_id/add',
     summary: 'Add contacts (by vid or email) to a static list',
@@ -133,6 +136,7 @@ export const listRoutes = {
   }),
   'lists.remove': route({
     id: 'lists.remove',
+    retry: 'safe', // membership is a set
     method: 'POST',
     path: '/contacts/v1/lists/:list_id/remove',
     summary: 'Remove contacts (by vid or email) from a static list',

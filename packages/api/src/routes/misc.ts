@@ -219,6 +219,7 @@ export const miscRoutes = {
   'prospects.search': route({
     ...M2,
     id: 'prospects.search',
+    idParam: undefined, // `search_type` selects a kind of search
     method: 'GET',
     path: '/prospects/v1/search/:search_type',
     summary: 'Prospects by city, region or country (q)',

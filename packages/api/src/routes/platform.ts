@@ -25,6 +25,7 @@ const eventParams = z.looseObject({
 export const platformRoutes = {
   'auth.refresh': route({
     id: 'auth.refresh',
+    retry: 'safe',
     method: 'POST',
     path: '/auth/v1/refresh',
     summary: 'Exchange a refresh token for an access token (urlencoded; rotation is configurable)',
@@ -61,6 +62,7 @@ export const platformRoutes = {
   }),
   'events.trigger': route({
     id: 'events.trigger',
+    writes: true, // the pixel records the event
     method: 'GET',
     path: '/v1/event',
     summary:
@@ -72,6 +74,7 @@ export const platformRoutes = {
   }),
   'events.send': route({
     id: 'events.send',
+    retry: 'safe-with-id', // the platform drops a repeated event id
     method: 'POST',
     path: '/v1/event',
     summary: 'Send a server-side custom event (JSON, authenticated): same fields as the GET form',

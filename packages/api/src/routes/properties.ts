@@ -32,6 +32,7 @@ export const propertyRoutes = {
   }),
   'properties.update': route({
     id: 'properties.update',
+    retry: 'safe',
     method: 'POST',
     path: '/contacts/v1/properties/:property_name',
     summary: 'Update a contact property',
@@ -70,6 +71,7 @@ export const propertyRoutes = {
   }),
   'properties.updateGroup': route({
     id: 'properties.updateGroup',
+    retry: 'safe',
     method: 'POST',
     path: '/contacts/v1/groups/:group_name',
     summary: 'Update a custom contact property group',

@@ -62,6 +62,7 @@ export const workflowRoutes = {
   }),
   'workflows.currentEnrollments': route({
     id: 'workflows.currentEnrollments',
+    resource: 'contacts', // the enrollments of one contact
     method: 'GET',
     path: '/automation/v2/workflows/enrollments/contacts/:vid',
     summary: 'Workflows the contact is currently enrolled in',
