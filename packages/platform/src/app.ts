@@ -11,7 +11,7 @@ import express from 'express';
 import { pino, type Logger } from 'pino';
 import { type Checkpointer, startCheckpointer } from './db/checkpointer';
 import { openDatabase } from './db/open';
-import { allHandlers, WRITING_GETS } from './handlers';
+import { allHandlers } from './handlers';
 import { authenticator } from './http/auth';
 import { collector } from './http/collector';
 import { rateLimiter, type RateLimitOptions } from './http/rate-limit';
@@ -73,7 +73,6 @@ export function createPlatform(options: PlatformOptions = {}) {
     checkResponses: options.checkResponses,
     write: services.write,
     settled: services.group.settled,
-    writingGets: WRITING_GETS,
   };
 
   const base = express();

@@ -37,34 +37,29 @@ export function contentVerbs({ content }: Services): Record<string, Verb> {
   };
 }
 
-/** `/content/api/v2/blog-posts/:blog_post_id/...` → `blog-posts` and `blog_post_id`. */
-export function collectionOf(route: RouteDef) {
-  const coll = route.path.split('/')[4] as CollectionName;
-  const idParam = Object.keys(route.params.shape).find((k) => k != 'version_id');
-  return { coll, idParam };
-}
-
 /** Keys computed on every read (URLs follow the platform's address): nothing to filter on. */
 const COMPUTED = new Set(['url', 'published_url', 'friendly_url', 'alt_url', 's3_url']);
 
-/** The record keys of a collection, from the catalog's schema of its GET: what lists may filter
+/** The record keys of a collection, from the catalog's schema of its `get`: what lists may filter
  * and order on. */
-function fieldsOf(coll: string): ReadonlySet<string> {
-  const get = routes.find((r) => r.method == 'GET' && /^\/content\/api\/v2\/[\w-]+\/:\w+$/.test(r.path) && r.path.split('/')[4] == coll);
-  return new Set(Object.keys((get?.response as z.ZodObject | undefined)?.shape ?? {}).filter((k) => !COMPUTED.has(k)));
-}
+const fieldsOf = (get: RouteDef | undefined): ReadonlySet<string> =>
+  new Set(Object.keys((get?.response as z.ZodObject | undefined)?.shape ?? {}).filter((k) => !COMPUTED.has(k)));
 
 export function contentHandlers(services: Services): Handlers {
   const verbs = contentVerbs(services);
-  const out: Record<string, Handler<RouteDef>> = {};
-  for (const route of routes) {
+  // The catalog names each route's collection (`resource`) and the parameter of its record (`idParam`).
+  const content = routes.flatMap((route) => {
     const [area, , verb] = route.id.split('.');
-    if (area != 'content' || !verb) continue;
-    const { coll, idParam } = collectionOf(route);
+    return area == 'content' && verb ? [{ route, verb, coll: route.resource as CollectionName }] : [];
+  });
+  const gets = new Map(content.filter((c) => c.verb == 'get').map((c) => [c.coll, c.route]));
+  const out: Record<string, Handler<RouteDef>> = {};
+  for (const { route, verb, coll } of content) {
     const run = verbs[verb];
     // Verbs without a generic handler (uploads, moves, ...) are in files.ts.
     if (!run) continue;
-    const fields = fieldsOf(coll);
+    const { idParam } = route;
+    const fields = fieldsOf(gets.get(coll));
     out[route.id] = (ctx) => run({ coll, id: idParam ? Number((ctx.params as Record_)[idParam]) : 0, ctx, fields }) as never;
   }
   // Typed by the catalog at the route level; the generic verbs answer with the collection's record.

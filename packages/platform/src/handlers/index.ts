@@ -14,9 +14,6 @@ import { prospectHandlers } from './prospects';
 import { propertyHandlers } from './properties';
 import { workflowHandlers } from './workflows';
 
-/** GET routes whose handlers write (the HTTP events API's pixel). */
-export const WRITING_GETS: ReadonlySet<string> = new Set(['events.trigger']);
-
 export function allHandlers(services: Services, settings: { tokenLifetimeSeconds: number; rotateRefreshTokens: boolean }): Handlers {
   return {
     ...contactHandlers(services),

@@ -1,6 +1,7 @@
 /** Atom for the older blog API (§4.9): write bodies arrive as an Atom `<entry>` and are turned into
  * the plain objects the catalog validates; reads with the `.atom` suffix are answered as Atom.
  * fast-xml-parser does the XML; documents with a DOCTYPE are refused (no entity tricks). */
+import type { AtomEntry } from '@svc/api';
 import type { NextFunction, Request, Response } from 'express';
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 import { ApiError } from './errors';
@@ -51,7 +52,7 @@ function commentFields(entry: Node) {
 }
 
 /** Middleware after express.text(): the Atom text becomes `req.body` as a post's or a comment's fields. */
-export function atomBody(kind: 'post' | 'comment') {
+export function atomBody(kind: AtomEntry) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const xml = typeof req.body == 'string' ? req.body : '';
     if (!xml.trim()) return next(bad('body: send an Atom <entry> (Content-Type: application/atom+xml)'));

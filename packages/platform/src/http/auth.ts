@@ -33,7 +33,7 @@ export function authenticator(db: Db, now: () => number) {
     const header = req.headers.authorization;
     const hapikey = typeof req.query.hapikey == 'string' ? req.query.hapikey : undefined;
     if (!header && !hapikey) {
-      if (route.auth.includes('none')) return { kind: 'none', scopes: [] };
+      if (route.public) return { kind: 'none', scopes: [] };
       throw invalid(
         'Authentication credentials not found. This API supports OAuth 2.0 and private-app access tokens ' +
           '(Authorization: Bearer)' + (route.auth.includes('hapikey') ? ' and API keys (hapikey).' : '.'),

@@ -22,8 +22,6 @@ export interface RouterDeps {
   write: <T>(fn: () => T) => Promise<Awaited<T>>;
   /** Resolves once what a read may have seen is committed. */
   settled: () => Promise<void>;
-  /** GET routes that write (the others are reads). */
-  writingGets: ReadonlySet<string>;
 }
 
 const BODY_LIMIT = '1mb';
@@ -80,7 +78,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
 
   for (const route of mine) {
     const handler = deps.handlers[route.id as keyof Handlers] as Handler<RouteDef> | undefined;
-    const writes = route.method != 'GET' || deps.writingGets.has(route.id);
+    const { writes } = route;
     const run = async (req: Request, res: Response) => {
       try {
         const caller = deps.authenticate(req, route);
@@ -114,7 +112,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
     };
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     // An Atom body is parsed into the fields the catalog validates: a comment's or a post's.
-    const atom = route.bodyType == 'atom' ? [atomBody(route.path.endsWith('/comments.atom') ? 'comment' : 'post')] : [];
+    const atom = route.atomEntry ? [atomBody(route.atomEntry)] : [];
     // Uploads can be large and Atom is parsed as XML: a caller is authenticated before either is read.
     const authFirst =
       route.bodyType == 'multipart' || route.bodyType == 'atom'
