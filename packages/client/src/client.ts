@@ -20,7 +20,7 @@ import { refreshOn401 } from './steps/refresh-on-401';
 import { retry, type RetryEvent } from './steps/retry';
 import { compose } from './steps/step';
 import { eventTracker } from './track-event';
-import type { Api, Defaulted } from './types';
+import type { Api } from './types';
 import { paramNames } from './url';
 
 export interface ClientOptions {
@@ -55,12 +55,6 @@ export interface ClientOptions {
 }
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
-
-/** Inputs sent when a call leaves them out: `client.content.blogPosts.publish(id)` publishes. */
-const defaultInputs: Record<Defaulted, unknown> = {
-  'content.blogPosts.publish': { action: 'schedule-publish' },
-  'content.pages.publish': { action: 'schedule-publish' },
-};
 
 export function createClient(options: ClientOptions): Client {
   const clock: Clock = { ...realClock, ...options.clock };
@@ -108,7 +102,8 @@ export function createClient(options: ClientOptions): Client {
     const method = (...args: unknown[]) => {
       const params: Record<string, unknown> = {};
       for (let i = 0; i < names.length; i++) params[names[i]] = args[i];
-      const input = args[names.length] ?? defaultInputs[id as Defaulted];
+      // The catalog's default body, when the route has one: `client.content.blogPosts.publish(id)` publishes.
+      const input = args[names.length] ?? route.defaultBody;
       const callOptions = args[names.length + 1] as CallOptions | undefined;
       const hasBody = route.body != 'none';
       return run({

@@ -32,7 +32,7 @@ export async function prepare(t: Target, call: Call): Promise<Request> {
   const { id, route, options = {} } = call;
   const auth = t.credentials;
   const query: Record<string, unknown> = { ...call.query, ...options.query };
-  if (!route.auth.includes('none') && auth.apiKey) {
+  if (!route.public && auth.apiKey) {
     if (!route.auth.includes('hapikey')) throw new TypeError(`${id} needs an OAuth or private-app token: the spec allows API keys on the content API v2 only`);
     query.hapikey = auth.apiKey;
   }
@@ -48,7 +48,7 @@ export async function prepare(t: Target, call: Call): Promise<Request> {
     path: shownPath,
     headers,
     body,
-    repeatable: isRepeatable(id, route.method, call.body, options.safe),
+    repeatable: isRepeatable(route, call.body, options.safe),
     options,
     fail: (init) => new SvcApiError({ ...init, message: redactSecrets(init.message, auth.secrets()), method: route.method, path: shownPath }),
     secrets: () => auth.secrets(),

@@ -1,28 +1,12 @@
 /** When a failed attempt is worth repeating, and how long to wait first. */
-import type { RouteId } from '@svc/api';
+import type { RouteInfo } from './route-table';
 
-/** POST routes that can be repeated without changing the outcome (upserts, membership changes,
- * refreshes). Other POSTs are retried on 5xx and network errors only when the call says `safe`. */
-export const SAFE_POSTS: ReadonlySet<RouteId> = new Set<RouteId>([
-  'contacts.update',
-  'contacts.createOrUpdate',
-  'contacts.batch',
-  'lists.update',
-  'lists.add',
-  'lists.remove',
-  'lists.refresh',
-  'properties.update',
-  'properties.updateGroup',
-  'forms.update',
-  'auth.refresh',
-]);
-
-const IDEMPOTENT = new Set(['GET', 'PUT', 'DELETE']);
-
-export function isRepeatable(id: string, method: string, body: unknown, safe?: boolean) {
-  if (safe || IDEMPOTENT.has(method) || SAFE_POSTS.has(id as RouteId)) return true;
-  // The events API drops a repeated event id, so an event with an id is safe to send again.
-  return id == 'events.send' && typeof (body as { id?: unknown } | undefined)?.id == 'string';
+/** Whether a call may be sent again after a 5xx or no answer: the catalog's retry policy of its
+ * route, or the call's own `safe`. */
+export function isRepeatable(route: Pick<RouteInfo, 'retry'>, body: unknown, safe?: boolean) {
+  if (safe || route.retry == 'safe') return true;
+  // The platform drops a repeated id, so a body that carries one may be sent again.
+  return route.retry == 'safe-with-id' && typeof (body as { id?: unknown } | undefined)?.id == 'string';
 }
 
 /** Whether a failure is transient. A 429 was refused before any work, so it is always worth

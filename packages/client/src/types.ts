@@ -41,8 +41,8 @@ export interface Redirect {
 /** What a call resolves to: the success body; `undefined` for bodiless answers (204, 202). */
 export type Output<K extends RouteId> = K extends 'forms.submit' ? Redirect | undefined : z.output<Route<K>['response']>;
 
-/** Routes whose input the client fills in when it is left out (see `defaultInputs`). */
-export type Defaulted = 'content.blogPosts.publish' | 'content.pages.publish';
+/** Routes whose input the client fills in when it is left out (the catalog's `defaultBody`). */
+export type Defaulted = { [K in RouteId]: (typeof routeTable)[K] extends { defaultBody: object } ? K : never }[RouteId];
 
 /** The input is optional when every field of it is, or when the client has a default for it. */
 type InputArgs<K extends RouteId> = {} extends Input<K>

@@ -18,7 +18,7 @@ export const bearer =
   (auth: Credentials): Step =>
   (next) =>
   async (req) => {
-    if (req.route.auth.includes('none') || auth.apiKey) return next(req);
+    if (req.route.public || auth.apiKey) return next(req);
     const token = await auth.bearer().catch((err) => {
       throw tokenStoreFailure(req, err);
     });
