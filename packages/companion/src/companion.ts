@@ -78,7 +78,7 @@ export function createCompanion(options: CompanionOptions): Companion {
 
   // Shared mode: state in Redis; else in this process and files.
   const shared = options.redis ? sharedMode({ redis: options.redis, prefix: options.redisPrefix, logger }) : undefined;
-  const pacing = { max: options.client?.rateLimit?.max ?? 100, windowMs: options.client?.rateLimit?.windowMs ?? 10_000 };
+  const pacing = { max: options.client?.rateLimit?.max ?? 100, windowMs: options.client?.rateLimit?.windowMs ?? 10_000, marginMs: options.pacingMarginMs };
   const auth = options.auth;
   const client =
     options.clientInstance ??

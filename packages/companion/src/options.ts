@@ -30,6 +30,10 @@ export interface CompanionOptions {
   redis?: string | Redis;
   /** Prefix of every Redis key; default `svc:companion:`. */
   redisPrefix?: string;
+  /** Shared mode: the pacing budget's window is widened by this much for the way from a companion
+   * to the platform (a request taken at the end of one window may arrive in the next); default
+   * 200 ms. Raise it when the platform is far away or the hosts are busy. */
+  pacingMarginMs?: number;
 
   /** Where the companion is reachable from the browser, including its mount path, e.g.
    * `https://www.example.com/svc`. Needed for `links.preferences(email)`. */

@@ -218,8 +218,10 @@ describe.skipIf(!haveRedis)('shared mode: the parts on their own', () => {
       const a = new RedisTokenStore(r1, { clientId: 'client' });
       const b = new RedisTokenStore(r2, { clientId: 'client' });
       const refreshedByB: string[] = [];
-      const first = a.exclusive(() => false, async () => (await sleep(200), tokens('from-a')));
-      await sleep(30);
+      let locked!: () => void;
+      const inside = new Promise<void>((r) => (locked = r));
+      const first = a.exclusive(() => false, async () => (locked(), await sleep(200), tokens('from-a')));
+      await inside; // a holds the lock and is refreshing
       const second = await b.exclusive((t) => t.accessToken == 'from-a', async () => (refreshedByB.push('b'), tokens('from-b')));
       expect((await first).accessToken).toBe('from-a');
       expect(second.accessToken).toBe('from-a');
@@ -236,7 +238,10 @@ describe.skipIf(!haveRedis)('shared mode: the parts on their own', () => {
     try {
       const slow = new RedisTokenStore(r1, { clientId: 'client', lockMs: 100 });
       const next = new RedisTokenStore(r2, { clientId: 'client', lockMs: 100 });
-      const paused = slow.exclusive(() => false, async () => (await sleep(300), tokens('stale')));
+      let locked!: () => void;
+      const inside = new Promise<void>((r) => (locked = r));
+      const paused = slow.exclusive(() => false, async () => (locked(), await sleep(300), tokens('stale')));
+      await inside;
       await sleep(150); // the slow one's lock has expired
       expect((await next.exclusive(() => false, async () => tokens('fresh'))).accessToken).toBe('fresh');
       await expect(paused).rejects.toThrow(SharedStoreError);

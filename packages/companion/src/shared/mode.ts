@@ -36,8 +36,8 @@ export function sharedMode(o: SharedModeOptions) {
   return {
     redis: r,
     tokenStore: (clientId: string) => new RedisTokenStore(r, { clientId }),
-    budget: (auth: AuthOptions, limit: { max: number; windowMs: number }): RateBudget =>
-      redisBudget(r, { key: credentialId(auth), max: limit.max, windowMs: limit.windowMs }),
+    budget: (auth: AuthOptions, limit: { max: number; windowMs: number; marginMs?: number }): RateBudget =>
+      redisBudget(r, { key: credentialId(auth), ...limit }),
     visitorCache: (c: { ttlMs: number; missTtlMs: number; loadTimeoutMs: number }): VisitorCache =>
       new SharedCache<KnownVisitor>(r, { name: 'visitor', ...c }),
     events: (client: Client, q: StreamQueueOptions): EventQueue => streamQueue(client, r, q),
