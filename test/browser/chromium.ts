@@ -8,6 +8,7 @@ export const haveChromium = existsSync(CHROMIUM);
 
 if (!haveChromium && process.env.CI)
   throw new Error(`Chromium not found at ${CHROMIUM}: CI must install it (apt-get install -y chromium)`);
+if (!haveChromium) console.warn(`Chromium not found at ${CHROMIUM}: the browser tests are skipped (apt-get install -y chromium, or set CHROMIUM_PATH)`);
 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
