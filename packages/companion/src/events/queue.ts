@@ -44,7 +44,7 @@ export interface EventQueue {
 }
 
 /** 4xx answers that will not change on a retry; the event is dropped (and counted). 401 and 429 are not among them. */
-export const isPermanent = (e: unknown) => e instanceof SvcApiError && e.status >= 400 && e.status < 500 && e.status != 401 && e.status != 408 && e.status != 429;
+export const isPermanent = (e: unknown): e is SvcApiError => e instanceof SvcApiError && e.status >= 400 && e.status < 500 && e.status != 401 && e.status != 408 && e.status != 429;
 
 /** Checks a request's events (all before any is accepted) and gives each its id. */
 export const acceptedEvents = (inputs: unknown[], now: number) =>

@@ -5,10 +5,7 @@
  * the others poll for its value (every 10–50 ms) and load themselves only if the lock goes away
  * without one (the loader failed or died). */
 import { randomBytes } from 'node:crypto';
-import { script, shared, type SharedRedis } from './redis';
-
-// KEYS: lock. ARGV: owner.
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+import { lockRelease, shared, type SharedRedis } from './redis';
 
 export interface SharedCacheOptions {
   /** Key space, e.g. `visitor`. */
@@ -30,7 +27,7 @@ export class SharedCache<V> {
     private readonly r: SharedRedis,
     private readonly o: SharedCacheOptions,
   ) {
-    this.release = script<number>(r.redis, 'svcCacheRelease', 1, RELEASE);
+    this.release = lockRelease(r.redis);
   }
 
   private key(k: string) {

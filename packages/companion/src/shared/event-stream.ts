@@ -55,7 +55,6 @@ const entries = (list: [string, string[]][]): Entry[] =>
     }
   });
 
-
 export function streamQueue(client: Client, r: SharedRedis, o: StreamQueueOptions): EventQueue {
   const stream = `${r.prefix}events`;
   const dead = `${stream}:dead`;
@@ -103,8 +102,7 @@ export function streamQueue(client: Client, r: SharedRedis, o: StreamQueueOption
           stats.sent++;
         } catch (err) {
           if (!isPermanent(err)) return void (retry = true);
-          const { upstream } = upstreamLog(err) as { upstream: { status: number; category?: string } };
-          deadLetters.push([sid, 'e', JSON.stringify(event), 'status', upstream.status, 'category', upstream.category ?? '']);
+          deadLetters.push([sid, 'e', JSON.stringify(event), 'status', err.status, 'category', err.category ?? '']);
           o.logger?.warn(upstreamLog(err), 'the platform refused a server-side event; moved to the dead-letter stream');
         } finally {
           sending.delete(sid);

@@ -42,6 +42,11 @@ export function script<T>(redis: Redis, name: string, numberOfKeys: number, lua:
   return (...args) => shared(() => fn.apply(redis, args));
 }
 
+/** Releases a lock (`SET key owner NX PX`) only if `owner` still holds it: a lock that expired and
+ * was taken by another process is left to that process. */
+export const lockRelease = (redis: Redis) =>
+  script<number>(redis, 'svcLockRelease', 1, `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
+
 export const REDIS_OPTIONS: RedisOptions = {
   maxRetriesPerRequest: 0,
   commandTimeout: 3_000,

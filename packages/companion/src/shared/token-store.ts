@@ -10,7 +10,7 @@
  * find the lock taken wait for the new tokens (polling every 25 ms) instead of refreshing. */
 import { randomBytes } from 'node:crypto';
 import type { TokenSet, TokenStore } from '@svc/client';
-import { script, shared, SharedStoreError, type SharedRedis } from './redis';
+import { lockRelease, script, shared, SharedStoreError, type SharedRedis } from './redis';
 
 // KEYS: lock, fencing counter. ARGV: owner, ms. → the fencing number, or 0 when the lock is taken.
 const ACQUIRE = `
@@ -28,9 +28,6 @@ end
 redis.call('SET', KEYS[1], ARGV[2])
 redis.call('DEL', KEYS[2])
 return 1`;
-
-// KEYS: lock. ARGV: owner.
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 type Stored = TokenSet & { fence?: number };
 
@@ -64,7 +61,7 @@ export class RedisTokenStore implements TokenStore {
     this.waitMs = o.waitMs ?? this.lockMs + 5_000;
     this.acquire = script<number>(r.redis, 'svcTokenLock', 2, ACQUIRE);
     this.commit = script<number>(r.redis, 'svcTokenCommit', 2, COMMIT);
-    this.release = script<number>(r.redis, 'svcTokenRelease', 1, RELEASE);
+    this.release = lockRelease(r.redis);
   }
 
   async get(): Promise<Stored | undefined> {
