@@ -2,25 +2,25 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 /** The platform's stores, wired to one database and one clock. */
-import { groupCommit } from './db/group-commit';
-import { type Db, transaction } from './db/open';
-import { scheduler } from './scheduler';
-import { blogV1Store } from './store/blog-v1';
-import { contactStore, type ChangedContact } from './store/contacts';
-import { contentEngine } from './store/content/engine';
-import { blobStore } from './store/files/blobs';
-import { fileStore } from './store/files/files';
-import { keywordStore } from './store/keywords';
-import { prospectStore, type IpOrganization } from './store/prospects';
-import { settingStore } from './store/settings';
-import { socialStore } from './store/social';
-import { seedSite } from './store/content/seed';
-import { emailStore } from './store/email';
-import { formStore } from './store/forms';
-import { listStore } from './store/lists';
-import { propertyStore } from './store/properties';
-import { trackingStore, type TrackingStore } from './store/tracking';
-import { workflowStore } from './store/workflows';
+import { groupCommit } from '../db/group-commit';
+import { type Db, transaction } from '../db/open';
+import { scheduler } from '../scheduler';
+import { blogV1Store } from '../store/blog-v1';
+import { contactStore, type ChangedContact } from '../store/contacts';
+import { contentEngine } from '../store/content/engine';
+import { blobStore } from '../store/files/blobs';
+import { fileStore } from '../store/files/files';
+import { keywordStore } from '../store/keywords';
+import { prospectStore, type IpOrganization } from '../store/prospects';
+import { settingStore } from '../store/settings';
+import { socialStore } from '../store/social';
+import { seedSite } from '../store/content/seed';
+import { emailStore } from '../store/email';
+import { formStore } from '../store/forms';
+import { listStore } from '../store/lists';
+import { propertyStore } from '../store/properties';
+import { trackingStore, type TrackingStore } from '../store/tracking';
+import { workflowStore } from '../store/workflows';
 
 export interface ServiceOptions {
   /** Used by workflow WEBHOOK actions (tests pass their own). */
