@@ -60,6 +60,7 @@ function operation(route: RouteDef) {
     'x-svc-writes': route.writes,
     'x-svc-atom-entry': route.atomEntry,
     'x-svc-default-body': route.defaultBody,
+    'x-svc-redirects': route.redirects,
   };
   if (route.bodyType != 'none')
     op.requestBody = { required: true, content: { [MEDIA[route.bodyType]]: { schema: schema(route.body, 'input') } } };

@@ -73,6 +73,9 @@ export interface RouteDef<
   public: boolean;
   /** The body a client sends when the caller gives none (publishing: `schedule-publish`). */
   defaultBody?: Record<string, unknown>;
+  /** The route may answer a 3xx with a `Location` (a form submission with a redirect URL): a
+   * client hands it back as `{ status, location }` instead of following it. */
+  redirects?: true;
 }
 
 type Input<P, Q, B, R> = Omit<Partial<RouteDef>, 'params' | 'query' | 'body' | 'response'> &

@@ -1,5 +1,5 @@
 /** The facts the catalog carries for its consumers (resource, id parameter, retry policy, writes,
- * public, Atom entry): every route has them, and they agree with the rest of the route. */
+ * public, Atom entry, redirects): every route has them, and they agree with the rest of the route. */
 import { describe, expect, it } from 'vitest';
 import { openApiDocument, routes, type RouteDef } from '../src';
 
@@ -52,6 +52,10 @@ describe('catalog facts', () => {
     }
   });
 
+  it('says which routes may answer with a redirect (the form submission, to its redirect URL)', () => {
+    expect(routes.filter((r) => r.redirects).map((r) => r.id)).toEqual(['forms.submit']);
+  });
+
   it('exposes the facts in the OpenAPI document as x-svc-* extensions', () => {
     const doc = openApiDocument() as { paths: Record<string, Record<string, Record<string, unknown>>> };
     const ops = Object.values(doc.paths).flatMap((p) => Object.values(p));
@@ -59,5 +63,6 @@ describe('catalog facts', () => {
     expect(send['x-svc-retry']).toBe('safe-with-id');
     expect(ops.find((o) => o.operationId == 'events.trigger')!['x-svc-writes']).toBe(true);
     expect(ops.find((o) => o.operationId == 'content.blogPosts.get')!['x-svc-resource']).toBe('blog-posts');
+    expect(ops.find((o) => o.operationId == 'forms.submit')!['x-svc-redirects']).toBe(true);
   });
 });

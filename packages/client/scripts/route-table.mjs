@@ -23,6 +23,7 @@ const rows = routes.map((r) => {
     `resource: ${q(r.resource)}`,
     r.idParam && `idParam: ${q(r.idParam)}`,
     r.atomEntry && `atomEntry: ${q(r.atomEntry)}`,
+    r.redirects && 'redirects: true',
     r.defaultBody && `defaultBody: { ${Object.entries(r.defaultBody).map(([k, v]) => `${k}: ${typeof v == 'string' ? q(v) : JSON.stringify(v)}`).join(', ')} }`,
   ];
   return `  ${q(r.id)}: { ${facts.filter(Boolean).join(', ')} },`;
@@ -52,6 +53,7 @@ export interface RouteInfo {
   idParam?: string;
   atomEntry?: AtomEntry;
   defaultBody?: Readonly<Record<string, unknown>>;
+  redirects?: true;
 }
 
 export const routeTable = {

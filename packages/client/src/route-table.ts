@@ -20,6 +20,7 @@ export interface RouteInfo {
   idParam?: string;
   atomEntry?: AtomEntry;
   defaultBody?: Readonly<Record<string, unknown>>;
+  redirects?: true;
 }
 
 export const routeTable = {
@@ -69,7 +70,7 @@ export const routeTable = {
   'workflows.currentEnrollments': { method: 'GET', path: '/automation/v2/workflows/enrollments/contacts/:vid', host: 'base', body: 'none', auth: ['oauth', 'privateApp'], public: false, retry: 'safe', writes: false, resource: 'contacts', idParam: 'vid' },
   'workflows.pastEvents': { method: 'GET', path: '/automation/v2/workflows/:workflowId/logevents/contacts/:vid/past', host: 'base', body: 'none', auth: ['oauth', 'privateApp'], public: false, retry: 'safe', writes: false, resource: 'workflows', idParam: 'workflowId' },
   'workflows.upcomingEvents': { method: 'GET', path: '/automation/v2/workflows/:workflowId/logevents/contacts/:vid/upcoming', host: 'base', body: 'none', auth: ['oauth', 'privateApp'], public: false, retry: 'safe', writes: false, resource: 'workflows', idParam: 'workflowId' },
-  'forms.submit': { method: 'POST', path: '/uploads/form/v2/:portal_id/:form_guid', host: 'forms', body: 'urlencoded', auth: ['none'], public: true, retry: 'unsafe', writes: true, resource: 'forms', idParam: 'form_guid' },
+  'forms.submit': { method: 'POST', path: '/uploads/form/v2/:portal_id/:form_guid', host: 'forms', body: 'urlencoded', auth: ['none'], public: true, retry: 'unsafe', writes: true, resource: 'forms', idParam: 'form_guid', redirects: true },
   'forms.list': { method: 'GET', path: '/contacts/v1/forms', host: 'base', body: 'none', auth: ['oauth', 'privateApp'], public: false, retry: 'safe', writes: false, resource: 'forms' },
   'forms.get': { method: 'GET', path: '/contacts/v1/forms/:form_guid', host: 'base', body: 'none', auth: ['oauth', 'privateApp'], public: false, retry: 'safe', writes: false, resource: 'forms', idParam: 'form_guid' },
   'forms.create': { method: 'POST', path: '/contacts/v1/forms', host: 'base', body: 'json', auth: ['oauth', 'privateApp'], public: false, retry: 'unsafe', writes: true, resource: 'forms' },

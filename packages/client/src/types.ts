@@ -38,8 +38,11 @@ export interface Redirect {
   location: string | undefined;
 }
 
-/** What a call resolves to: the success body; `undefined` for bodiless answers (204, 202). */
-export type Output<K extends RouteId> = K extends 'forms.submit' ? Redirect | undefined : z.output<Route<K>['response']>;
+/** What a call resolves to: the success body; `undefined` for bodiless answers (204, 202); a
+ * Redirect or nothing for routes the catalog says may redirect. */
+export type Output<K extends RouteId> = (typeof routeTable)[K] extends { redirects: true }
+  ? Redirect | undefined
+  : z.output<Route<K>['response']>;
 
 /** Routes whose input the client fills in when it is left out (the catalog's `defaultBody`). */
 export type Defaulted = { [K in RouteId]: (typeof routeTable)[K] extends { defaultBody: object } ? K : never }[RouteId];

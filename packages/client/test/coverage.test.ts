@@ -34,7 +34,7 @@ describe('coverage', () => {
         {
           ...{ method: r.method, path: r.path, host: r.host, body: r.bodyType, auth: [...r.auth] },
           // The facts the catalog carries for consumers (undefined ones drop out, as in the table).
-          ...{ public: r.public, retry: r.retry, writes: r.writes, resource: r.resource, idParam: r.idParam, atomEntry: r.atomEntry, defaultBody: r.defaultBody },
+          ...{ public: r.public, retry: r.retry, writes: r.writes, resource: r.resource, idParam: r.idParam, atomEntry: r.atomEntry, defaultBody: r.defaultBody, redirects: r.redirects },
         },
       ]),
     );
