@@ -23,6 +23,9 @@ const browserPackage = (pkg, name) => [
     input: `packages/${pkg}/src/auto.ts`,
     output: { file: `packages/${pkg}/dist/${name}.js`, format: 'iife', plugins: [minify] },
     plugins: [nodeResolve({ browser: true }), ts(pkg)],
+    // js-cookie only builds its API object when imported: a bundle that never calls it (the form
+    // embed, which reads the utk cookie itself) leaves it out.
+    treeshake: { moduleSideEffects: (id) => !id.includes('/node_modules/js-cookie/') },
   },
   {
     input: `packages/${pkg}/src/index.ts`,

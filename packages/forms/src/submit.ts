@@ -19,16 +19,17 @@ export interface Outcome {
 
 /** `keepalive` lets the request finish when the page navigates away (captured forms). */
 export async function send(o: SubmitOptions & { formsUrl: string }, values: SubmissionValue[], keepalive = false): Promise<Outcome> {
-  const body = values.map((v) => `${encodeURIComponent(v.name)}=${encodeURIComponent(v.value)}`);
+  const body = new URLSearchParams(values.map((v) => [v.name, v.value]));
   const context: SubmissionContext = { svcutk: readUtk(), pageUrl: location.href, pageName: document.title, redirectUrl: safeUrl(o.redirectUrl, /^https?:$/) };
-  body.push(SVC_CONTEXT + '=' + encodeURIComponent(JSON.stringify(context)));
+  body.append(SVC_CONTEXT, JSON.stringify(context));
   const url = o.formsUrl.replace(/\/+$/, '') + formSubmitPath(o.portalId, o.formId);
   let res: Response;
   try {
     res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: body.join('&'),
+      // As text: the header stays ours (a URLSearchParams body would add `;charset=UTF-8`).
+      body: body + '',
       redirect: 'manual',
       credentials: 'omit',
       keepalive,

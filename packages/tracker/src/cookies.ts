@@ -32,12 +32,16 @@ export function configureCookies(cookieDomain: string | undefined, lifetimeDays:
   hash = [...(domain || location.hostname)].reduce((h, c) => (h * 31 + c.charCodeAt(0)) % 1e9, 7);
 }
 
-export const getCookie = Cookies.get as (name: string) => string | undefined;
+/** A function, not `Cookies.get` itself: reading that property at load time would keep js-cookie
+ * in bundles that import only {@link readUtk}. */
+export const getCookie = (name: string): string | undefined => Cookies.get(name);
 
 /** The visitor's `svcutk` when it is well-formed, else undefined. The form embed (@svc/forms)
- * imports this to send the token with submissions. */
+ * imports this to send the token with submissions; it reads `document.cookie` itself (a utk is
+ * plain hex, nothing to decode) so that the embed, which never writes a cookie, does not bundle
+ * js-cookie. */
 export const readUtk = (): string | undefined => {
-  const utk = getCookie(UTK);
+  const utk = new RegExp(`(?:^|; )${UTK}=([^;]*)`).exec(document.cookie)?.[1];
   return isId(utk) ? utk : undefined;
 };
 

@@ -3,7 +3,7 @@
 /** The ESM build (`dist/tracker.mjs`) through the package's exports map and types, as an app
  * bundler would use it. */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { start, type Tracker, type TrackerConfig } from '@svc/tracker';
+import { readUtk, start, type Tracker, type TrackerConfig } from '@svc/tracker';
 
 afterEach(() => vi.useRealTimers());
 
@@ -28,5 +28,20 @@ describe('ESM build', () => {
     expect(batch.map((e) => e.k)).toEqual(['1', '3', '1']);
     expect(batch[1]).toMatchObject({ n: 'opened-dashboard', m: '1', i: 'email=ada%40example.com' });
     expect(batch[2]).toMatchObject({ ct: 'app', pu: 'https://app.example.com/dashboard' });
+  });
+
+  it('reads the svcutk cookie for the form embed: only a well-formed one, only under its own name', () => {
+    const utk = 'ab'.repeat(16);
+    const clear = () => document.cookie.split('; ').forEach((c) => (document.cookie = `${c.split('=')[0]}=; max-age=0`));
+    clear();
+    expect(readUtk()).toBeUndefined();
+    document.cookie = `xsvcutk=${'cd'.repeat(16)}`;
+    document.cookie = 'other=1';
+    expect(readUtk()).toBeUndefined();
+    document.cookie = `svcutk=${utk}`;
+    expect(readUtk()).toBe(utk);
+    document.cookie = 'svcutk=not-a-token';
+    expect(readUtk()).toBeUndefined();
+    clear();
   });
 });
