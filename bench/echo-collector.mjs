@@ -3,12 +3,20 @@
 // process: `node bench/echo-collector.mjs` prints "listening <port>" on stderr.
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
+import {
+  checkWireEvent,
+  COLLECT_BATCH_PATH,
+  COLLECT_PATH,
+  COLLECT_PIXEL_PATH,
+  MAX_BATCH_BYTES as MAX_BODY,
+  MAX_BATCH_EVENTS as MAX_BATCH,
+} from '../packages/protocol/dist/index.js';
 
 export function createEchoCollectorServer() {
   const collector = createDevEchoCollector();
   return http.createServer((req, res) => {
     const { pathname } = new URL(req.url, 'http://localhost');
-    if (pathname.startsWith('/collect/')) return collector(req, res, pathname);
+    if (pathname.startsWith(COLLECT_PATH + '/')) return collector(req, res, pathname);
     res.writeHead(404).end();
   });
 }
@@ -22,15 +30,11 @@ export function createEchoCollectorServer() {
 //   GET  /collect/p.gif   one event as query parameters → 1x1 transparent GIF (also for duplicates)
 //   GET  /collect/recent  the last 200 accepted events, newest last (for the demo page's panel)
 //
-// An event is a flat object of string values, always with eid (32 hex), k ("1" page view,
-// "3" custom event), a (portal id) and cts (client timestamp, ms).
+// An event is checked by @svc/protocol's checkWireEvent, the same check as the platform's.
 // ---------------------------------------------------------------------------------------------
 
-const MAX_BODY = 64 * 1024;
-const MAX_BATCH = 50;
 const SEEN_EIDS = 10_000;
 const RECENT = 200;
-const REQUIRED = ['eid', 'k', 'a', 'cts'];
 const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 const CORS = {
   'Access-Control-Allow-Origin': '*',
@@ -63,11 +67,11 @@ function createDevEchoCollector() {
     for (const [name, value] of Object.entries(CORS)) res.setHeader(name, value);
     const route = `${req.method} ${pathname}`;
     try {
-      if (req.method === 'OPTIONS' && (pathname === '/collect/e' || pathname === '/collect/p.gif')) {
+      if (req.method === 'OPTIONS' && (pathname === COLLECT_BATCH_PATH || pathname === COLLECT_PIXEL_PATH)) {
         res.writeHead(204);
         return res.end();
       }
-      if (route === 'POST /collect/e') {
+      if (route === `POST ${COLLECT_BATCH_PATH}`) {
         // A bad body is a 400; within a good one, invalid events are rejected one by one so the
         // valid ones are kept (the tracker drops a batch answered 400).
         const result = { accepted: 0, duplicates: 0, rejected: [] };
@@ -82,16 +86,16 @@ function createDevEchoCollector() {
         }
         return sendJson(res, 200, result);
       }
-      if (route === 'GET /collect/p.gif' || route === 'HEAD /collect/p.gif') {
+      if (route === `GET ${COLLECT_PIXEL_PATH}` || route === `HEAD ${COLLECT_PIXEL_PATH}`) {
         const query = new URL(req.url, 'http://localhost').searchParams;
         accept(checkEvent(Object.fromEntries(query), 'query'));
         res.writeHead(200, { 'Content-Type': 'image/gif', 'Content-Length': GIF.length, 'Cache-Control': 'no-store' });
         return res.end(GIF);
       }
-      if (route === 'GET /collect/recent') {
+      if (route === `GET ${COLLECT_PATH}/recent`) {
         return sendJson(res, 200, recent);
       }
-      const known = ['/collect/e', '/collect/p.gif', '/collect/recent'].includes(pathname);
+      const known = [COLLECT_BATCH_PATH, COLLECT_PIXEL_PATH, `${COLLECT_PATH}/recent`].includes(pathname);
       sendJson(res, known ? 405 : 404, { status: 'error', message: known ? `${req.method} not allowed` : 'no such endpoint' });
     } catch (err) {
       if (res.headersSent) return;
@@ -145,18 +149,9 @@ function parseBatch(text, contentType = 'text/plain') {
 
 /** Returns the event when it is valid; throws InvalidEvent naming the problem otherwise. */
 function checkEvent(event, where) {
-  if (typeof event !== 'object' || event === null || Array.isArray(event)) {
-    throw new InvalidEvent(`${where}: must be an object`);
-  }
-  for (const [key, value] of Object.entries(event)) {
-    if (typeof value !== 'string') throw new InvalidEvent(`${where}: value of "${key}" must be a string`);
-  }
-  const missing = REQUIRED.filter((key) => !event[key]);
-  if (missing.length) throw new InvalidEvent(`${where}: missing ${missing.map((k) => `"${k}"`).join(', ')}`);
-  if (!/^[0-9a-f]{32}$/.test(event.eid)) throw new InvalidEvent(`${where}: "eid" must be 32 lower-case hex characters`);
-  if (event.k !== '1' && event.k !== '3') throw new InvalidEvent(`${where}: "k" must be "1" (page view) or "3" (event)`);
-  if (!/^\d+$/.test(event.cts)) throw new InvalidEvent(`${where}: "cts" must be a timestamp in milliseconds`);
-  return event;
+  const checked = checkWireEvent(event);
+  if (!checked.ok) throw new InvalidEvent(`${where}: ${checked.problem}`);
+  return checked.event;
 }
 
 function sendJson(res, status, body) {
