@@ -1,0 +1,87 @@
+/** The rooms inside each package, as its README's Layout section shows them: a file imports only
+ * from its own room or the rooms below it. Every source file must be in exactly one room, so a
+ * new file is placed on purpose. test/imports.test.ts keeps the direction between packages; the
+ * platform's rooms are checked by packages/platform/test/layers.test.ts. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Rooms from top to bottom; each lists files or directories (ending in `/`) under `src/`. */
+const ROOMS: Record<string, readonly (readonly string[])[]> = {
+  protocol: [['index.ts'], ['cookies.ts', 'collector.ts', 'form-submission.ts', 'free-mail.ts'], ['utk.ts']],
+  api: [['index.ts', 'openapi.ts'], ['catalog.ts'], ['routes/'], ['schemas/'], ['route.ts', 'common.ts']],
+  tracker: [['auto.ts', 'index.ts'], ['tracker.ts'], ['cookies.ts', 'transport.ts', 'spa.ts'], ['ids.ts', 'types.ts']],
+  forms: [
+    ['auto.ts', 'index.ts'],
+    ['create.ts', 'capture.ts'],
+    ['render.ts', 'validate.ts', 'submit.ts', 'events.ts', 'values.ts', 'style.ts'],
+    ['fields.ts', 'entry.ts', 'messages.ts'],
+    ['dom.ts', 'sanitize.ts', 'script.ts', 'types.ts'],
+  ],
+  client: [
+    ['index.ts', 'client.ts'],
+    ['request.ts', 'paging.ts', 'form-submit.ts', 'track-event.ts'],
+    ['steps/'],
+    ['auth.ts', 'limiter.ts', 'retry.ts', 'types.ts'],
+    ['errors.ts', 'token-store.ts', 'budget.ts', 'route-table.ts', 'url.ts', 'encoding.ts', 'call-options.ts', 'clock.ts'],
+  ],
+  companion: [
+    ['cli.ts', 'config.ts', 'index.ts'],
+    ['companion.ts'],
+    ['shared/mode.ts'],
+    ['visitor.ts', 'forms.ts', 'health.ts', 'subscriptions/', 'proxy/', 'events/', 'shared/budget.ts', 'shared/token-store.ts', 'shared/cache.ts', 'shared/event-stream.ts'],
+    ['http/', 'shared/redis.ts'],
+    ['ttl-cache.ts', 'utk.ts', 'options.ts'],
+  ],
+};
+
+/** The room index of a path under src/ (0 is the top), or undefined when no room names it. A
+ * file named exactly wins over its directory (`shared/mode.ts` over `shared/`). */
+export function roomOf(rooms: readonly (readonly string[])[], path: string): number | undefined {
+  const exact = rooms.findIndex((r) => r.includes(path));
+  if (exact >= 0) return exact;
+  const dir = rooms.findIndex((r) => r.some((e) => e.endsWith('/') && path.startsWith(e)));
+  return dir >= 0 ? dir : undefined;
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return sources(path);
+    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** What is wrong with one file: not in a room, or importing a room above its own. */
+export function violations(rooms: readonly (readonly string[])[], src: string, file: string, text: string): string[] {
+  const from = relative(src, file);
+  const mine = roomOf(rooms, from);
+  if (mine === undefined) return [`${from} is in no room`];
+  const wrong: string[] = [];
+  for (const [, spec] of text.matchAll(/(?:from\s+|import\s*\(\s*)['"](\.[^'"]+)['"]/g)) {
+    const target = relative(src, resolve(dirname(file), spec)).replace(/(\.js)?$/, '');
+    const to = roomOf(rooms, target + '.ts') ?? roomOf(rooms, target + '/index.ts');
+    if (to !== undefined && to < mine) wrong.push(`${from} imports ${spec}, a room above its own`);
+  }
+  return wrong;
+}
+
+describe('the rooms inside each package', () => {
+  it('reports an import from a room above, and a file in no room', () => {
+    const src = join(ROOT, 'packages/client/src');
+    const text = `import { createClient } from '../client';\nimport { SvcApiError } from '../errors';`;
+    expect(violations(ROOMS.client, src, join(src, 'steps/retry.ts'), text)).toEqual(['steps/retry.ts imports ../client, a room above its own']);
+    expect(violations(ROOMS.client, src, join(src, 'stray.ts'), '')).toEqual(['stray.ts is in no room']);
+  });
+
+  it('has every file of every package in one room, importing only its own room or below', () => {
+    const wrong = Object.entries(ROOMS).flatMap(([pkg, rooms]) => {
+      const src = join(ROOT, 'packages', pkg, 'src');
+      return sources(src).flatMap((file) => violations(rooms, src, file, readFileSync(file, 'utf8')).map((w) => `${pkg}: ${w}`));
+    });
+    expect(wrong).toEqual([]);
+  });
+});
