@@ -3,6 +3,7 @@
  * (not for opted-out or cookieless visitors). Collector faults keep the statuses the tracker acts on. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import express from 'express';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, faultServer, json, mount, mountOn, newUtk, startTestPlatform, tempDir, type Mounted, type TestPlatform } from './harness';
@@ -85,6 +86,21 @@ describe('collector', () => {
     expect(cookie).toMatch(new RegExp(`^svcutk=${utk}; Max-Age=15552000; Path=/; SameSite=Lax$`));
     expect(cookie).not.toMatch(/HttpOnly/i); // the tracker reads it
     expect(visits(utk)).toBe(1);
+  });
+
+  it('marks the cookie Secure behind a TLS proxy when the host app trusts it (Express "trust proxy"), and only then', async () => {
+    const behind = express().set('trust proxy', 'loopback');
+    const proxied = await mount({ baseUrl: t.baseUrl, formsUrl: t.formsUrl, auth: { accessToken: t.portals[0].privateAppToken } }, behind);
+    const send = (url: string) =>
+      call(`${url}/collect/e`, { method: 'POST', body: JSON.stringify([pageView(utk)]), headers: { 'content-type': 'text/plain', 'x-forwarded-proto': 'https' } });
+    const utk = hex();
+    try {
+      expect((await send(proxied.url)).headers.get('set-cookie')).toMatch(/; Secure/);
+      // Without trust proxy anyone could claim https: the header is ignored.
+      expect((await send(m.url)).headers.get('set-cookie')).not.toMatch(/; Secure/);
+    } finally {
+      await proxied.close();
+    }
   });
 
   it('takes the utk from the batch when the cookie is missing (the first page view)', async () => {

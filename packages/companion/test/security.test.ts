@@ -1,5 +1,6 @@
 /** The router's own middleware: CORS allow-list with credentials (never `*`), the per-IP rate
  * limit, body size limits, JSON errors for broken bodies, and mounting in Express 4 as in 5. */
+import { gzipSync } from 'node:zlib';
 import express4 from 'express4';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +64,44 @@ describe('limits and errors', () => {
     expect(last!.status).toBe(429);
     expect(last!.json).toEqual({ status: 'error', message: 'too many requests from this address; slow down' });
     expect(last!.headers.get('ratelimit-policy')).toContain('5');
+  });
+});
+
+describe('malformed requests get a JSON 400 saying what is wrong, never a 500', () => {
+  let plain: Mounted;
+  const auth = { authorization: 'Bearer a-shared-secret-for-backends', 'content-type': 'application/json' };
+  beforeAll(async () => {
+    plain = await mountOn(t, { events: { secret: 'a-shared-secret-for-backends' } });
+  });
+  afterAll(() => plain.close());
+
+  it('a path parameter that is not valid percent-encoding', async () => {
+    for (const path of ['/forms/%ZZ', '/forms/%E0%A4%A', '/tracker.%ZZ.js']) {
+      const r = await call(`${plain.url}${path}`);
+      expect(r.status, path).toBe(400);
+      expect(r.json, path).toEqual({ status: 'error', message: 'a path parameter is not valid percent-encoding' });
+    }
+  });
+
+  it('a body declared gzip that is not, on the events API and on the collector proxy', async () => {
+    const events = await call(`${plain.url}/events`, { method: 'POST', headers: { ...auth, 'content-encoding': 'gzip' }, body: '{"eventId":"x"}' });
+    expect(events.status).toBe(400);
+    expect(events.json).toEqual({ status: 'error', message: 'the request body is not valid for its Content-Encoding' });
+    const collect = await call(`${plain.url}/collect/e`, { method: 'POST', headers: { 'content-type': 'text/plain', 'content-encoding': 'gzip' }, body: '[{}]' });
+    expect(collect.status).toBe(400);
+    expect(collect.json).toEqual({ status: 'error', message: 'the request body is not valid for its Content-Encoding' });
+    // A real gzip body is read: the event itself is what is wrong with it.
+    const real = await fetch(`${plain.url}/events`, { method: 'POST', headers: { ...auth, 'content-encoding': 'gzip' }, body: gzipSync('{"eventId":"x"}') });
+    expect(real.status).toBe(400);
+    expect((await real.json()).message).toMatch(/email/);
+  });
+
+  it('JSON that is not an object (null, a number, a string)', async () => {
+    for (const body of ['null', '42', '"event"']) {
+      const r = await call(`${plain.url}/events`, { method: 'POST', headers: auth, body });
+      expect(r.status, body).toBe(400);
+      expect(r.json, body).toEqual({ status: 'error', message: 'the request body must be a JSON object' });
+    }
   });
 });
 

@@ -60,11 +60,40 @@ export function upstreamLog(e: unknown) {
   return { err: { name: e instanceof Error ? e.name : typeof e } };
 }
 
-/** body-parser errors carry `type` and `status`; everything else is ours or the platform's. */
+/** body-parser errors carry `type` and `status`; a body that does not inflate carries zlib's
+ * `code` and status 400; a path Express cannot percent-decode is a URIError with status 400.
+ * Everything else is ours or the platform's. */
 interface ParserError {
   type?: string;
   status?: number;
   expose?: boolean;
+  code?: string;
+  /** The raw body, on a parse failure. */
+  body?: unknown;
+}
+
+/** JSON that parses but is not an object or array (`null`, `1`, `"x"`), which strict parsing refuses. */
+const isJsonPrimitive = (text: unknown) => {
+  try {
+    const value: unknown = typeof text == 'string' ? JSON.parse(text) : undefined;
+    return typeof text == 'string' && (value === null || typeof value != 'object');
+  } catch {
+    return false;
+  }
+};
+
+/** The 400 for a request Express or body-parser refused before any route ran, or undefined. */
+function refusedRequest(err: unknown): HttpError | undefined {
+  if (!err || typeof err != 'object') return undefined;
+  const p = err as ParserError;
+  if (typeof p.status != 'number' || p.status >= 500) return undefined;
+  if (p.type == 'entity.parse.failed' && isJsonPrimitive(p.body))
+    return new HttpError(400, 'the request body must be a JSON object');
+  if (typeof p.type == 'string') return new HttpError(p.status, parserMessages[p.type] ?? 'the request body could not be read');
+  if (typeof p.code == 'string' && p.code.startsWith('Z_'))
+    return new HttpError(400, 'the request body is not valid for its Content-Encoding');
+  if (err instanceof URIError) return new HttpError(400, 'a path parameter is not valid percent-encoding');
+  return undefined;
 }
 
 const parserMessages: Record<string, string> = {
@@ -78,11 +107,7 @@ const parserMessages: Record<string, string> = {
 export function errorMiddleware(logger: Logger | undefined): ErrorRequestHandler {
   return (err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
-    let out: HttpError;
-    const p = err as ParserError;
-    if (err && typeof err == 'object' && typeof p.type == 'string' && typeof p.status == 'number' && p.status < 500)
-      out = new HttpError(p.status, parserMessages[p.type] ?? 'the request body could not be read');
-    else out = fromUpstream(err);
+    const out = refusedRequest(err) ?? fromUpstream(err);
     if (out.status >= 500) logger?.warn(upstreamLog(err), out.message);
     res.status(out.status).set(out.headers).json({ status: 'error', message: out.message });
   };
