@@ -92,9 +92,10 @@ export function transport(collector: string, canStore: () => boolean, log: (...a
       const batch = buffer.splice(0, BATCH);
       let queued = false;
       try {
-        queued = navigator.sendBeacon(base + BATCH_FILE, JSON.stringify(batch));
+        // Offline, a beacon is accepted and then lost: store the batch instead.
+        queued = navigator.onLine && navigator.sendBeacon(base + BATCH_FILE, JSON.stringify(batch));
       } catch {}
-      // Refused (too big, quota): keep it for the next page. Missing: keepalive fetch.
+      // Refused (too big, quota) or offline: keep it for the next page. Missing: keepalive fetch.
       if (!queued) 'sendBeacon' in navigator ? update(batch, true) : post(batch);
     }
   };

@@ -151,6 +151,19 @@ describe('retry', () => {
     expect(stored(page)).toEqual([]);
   });
 
+  it('keeps events fired offline for the next page when the tab closes before they are sent (no beacon, which the browser would accept and lose)', async () => {
+    page = openPage({ online: false });
+    events(page, 2);
+    page.pagehide();
+    expect(page.sent).toEqual([]);
+    expect(stored(page)).toHaveLength(3);
+    const next = page.next({ online: true });
+    await next.tick(5000);
+    expect(next.events().filter((e) => e.k == '3')).toHaveLength(2);
+    expect(stored(next)).toEqual([]);
+    next.close();
+  });
+
   it('gives up after a few attempts on a blocked collector instead of looping', async () => {
     let calls = 0;
     page = openPage({ collector: () => (calls++, 'network-error') });
