@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPlatform, seedDemo, DEMO_PORTAL } from '@svc/platform';
+import { createPlatform, inspectorKeyIn, inspectorUrl, readCredentialsFile, saveCredentials, seedDemo, DEMO_PORTAL } from '@svc/platform';
 import { createDemoSite } from './server.mjs';
 
 const DATA = process.env.DATA_DIR || '.data';
@@ -27,13 +27,14 @@ function demoSecrets(file) {
 
 async function main() {
   mkdirSync(DATA, { recursive: true });
-  const inspectorKey = randomBytes(18).toString('base64url');
-  const platform = createPlatform({ database: join(DATA, 'platform.db'), inspectorKey, logger: false });
   const credentialsFile = join(DATA, 'credentials.json');
+  // Kept in the credentials file, so the inspector's address stays the same across restarts.
+  const inspectorKey = inspectorKeyIn(credentialsFile);
+  const platform = createPlatform({ database: join(DATA, 'platform.db'), inspectorKey, logger: false });
   const seeded = seedDemo(platform.services);
-  if (seeded) writeFileSync(credentialsFile, JSON.stringify(seeded, null, 2) + '\n', { mode: 0o600 });
-  if (!existsSync(credentialsFile)) throw new Error(`${credentialsFile} is missing but the database is not new: delete ${DATA}/ to start over`);
-  const credentials = JSON.parse(readFileSync(credentialsFile, 'utf8'));
+  if (seeded) saveCredentials(credentialsFile, seeded);
+  const credentials = readCredentialsFile(credentialsFile);
+  if (!credentials.privateAppToken) throw new Error(`${credentialsFile} has no credentials but the database is not new: delete ${DATA}/ to start over`);
 
   const { baseUrl, formsUrl } = await platform.listen({ basePort: port('PLATFORM_PORT', 3200), formsPort: port('FORMS_PORT', 3201) });
   const contactForm = platform.services.forms.list(DEMO_PORTAL).find((f) => f.name == 'Contact us');
@@ -57,7 +58,7 @@ async function main() {
     [
       '',
       `  Demo website      ${siteUrl}/`,
-      `  Inspector         ${baseUrl}/_inspector/#key=${inspectorKey}`,
+      `  Inspector         ${inspectorUrl(baseUrl, inspectorKey, credentialsFile)}`,
       `  Platform API      ${baseUrl}  (forms ${formsUrl}; credentials in ${credentialsFile})`,
       `  Companion         ${siteUrl}/svc/healthz`,
       '',

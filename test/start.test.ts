@@ -1,7 +1,7 @@
 /** `npm start`'s program (demo/start.mjs) as a process: it starts everything, prints where to
  * look, serves the demo against the platform, stops cleanly on Ctrl-C, and reuses its data. */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -34,7 +34,11 @@ describe('npm start', () => {
     const first = await start();
     expect(first.lines.join('\n')).toContain(`Seeded the demo portal in ${dir}/`);
     expect(first.site).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    expect(first.inspector).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_inspector\/#key=[\w-]{24}$/);
+    // Not a terminal: the inspector's key stays in the credentials file, out of the output.
+    expect(first.inspector).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_inspector\/$/);
+    const { inspectorKey } = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'));
+    expect(inspectorKey).toMatch(/^[\w-]{24}$/);
+    expect(first.lines.join('\n')).not.toContain(inspectorKey);
     expect((await fetch(first.site)).status).toBe(200);
     expect(await (await fetch(`${first.site}svc/healthz`)).json()).toMatchObject({ status: 'ok', upstream: 'ok' });
     expect((await fetch(`${first.api}/contacts/v1/contacts/statistics`)).status).toBe(401); // the API wants credentials
@@ -44,6 +48,7 @@ describe('npm start', () => {
 
     const second = await start();
     expect(second.lines.join('\n')).toContain(`Reusing the data in ${dir}/`);
+    expect(JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).inspectorKey).toBe(inspectorKey);
     expect((await fetch(second.site)).status).toBe(200);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);

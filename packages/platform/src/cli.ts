@@ -1,11 +1,10 @@
 /** `svc-platform`: runs the platform on two ports with data in `.data/platform.db`, seeding a
  * demo portal (and its credentials file) on first start. */
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { createPlatform } from './app';
+import { inspectorKeyIn, inspectorUrl, saveCredentials } from './credentials-file';
 import { seedContacts } from './seed-contacts';
 import { seedDemo, DEMO_PORTAL } from './seed';
 import { parseMapping } from './store/prospects';
@@ -17,7 +16,8 @@ const HELP = `svc-platform — the svc platform API on SQLite
   --host H              listen address (default 127.0.0.1)
   --data FILE           database file (default .data/platform.db)
   --memory              keep everything in memory (tests, demos)
-  --credentials FILE    where the demo portal's credentials go (default .data/credentials.json)
+  --credentials FILE    where the demo portal's credentials and the inspector key go
+                        (default .data/credentials.json, mode 0600)
   --seed-contacts N     add N synthetic contacts to the demo portal, with a progress bar
   --token-lifetime S    OAuth access token lifetime in seconds (default 1800)
   --rotate-refresh-tokens   issue a new refresh token on every refresh
@@ -25,10 +25,13 @@ const HELP = `svc-platform — the svc platform API on SQLite
   --prospects FILE      IP → organisation mapping for prospects: a JSON array of
                         {prefix, organization, city?, region?, country?} (default: a small sample)
   --no-inspector        do not serve the inspector page ({base_url}/_inspector/)
+  --inspector-key KEY   use this inspector key (at least 16 characters) and keep it
+  --rotate-inspector-key    make a new inspector key (the old URL stops working)
   --help
 
-The inspector's URL carries a key made for this run (in the #fragment, which browsers do not
-send): whoever has the URL sees every portal's data, so share it as you would the data.`;
+The inspector's key is made on the first start and kept in the credentials file. Its URL (the
+key in the #fragment, which browsers do not send) is printed only to a terminal: whoever has it
+sees every portal's data, so share it as you would the data.`;
 
 export async function main(argv: string[]) {
   const { values } = parseArgs({
@@ -42,6 +45,8 @@ export async function main(argv: string[]) {
       credentials: { type: 'string', default: '.data/credentials.json' },
       'seed-contacts': { type: 'string' },
       'no-inspector': { type: 'boolean', default: false },
+      'inspector-key': { type: 'string' },
+      'rotate-inspector-key': { type: 'boolean', default: false },
       'token-lifetime': { type: 'string', default: '1800' },
       'rotate-refresh-tokens': { type: 'boolean', default: false },
       'rate-limit': { type: 'string', default: '100' },
@@ -56,7 +61,9 @@ export async function main(argv: string[]) {
     return n;
   };
 
-  const inspectorKey = values['no-inspector'] ? undefined : randomBytes(18).toString('base64url');
+  const inspectorKey = values['no-inspector']
+    ? undefined
+    : inspectorKeyIn(values.credentials, { set: values['inspector-key'], rotate: values['rotate-inspector-key'] });
   const platform = createPlatform({
     database: values.memory ? ':memory:' : values.data,
     tokenLifetimeSeconds: number('token-lifetime', values['token-lifetime']),
@@ -67,9 +74,7 @@ export async function main(argv: string[]) {
   });
   const credentials = seedDemo(platform.services);
   if (credentials) {
-    mkdirSync(dirname(values.credentials), { recursive: true });
-    writeFileSync(values.credentials, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
-    chmodSync(values.credentials, 0o600);
+    saveCredentials(values.credentials, credentials);
     console.log(`Seeded demo portal ${DEMO_PORTAL}; its credentials are in ${values.credentials} (keep that file private).`);
     // Shown once, on an interactive terminal only: never into a log file or CI output.
     if (process.stdout.isTTY) console.log(JSON.stringify(credentials, null, 2));
@@ -87,7 +92,7 @@ export async function main(argv: string[]) {
     host: values.host,
   });
   console.log(`svc platform: base_url ${baseUrl}  forms_url ${formsUrl}  collector ${baseUrl}/collect  (Ctrl+C to stop)`);
-  if (inspectorKey) console.log(`inspector: ${baseUrl}/_inspector/#key=${inspectorKey}`);
+  if (inspectorKey) console.log(`inspector: ${inspectorUrl(baseUrl, inspectorKey, values.credentials)}`);
   const stop = async () => {
     await platform.close();
     process.exit(0);

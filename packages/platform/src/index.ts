@@ -1,4 +1,5 @@
 /** @svc/platform: the svc platform API on SQLite. */
 export { createPlatform, type Platform, type PlatformOptions } from './app';
 export { seedDemo, DEMO_PORTAL } from './seed';
+export { inspectorKeyIn, inspectorUrl, readCredentialsFile, saveCredentials } from './credentials-file';
 export { createPortal, issuePortalCredentials, ALL_SCOPES, type PortalCredentials, type Tier } from './store/portals';

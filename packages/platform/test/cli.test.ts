@@ -25,6 +25,9 @@ describe('svc-platform', () => {
     expect(creds).toMatchObject({ portalId: 62515, apiKey: expect.stringMatching(/^svc-key-/), privateAppToken: expect.stringMatching(/^svc-pat-/) });
     // Not a TTY here: the secrets stay in the file, out of the output.
     expect(first.output()).not.toContain(creds.privateAppToken);
+    expect(creds.inspectorKey).toMatch(/^[\w-]{24}$/);
+    expect(first.output()).not.toContain(creds.inspectorKey);
+    expect(first.output()).toContain(`/_inspector/  (add #key=<inspectorKey from ${file}>)`);
     const auth = { authorization: `Bearer ${creds.privateAppToken}` };
     const get = async (url: string) => (await fetch(first.baseUrl + url, { headers: auth })).json();
 
@@ -51,10 +54,36 @@ describe('svc-platform', () => {
     expect(readdirSync(dir)).not.toContain('platform.db-wal');
     const second = await startCli(args, children);
     expect(second.output()).not.toContain('Seeded');
+    // The same inspector key after a restart: the address people saved keeps working.
+    expect(JSON.parse(readFileSync(file, 'utf8')).inspectorKey).toBe(creds.inspectorKey);
+    const inspect = (key: string) => fetch(`${second.baseUrl}/_inspector/api/portals`, { headers: { authorization: `Bearer ${key}` } });
+    expect((await inspect(creds.inspectorKey)).status).toBe(200);
     const stats = await (await fetch(second.baseUrl + '/contacts/v1/contacts/statistics', { headers: auth })).json();
     expect(stats.contacts).toBe(2500);
     second.child.kill('SIGTERM');
   }, 60_000);
+
+  it('sets the inspector key with --inspector-key and makes a new one with --rotate-inspector-key', async () => {
+    const file = join(dir, 'keys', 'credentials.json');
+    const run = async (...more: string[]) => {
+      const cli = await startCli(['--memory', '--credentials', file, ...more], children);
+      const key = JSON.parse(readFileSync(file, 'utf8')).inspectorKey as string;
+      const status = (await fetch(`${cli.baseUrl}/_inspector/api/portals`, { headers: { authorization: `Bearer ${key}` } })).status;
+      expect(cli.output()).not.toContain(key);
+      const exited = new Promise((r) => cli.child.once('exit', r));
+      cli.child.kill('SIGTERM');
+      await exited;
+      return { key, status };
+    };
+    const chosen = await run('--inspector-key', 'my-own-inspector-key-1234');
+    expect(chosen).toEqual({ key: 'my-own-inspector-key-1234', status: 200 });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect((await run()).key).toBe('my-own-inspector-key-1234');
+    const rotated = await run('--rotate-inspector-key');
+    expect(rotated.key).not.toBe('my-own-inspector-key-1234');
+    expect(rotated.status).toBe(200);
+    await expect(startCli(['--memory', '--credentials', file, '--inspector-key', 'short'], children)).rejects.toThrow(/at least 16 characters/);
+  }, 30_000);
 
   it('keeps uploads beside the database and maps prospects from --prospects', async () => {
     const data = join(dir, 'part2');

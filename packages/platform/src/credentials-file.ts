@@ -1,0 +1,42 @@
+/** The credentials file of a local platform (`.data/credentials.json`, mode 0600): the demo
+ * portal's credentials and the inspector's key. Secrets live here rather than in the output,
+ * which may go to a log file; only an interactive terminal is shown them. */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/** What the file holds, or `{}` when there is none yet. */
+export function readCredentialsFile(file: string): Record<string, unknown> {
+  if (!existsSync(file)) return {};
+  const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  if (!parsed || typeof parsed != 'object' || Array.isArray(parsed)) throw new Error(`${file} is not a JSON object`);
+  return parsed as Record<string, unknown>;
+}
+
+/** Writes `values` over what the file holds (other keys stay), readable by its owner only. */
+export function saveCredentials(file: string, values: object) {
+  const merged = { ...readCredentialsFile(file), ...values };
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(merged, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600); // an existing file keeps its mode on write
+}
+
+/** The shortest key `--inspector-key` takes: it reads every portal's data. */
+const MIN_KEY_LENGTH = 16;
+
+/**
+ * The inspector's key: the one in the file (stable across restarts), or `set`, or a new one when
+ * there is none or `rotate` asks for it; saved to the file when it changed.
+ */
+export function inspectorKeyIn(file: string, options: { set?: string; rotate?: boolean } = {}): string {
+  const saved = readCredentialsFile(file).inspectorKey;
+  if (options.set !== undefined && (options.set.length < MIN_KEY_LENGTH || /\s/.test(options.set)))
+    throw new Error(`the inspector key must be at least ${MIN_KEY_LENGTH} characters without spaces`);
+  const key = options.set ?? (!options.rotate && typeof saved == 'string' && saved ? saved : randomBytes(18).toString('base64url'));
+  if (key !== saved) saveCredentials(file, { inspectorKey: key });
+  return key;
+}
+
+/** How to print the inspector's address: with its key on a terminal, else where to find the key. */
+export const inspectorUrl = (baseUrl: string, key: string, file: string, tty = Boolean(process.stdout.isTTY)) =>
+  tty ? `${baseUrl}/_inspector/#key=${key}` : `${baseUrl}/_inspector/  (add #key=<inspectorKey from ${file}>)`;
