@@ -10,6 +10,19 @@ export const numericId = z
 
 /** A visitor token that something will be linked to (a form submission, a server-side event):
  * @svc/protocol's format, the one the collector takes, so no route links a token it would refuse. */
+/** An absolute http(s) URL: where a browser is sent (a form's redirect). `javascript:` and other
+ * schemes would run in the visitor's page or leave the web. */
+export const httpUrl = z
+  .string()
+  .max(4096)
+  .refine((s) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(s).protocol);
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http(s) URL');
+
 export const visitorToken = z.string().regex(UTK_PATTERN, 'must be a visitor token (32 lower-case hex characters)');
 
 /** A query parameter that may repeat (`?vid=1&vid=2`): always an array. */

@@ -320,6 +320,22 @@ describe('form submission', () => {
     expect(fromForm.text).toBe('');
   });
 
+  it('redirects only to http(s) URLs: a javascript: or relative redirect is refused where it is written', async () => {
+    for (const redirect of ['javascript:alert(document.cookie)', 'data:text/html,<script>1</script>', '/relative', 'not a url']) {
+      const created = await t.call('POST', '/contacts/v1/forms', { body: { name: `Bad redirect ${redirect}`, redirect, fields: [{ name: 'email' }] } });
+      expect(created.status, redirect).toBe(400);
+      expect(created.json.message, redirect).toBe('body.redirect: must be an absolute http(s) URL');
+      const updated = await t.call('POST', `/contacts/v1/forms/${form.guid}`, { body: { redirect } });
+      expect(updated.status, redirect).toBe(400);
+      const submitted = await submit(form.guid, [['email', 'js@example.com']], { context: { redirectUrl: redirect } });
+      expect(submitted.status, redirect).toBe(400);
+      expect(submitted.json.message, redirect).toMatch(/redirectUrl: must be an absolute http\(s\) URL/);
+    }
+    expect((await contactByEmail('js@example.com')).status).toBe(404);
+    // An empty redirect means none: the inline message shows.
+    expect((await t.call('POST', '/contacts/v1/forms', { body: { name: 'No redirect', redirect: '', fields: [{ name: 'email' }] } })).status).toBe(200);
+  });
+
   it('answers 404 for an unknown form and for another portal’s form', async () => {
     const unknown = await submit(crypto.randomUUID(), [['email', 'x@example.com'], ['firstname', 'X']]);
     expect(unknown.status).toBe(404);

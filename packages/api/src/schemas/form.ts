@@ -1,7 +1,7 @@
 /** Forms and form fields (contacts API v1 forms). */
 import type { SubmissionContext } from '@svc/protocol';
 import { z } from 'zod';
-import { timestamp, visitorToken } from '../common';
+import { httpUrl, timestamp, visitorToken } from '../common';
 import { propertyOption } from './property';
 
 /** A field's rules (§4d): blocked email domains are refused by the embed before sending, and by
@@ -147,7 +147,8 @@ export const formWrite = z.object({
   action: z.string().optional(),
   method: z.string().optional(),
   cssClass: z.string().optional(),
-  redirect: z.string().optional(),
+  // Empty: no redirect (the inline message shows).
+  redirect: z.union([z.literal(''), httpUrl]).optional(),
   inlineMessage: z.string().optional(),
   submitText: z.string().optional(),
   notifyRecipients: z.string().optional(),
@@ -162,5 +163,5 @@ export const submissionContext = z.object({
   ipAddress: z.string().max(64).optional(),
   pageUrl: z.string().max(4096).optional(),
   pageName: z.string().max(1024).optional(),
-  redirectUrl: z.string().max(4096).optional(),
+  redirectUrl: httpUrl.optional(),
 }) satisfies z.ZodType<SubmissionContext>;
