@@ -109,6 +109,28 @@ describe('blog v1 posts (§3: created as a draft, published by update)', () => {
     expect(res.json.message).toMatch(/^body\.published: /);
     expect((await t.call('PUT', '/blog/v1/posts/999999.atom', { body: entry('<title>x</title>'), headers: ATOM })).status).toBe(404);
   });
+
+  it('refuses hostile element names and deep nesting with a 400, on posts and comments (they were 500s)', async () => {
+    const p = (await createPost('Target')).json;
+    const writes = [
+      (body: string) => t.call('POST', `/blog/v1/${blogGuid}/posts.atom`, { body, headers: ATOM }),
+      (body: string) => t.call('PUT', `/blog/v1/posts/${p.guid}.atom`, { body, headers: ATOM }),
+      (body: string) => t.call('POST', `/blog/v1/posts/${p.guid}/comments.atom`, { body, headers: ATOM }),
+    ];
+    for (const write of writes) {
+      for (const name of ['__proto__', 'constructor', 'hs:hasOwnProperty', 'toString']) {
+        const res = await write(`<entry><${name}>x</${name}><title>t</title></entry>`);
+        expect(res.status, name).toBe(400);
+        expect(res.json.message, name).toBe(`body: <${name}> is not an element of an Atom entry`);
+      }
+      const deep = await write(`<entry>${'<a>'.repeat(5000)}x${'</a>'.repeat(5000)}</entry>`);
+      expect(deep.status).toBe(400);
+      expect(deep.json.message).toBe('body: elements are nested more than 32 levels deep');
+    }
+    // Markup inside CDATA is text: a body full of unclosed <br> is fine.
+    const html = await writes[0](entry(`<title>CDATA</title><author><email>ada@blog.test</email></author><content type="html"><![CDATA[${'line<br>'.repeat(50)}]]></content>`));
+    expect(html.status).toBe(201);
+  });
 });
 
 describe('blog v1 comments (§3: live at once)', () => {

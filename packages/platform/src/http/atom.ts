@@ -51,12 +51,34 @@ function commentFields(entry: Node) {
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }
 
+/** Element names that are also properties of every object: the parser's result would reach
+ * through them into the prototype. An entry has no such elements. */
+const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+/** An Atom entry is a few levels deep; far deeper is an attack on the parser. */
+const MAX_DEPTH = 32;
+
+/** What is wrong with the document's element names or depth, before the parser sees it. */
+function shapeProblem(xml: string): string | undefined {
+  let depth = 0;
+  // Character data and comments hold text, not elements (an HTML body in CDATA has unclosed <br>s).
+  const markup = xml.replace(/<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->/g, '');
+  for (const [, closing, name, selfClosing] of markup.matchAll(/<(\/?)([^\s/>!?]+)[^>]*?(\/?)>/g)) {
+    const local = name.slice(name.indexOf(':') + 1);
+    if (PROTOTYPE_NAMES.has(local)) return `body: <${name}> is not an element of an Atom entry`;
+    if (closing) depth--;
+    else if (!selfClosing && ++depth > MAX_DEPTH) return `body: elements are nested more than ${MAX_DEPTH} levels deep`;
+  }
+  return undefined;
+}
+
 /** Middleware after express.text(): the Atom text becomes `req.body` as a post's or a comment's fields. */
 export function atomBody(kind: AtomEntry) {
   return (req: Request, _res: Response, next: NextFunction) => {
     const xml = typeof req.body == 'string' ? req.body : '';
     if (!xml.trim()) return next(bad('body: send an Atom <entry> (Content-Type: application/atom+xml)'));
     if (/<!DOCTYPE|<!ENTITY/i.test(xml)) return next(bad('body: DOCTYPE declarations are not accepted'));
+    const shape = shapeProblem(xml);
+    if (shape) return next(bad(shape));
     const valid = XMLValidator.validate(xml);
     if (valid !== true) return next(bad(`body: not well-formed XML (${valid.err.msg}, line ${valid.err.line})`));
     const entry = (parser.parse(xml) as Node).entry;
