@@ -50,4 +50,19 @@ describe('routes', () => {
     const path = await t.call('GET', '/contacts/v1/contact/vid/abc/profile');
     expect(path.json.message).toBe('path.contact_id: must be a positive integer');
   });
+
+  it('names a path parameter that is not valid percent-encoding (it was "request body is not valid JSON")', async () => {
+    for (const [path, name] of [
+      ['/contacts/v1/contact/vid/%ZZ/profile', 'contact_id'],
+      ['/contacts/v1/contact/email/ada%E0%A4%A/profile', 'contact_email'],
+      ['/content/api/v2/blog-posts/%ZZ', 'blog_post_id'],
+    ]) {
+      const res = await t.call('GET', path);
+      expect(res.status, path).toBe(400);
+      expect(res.json).toMatchObject({ status: 'error', category: 'VALIDATION_ERROR', message: `path.${name}: is not valid percent-encoding` });
+    }
+    const form = await t.call('POST', `${t.formsUrl}/uploads/form/v2/62515/%ZZ`, { body: 'email=a%40b.co', headers: { 'content-type': 'application/x-www-form-urlencoded' }, portal: null });
+    expect(form.status).toBe(400);
+    expect(form.json.message).toBe('path.form_guid: is not valid percent-encoding');
+  });
 });

@@ -65,6 +65,15 @@ export function sendError(res: Response, err: unknown, log: RouterDeps['log']) {
   res.status(500).json(errorBody('internal error'));
 }
 
+const decodes = (s: string) => {
+  try {
+    decodeURIComponent(s);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** Registers the routes of one host on `app`, then the 404/405 fallbacks. */
 export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterDeps) {
   const mine = catalogRoutes.filter((r) => r.host == host).sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
@@ -128,12 +137,19 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
     app[method](route.path, ...authFirst, ...parsers[route.bodyType], ...atom, run);
   }
 
-  const matchers = mine.map((r) => ({ method: r.method, test: match(r.path, { decode: decodeURIComponent }) }));
+  const matchers = mine.map((r) => ({ method: r.method, test: match(r.path, { decode: decodeURIComponent }), raw: match(r.path, { decode: false }) }));
+  /** Express could not percent-decode a path parameter: the 400 names it (`path.form_guid`). */
+  const undecodable = (err: unknown, req: Request) => {
+    if (!(err instanceof URIError)) return err;
+    const params = matchers.map((m) => m.method == req.method && m.raw(req.path)).find(Boolean);
+    const name = params ? Object.entries(params.params).find(([, v]) => !decodes(String(v)))?.[0] : undefined;
+    return new ApiError(400, `path${name ? `.${name}` : ''}: is not valid percent-encoding`, { category: 'VALIDATION_ERROR' });
+  };
   app.use((req: Request, res: Response) => {
     const allowed = [...new Set(matchers.filter((m) => m.test(req.path)).map((m) => m.method))];
     if (allowed.length) {
       res.status(405).set('Allow', allowed.join(', ')).json(errorBody(`${req.method} is not allowed here; use ${allowed.join(' or ')}`));
     } else res.status(404).json(errorBody(`no route for ${req.method} ${req.path}`));
   });
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err, deps.log));
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(res, undecodable(err, req), deps.log));
 }
