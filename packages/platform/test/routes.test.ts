@@ -43,6 +43,19 @@ describe('routes', () => {
     expect(broken.json.message).toBe('request body is not valid JSON');
   });
 
+  it('refuses JSON nested past 64 levels, and says what JSON of the wrong kind should have been', async () => {
+    for (const deep of ['['.repeat(1000) + ']'.repeat(1000), '{"name":' + '{"a":'.repeat(1000) + '1' + '}'.repeat(1001)]) {
+      const res = await t.call('POST', '/content/api/v2/blog-posts', { body: deep, headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({ category: 'VALIDATION_ERROR', message: 'body: nested more than 64 levels deep' });
+    }
+    for (const [body, kind] of [['null', 'null'], ['42', 'number'], ['"x"', 'string']]) {
+      const res = await t.call('POST', '/contacts/v1/contact', { body, headers: { 'content-type': 'application/json' } });
+      expect(res.status, body).toBe(400);
+      expect(res.json.message, body).toBe(`request body must be a JSON object or array, not ${kind}`);
+    }
+  });
+
   it('names the field of a validation error', async () => {
     const res = await t.call('POST', '/contacts/v1/contact', { body: { properties: [{ value: 'x' }] } });
     expect(res.status).toBe(400);

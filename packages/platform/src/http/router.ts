@@ -47,6 +47,34 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z
   throw new ApiError(400, message, { category: 'VALIDATION_ERROR', errors });
 }
 
+/** Why a JSON body was refused: strict parsing takes only objects and arrays, so `null` or `42`
+ * is valid JSON of the wrong kind. */
+function jsonProblem(text: unknown) {
+  try {
+    const value: unknown = JSON.parse(String(text));
+    return `request body must be a JSON object or array, not ${value === null ? 'null' : typeof value}`;
+  } catch {
+    return 'request body is not valid JSON';
+  }
+}
+
+/** JSON deeper than this is refused before any handler walks it (an attack on recursion). */
+const MAX_JSON_DEPTH = 64;
+
+/** How deep `value` nests, counted without recursion, stopping past `limit`. */
+function depthOver(value: unknown, limit: number): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length; depth++) {
+    if (depth > limit) return true;
+    level = level.flatMap((v) => (v && typeof v == 'object' ? Object.values(v) : []));
+  }
+  return false;
+}
+
+/** After the JSON parser: a body nested past MAX_JSON_DEPTH levels is a 400. */
+const jsonDepth = (req: Request, _res: Response, next: NextFunction) =>
+  next(depthOver(req.body, MAX_JSON_DEPTH) ? new ApiError(400, `body: nested more than ${MAX_JSON_DEPTH} levels deep`, { category: 'VALIDATION_ERROR' }) : undefined);
+
 export function sendError(res: Response, err: unknown, log: RouterDeps['log']) {
   if (res.headersSent) return;
   if (err instanceof ApiError) {
@@ -57,7 +85,11 @@ export function sendError(res: Response, err: unknown, log: RouterDeps['log']) {
   const status = (err as { status?: number }).status;
   if (status && status >= 400 && status < 500) {
     const message =
-      status == 413 ? `request body exceeds ${BODY_LIMIT}` : status == 400 ? 'request body is not valid JSON' : (err as Error).message;
+      status == 413
+        ? `request body exceeds ${BODY_LIMIT}`
+        : status == 400
+          ? jsonProblem((err as { body?: unknown }).body)
+          : (err as Error).message;
     res.status(status).json(errorBody(message, { category: 'VALIDATION_ERROR' }));
     return;
   }
@@ -79,7 +111,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
   const mine = catalogRoutes.filter((r) => r.host == host).sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
   const parsers = {
     none: [],
-    json: [express.json({ limit: BODY_LIMIT, type: ['application/json', 'text/plain'] })],
+    json: [express.json({ limit: BODY_LIMIT, type: ['application/json', 'text/plain'] }), jsonDepth],
     urlencoded: [express.urlencoded({ limit: BODY_LIMIT, extended: false })],
     multipart: [multipart()],
     atom: [express.text({ limit: BODY_LIMIT, type: ['application/atom+xml', 'application/xml', 'text/xml'] })],
