@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createCompanion } from './companion';
 import { HELP, loadConfig } from './config';
+import { answerClientError } from './http/client-error';
 
 export async function main(argv: string[]) {
   const config = loadConfig(argv);
@@ -16,6 +17,7 @@ export async function main(argv: string[]) {
   const server = await new Promise<ReturnType<typeof app.listen>>((resolve, reject) => {
     const s = app.listen(config.port, config.host, () => resolve(s)).once('error', reject);
   });
+  server.on('clientError', answerClientError);
   const { port } = server.address() as AddressInfo;
   // Shared mode is named, never its URL (it may carry a password).
   const mode = config.options.redis ? '  shared state in Redis' : '';

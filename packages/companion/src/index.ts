@@ -7,3 +7,4 @@ export type { VisitorAnswer } from './visitor';
 export type { Preferences, SubscriptionType } from './subscriptions/routes';
 export type { PublicForm, PublicField } from './forms';
 export { HttpError } from './http/errors';
+export { answerClientError } from './http/client-error';

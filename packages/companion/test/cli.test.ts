@@ -3,6 +3,7 @@
  * combine. */
 import { execFile, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -41,6 +42,15 @@ describe('svc-companion', () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/svc$/);
     const health = await call(`${url}/healthz`);
     expect(health.json).toEqual({ status: 'ok', upstream: 'ok', pendingEvents: 0 });
+    // A request Node's parser refuses gets the companion's JSON 400, not an empty one.
+    const { hostname, port } = new URL(url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => socket.end('GET /svc/healthz HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'));
+      let text = '';
+      socket.on('data', (d) => (text += d)).on('end', () => resolve(text)).on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ status: 'error', message: 'the request is not valid HTTP' });
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

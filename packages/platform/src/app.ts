@@ -13,6 +13,7 @@ import { type Checkpointer, startCheckpointer } from './db/checkpointer';
 import { openDatabase } from './db/open';
 import { allHandlers } from './handlers';
 import { authenticator } from './http/auth';
+import { answerClientError } from './http/client-error';
 import { collector } from './http/collector';
 import { rateLimiter, type RateLimitOptions } from './http/rate-limit';
 import { mountCatalog } from './http/router';
@@ -106,6 +107,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   const listen = (handler: RequestListener, port: number, host: string) =>
     new Promise<string>((resolve, reject) => {
       const server = createServer(handler);
+      server.on('clientError', answerClientError);
       server.once('error', reject);
       server.listen(port, host, () => {
         server.off('error', reject);
