@@ -34,16 +34,19 @@ export const booleanString = z
   .enum(['true', 'false'])
   .transform((v) => v == 'true');
 
-/** A page size: an integer, at least 1; values above `max` are clamped to it (as the legacy API does). */
-export const count = (fallback: number, max: number) =>
+/** A page size, the one rule of every list route: a whole number, at least 1; values above `max`
+ * (however many digits) are clamped to it, as the legacy API does. Undefined when absent. */
+export const pageSize = (max: number) =>
   z
     .string()
     .regex(/^\d+$/, 'must be a whole number')
     .transform(Number)
     .refine((n) => n >= 1, 'must be at least 1')
     .transform((n) => Math.min(n, max))
-    .optional()
-    .transform((n) => n ?? fallback);
+    .optional();
+
+/** {@link pageSize} with a default. */
+export const count = (fallback: number, max: number) => pageSize(max).transform((n) => n ?? fallback);
 
 /** A non-negative integer offset or timestamp in a query string. */
 export const offset = z.string().regex(/^\d{1,15}$/, 'must be a non-negative integer').transform(Number);

@@ -118,7 +118,7 @@ describe('blog v1 posts (§3: created as a draft, published by update)', () => {
       (body: string) => t.call('POST', `/blog/v1/posts/${p.guid}/comments.atom`, { body, headers: ATOM }),
     ];
     for (const write of writes) {
-      for (const name of ['__proto__', 'constructor', 'hs:hasOwnProperty', 'toString']) {
+      for (const name of ['__proto__', 'constructor', 'prototype', 'hs:hasOwnProperty', 'toString']) {
         const res = await write(`<entry><${name}>x</${name}><title>t</title></entry>`);
         expect(res.status, name).toBe(400);
         expect(res.json.message, name).toBe(`body: <${name}> is not an element of an Atom entry`);

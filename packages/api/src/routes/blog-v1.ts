@@ -2,7 +2,7 @@
  * `json` or `atom`; writes use the literal `.atom` paths and an Atom entry as the body. The response
  * schemas describe the JSON representation (reference §10; the read shapes are not documented). */
 import { z } from 'zod';
-import { offset, timestamp } from '../common';
+import { offset, pageSize, timestamp } from '../common';
 import { route } from '../route';
 
 const V1 = { scopes: ['content'], milestone: 2 } as const;
@@ -58,12 +58,7 @@ const commentV1 = z.looseObject({
 
 /** Paging of list reads (`max`, `offset`; not verified against the legacy API). */
 const paging = {
-  max: z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .refine((n) => n >= 1, 'must be at least 1')
-    .optional(),
+  max: pageSize(300),
   offset: offset.optional(),
 };
 

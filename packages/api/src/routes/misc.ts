@@ -1,7 +1,7 @@
 /** §4.10 Keywords, prospects, settings and social broadcasts (reference §11–§14). The token refresh
  * of §4.10 lives with the platform routes. */
 import { z } from 'zod';
-import { count, offset, repeated, timestamp } from '../common';
+import { count, offset, pageSize, repeated, timestamp } from '../common';
 import { route } from '../route';
 
 const M2 = { milestone: 2 } as const;
@@ -10,11 +10,6 @@ const nul = <T extends z.ZodType>(t: T) => t.nullable().optional();
 const str = z.string();
 const num = z.number();
 const guid = z.string().min(1);
-const positive = z
-  .string()
-  .regex(/^\d+$/, 'must be a whole number')
-  .transform(Number)
-  .refine((n) => n >= 1, 'must be at least 1');
 
 // ---- keywords -------------------------------------------------------------------------------
 
@@ -330,8 +325,8 @@ export const miscRoutes = {
       /** createdAt at or after (ms). */
       since: offset.optional(),
       withChannelKeys: repeated(z.string().min(1)),
-      /** Page size and page (not verified; no default: all broadcasts). */
-      count: positive.optional(),
+      /** Page size (at most 100) and page (not verified; no count: all broadcasts). */
+      count: pageSize(100),
       page: offset.optional(),
     }),
     response: z.array(broadcast),

@@ -53,7 +53,7 @@ function commentFields(entry: Node) {
 
 /** Element names that are also properties of every object: the parser's result would reach
  * through them into the prototype. An entry has no such elements. */
-const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+const PROTOTYPE_NAMES = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
 /** An Atom entry is a few levels deep; far deeper is an attack on the parser. */
 const MAX_DEPTH = 32;
 
@@ -81,7 +81,13 @@ export function atomBody(kind: AtomEntry) {
     if (shape) return next(bad(shape));
     const valid = XMLValidator.validate(xml);
     if (valid !== true) return next(bad(`body: not well-formed XML (${valid.err.msg}, line ${valid.err.line})`));
-    const entry = (parser.parse(xml) as Node).entry;
+    let entry: unknown;
+    try {
+      entry = (parser.parse(xml) as Node).entry;
+    } catch (err) {
+      // The parser refuses what it finds unsafe; whatever it is, the document is the caller's.
+      return next(bad(`body: not a usable Atom entry (${(err as Error).message})`));
+    }
     if (!entry || typeof entry != 'object') return next(bad('body: the document is not an Atom <entry>'));
     req.body = kind == 'post' ? postFields(entry as Node) : commentFields(entry as Node);
     next();

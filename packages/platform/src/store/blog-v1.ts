@@ -40,7 +40,8 @@ const str = (v: unknown) => (typeof v == 'string' ? v : null);
 
 export function blogV1Store(db: Db, content: ContentEngine) {
   const base = () => content.site.base;
-  const page = (p: Paging) => ({ limit: Math.min(p.max ?? 20, 300), offset: p.offset ?? 0 });
+  // The catalog clamps `max` (pageSize(300)).
+  const page = (p: Paging) => ({ limit: p.max ?? 20, offset: p.offset ?? 0 });
 
   /** A v1 guid names a v2 id; anything else names nothing. */
   function find(portalId: number, collection: 'blogs' | 'blog-posts' | 'comments', guid: string, what: string) {
