@@ -39,6 +39,22 @@ describe('contact writes', () => {
     expect(after.numemployees).toBeUndefined();
   });
 
+  it('reads and writes only a contact’s own property values: names that are also object built-ins (toString, constructor) are plain names', async () => {
+    const vid = await create({ email: 'builtins@x.test' });
+    for (const path of ['/contacts/v1/lists/all/contacts/all', '/contacts/v1/lists/recently_updated/contacts/recent']) {
+      const res = await t.call('GET', `${path}?property=toString&property=constructor&property=email`);
+      expect(res.status, res.text.slice(0, 300)).toBe(200);
+      const mine = res.json.contacts.find((c: { vid: number }) => c.vid == vid);
+      expect(Object.keys(mine.properties)).toEqual(['email']);
+    }
+    // A custom property may be called `constructor`: it is stored and read like any other.
+    const made = await t.call('PUT', '/contacts/v1/properties/constructor', { body: { name: 'constructor', label: 'Builder', groupName: 'contactinformation', type: 'string', fieldType: 'text' } });
+    expect(made.status, made.text).toBe(200);
+    expect(Object.hasOwn((await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile`)).json.properties, 'constructor')).toBe(false);
+    expect((await t.call('POST', `/contacts/v1/contact/vid/${vid}/profile`, { body: props({ constructor: 'Bob' }) })).status).toBe(204);
+    expect((await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile`)).json.properties.constructor.value).toBe('Bob');
+  });
+
   it('createOrUpdate answers {vid, isNew}, and 400 for an invalid email', async () => {
     const a = await t.call('POST', '/contacts/v1/contact/createOrUpdate/email/linus@kernel.test', { body: props({ firstname: 'Linus' }) });
     expect(a.json).toEqual({ vid: expect.any(Number), isNew: true });

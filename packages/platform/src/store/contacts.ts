@@ -127,7 +127,7 @@ export function contactStore(
     const changed: Write[] = row ? [] : [{ property: 'createdate', value: String(t) }];
     for (const w of writes) {
       const value = w.property == 'email' ? w.value.toLowerCase() : w.value;
-      if ((props[w.property] ?? '') == value) continue;
+      if ((Object.hasOwn(props, w.property) ? props[w.property] : '') == value) continue;
       if (value === '') delete props[w.property];
       else props[w.property] = value;
       changed.push({ property: w.property, value });
@@ -216,10 +216,11 @@ export function contactStore(
     const history = withHistory && row.history_head ? q.historyOf.all(row.history_head).map((h) => ({ ...h, changes: JSON.parse(h.changes) as Record<string, string> })) : [];
     const out: ContactRecord['properties'] = {};
     for (const name of names) {
-      if (props[name] === undefined) continue;
+      // Own values only: a requested `toString` or a property named `constructor` is not inherited.
+      if (!Object.hasOwn(props, name)) continue;
       out[name] = { value: props[name] };
       if (withHistory) {
-        const versions = history.filter((h) => name in h.changes);
+        const versions = history.filter((h) => Object.hasOwn(h.changes, name));
         out[name].versions = versions.length
           ? versions.map((h, i) => ({
               value: h.changes[name],

@@ -44,7 +44,8 @@ export const matches = (groups: ListFilters, subject: Subject) => groups.some((g
 const equal = (a: string, b: string) => a == b || (num(a) !== undefined && num(a) === num(b));
 
 function test(filter: ListFilter, { properties, hasSubmitted }: Subject): boolean {
-  const actual = filter.property ? properties[filter.property]?.toLowerCase() : undefined;
+  // Own values only: a filter on `toString` must not find Object.prototype's.
+  const actual = filter.property && Object.hasOwn(properties, filter.property) ? properties[filter.property]?.toLowerCase() : undefined;
   const wanted = String(filter.value ?? '').toLowerCase();
   const has = actual !== undefined && actual !== '';
   switch (filter.operator) {
