@@ -16,3 +16,8 @@ export function budget(runs: number): fc.Parameters<unknown> {
 
 /** The test's own timeout: the budget plus time to shrink a failure. */
 export const timeoutMs = (suite: number) => (seconds ? seconds * 1000 + 120_000 : suite);
+
+/** Prints how many requests a timed run made (the suite's fixed budget prints nothing). */
+export const report = (what: string, requests: number) => {
+  if (seconds) console.log(`fuzz: ${what}: ${requests} requests in ${seconds} s, no problem found`);
+};

@@ -62,7 +62,7 @@ export function requestsFor(route: RouteDef, origin: string, auth: Record<string
       const path = route.path.replace(/:([A-Za-z_]\w*)/g, () => params[i++]);
       return {
         label: route.id,
-        fields: [...names.map((m) => m[1]), ...keysOf(route.query), ...keysOf(route.body)],
+        fields: [route.resource, route.resource.replace(/s$/, ''), ...names.map((m) => m[1]), ...keysOf(route.query), ...keysOf(route.body)],
         method: route.method,
         url: `${origin}${path}${query ? `?${query}` : ''}`,
         headers: { ...(anonymous ? {} : auth), ...body.headers },

@@ -1,0 +1,109 @@
+/** Every route of the companion under hostile input: cookies, path segments, query strings and
+ * bodies as a careless or hostile browser or backend sends them (test/fuzz/hostile.ts). With the
+ * platform healthy behind it, no answer is a 5xx and every error is JSON naming the problem. */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, mountOn, startTestPlatform, type Mounted, type TestPlatform } from '../../packages/companion/test/harness';
+import { budget, report, timeoutMs } from './budget';
+import { hostileText, jsonBody, pathSegment, queryString } from './hostile';
+import { problemWith, send, type FuzzRequest } from './requests';
+
+const SECRET = 'a-shared-secret-for-fuzzing-backends';
+/** The tracker's wire fields (the collector proxy checks them) and a backend event's fields. */
+const WIRE = ['eid', 'k', 'a', 'v', 'cts', 'pu', 't', 'vi', 'u', 'b', 'nc', 'ce', 'i', 'n', 'm', 'po', 'r'];
+const EVENT = ['eventId', 'email', 'utk', 'value', 'properties', 'occurredAt', 'id', 'events'];
+
+interface CompanionRoute {
+  method: string;
+  path: string;
+  body?: 'json' | 'text';
+  keys?: string[];
+  headers?: Record<string, string>;
+}
+
+/** The companion's routes (it has no catalog), as mounted at /svc. */
+const ROUTES: CompanionRoute[] = [
+  { method: 'GET', path: '/visitor' },
+  { method: 'GET', path: '/forms/:guid' },
+  { method: 'GET', path: '/healthz' },
+  { method: 'GET', path: '/subscriptions', keys: ['token'] },
+  { method: 'PUT', path: '/subscriptions', body: 'json', keys: ['token', 'subscriptions', 'unsubscribeFromAll'] },
+  { method: 'GET', path: '/preferences', keys: ['token'] },
+  { method: 'POST', path: '/events', body: 'json', keys: EVENT, headers: { authorization: `Bearer ${SECRET}` } },
+  { method: 'POST', path: '/collect/e', body: 'text', keys: WIRE },
+  { method: 'GET', path: '/collect/p.gif', keys: WIRE },
+  { method: 'POST', path: '/e', body: 'text', keys: WIRE },
+  { method: 'GET', path: '/p.gif', keys: WIRE },
+  { method: 'GET', path: '/tracker.js' },
+  { method: 'GET', path: '/:script.:hash.js' },
+];
+
+/** A Cookie header a browser (or anyone) might send: the utk and consent cookies, hostile. */
+const cookie = fc
+  .tuple(hostileText, fc.constantFrom('yes', 'no', '', '%ZZ'))
+  .map(([utk, optOut]) => `svcutk=${encodeURIComponent(utk.replace(/[\uD800-\uDFFF]/g, ''))}; __svc_opt_out=${optOut}`);
+
+function requestsFor(route: CompanionRoute, origin: string): fc.Arbitrary<FuzzRequest> {
+  const keys = route.keys ?? [];
+  return fc
+    .record({
+      params: fc.array(pathSegment, { minLength: 2, maxLength: 2 }),
+      query: queryString(keys),
+      body: route.body ? jsonBody(route.body == 'text' ? [] : keys).map((b) => (route.body == 'text' ? `[${b}]` : b)) : fc.constant(undefined),
+      cookie,
+      // A body that says it is gzip but is not.
+      gzip: route.body ? fc.boolean() : fc.constant(false),
+      csrf: hostileText,
+    })
+    .map(({ params, query, body, cookie, gzip, csrf }) => {
+      let i = 0;
+      const path = route.path.replace(/:([A-Za-z_]\w*)/g, () => params[i++]);
+      return {
+        label: `${route.method} ${route.path}`,
+        fields: [...keys, 'guid', 'token', 'event', 'events'],
+        method: route.method,
+        url: `${origin}${path}${query ? `?${query}` : ''}`,
+        headers: {
+          cookie,
+          'x-csrf-token': encodeURIComponent(csrf.replace(/[\uD800-\uDFFF]/g, '')),
+          ...(route.body ? { 'content-type': route.body == 'json' ? 'application/json' : 'text/plain' } : {}),
+          ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+          ...route.headers,
+        },
+        body,
+      };
+    });
+}
+
+let t: TestPlatform;
+let m: Mounted;
+beforeAll(async () => {
+  t = await startTestPlatform();
+  m = await mountOn(t, { events: { secret: SECRET }, subscriptions: { linkSecret: 'l'.repeat(40) } });
+});
+afterAll(async () => {
+  await m.close();
+  await t.close();
+});
+
+describe('fuzz: the companion', () => {
+  it(
+    'answers hostile input on every route with a 4xx JSON error, never a 5xx',
+    async () => {
+      const request = fc.constantFrom(...ROUTES).chain((r) => requestsFor(r, m.url));
+      let sent = 0;
+      await fc.assert(
+        fc.asyncProperty(request, async (req) => {
+          sent++;
+          const problem = problemWith(req, await send(req));
+          if (problem) throw new Error(`${req.label} ${req.method} ${req.url.slice(0, 300)}: ${problem}`);
+        }),
+        budget(ROUTES.length * 40),
+      );
+      report('the companion', sent);
+      // Still serving.
+      expect((await call(`${m.url}/healthz`)).json).toMatchObject({ status: 'ok' });
+    },
+    timeoutMs(120_000),
+  );
+});
