@@ -1,6 +1,6 @@
 /** `npm start`'s program (demo/start.mjs) as a process: it starts everything, prints where to
  * look, serves the demo against the platform, stops cleanly on Ctrl-C, and reuses its data. */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -54,3 +54,14 @@ describe('npm start', () => {
     expect(await second.exited).toBe(0);
   }, 30_000);
 });
+
+describe('npm start\u2019s build step (demo/build.mjs)', () => {
+  it('skips the build when no source changed since the last one, in one line', async () => {
+    // `npm test` has just built everything: mark that build as the last one.
+    const { stamp } = await import('../demo/build.mjs');
+    stamp();
+    const out = execFileSync(process.execPath, ['demo/build.mjs'], { encoding: 'utf8' });
+    expect(out).toBe('build: up to date\n');
+  });
+});
+

@@ -1,0 +1,3 @@
+/** Types of demo/build.mjs for the tests. */
+export function fingerprint(): string;
+export function stamp(value?: string): void;
