@@ -17,6 +17,12 @@ const port = (name, fallback) => {
   return Number(value);
 };
 
+/** A taken port, told as what to do about it. */
+function inUse(err, variable) {
+  if (err.code != 'EADDRINUSE') return err;
+  return new Error(`port ${err.port} is in use (another npm start?): stop that program, or set ${variable} to a free port, e.g. ${variable}=${err.port + 10} npm start`);
+}
+
 /** A file of this demo's own secrets (mode 0600), made on the first start and reused. */
 function demoSecrets(file) {
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
@@ -36,7 +42,11 @@ async function main() {
   const credentials = readCredentialsFile(credentialsFile);
   if (!credentials.privateAppToken) throw new Error(`${credentialsFile} has no credentials but the database is not new: delete ${DATA}/ to start over`);
 
-  const { baseUrl, formsUrl } = await platform.listen({ basePort: port('PLATFORM_PORT', 3200), formsPort: port('FORMS_PORT', 3201) });
+  const basePort = port('PLATFORM_PORT', 3200);
+  const formsPort = port('FORMS_PORT', 3201);
+  const { baseUrl, formsUrl } = await platform.listen({ basePort, formsPort }).catch((err) => {
+    throw inUse(err, err.port == formsPort ? 'FORMS_PORT' : 'PLATFORM_PORT');
+  });
   const contactForm = platform.services.forms.list(DEMO_PORTAL).find((f) => f.name == 'Contact us');
   if (!contactForm) throw new Error("the demo portal has no 'Contact us' form");
 
@@ -50,7 +60,8 @@ async function main() {
     logger: false,
   });
   const site = await new Promise((resolve, reject) => {
-    const server = app.listen(port('PORT', 3000), '127.0.0.1', () => resolve(server)).once('error', reject);
+    // Express 5 hands a listen error to the callback.
+    const server = app.listen(port('PORT', 3000), '127.0.0.1', (err) => (err ? reject(inUse(err, 'PORT')) : resolve(server)));
   });
   const siteUrl = `http://127.0.0.1:${site.address().port}`;
 

@@ -1,6 +1,8 @@
 /** `npm start`'s program (demo/start.mjs) as a process: it starts everything, prints where to
  * look, serves the demo against the platform, stops cleanly on Ctrl-C, and reuses its data. */
 import { execFileSync, spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +55,29 @@ describe('npm start', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
   }, 30_000);
+});
+
+describe('npm start on a taken port', () => {
+  it('names the variable to set', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    const busy = (taken.address() as AddressInfo).port;
+    try {
+      for (const variable of ['PORT', 'PLATFORM_PORT']) {
+        const data = mkdtempSync(join(os.tmpdir(), 'svc-start-busy-'));
+        const env = { ...process.env, DATA_DIR: data, PORT: '0', PLATFORM_PORT: '0', FORMS_PORT: '0', [variable]: String(busy) };
+        const child = spawn(process.execPath, ['demo/start.mjs'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+        let err = '';
+        child.stderr.on('data', (d) => (err += d));
+        const code = await new Promise((resolve) => child.once('exit', resolve));
+        rmSync(data, { recursive: true, force: true });
+        expect(code, variable).toBe(1);
+        expect(err, variable).toContain(`npm start failed: port ${busy} is in use (another npm start?): stop that program, or set ${variable} to a free port`);
+      }
+    } finally {
+      taken.close();
+    }
+  });
 });
 
 describe('npm start\u2019s build step (demo/build.mjs)', () => {
