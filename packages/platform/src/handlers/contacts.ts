@@ -1,6 +1,6 @@
 /** §4.2 Contacts. */
 import { Reply, type Handlers } from '../http/handler';
-import { notFound } from '../http/errors';
+import { notFound } from '../domain/errors';
 import type { Services } from '../services';
 import type { ContactRow, ReadOptions } from '../store/contacts';
 

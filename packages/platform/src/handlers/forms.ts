@@ -1,7 +1,7 @@
 /** §4.6 Forms: definitions on {base_url}, submissions (public, CORS) on {forms_url}. */
 import { schemas } from '@svc/api';
 import { SVC_CONTEXT } from '@svc/protocol';
-import { badRequest } from '../http/errors';
+import { badRequest } from '../domain/errors';
 import { Reply, type Handlers } from '../http/handler';
 import type { Services } from '../services';
 import type { SubmissionContext } from '../store/forms';

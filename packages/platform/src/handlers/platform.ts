@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { GIF } from '../http/collector';
 import { Reply, type Handlers } from '../http/handler';
-import { badRequest } from '../http/errors';
+import { badRequest } from '../domain/errors';
 import type { Services } from '../services';
 import { oauthStore } from '../store/oauth';
 

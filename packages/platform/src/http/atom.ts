@@ -4,7 +4,7 @@
 import type { AtomEntry } from '@svc/api';
 import type { NextFunction, Request, Response } from 'express';
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
-import { ApiError } from './errors';
+import { PlatformError } from '../domain/errors';
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -17,7 +17,7 @@ const parser = new XMLParser({
 const builder = new XMLBuilder({ ignoreAttributes: false, format: true, suppressEmptyNode: true });
 
 type Node = Record<string, unknown>;
-const bad = (message: string) => new ApiError(400, message, { category: 'VALIDATION_ERROR' });
+const bad = (message: string) => new PlatformError('invalid', message, { category: 'VALIDATION_ERROR' });
 
 /** The text of an element (with or without attributes), or undefined. */
 const text = (v: unknown): string | undefined =>

@@ -5,7 +5,7 @@ import type { RouteDef } from '@svc/api';
 import type { Request } from 'express';
 import type { Db } from '../db/open';
 import { hashSecret } from './credentials';
-import { ApiError } from './errors';
+import { PlatformError } from '../domain/errors';
 
 export interface Caller {
   /** The portal every read and write is confined to; undefined on public routes. */
@@ -24,7 +24,7 @@ interface Row {
   revoked: number;
 }
 
-const invalid = (message: string) => new ApiError(401, message, { category: 'INVALID_AUTHENTICATION' });
+const invalid = (message: string) => new PlatformError('unauthenticated', message, { category: 'INVALID_AUTHENTICATION' });
 
 export function authenticator(db: Db, now: () => number) {
   const find = db.prepare<[string], Row>('SELECT kind, portal_id, scopes, expires_at, revoked FROM credentials WHERE hash = ?');
@@ -49,7 +49,7 @@ export function authenticator(db: Db, now: () => number) {
         throw invalid('The access token is not valid for this portal.');
       if (row.kind == 'access' && row.expires_at! <= now()) {
         const minutes = Math.max(1, Math.round((now() - row.expires_at!) / 60000));
-        throw new ApiError(401, `The OAuth token used to make this call expired ${minutes} minute(s) ago.`, {
+        throw new PlatformError('unauthenticated', `The OAuth token used to make this call expired ${minutes} minute(s) ago.`, {
           category: 'EXPIRED_AUTHENTICATION',
           context: { 'expire time': [new Date(row.expires_at!).toISOString()] },
         });
@@ -66,8 +66,7 @@ export function authenticator(db: Db, now: () => number) {
     if (!route.auth.includes(caller.kind))
       throw invalid(`This endpoint does not accept ${caller.kind == 'oauth' ? 'OAuth' : 'private-app'} access tokens.`);
     if (route.scopes.length && !route.scopes.some((s) => caller.scopes.includes(s)))
-      throw new ApiError(
-        403,
+      throw new PlatformError('forbidden',
         "This app hasn't been granted all required scopes to make this call.",
         {
           category: 'MISSING_SCOPES',

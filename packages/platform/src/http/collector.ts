@@ -14,16 +14,17 @@ import {
   PAGE_VIEW,
 } from '@svc/protocol';
 import type { TrackedEvent, TrackingStore } from '../store/tracking';
-import { ApiError, errorBody } from './errors';
+import { PlatformError } from '../domain/errors';
+import { httpAnswer, internalError } from './errors';
 
 export const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type' };
 
-/** Turns one wire event into a TrackedEvent, or throws ApiError(400) naming the problem; the
+/** Turns one wire event into a TrackedEvent, or throws PlatformError('invalid') naming the problem; the
  * check itself is @svc/protocol's, the one every side of the wire format shares. */
 export function parseWireEvent(raw: unknown, where: string): TrackedEvent {
   const checked = checkWireEvent(raw);
-  if (!checked.ok) throw new ApiError(400, `${where}: ${checked.problem}`);
+  if (!checked.ok) throw new PlatformError('invalid', `${where}: ${checked.problem}`);
   const s = checked.event;
   return {
     eid: s.eid,
@@ -87,24 +88,25 @@ export function collector(
   };
   const fail = (res: ServerResponse, err: unknown) => {
     if (res.headersSent) return;
-    if (err instanceof ApiError) return send(res, err.status, errorBody(err.message, err.extra));
-    log.error({ err }, 'collector error');
-    send(res, 500, errorBody('internal error'));
+    const answer = httpAnswer(err);
+    if (!answer) log.error({ err }, 'collector error');
+    const { status, body } = answer ?? internalError();
+    send(res, status, body);
   };
 
   async function batch(req: IncomingMessage, res: ServerResponse) {
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (type != 'text/plain' && type != 'application/json')
-      throw new ApiError(415, 'send the events as text/plain or application/json', { category: 'VALIDATION_ERROR' });
+      throw new PlatformError('unsupported-type', 'send the events as text/plain or application/json', { category: 'VALIDATION_ERROR' });
     let events: unknown;
     try {
       events = JSON.parse(await readBody(req, MAX_BODY));
     } catch (err) {
-      if (err instanceof ApiError) throw err;
-      throw new ApiError(400, 'body is not a JSON array of events (text/plain or application/json)');
+      if (err instanceof PlatformError) throw err;
+      throw new PlatformError('invalid', 'body is not a JSON array of events (text/plain or application/json)');
     }
     if (!Array.isArray(events) || events.length < 1 || events.length > MAX_BATCH)
-      throw new ApiError(400, `body must be a JSON array of 1 to ${MAX_BATCH} events`);
+      throw new PlatformError('invalid', `body must be a JSON array of 1 to ${MAX_BATCH} events`);
     const result: Outcome = { accepted: 0, duplicates: 0, rejected: [] };
     const ip = clientIp(req);
     let forbidden = 0;
@@ -119,14 +121,14 @@ export function collector(
               if (event.kind == 1) onPageView(event, ip);
             } else result.duplicates++;
           } catch (err) {
-            if (!(err instanceof ApiError)) throw err;
-            if (err.status == 403) forbidden++;
+            if (!(err instanceof PlatformError)) throw err;
+            if (err.kind == 'forbidden') forbidden++;
             result.rejected.push({ eid: (raw as { eid?: unknown } | null)?.eid, message: err.message });
           }
         }),
       ),
     );
-    if (forbidden == events.length) throw new ApiError(403, result.rejected[0].message, { category: 'TIER_REQUIRED' });
+    if (forbidden == events.length) throw new PlatformError('forbidden', result.rejected[0].message, { category: 'TIER_REQUIRED' });
     send(res, 200, result);
   }
 
@@ -164,14 +166,14 @@ export function collector(
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const encoding = req.headers['content-encoding'];
-    if (encoding && encoding != 'identity') return reject(new ApiError(415, `content-encoding ${encoding} is not supported`));
-    if (Number(req.headers['content-length'] ?? 0) > limit) return reject(new ApiError(413, `request body exceeds ${limit} bytes`));
+    if (encoding && encoding != 'identity') return reject(new PlatformError('unsupported-type', `content-encoding ${encoding} is not supported`));
+    if (Number(req.headers['content-length'] ?? 0) > limit) return reject(new PlatformError('too-large', `request body exceeds ${limit} bytes`));
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
-        reject(new ApiError(413, `request body exceeds ${limit} bytes`));
+        reject(new PlatformError('too-large', `request body exceeds ${limit} bytes`));
         req.destroy();
       } else chunks.push(chunk);
     });

@@ -1,26 +1,39 @@
-/** API errors and the legacy error body: `status`, `message`, `correlationId`, `requestId`, plus
- * endpoint-specific keys (`category`, `error`, `validationResults`, ...). Messages never carry
- * secrets: they name fields and ids, not credential values. */
+/** Errors as HTTP answers, in one place: a PlatformError's kind becomes its status, and every
+ * error answer has the legacy body: `status`, `message`, `correlationId`, `requestId`, plus the
+ * error's own keys (`category`, `error`, `validationResults`, ...). */
 import { randomUUID } from 'node:crypto';
+import { PlatformError, type ErrorKind } from '../domain/errors';
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    /** Extra keys of the error body. */
-    readonly extra: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-  }
-}
-
-export const notFound = (message = 'resource not found', extra?: Record<string, unknown>) => new ApiError(404, message, extra);
-export const badRequest = (message: string, extra?: Record<string, unknown>) =>
-  new ApiError(400, message, { category: 'VALIDATION_ERROR', ...extra });
-export const conflict = (message: string, extra?: Record<string, unknown>) => new ApiError(409, message, extra);
+const STATUS: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  'precondition-failed': 412,
+  'too-large': 413,
+  'unsupported-type': 415,
+  'rate-limited': 429,
+  internal: 500,
+  'not-implemented': 501,
+};
 
 export function errorBody(message: string, extra: Record<string, unknown> = {}) {
   const correlationId = randomUUID();
   return { status: 'error', message, correlationId, requestId: correlationId.replace(/-/g, ''), ...extra };
 }
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: ReturnType<typeof errorBody>;
+}
+
+/** The answer to a PlatformError, or undefined for anything else (a bug: the caller logs it). */
+export function httpAnswer(err: unknown): HttpAnswer | undefined {
+  if (!(err instanceof PlatformError)) return undefined;
+  return { status: STATUS[err.kind], headers: err.headers, body: errorBody(err.message, err.extra) };
+}
+
+/** The answer to an unexpected error: nothing about it reaches the caller. */
+export const internalError = (): HttpAnswer => ({ status: 500, headers: {}, body: errorBody('internal error') });

@@ -2,7 +2,7 @@
  * `X-Svc-RateLimit-*` headers; over it: 429 with `Retry-After`. Hand-written rather than
  * express-rate-limit because the key, header names and 429 body are the platform's own. */
 import type { Response } from 'express';
-import { ApiError } from './errors';
+import { PlatformError } from '../domain/errors';
 
 export interface RateLimitOptions {
   max: number;
@@ -27,8 +27,7 @@ export function rateLimiter({ max, windowMs }: RateLimitOptions, now: () => numb
     res.setHeader('X-Svc-RateLimit-Max', String(max));
     res.setHeader('X-Svc-RateLimit-Remaining', String(Math.max(0, max - w.count)));
     if (w.count > max)
-      throw new ApiError(
-        429,
+      throw new PlatformError('rate-limited',
         'You have reached your ten_secondly_rolling limit.',
         { errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING' },
         { 'Retry-After': String(Math.ceil((w.start + windowMs - t) / 1000)) },

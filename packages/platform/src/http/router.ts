@@ -5,7 +5,8 @@ import { routes as catalogRoutes, type RouteDef } from '@svc/api';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { match } from 'path-to-regexp';
 import type { z } from 'zod';
-import { errorBody, ApiError } from './errors';
+import { PlatformError } from '../domain/errors';
+import { errorBody, httpAnswer, internalError } from './errors';
 import { atomBody } from './atom';
 import { multipart } from './multipart';
 import { Reply, type Handler, type Handlers } from './handler';
@@ -44,7 +45,7 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const { message, errors } = validationMessage(where, result.error);
-  throw new ApiError(400, message, { category: 'VALIDATION_ERROR', errors });
+  throw new PlatformError('invalid', message, { category: 'VALIDATION_ERROR', errors });
 }
 
 /** Why a JSON body was refused: strict parsing takes only objects and arrays, so `null` or `42`
@@ -73,28 +74,25 @@ function depthOver(value: unknown, limit: number): boolean {
 
 /** After the JSON parser: a body nested past MAX_JSON_DEPTH levels is a 400. */
 const jsonDepth = (req: Request, _res: Response, next: NextFunction) =>
-  next(depthOver(req.body, MAX_JSON_DEPTH) ? new ApiError(400, `body: nested more than ${MAX_JSON_DEPTH} levels deep`, { category: 'VALIDATION_ERROR' }) : undefined);
+  next(depthOver(req.body, MAX_JSON_DEPTH) ? new PlatformError('invalid', `body: nested more than ${MAX_JSON_DEPTH} levels deep`, { category: 'VALIDATION_ERROR' }) : undefined);
+
+/** body-parser's errors (they carry a 4xx `status`) as the platform's own, so that one mapping
+ * (http/errors.ts) answers every error. */
+function fromBodyParser(err: unknown): PlatformError | undefined {
+  const status = (err as { status?: unknown } | null)?.status;
+  if (err instanceof PlatformError || typeof status != 'number' || status < 400 || status >= 500) return undefined;
+  const extra = { category: 'VALIDATION_ERROR' };
+  if (status == 413) return new PlatformError('too-large', `request body exceeds ${BODY_LIMIT}`, extra);
+  if (status == 415) return new PlatformError('unsupported-type', (err as Error).message, extra);
+  return new PlatformError('invalid', status == 400 ? jsonProblem((err as { body?: unknown }).body) : (err as Error).message, extra);
+}
 
 export function sendError(res: Response, err: unknown, log: RouterDeps['log']) {
   if (res.headersSent) return;
-  if (err instanceof ApiError) {
-    res.status(err.status).set(err.headers).json(errorBody(err.message, err.extra));
-    return;
-  }
-  // Body parser errors carry a status (400 invalid JSON, 413 too large, 415 charset).
-  const status = (err as { status?: number }).status;
-  if (status && status >= 400 && status < 500) {
-    const message =
-      status == 413
-        ? `request body exceeds ${BODY_LIMIT}`
-        : status == 400
-          ? jsonProblem((err as { body?: unknown }).body)
-          : (err as Error).message;
-    res.status(status).json(errorBody(message, { category: 'VALIDATION_ERROR' }));
-    return;
-  }
-  log.error({ err }, 'unhandled error');
-  res.status(500).json(errorBody('internal error'));
+  const answer = httpAnswer(fromBodyParser(err) ?? err);
+  if (!answer) log.error({ err }, 'unhandled error');
+  const { status, headers, body } = answer ?? internalError();
+  res.status(status).set(headers).json(body);
 }
 
 const decodes = (s: string) => {
@@ -129,7 +127,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
         const parsedQuery = parse(route.query, query, 'query');
         const body = route.bodyType == 'none' ? undefined : parse(route.body, req.body ?? {}, 'body');
         if (!handler)
-          throw new ApiError(501, `${route.method} ${route.path} is not implemented by this platform yet`, { category: 'NOT_IMPLEMENTED' });
+          throw new PlatformError('not-implemented', `${route.method} ${route.path} is not implemented by this platform yet`, { category: 'NOT_IMPLEMENTED' });
         const ctx = { params, query: parsedQuery, body, caller, portalId: caller.portalId ?? 0, req, res };
         const out = writes ? await deps.write(() => handler(ctx)) : await handler(ctx);
         if (!writes) await deps.settled();
@@ -143,7 +141,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
           if (deps.checkResponses) {
             const checked = route.response.safeParse(out);
             if (!checked.success)
-              throw new ApiError(500, `${route.id} answered off its catalog schema: ${validationMessage('response', checked.error).message}`);
+              throw new PlatformError('internal', `${route.id} answered off its catalog schema: ${validationMessage('response', checked.error).message}`);
           }
           res.status(route.status).json(out);
         }
@@ -175,7 +173,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
     if (!(err instanceof URIError)) return err;
     const params = matchers.map((m) => m.method == req.method && m.raw(req.path)).find(Boolean);
     const name = params ? Object.entries(params.params).find(([, v]) => !decodes(String(v)))?.[0] : undefined;
-    return new ApiError(400, `path${name ? `.${name}` : ''}: is not valid percent-encoding`, { category: 'VALIDATION_ERROR' });
+    return new PlatformError('invalid', `path${name ? `.${name}` : ''}: is not valid percent-encoding`, { category: 'VALIDATION_ERROR' });
   };
   app.use((req: Request, res: Response) => {
     const allowed = [...new Set(matchers.filter((m) => m.test(req.path)).map((m) => m.method))];

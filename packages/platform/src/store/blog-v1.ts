@@ -3,7 +3,7 @@
  * other reads. Post states follow §3: created as a draft, published by an update with
  * `draft=false`; comments are live at once. */
 import { type Db, transaction } from '../db/open';
-import { badRequest, notFound } from '../http/errors';
+import { badRequest, notFound } from '../domain/errors';
 import type { ContentRecord } from './content/collections';
 import type { ContentEngine } from './content/engine';
 

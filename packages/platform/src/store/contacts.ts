@@ -4,7 +4,7 @@ import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import type { Statement } from 'better-sqlite3';
 import { type Db, transaction } from '../db/open';
-import { ApiError, badRequest, conflict, notFound } from '../http/errors';
+import { PlatformError, badRequest, conflict, notFound } from '../domain/errors';
 import { isEmail, type PropertyStore } from './properties';
 
 export interface ContactRow {
@@ -348,7 +348,7 @@ export function contactStore(
             written.push(write(portalId, row, writes, { type: 'API' }));
           } else throw badRequest('each item needs a vid or an email');
         } catch (err) {
-          if (!(err instanceof ApiError)) throw err;
+          if (!(err instanceof PlatformError)) throw err;
           throw badRequest(`item ${index}: ${err.message}`, {
             failureMessages: [{ index, error: { status: 'error', message: err.message } }],
             ...(err.extra.validationResults ? { validationResults: err.extra.validationResults } : {}),

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Db, transaction } from '../db/open';
-import { badRequest, notFound } from '../http/errors';
+import { badRequest, notFound } from '../domain/errors';
 
 type EventType = (typeof schemas.EMAIL_EVENT_TYPES)[number];
 type OptState = 'OPT_IN' | 'OPT_OUT' | 'NOT_OPTED';

@@ -6,7 +6,7 @@ import { schemas } from '@svc/api';
 import { FREE_MAIL_DOMAINS } from '@svc/protocol';
 import type { z } from 'zod';
 import { type Db, transaction } from '../db/open';
-import { badRequest, notFound } from '../http/errors';
+import { badRequest, notFound } from '../domain/errors';
 import type { ContactStore, Source, Write } from './contacts';
 import { isEmail, type PropertyStore } from './properties';
 

@@ -2,7 +2,7 @@
  * (rank, difficulty, searches) are null; contacts/leads/visits start at 0. */
 import { randomUUID } from 'node:crypto';
 import { type Db, transaction } from '../db/open';
-import { conflict, notFound } from '../http/errors';
+import { conflict, notFound } from '../domain/errors';
 
 interface Row {
   guid: string;

@@ -2,7 +2,7 @@
  * compared case-insensitively, GT/LT numerically) and its form submissions. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { badRequest } from '../http/errors';
+import { badRequest } from '../domain/errors';
 
 export type ListFilters = z.output<typeof schemas.listFilters>;
 type ListFilter = ListFilters[number][number];

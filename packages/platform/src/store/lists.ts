@@ -5,7 +5,7 @@
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Db, transaction } from '../db/open';
-import { badRequest, notFound } from '../http/errors';
+import { badRequest, notFound } from '../domain/errors';
 import { contactColumns, type ChangedContact, type ContactRow, type ContactStore } from './contacts';
 import { matches, normaliseFilters, type ListFilters, type Subject } from './list-filters';
 

@@ -2,7 +2,7 @@
  * `tokenLifetimeSeconds`; with rotation on, the refresh token is replaced each time. */
 import { type Db, transaction } from '../db/open';
 import { hashSecret } from '../http/credentials';
-import { ApiError } from '../http/errors';
+import { PlatformError } from '../domain/errors';
 import { issueCredential } from './portals';
 
 interface Row {
@@ -18,7 +18,7 @@ export function oauthStore(db: Db, now: () => number, settings: { tokenLifetimeS
   const revoke = db.prepare<[string]>('UPDATE credentials SET revoked = 1 WHERE hash = ?');
   // One message for every refusal, so a caller cannot probe which part was wrong.
   const refused = () =>
-    new ApiError(400, 'The client credentials or the refresh token are not valid.', { category: 'BAD_REFRESH_TOKEN', error: 'invalid_grant' });
+    new PlatformError('invalid', 'The client credentials or the refresh token are not valid.', { category: 'BAD_REFRESH_TOKEN', error: 'invalid_grant' });
 
   return {
     refresh: transaction(db, (clientId: string, clientSecret: string, refreshToken: string) => {

@@ -3,7 +3,7 @@
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Db, transaction } from '../db/open';
-import { badRequest, conflict, notFound } from '../http/errors';
+import { badRequest, conflict, notFound } from '../domain/errors';
 
 export type Property = z.output<typeof schemas.property>;
 export type PropertyWrite = z.output<typeof schemas.propertyWrite>;

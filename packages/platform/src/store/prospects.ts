@@ -4,7 +4,7 @@
  * newest first. Organisations can be hidden from the timeline and searches, and shown again. */
 import { z } from 'zod';
 import type { Db } from '../db/open';
-import { notFound } from '../http/errors';
+import { notFound } from '../domain/errors';
 import { slugify } from './content/collections';
 
 /** Where an address comes from: addresses starting with `prefix` belong to `organization`. */

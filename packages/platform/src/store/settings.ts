@@ -1,6 +1,6 @@
 /** Portal settings (§4.10, reference §13): name → string value. */
 import type { Db } from '../db/open';
-import { notFound } from '../http/errors';
+import { notFound } from '../domain/errors';
 
 export function settingStore(db: Db, now: () => number) {
   const q = {

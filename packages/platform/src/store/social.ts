@@ -4,7 +4,7 @@
  * once; a DRAFT waits for nobody. Only waiting and draft broadcasts can be cancelled. */
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/open';
-import { badRequest, notFound } from '../http/errors';
+import { badRequest, notFound } from '../domain/errors';
 
 type Json = Record<string, unknown>;
 /** A stored channel (its JSON has every key; these are the ones the code reads). */

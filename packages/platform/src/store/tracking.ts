@@ -3,7 +3,7 @@
  * contact's analytics properties. Events of a visitor not yet known are attributed when their
  * token gets linked (identify, form submission). Custom events need an Enterprise portal. */
 import { type Db, transaction } from '../db/open';
-import { ApiError } from '../http/errors';
+import { PlatformError } from '../domain/errors';
 import type { ContactStore, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
 import type { PropertyStore } from './properties';
@@ -120,9 +120,9 @@ export function trackingStore(db: Db, contacts: ContactStore, properties: Proper
     /** Whether the portal exists and may receive this kind of event: throws 404/403 otherwise. */
     check(portalId: number, kind: 1 | 3) {
       const tier = tierOf(portalId);
-      if (!tier) throw new ApiError(404, `unknown portal ${portalId}`);
+      if (!tier) throw new PlatformError('not-found', `unknown portal ${portalId}`);
       if (kind == 3 && tier != 'enterprise')
-        throw new ApiError(403, `Custom events need an Enterprise portal; portal ${portalId} is ${tier}.`, { category: 'TIER_REQUIRED' });
+        throw new PlatformError('forbidden', `Custom events need an Enterprise portal; portal ${portalId} is ${tier}.`, { category: 'TIER_REQUIRED' });
     },
 
     /** Runs `fn` (which records events) with analytics totals written once per contact at its end. */

@@ -4,7 +4,7 @@
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Db, transaction } from '../db/open';
-import { ApiError } from '../http/errors';
+import { PlatformError } from '../domain/errors';
 import type { ContactRow, ContactStore } from './contacts';
 
 export type Action = z.output<typeof schemas.workflowAction>;
@@ -191,7 +191,7 @@ export function workflowEngine(db: Db, { contacts, lists, log, actionsOf }: Engi
 }
 
 function failureMessage(err: unknown) {
-  if (err instanceof ApiError) {
+  if (err instanceof PlatformError) {
     const results = err.extra.validationResults as { message: string }[] | undefined;
     return results?.length ? results.map((r) => r.message).join('; ') : err.message;
   }

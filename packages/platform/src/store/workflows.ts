@@ -4,7 +4,7 @@
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Db, transaction } from '../db/open';
-import { ApiError, notFound } from '../http/errors';
+import { PlatformError, notFound } from '../domain/errors';
 import type { ContactStore } from './contacts';
 import { workflowEngine, type Action, type ListMembers, type Log, type LogEventType } from './workflow-engine';
 
@@ -22,7 +22,7 @@ interface WorkflowRow {
 
 const COLUMNS = 'id, portal_id, definition, created_at, updated_at';
 
-const preconditionFailed = (message: string) => new ApiError(412, message);
+const preconditionFailed = (message: string) => new PlatformError('precondition-failed', message);
 
 export function workflowStore(db: Db, { contacts, lists }: { contacts: ContactStore; lists: ListMembers }, now: () => number, fetchFn: typeof fetch) {
   const q = {

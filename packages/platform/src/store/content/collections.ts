@@ -2,7 +2,7 @@
  * the fields a write may not set, and checks that need other objects (a post's blog, a comment's
  * post). Everything else — storage, soft delete, buffer, versions, lists — is the shared engine in
  * engine.ts. */
-import { ApiError, badRequest } from '../../http/errors';
+import { PlatformError, badRequest } from '../../domain/errors';
 
 export type Record_ = Record<string, unknown>;
 /** A stored object as the API answers it. */
@@ -263,7 +263,7 @@ const folder: Collection = {
     const fullPath = `${parentPath}/${name}`;
     f.full_path = fullPath;
     const taken = lookup.folderByPath(portalId, fullPath);
-    if (taken && taken.id !== id) throw new ApiError(409, `a folder ${fullPath} exists already`);
+    if (taken && taken.id !== id) throw new PlatformError('conflict', `a folder ${fullPath} exists already`);
   },
 };
 

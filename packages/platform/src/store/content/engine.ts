@@ -4,7 +4,7 @@
  * `publish_date`). Collection specifics live in collections.ts. */
 import type Database from 'better-sqlite3';
 import { type Db, transaction } from '../../db/open';
-import { badRequest, notFound } from '../../http/errors';
+import { badRequest, notFound } from '../../domain/errors';
 import { COLLECTIONS, type CollectionName, type ContentRecord, type Record_ } from './collections';
 import { listSql } from './filters';
 

@@ -1,7 +1,7 @@
 /** A content v2 list query (`name__icontains=spring&created__gt=…&order_by=-publish_date`) as SQL.
  * Field names are checked against the collection's record keys before they reach the SQL, so only
  * known identifiers are ever interpolated; values are always bound. */
-import { badRequest } from '../../http/errors';
+import { badRequest } from '../../domain/errors';
 
 /** Fields with a generated, indexable column (see content_objects in db/schema.ts). */
 const COLUMNS = new Set(['id', 'deleted_at', 'created', 'updated', 'name', 'slug', 'state', 'publish_date', 'content_group_id']);

@@ -4,7 +4,7 @@
  * subfolders' paths kept right. */
 import type { Db } from '../../db/open';
 import { transaction } from '../../db/open';
-import { ApiError, badRequest } from '../../http/errors';
+import { PlatformError, badRequest } from '../../domain/errors';
 import type { UploadedFile } from '../../http/multipart';
 import { checkName, type Record_ } from '../content/collections';
 import type { ContentEngine } from '../content/engine';
@@ -37,7 +37,7 @@ function contentType(file: UploadedFile, extension: string, field: string) {
   let mime = file.mimeType.toLowerCase();
   if (mime == 'application/octet-stream' || !mime) mime = BY_EXTENSION[extension] ?? mime;
   if (!ALLOWED.some((re) => re.test(mime)))
-    throw new ApiError(415, `${field}: files of type ${mime || 'unknown'} cannot be uploaded`, { category: 'VALIDATION_ERROR' });
+    throw new PlatformError('unsupported-type', `${field}: files of type ${mime || 'unknown'} cannot be uploaded`, { category: 'VALIDATION_ERROR' });
   return mime;
 }
 
@@ -118,7 +118,7 @@ export function fileStore(db: Db, content: ContentEngine, blobs: BlobStore, now:
           const same = q.sameName.get(portalId, meta.name, meta.extension, folder);
           if (same && overwrite) return content.update(portalId, 'files', same.id, meta);
           if (same && strategy == 'RETURN_EXISTING') return content.get(portalId, 'files', same.id);
-          if (same && strategy == 'REJECT') throw new ApiError(409, `${field}: a file ${meta.name}.${meta.extension} exists in this folder`);
+          if (same && strategy == 'REJECT') throw new PlatformError('conflict', `${field}: a file ${meta.name}.${meta.extension} exists in this folder`);
           // Otherwise a second file of the same name gets a number: logo-1.png.
           let name = meta.name;
           for (let n = 1; q.sameName.get(portalId, name, meta.extension, folder); n++) name = `${meta.name}-${n}`;
