@@ -1,7 +1,7 @@
 /** The rooms inside each package, as its README's Layout section shows them: a file imports only
  * from its own room or the rooms below it. Every source file must be in exactly one room, so a
- * new file is placed on purpose. test/imports.test.ts keeps the direction between packages; the
- * platform's rooms are checked by packages/platform/test/layers.test.ts. */
+ * new file is placed on purpose. In the platform, SQL lives in store/ and db/ only.
+ * test/imports.test.ts keeps the direction between packages. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +27,16 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
     ['steps/'],
     ['auth.ts', 'limiter.ts', 'retry.ts', 'types.ts'],
     ['errors.ts', 'token-store.ts', 'budget.ts', 'route-table.ts', 'url.ts', 'encoding.ts', 'call-options.ts', 'clock.ts'],
+  ],
+  // The platform: each request goes down http → handlers → services → store → db; domain/ holds
+  // the one error type every room may throw; the top files wire it all (or are tools: CLI, seeding).
+  platform: [
+    ['app.ts', 'cli.ts', 'index.ts', 'credentials-file.ts', 'seed.ts', 'seed-contacts.ts'],
+    ['http/', 'inspector/'],
+    ['handlers/'],
+    ['services/', 'scheduler.ts'],
+    ['store/'],
+    ['db/', 'domain/', 'util/'],
   ],
   companion: [
     ['cli.ts', 'config.ts', 'index.ts'],
@@ -69,12 +79,30 @@ export function violations(rooms: readonly (readonly string[])[], src: string, f
   return wrong;
 }
 
+/** Files of the platform outside store/ and db/ that run SQL themselves. */
+export function sqlOutsideStore(src: string, file: string, text: string): string[] {
+  const from = relative(src, file);
+  if (/^(store|db)\//.test(from)) return [];
+  return /\b(db|database)\s*\.\s*(prepare|exec|pragma)\s*[<(]|\b(SELECT|INSERT INTO|UPDATE|DELETE FROM)\b[^'"`]*\b(FROM|SET|WHERE|VALUES)\b/.test(text) ? [`${from} runs SQL outside store/ and db/`] : [];
+}
+
 describe('the rooms inside each package', () => {
   it('reports an import from a room above, and a file in no room', () => {
     const src = join(ROOT, 'packages/client/src');
     const text = `import { createClient } from '../client';\nimport { SvcApiError } from '../errors';`;
     expect(violations(ROOMS.client, src, join(src, 'steps/retry.ts'), text)).toEqual(['steps/retry.ts imports ../client, a room above its own']);
     expect(violations(ROOMS.client, src, join(src, 'stray.ts'), '')).toEqual(['stray.ts is in no room']);
+  });
+
+  it('reports SQL in the platform outside store/ and db/', () => {
+    const src = join(ROOT, 'packages/platform/src');
+    expect(sqlOutsideStore(src, join(src, 'handlers/x.ts'), "const q = db.prepare('SELECT tier FROM portals WHERE id = ?');")).toEqual(['handlers/x.ts runs SQL outside store/ and db/']);
+    expect(sqlOutsideStore(src, join(src, 'store/x.ts'), "db.prepare('SELECT 1')")).toEqual([]);
+  });
+
+  it('keeps every SQL statement of the platform in store/ and db/', () => {
+    const src = join(ROOT, 'packages/platform/src');
+    expect(sources(src).flatMap((f) => sqlOutsideStore(src, f, readFileSync(f, 'utf8')))).toEqual([]);
   });
 
   it('has every file of every package in one room, importing only its own room or below', () => {

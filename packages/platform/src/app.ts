@@ -60,15 +60,15 @@ export function createPlatform(options: PlatformOptions = {}) {
   const db = openDatabase(database);
   const temporaryFiles = !options.filesDir && database == ':memory:';
   const filesDir = options.filesDir ?? (temporaryFiles ? mkdtempSync(join(tmpdir(), 'svc-files-')) : join(dirname(database), 'files'));
-  const services = createServices(db, now, { fetch: options.fetch, prospects: options.prospects, filesDir });
   const settings = {
     tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 1800,
     rotateRefreshTokens: options.rotateRefreshTokens ?? false,
   };
-  const handlers = allHandlers(services, settings);
+  const services = createServices(db, now, { fetch: options.fetch, prospects: options.prospects, filesDir, oauth: settings });
+  const handlers = allHandlers(services);
   const deps = {
     handlers,
-    authenticate: authenticator(db, now),
+    authenticate: authenticator(services.credentials, now),
     limit: rateLimiter(options.rateLimit ?? { max: 100, windowMs: 10_000 }, now),
     log,
     checkResponses: options.checkResponses,
@@ -81,7 +81,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   base.set('etag', false); // API answers are not cached; hashing every body costs throughput
   base.set('query parser', 'simple');
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
-  if (options.inspectorKey) base.use('/_inspector', inspectorRouter(db, options.inspectorKey));
+  if (options.inspectorKey) base.use('/_inspector', inspectorRouter(services.inspector, options.inspectorKey));
   mountSite(base, services.content);
   mountFileServer(base, services.files);
   mountCatalog(base, 'base', deps);

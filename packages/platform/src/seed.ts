@@ -10,7 +10,7 @@ export const DEMO_PORTAL = 62515;
 /** Seeds the demo portal unless it exists; returns its new credentials (shown once). */
 export function seedDemo(services: Services): PortalCredentials | undefined {
   const { db, now } = services;
-  if (db.prepare('SELECT 1 FROM portals WHERE id = ?').get(DEMO_PORTAL)) return undefined;
+  if (services.portals.tier(DEMO_PORTAL)) return undefined;
   return transaction(db, () => {
     const t = now();
     createPortal(db, { id: DEMO_PORTAL, name: 'Acme Widgets (demo)', tier: 'enterprise', now: t });

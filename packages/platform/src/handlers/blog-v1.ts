@@ -1,7 +1,7 @@
 /** §4.9 The older blog API: JSON reads, Atom reads for `.atom`, Atom writes (parsed by
  * http/atom.ts before validation). */
-import { atomDocument } from '../http/atom';
-import { Reply, type Handlers } from '../http/handler';
+import { atomDocument } from './atom-document';
+import { Reply, type Handlers } from './handler';
 import type { Services } from '../services';
 
 type Post = ReturnType<Services['blogV1']['post']>;

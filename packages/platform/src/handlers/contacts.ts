@@ -1,5 +1,5 @@
 /** §4.2 Contacts. */
-import { Reply, type Handlers } from '../http/handler';
+import { Reply, type Handlers } from './handler';
 import { notFound } from '../domain/errors';
 import type { Services } from '../services';
 import type { ContactRow, ReadOptions } from '../store/contacts';

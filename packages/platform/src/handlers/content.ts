@@ -3,7 +3,7 @@
  * collections, instead of repeating eighteen handlers per collection. */
 import { routes, type RouteDef } from '@svc/api';
 import type { z } from 'zod';
-import type { Handler, Handlers } from '../http/handler';
+import type { Handler, Handlers } from './handler';
 import type { Services } from '../services';
 import type { CollectionName, Record_ } from '../store/content/collections';
 import type { PublishAction } from '../store/content/engine';

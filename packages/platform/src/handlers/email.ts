@@ -1,5 +1,5 @@
 /** §4.7 Email subscriptions, campaigns and email events. */
-import type { Handlers } from '../http/handler';
+import type { Handlers } from './handler';
 import type { Services } from '../services';
 
 export function emailHandlers({ email }: Services): Handlers {

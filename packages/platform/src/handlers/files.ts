@@ -1,15 +1,14 @@
 /** Files and folders (§4.8): the routes that are more than the generic content verbs (uploads,
  * archive, full delete, moves; folder updates that keep subfolder paths right). The rest —
  * get, list, delete, restore-deleted, versions — are the generic ones of handlers/content.ts. */
-import type { Handlers } from '../http/handler';
-import { uploadedFiles } from '../http/multipart';
+import type { Handlers } from './handler';
 import type { Services } from '../services';
 import type { Record_ } from '../store/content/collections';
 
 export function fileHandlers({ files, content }: Services): Handlers {
   return {
-    'content.files.upload': ({ portalId, body, res }) => files.upload(portalId, uploadedFiles(res), body),
-    'content.files.replace': ({ portalId, params, body, res }) => files.replace(portalId, params.file_id, uploadedFiles(res), body),
+    'content.files.upload': ({ portalId, body, files: uploaded }) => files.upload(portalId, uploaded, body),
+    'content.files.replace': ({ portalId, params, body, files: uploaded }) => files.replace(portalId, params.file_id, uploaded, body),
     // Archived files are hidden in the file manager: out of lists unless asked for.
     'content.files.list': ({ portalId, query }) => content.list(portalId, 'files', { archived: false, ...query }, FILE_FIELDS),
     'content.files.archive': ({ portalId, params }) => files.archive(portalId, params.file_id),

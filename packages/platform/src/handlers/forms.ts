@@ -2,7 +2,7 @@
 import { schemas } from '@svc/api';
 import { SVC_CONTEXT } from '@svc/protocol';
 import { badRequest } from '../domain/errors';
-import { Reply, type Handlers } from '../http/handler';
+import { Reply, type Handlers } from './handler';
 import type { Services } from '../services';
 import type { SubmissionContext } from '../store/forms';
 

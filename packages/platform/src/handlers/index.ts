@@ -1,5 +1,5 @@
 /** Every handler, by catalog route id. */
-import type { Handlers } from '../http/handler';
+import type { Handlers } from './handler';
 import type { Services } from '../services';
 import { blogV1Handlers } from './blog-v1';
 import { contactHandlers } from './contacts';
@@ -14,7 +14,7 @@ import { prospectHandlers } from './prospects';
 import { propertyHandlers } from './properties';
 import { workflowHandlers } from './workflows';
 
-export function allHandlers(services: Services, settings: { tokenLifetimeSeconds: number; rotateRefreshTokens: boolean }): Handlers {
+export function allHandlers(services: Services): Handlers {
   return {
     ...contactHandlers(services),
     ...propertyHandlers(services),
@@ -22,7 +22,7 @@ export function allHandlers(services: Services, settings: { tokenLifetimeSeconds
     ...formHandlers(services),
     ...emailHandlers(services),
     ...workflowHandlers(services),
-    ...platformHandlers(services, settings),
+    ...platformHandlers(services),
     ...contentHandlers(services),
     // After the generic content handlers: files and folders replace some of them.
     ...fileHandlers(services),

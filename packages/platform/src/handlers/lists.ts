@@ -1,5 +1,5 @@
 /** §4.3 Contact lists. */
-import type { Handlers } from '../http/handler';
+import type { Handlers } from './handler';
 import type { Services } from '../services';
 import type { MemberRow } from '../store/lists';
 import type { ReadOptions } from '../store/contacts';

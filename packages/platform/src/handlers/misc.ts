@@ -1,5 +1,5 @@
 /** §4.10 Keywords, settings and social broadcasts. */
-import type { Handlers } from '../http/handler';
+import type { Handlers } from './handler';
 import type { Services } from '../services';
 
 export function miscHandlers({ keywords, settings, social }: Services): Handlers {

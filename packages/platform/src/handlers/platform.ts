@@ -1,10 +1,9 @@
 /** OAuth refresh, record limits and the HTTP events API. */
 import { randomUUID } from 'node:crypto';
-import { GIF } from '../http/collector';
-import { Reply, type Handlers } from '../http/handler';
+import { GIF } from './gif';
+import { Reply, type Handlers } from './handler';
 import { badRequest } from '../domain/errors';
 import type { Services } from '../services';
-import { oauthStore } from '../store/oauth';
 
 /** Record limits by tier (contacts); other standard objects are not stored by this platform. */
 const CONTACT_LIMIT: Record<string, number> = { starter: 1_000_000, professional: 2_000_000, enterprise: 10_000_000 };
@@ -15,10 +14,8 @@ const OBJECTS = [
   ['0-5', 'Ticket', 'Tickets'],
 ] as const;
 
-export function platformHandlers(services: Services, settings: { tokenLifetimeSeconds: number; rotateRefreshTokens: boolean }): Handlers {
-  const { db, tracking, contacts, now } = services;
-  const oauth = oauthStore(db, now, settings);
-  const tierOf = db.prepare<[number], { tier: string }>('SELECT tier FROM portals WHERE id = ?');
+export function platformHandlers(services: Services): Handlers {
+  const { tracking, contacts, now, oauth, portals } = services;
 
   /** Identify by email or by a visitor token; at least one is needed. */
   const who = (email?: string, utk?: string) => {
@@ -30,7 +27,7 @@ export function platformHandlers(services: Services, settings: { tokenLifetimeSe
     'auth.refresh': ({ body }) => oauth.refresh(body.client_id, body.client_secret, body.refresh_token),
 
     'limits.records': ({ portalId }) => {
-      const limit = CONTACT_LIMIT[tierOf.get(portalId)!.tier];
+      const limit = CONTACT_LIMIT[portals.tier(portalId)!];
       const usage: Record<string, number> = { '0-1': contacts.statistics(portalId).contacts };
       return {
         svcDefinedObjectTypes: OBJECTS.map(([objectTypeId, singularLabel, pluralLabel]) => ({

@@ -1,5 +1,5 @@
 /** §4.4 Contact properties and groups, and the deal property group read. */
-import type { Handlers } from '../http/handler';
+import type { Handlers } from './handler';
 import type { Services } from '../services';
 
 export function propertyHandlers({ properties }: Services): Handlers {

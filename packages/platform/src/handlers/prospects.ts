@@ -1,5 +1,5 @@
 /** §4.10 Prospects: organisations visiting the portal's pages (see store/prospects.ts). */
-import type { Handlers } from '../http/handler';
+import type { Handlers } from './handler';
 import type { Services } from '../services';
 
 export function prospectHandlers({ prospects }: Services): Handlers {

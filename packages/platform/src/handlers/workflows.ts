@@ -1,6 +1,6 @@
 /** §4.5 Workflows. The engine that runs the steps is not a route: it runs on a timer (and tests
  * call `services.workflows.runDue()`). */
-import type { Handlers } from '../http/handler';
+import type { Handlers } from './handler';
 import type { Services } from '../services';
 
 export function workflowHandlers({ workflows }: Services): Handlers {

@@ -1,9 +1,9 @@
-/** Atom for the older blog API (§4.9): write bodies arrive as an Atom `<entry>` and are turned into
- * the plain objects the catalog validates; reads with the `.atom` suffix are answered as Atom.
+/** Atom bodies of the older blog API (§4.9): a write arrives as an Atom `<entry>` and is turned
+ * into the plain object the catalog validates (answers in Atom: handlers/atom-document.ts).
  * fast-xml-parser does the XML; documents with a DOCTYPE are refused (no entity tricks). */
 import type { AtomEntry } from '@svc/api';
 import type { NextFunction, Request, Response } from 'express';
-import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { PlatformError } from '../domain/errors';
 
 const parser = new XMLParser({
@@ -14,7 +14,6 @@ const parser = new XMLParser({
   parseTagValue: false,
   isArray: (name) => name == 'category',
 });
-const builder = new XMLBuilder({ ignoreAttributes: false, format: true, suppressEmptyNode: true });
 
 type Node = Record<string, unknown>;
 const bad = (message: string) => new PlatformError('invalid', message, { category: 'VALIDATION_ERROR' });
@@ -92,11 +91,4 @@ export function atomBody(kind: AtomEntry) {
     req.body = kind == 'post' ? postFields(entry as Node) : commentFields(entry as Node);
     next();
   };
-}
-
-const ATOM_NS = 'http://www.w3.org/2005/Atom';
-
-/** An Atom document: a feed of entries, or one entry. */
-export function atomDocument(root: 'feed' | 'entry', content: Node) {
-  return `<?xml version="1.0" encoding="utf-8"?>\n${builder.build({ [root]: { '@_xmlns': ATOM_NS, ...content } }) as string}`;
 }

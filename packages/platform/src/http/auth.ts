@@ -3,31 +3,13 @@
  * legacy bodies. */
 import type { RouteDef } from '@svc/api';
 import type { Request } from 'express';
-import type { Db } from '../db/open';
-import { hashSecret } from './credentials';
+import type { Caller } from '../handlers/handler';
+import type { CredentialStore } from '../store/credentials';
 import { PlatformError } from '../domain/errors';
-
-export interface Caller {
-  /** The portal every read and write is confined to; undefined on public routes. */
-  portalId?: number;
-  kind: 'oauth' | 'privateApp' | 'hapikey' | 'none';
-  scopes: string[];
-  /** Rate-limit bucket (the credential's hash). */
-  key?: string;
-}
-
-interface Row {
-  kind: string;
-  portal_id: number;
-  scopes: string;
-  expires_at: number | null;
-  revoked: number;
-}
 
 const invalid = (message: string) => new PlatformError('unauthenticated', message, { category: 'INVALID_AUTHENTICATION' });
 
-export function authenticator(db: Db, now: () => number) {
-  const find = db.prepare<[string], Row>('SELECT kind, portal_id, scopes, expires_at, revoked FROM credentials WHERE hash = ?');
+export function authenticator(credentials: CredentialStore, now: () => number) {
 
   return function authenticate(req: Request, route: RouteDef): Caller {
     const header = req.headers.authorization;
@@ -43,8 +25,7 @@ export function authenticator(db: Db, now: () => number) {
     if (header) {
       const [scheme, token] = header.split(' ');
       if (scheme?.toLowerCase() != 'bearer' || !token) throw invalid('The Authorization header must be "Bearer <access token>".');
-      const hash = hashSecret(token);
-      const row = find.get(hash);
+      const row = credentials.find(token);
       if (!row || row.revoked || (row.kind != 'access' && row.kind != 'privateApp'))
         throw invalid('The access token is not valid for this portal.');
       if (row.kind == 'access' && row.expires_at! <= now()) {
@@ -54,14 +35,13 @@ export function authenticator(db: Db, now: () => number) {
           context: { 'expire time': [new Date(row.expires_at!).toISOString()] },
         });
       }
-      caller = { portalId: row.portal_id, kind: row.kind == 'access' ? 'oauth' : 'privateApp', scopes: JSON.parse(row.scopes), key: hash };
+      caller = { portalId: row.portal_id, kind: row.kind == 'access' ? 'oauth' : 'privateApp', scopes: JSON.parse(row.scopes), key: row.hash };
     } else {
       if (!route.auth.includes('hapikey'))
         throw invalid('This endpoint does not accept the hapikey parameter; use an OAuth or private-app access token.');
-      const hash = hashSecret(hapikey!);
-      const row = find.get(hash);
+      const row = credentials.find(hapikey!);
       if (!row || row.revoked || row.kind != 'hapikey') throw invalid("This key doesn't exist.");
-      caller = { portalId: row.portal_id, kind: 'hapikey', scopes: JSON.parse(row.scopes), key: hash };
+      caller = { portalId: row.portal_id, kind: 'hapikey', scopes: JSON.parse(row.scopes), key: row.hash };
     }
     if (!route.auth.includes(caller.kind))
       throw invalid(`This endpoint does not accept ${caller.kind == 'oauth' ? 'OAuth' : 'private-app'} access tokens.`);

@@ -15,9 +15,9 @@ import {
 } from '@svc/protocol';
 import type { TrackedEvent, TrackingStore } from '../store/tracking';
 import { PlatformError } from '../domain/errors';
+import { GIF } from '../handlers/gif';
 import { httpAnswer, internalError } from './errors';
 
-export const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type' };
 
 /** Turns one wire event into a TrackedEvent, or throws PlatformError('invalid') naming the problem; the

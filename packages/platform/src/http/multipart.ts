@@ -5,14 +5,7 @@
 import busboy from 'busboy';
 import type { NextFunction, Request, Response } from 'express';
 import { PlatformError } from '../domain/errors';
-
-export interface UploadedFile {
-  /** The multipart field it came in (`files`). */
-  field: string;
-  filename: string;
-  mimeType: string;
-  bytes: Buffer;
-}
+import type { UploadedFile } from '../store/files/files';
 
 export interface UploadLimits {
   /** Bytes per file; default 10 MB. */
@@ -23,6 +16,7 @@ export interface UploadLimits {
 
 export const DEFAULT_UPLOAD_LIMITS: UploadLimits = { fileBytes: 10 * 1024 * 1024, files: 10 };
 
+/** The files the middleware read, for the router to hand to the handler. */
 export const uploadedFiles = (res: Response) => (res.locals.files ?? []) as UploadedFile[];
 
 export function multipart(limits: UploadLimits = DEFAULT_UPLOAD_LIMITS) {

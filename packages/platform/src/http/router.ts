@@ -8,9 +8,9 @@ import type { z } from 'zod';
 import { PlatformError } from '../domain/errors';
 import { errorBody, httpAnswer, internalError } from './errors';
 import { atomBody } from './atom';
-import { multipart } from './multipart';
-import { Reply, type Handler, type Handlers } from './handler';
-import type { Caller } from './auth';
+import { multipart, uploadedFiles } from './multipart';
+import { Reply, type Caller, type Handler, type Handlers } from '../handlers/handler';
+
 
 export interface RouterDeps {
   handlers: Handlers;
@@ -128,7 +128,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
         const body = route.bodyType == 'none' ? undefined : parse(route.body, req.body ?? {}, 'body');
         if (!handler)
           throw new PlatformError('not-implemented', `${route.method} ${route.path} is not implemented by this platform yet`, { category: 'NOT_IMPLEMENTED' });
-        const ctx = { params, query: parsedQuery, body, caller, portalId: caller.portalId ?? 0, req, res };
+        const ctx = { params, query: parsedQuery, body, caller, portalId: caller.portalId ?? 0, files: uploadedFiles(res), req, res };
         const out = writes ? await deps.write(() => handler(ctx)) : await handler(ctx);
         if (!writes) await deps.settled();
         if (out instanceof Reply) {

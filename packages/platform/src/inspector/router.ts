@@ -9,9 +9,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { Db } from '../db/open';
 import { errorBody } from '../http/errors';
-import { inspectorQueries } from './queries';
+import type { InspectorQueries } from '../store/inspector';
 
 /** The package's own folder, found from this module whether it runs from src/ or dist/chunks/. */
 function packageRoot() {
@@ -25,9 +24,8 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 /** Security headers for the page: it runs no inline script or style, so it can say so. */
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-export function inspectorRouter(db: Db, key: string): Router {
+export function inspectorRouter(queries: InspectorQueries, key: string): Router {
   const router = express.Router();
-  const queries = inspectorQueries(db);
   const expected = digest(key);
 
   router.use((_req, res, next) => {

@@ -12,6 +12,10 @@ import { blobStore } from '../store/files/blobs';
 import { fileStore } from '../store/files/files';
 import { keywordStore } from '../store/keywords';
 import { prospectStore, type IpOrganization } from '../store/prospects';
+import { credentialStore } from '../store/credentials';
+import { inspectorQueries } from '../store/inspector';
+import { oauthStore } from '../store/oauth';
+import { portalStore } from '../store/portals';
 import { settingStore } from '../store/settings';
 import { socialStore } from '../store/social';
 import { seedSite } from '../store/content/seed';
@@ -29,9 +33,15 @@ export interface ServiceOptions {
   prospects?: IpOrganization[];
   /** Where uploaded files' bytes go; default: a throwaway directory (tests). */
   filesDir?: string;
+  /** OAuth access token lifetime and refresh token rotation (store/oauth.ts). */
+  oauth?: { tokenLifetimeSeconds: number; rotateRefreshTokens: boolean };
 }
 
 export function createServices(db: Db, now: () => number, options: ServiceOptions = {}) {
+  const portals = portalStore(db);
+  const credentials = credentialStore(db);
+  const oauth = oauthStore(db, now, options.oauth ?? { tokenLifetimeSeconds: 1800, rotateRefreshTokens: false });
+  const inspector = inspectorQueries(db);
   const properties = propertyStore(db, now);
   /** Contact changes (create, update, delete, batch): dynamic lists re-evaluate on them. */
   const contactListeners: ((portalId: number, changed: ChangedContact[]) => void)[] = [];
@@ -72,7 +82,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const forms = formStore(db, contacts, properties, now);
   const email = emailStore(db, now);
   const workflows = workflowStore(db, { contacts, lists }, now, options.fetch ?? fetch);
-  const tracking: TrackingStore = trackingStore(db, contacts, properties, now);
+  const tracking: TrackingStore = trackingStore(db, portals, contacts, properties, now);
   const content = contentEngine(db, now);
   const blogV1 = blogV1Store(db, content);
   const keywords = keywordStore(db, now);
@@ -84,7 +94,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   // Portals made before part 2 get their site (blog, domain, layout, site map) and social
   // channels on first start.
   transaction(db, () => {
-    for (const id of db.prepare<[], number>('SELECT id FROM portals').pluck().all()) {
+    for (const id of portals.ids()) {
       seedSite(content, id, now());
       social.seedChannels(id, now());
     }
@@ -94,7 +104,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
     { name: 'broadcasts', run: social.publishDue },
   ]);
   return {
-    db, now, properties, contacts, lists, forms, email, workflows, tracking, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
+    db, now, portals, credentials, oauth, inspector, properties, contacts, lists, forms, email, workflows, tracking, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
     scheduler: jobs, onContactsChanged, write, group,
   };
 }

@@ -1,7 +1,7 @@
 /** OAuth refresh: a client id + secret and a refresh token buy an access token that lives
  * `tokenLifetimeSeconds`; with rotation on, the refresh token is replaced each time. */
 import { type Db, transaction } from '../db/open';
-import { hashSecret } from '../http/credentials';
+import { hashSecret } from './secrets';
 import { PlatformError } from '../domain/errors';
 import { issueCredential } from './portals';
 

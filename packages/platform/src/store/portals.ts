@@ -1,6 +1,6 @@
 /** Portals and their credentials. A new portal gets the default property groups and properties. */
 import { type Db, transaction } from '../db/open';
-import { hashSecret, newSecret, type CredentialKind } from '../http/credentials';
+import { hashSecret, newSecret, type CredentialKind } from './secrets';
 import { contentEngine } from './content/engine';
 import { seedSite } from './content/seed';
 import { socialStore } from './social';
@@ -82,3 +82,27 @@ export function issuePortalCredentials(db: Db, portalId: number, now: number, sc
     };
   })();
 }
+
+/** Reads of the portals table the rest of the platform needs: which portals exist and their tier
+ * (remembered once found: a portal's tier does not change while the platform runs; a portal not
+ * found may be created later, so that is asked again). */
+export function portalStore(db: Db) {
+  const q = {
+    ids: db.prepare<[], number>('SELECT id FROM portals ORDER BY id').pluck(),
+    tier: db.prepare<[number], Tier>('SELECT tier FROM portals WHERE id = ?').pluck(),
+  };
+  const tiers = new Map<number, Tier>();
+  return {
+    ids: () => q.ids.all(),
+    /** The portal's tier, or undefined when there is no such portal. */
+    tier(portalId: number): Tier | undefined {
+      const known = tiers.get(portalId);
+      if (known) return known;
+      const tier = q.tier.get(portalId);
+      if (tier) tiers.set(portalId, tier);
+      return tier;
+    },
+  };
+}
+
+export type PortalStore = ReturnType<typeof portalStore>;

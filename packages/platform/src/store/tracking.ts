@@ -6,6 +6,7 @@ import { type Db, transaction } from '../db/open';
 import { PlatformError } from '../domain/errors';
 import type { ContactStore, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
+import type { PortalStore } from './portals';
 import type { PropertyStore } from './properties';
 import { isEmail } from './properties';
 
@@ -37,9 +38,8 @@ interface Totals {
   last_url: string | null;
 }
 
-export function trackingStore(db: Db, contacts: ContactStore, properties: PropertyStore, now: () => number) {
+export function trackingStore(db: Db, portals: PortalStore, contacts: ContactStore, properties: PropertyStore, now: () => number) {
   const q = {
-    tier: db.prepare<[number], { tier: string }>('SELECT tier FROM portals WHERE id = ?'),
     insert: db.prepare<[string, number, number, string, number | null, number, number, string]>(
       'INSERT OR IGNORE INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
@@ -110,16 +110,11 @@ export function trackingStore(db: Db, contacts: ContactStore, properties: Proper
       .map(([property, value]) => ({ property, value }))
       .filter((w) => !properties.validate(portalId, [w]).length);
 
-  const tiers = new Map<number, string | undefined>();
-  const tierOf = (portalId: number) => {
-    if (!tiers.has(portalId)) tiers.set(portalId, q.tier.get(portalId)?.tier);
-    return tiers.get(portalId);
-  };
 
   return {
     /** Whether the portal exists and may receive this kind of event: throws 404/403 otherwise. */
     check(portalId: number, kind: 1 | 3) {
-      const tier = tierOf(portalId);
+      const tier = portals.tier(portalId);
       if (!tier) throw new PlatformError('not-found', `unknown portal ${portalId}`);
       if (kind == 3 && tier != 'enterprise')
         throw new PlatformError('forbidden', `Custom events need an Enterprise portal; portal ${portalId} is ${tier}.`, { category: 'TIER_REQUIRED' });

@@ -5,10 +5,18 @@
 import type { Db } from '../../db/open';
 import { transaction } from '../../db/open';
 import { PlatformError, badRequest } from '../../domain/errors';
-import type { UploadedFile } from '../../http/multipart';
 import { checkName, type Record_ } from '../content/collections';
 import type { ContentEngine } from '../content/engine';
 import type { BlobStore } from './blobs';
+
+/** A file part of an upload (http/multipart.ts reads them). */
+export interface UploadedFile {
+  /** The multipart field it came in (`files`). */
+  field: string;
+  filename: string;
+  mimeType: string;
+  bytes: Buffer;
+}
 
 /** What may be uploaded, by MIME type: media, documents, text, archives, fonts — nothing a
  * browser would run (HTML, scripts) and no executables. */

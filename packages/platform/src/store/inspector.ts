@@ -1,4 +1,4 @@
-/** The inspector's reads: straight SQL over the platform's tables, shaped for people to look at
+/** The inspector page's reads (src/inspector serves them): straight SQL over the platform's tables, shaped for people to look at
  * (not the legacy API shapes). Read-only. */
 import type { Db } from '../db/open';
 
@@ -126,3 +126,5 @@ export function inspectorQueries(db: Db) {
     },
   };
 }
+
+export type InspectorQueries = ReturnType<typeof inspectorQueries>;

@@ -2,7 +2,17 @@
 import type { Catalog, RouteDef, RouteId } from '@svc/api';
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import type { Caller } from './auth';
+import type { UploadedFile } from '../store/files/files';
+
+/** Who is calling (http/auth.ts finds out). */
+export interface Caller {
+  /** The portal every read and write is confined to; undefined on public routes. */
+  portalId?: number;
+  kind: 'oauth' | 'privateApp' | 'hapikey' | 'none';
+  scopes: string[];
+  /** Rate-limit bucket (the credential's hash). */
+  key?: string;
+}
 
 /** A response other than "the route's status with this JSON body". */
 export class Reply {
@@ -20,6 +30,8 @@ export interface Context<R extends RouteDef> {
   caller: Caller;
   /** The caller's portal (routes with auth); 0 on public routes. */
   portalId: number;
+  /** The files of a multipart upload (http/multipart.ts), else empty. */
+  files: UploadedFile[];
   req: Request;
   res: Response;
 }
