@@ -140,7 +140,7 @@ function prepareKeys(database) {
       for (let i = 0; i < Math.min(LINKED_UTKS, CONTACTS); i++) {
         const vid = randomInt(lo, hi + 1);
         const utk = hex32();
-        platform.services.contacts.linkUtk(PORTAL, utk, vid);
+        platform.services.visitors.link(PORTAL, utk, vid);
         utks.push(utk);
         emails.push(byVid.get(randomInt(lo, hi + 1)).email);
       }

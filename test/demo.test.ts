@@ -53,7 +53,7 @@ describe('demo website', () => {
     // A known visitor: the event lands on their contact.
     const utk = 'fe'.repeat(16);
     const { vid } = sys.platform.services.contacts.upsertByEmail(62515, 'buyer@acme.test', [{ property: 'firstname', value: 'Bea' }]);
-    sys.platform.services.contacts.linkUtk(62515, utk, vid);
+    sys.platform.services.visitors.link(62515, utk, vid);
     const ok = await buy(`svcutk=${utk}`);
     expect(ok.status).toBe(202);
     await sys.companion.events.flush();

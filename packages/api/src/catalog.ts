@@ -1,6 +1,7 @@
 /** The whole catalog: every route of the spec, each once. */
 import type { RouteDef } from './route';
 import { blogV1Routes } from './routes/blog-v1';
+import { collectorRoutes } from './routes/collector';
 import { contactRoutes } from './routes/contacts';
 import { contentRoutes } from './routes/content';
 import { emailRoutes } from './routes/email';
@@ -19,6 +20,7 @@ export const catalog = {
   ...formRoutes,
   ...emailRoutes,
   ...platformRoutes,
+  ...collectorRoutes,
   ...contentRoutes,
   ...blogV1Routes,
   ...miscRoutes,

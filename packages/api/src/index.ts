@@ -4,3 +4,4 @@ export * from './common';
 export { openApiDocument } from './openapi';
 export { BEARER, route, type AtomEntry, type AuthKind, type BodyType, type RetryPolicy, type Method, type Milestone, type RouteDef, type Routes } from './route';
 export * as schemas from './schemas';
+export { collectOutcome, wireEvent } from './routes/collector';

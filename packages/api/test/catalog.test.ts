@@ -71,9 +71,10 @@ describe('catalog', () => {
     ]);
     const missing = [...expected].filter((k) => !mine.has(k));
     expect(missing).toEqual([]);
-    // And nothing beyond the spec but the enterprise-events HTTP API (§4.10 leaves its paths open).
+    // And nothing beyond the spec but the enterprise-events HTTP API (§4.10 leaves its paths open)
+    // and the tracking collector (its wire format is the tracker's, packages/tracker/README.md).
     const extra = [...mine].filter((k) => !expected.has(k));
-    expect(extra.sort()).toEqual(["GET /v1/event", "POST /v1/event"]);
+    expect(extra.sort()).toEqual(['GET /collect/p.gif', 'GET /v1/event', 'POST /collect/e', 'POST /v1/event']);
     expect(expected.size).toBeGreaterThan(200);
   });
 

@@ -33,16 +33,16 @@ describe('catalog facts', () => {
     expect(routes.find((r) => r.id == 'events.send')?.retry).toBe('safe-with-id');
   });
 
-  it('marks every non-GET as writing, and a writing GET explicitly (the events pixel, which is public)', () => {
+  it('marks every non-GET as writing, and a writing GET explicitly (the pixels, which are public)', () => {
     for (const r of routes) if (r.method != 'GET') expect(r.writes, r.id).toBe(true);
     const writingGets = routes.filter((r) => r.method == 'GET' && r.writes);
-    expect(writingGets.map((r) => r.id)).toEqual(['events.trigger']);
+    expect(writingGets.map((r) => r.id)).toEqual(['events.trigger', 'collect.pixel']);
     expect(writingGets.every((r) => r.public)).toBe(true);
   });
 
   it('calls a route public exactly when it takes no credentials', () => {
     for (const r of routes) expect(r.public, r.id).toBe(r.auth.includes('none'));
-    expect(routes.filter((r) => r.public).map((r) => r.id).sort()).toEqual(['auth.refresh', 'events.trigger', 'forms.submit']);
+    expect(routes.filter((r) => r.public).map((r) => r.id).sort()).toEqual(['auth.refresh', 'collect.batch', 'collect.pixel', 'events.trigger', 'forms.submit']);
   });
 
   it('says which entry every Atom body holds, and only for Atom bodies', () => {
@@ -64,5 +64,8 @@ describe('catalog facts', () => {
     expect(ops.find((o) => o.operationId == 'events.trigger')!['x-svc-writes']).toBe(true);
     expect(ops.find((o) => o.operationId == 'content.blogPosts.get')!['x-svc-resource']).toBe('blog-posts');
     expect(ops.find((o) => o.operationId == 'forms.submit')!['x-svc-redirects']).toBe(true);
+    // The tracking collector is in the catalog too, public and writing.
+    expect(doc.paths['/collect/e'].post).toMatchObject({ operationId: 'collect.batch', 'x-svc-writes': true, security: [{}] });
+    expect(doc.paths['/collect/p.gif'].get).toMatchObject({ operationId: 'collect.pixel', 'x-svc-writes': true });
   });
 });

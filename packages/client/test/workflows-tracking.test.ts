@@ -53,6 +53,27 @@ describe('HTTP events API', () => {
     expect(await analytics('ada@events.test')).toMatchObject({ lastname: { value: 'Lovelace' }, svc_analytics_revenue: { value: '5' } });
   });
 
+  it('sends tracker events to the collector (collect.batch) and one as a pixel (collect.pixel)', async () => {
+    const c = clientFor(t);
+    const portal = String(t.portals[0].portalId);
+    const hex = (ch: string) => ch.repeat(32);
+    const view = { eid: hex('1'), k: '1', a: portal, v: '1', cts: String(Date.now()), vi: hex('2'), pu: 'https://client.test/' };
+    expect(await c.collect.batch([view, { eid: 'nope', k: '1', a: portal, cts: '1' }])).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      rejected: [{ eid: 'nope', message: 'event 1: "eid" must be 32 lower-case hex characters' }],
+    });
+    expect(await c.collect.batch([view])).toEqual({ accepted: 0, duplicates: 1, rejected: [] });
+    const gif = await c.collect.pixel({ ...view, eid: hex('3') });
+    expect(gif).toBeInstanceOf(Uint8Array);
+    const stored = t.platform.db.prepare('SELECT source, url FROM tracking_events WHERE utk = ? ORDER BY seq').all(hex('2'));
+    expect(stored).toEqual([
+      { source: 'tracker', url: 'https://client.test/' },
+      { source: 'tracker', url: 'https://client.test/' },
+    ]);
+    await expect(c.collect.batch([])).rejects.toMatchObject({ status: 400, message: 'body must be a JSON array of 1 to 50 events' });
+  });
+
   it('reads record limits from real counts', async () => {
     const limits = await clientFor(t).limits.records();
     expect(limits.svcDefinedObjectTypes.find((r) => r.objectTypeId == '0-1')?.usage).toBeGreaterThanOrEqual(2);

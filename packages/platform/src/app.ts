@@ -14,7 +14,8 @@ import { openDatabase } from './db/open';
 import { allHandlers } from './handlers';
 import { authenticator } from './http/auth';
 import { answerClientError } from './http/client-error';
-import { collector } from './http/collector';
+import { clientIp } from './http/client-ip';
+import { collector, COLLECTOR_ROUTES } from './http/collector';
 import { rateLimiter, type RateLimitOptions } from './http/rate-limit';
 import { mountCatalog } from './http/router';
 import { mountFileServer } from './http/file-server';
@@ -66,8 +67,10 @@ export function createPlatform(options: PlatformOptions = {}) {
   };
   const services = createServices(db, now, { fetch: options.fetch, prospects: options.prospects, filesDir, oauth: settings });
   const handlers = allHandlers(services);
+  const ipOf = clientIp(options.trustedProxies);
   const deps = {
     handlers,
+    clientIp: ipOf,
     authenticate: authenticator(services.credentials, now),
     limit: rateLimiter(options.rateLimit ?? { max: 100, windowMs: 10_000 }, now),
     log,
@@ -84,7 +87,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   if (options.inspectorKey) base.use('/_inspector', inspectorRouter(services.inspector, options.inspectorKey));
   mountSite(base, services.content);
   mountFileServer(base, services.files);
-  mountCatalog(base, 'base', deps);
+  mountCatalog(base, 'base', deps, COLLECTOR_ROUTES);
 
   const forms = express();
   forms.disable('x-powered-by');
@@ -93,13 +96,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   mountCatalog(forms, 'forms', deps);
 
   // The collector answers its own paths before Express sees the request (see http/collector.ts).
-  const collect = collector(
-    services.tracking,
-    services.write,
-    log,
-    (e, ip) => services.prospects.pageView(e.portalId, ip, e.utk ?? '', e.url, e.timestamp),
-    options.trustedProxies,
-  );
+  const collect = collector(handlers, services.write, log, ipOf);
   const baseHandler = (req: IncomingMessage, res: ServerResponse) => collect(req, res) || base(req, res);
 
   const servers: Server[] = [];

@@ -107,7 +107,7 @@ describe('contact reads', () => {
   it('batch reads by vids, emails and utks, ignoring unknown ones', async () => {
     const a = await create({ email: 'ba@x.test', firstname: 'A' });
     const b = await create({ email: 'bb@x.test', firstname: 'B' });
-    t.platform.services.contacts.linkUtk(62515, 'f'.repeat(32), a);
+    t.platform.services.visitors.link(62515, 'f'.repeat(32), a);
     const byVid = await t.call('GET', `/contacts/v1/contact/vids/batch/${a},${b},424242?vid=${b}`);
     expect(Object.keys(byVid.json).sort()).toEqual([String(a), String(b)].sort());
     expect(byVid.json[a].properties.firstname).toEqual({ value: 'A' });
@@ -120,7 +120,7 @@ describe('contact reads', () => {
 
   it('finds by utk with the LEAD_GUID identity, 404 otherwise', async () => {
     const vid = await create({ email: 'visitor@x.test' });
-    t.platform.services.contacts.linkUtk(62515, 'e'.repeat(32), vid);
+    t.platform.services.visitors.link(62515, 'e'.repeat(32), vid);
     const res = await t.call('GET', `/contacts/v1/contact/utk/${'e'.repeat(32)}/profile`);
     expect(res.json['identity-profiles'][0].identities.map((i: { type: string }) => i.type)).toEqual(['EMAIL', 'LEAD_GUID']);
     expect((await t.call('GET', `/contacts/v1/contact/utk/${'d'.repeat(32)}/profile`)).status).toBe(404);

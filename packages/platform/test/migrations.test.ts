@@ -1,6 +1,7 @@
 /** Databases made by earlier versions open up to date: before part 2 (schema version 2) with the
  * part-2 tables made and its portals given what part 2 seeds (a blog, a domain, a layout, a site
- * map, social channels); before version 5 with property history rewritten as contact history. */
+ * map, social channels); before version 5 with property history rewritten as contact history;
+ * before version 6 with tracking events' wire fields copied into named columns. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,9 @@ const PROPERTY_HISTORY_V4 = `
     source_id TEXT, timestamp INTEGER NOT NULL);
   CREATE INDEX property_history_vid ON property_history(vid, name, timestamp);`;
 
+/** Version 5's tracking events: no named columns, everything in the wire fields of \`data\`. */
+const TRACKING_EVENTS_V5 = ['source', 'url', 'title', 'event_name', 'value', 'external_id'].map((c) => `ALTER TABLE tracking_events DROP COLUMN ${c};`).join('\n');
+
 const PART2_TABLES = ['content_objects', 'content_versions', 'content_history', 'keywords', 'settings', 'social_channels', 'broadcasts', 'prospect_views', 'prospect_hidden'];
 
 describe('schema migrations', () => {
@@ -29,7 +33,7 @@ describe('schema migrations', () => {
     createPortal(made.db, { id: 7, name: 'Old portal', tier: 'starter', now: 1 });
     // Back to what a part-1 platform left: no part-2 tables, version 2, and v3's old index name.
     for (const table of PART2_TABLES) made.db.exec(`DROP TABLE ${table}`);
-    made.db.exec(PROPERTY_HISTORY_V4);
+    made.db.exec(PROPERTY_HISTORY_V4 + TRACKING_EVENTS_V5);
     made.db.prepare("UPDATE meta SET value = '2' WHERE key = 'schema_version'").run();
     await made.close();
 
@@ -52,7 +56,7 @@ describe('schema migrations', () => {
   it('drops the version 3 index that version 4 replaced', async () => {
     const file = join(dir, 'v3.db');
     const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
-    made.db.exec(PROPERTY_HISTORY_V4);
+    made.db.exec(PROPERTY_HISTORY_V4 + TRACKING_EVENTS_V5);
     made.db.exec('CREATE INDEX content_group ON content_objects(portal_id, collection, content_group_id, deleted_at, publish_date)');
     made.db.prepare("UPDATE meta SET value = '3' WHERE key = 'schema_version'").run();
     await made.close();
@@ -72,7 +76,7 @@ describe('schema migrations', () => {
     createPortal(made.db, { id: 9, name: 'Portal', tier: 'starter', now: 1 });
     const properties = JSON.stringify({ email: 'ada@example.test', firstname: 'Augusta', lifecyclestage: 'lead', createdate: '100' });
     made.db.prepare("INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at) VALUES (5, 9, 'ada@example.test', ?, 100, 300)").run(properties);
-    made.db.exec(PROPERTY_HISTORY_V4);
+    made.db.exec(PROPERTY_HISTORY_V4 + TRACKING_EVENTS_V5);
     // A create (two properties, one write), an update by a form, and an API update later.
     made.db.exec(`INSERT INTO property_history VALUES
       (5, 'email', 'ada@example.test', 'API', NULL, 100), (5, 'firstname', 'Ada', 'API', NULL, 100),
@@ -103,6 +107,31 @@ describe('schema migrations', () => {
       const { properties: after } = contacts.record(contacts.require(9, 5), { profile: true });
       expect(after.firstname.versions!.map((v) => v.value)).toEqual(['Ada', 'Augusta', 'Ada']);
       expect(after.lifecyclestage.versions!.map((v) => v.value)).toEqual(['lead']);
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('gives version 5 tracking events named columns, read from their wire fields', async () => {
+    const file = join(dir, 'v5.db');
+    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    made.db.exec(TRACKING_EVENTS_V5);
+    const insert = made.db.prepare('INSERT INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data) VALUES (?, 1, ?, ?, NULL, ?, ?, ?)');
+    insert.run('a'.repeat(32), 1, 'f'.repeat(32), 10, 11, JSON.stringify({ eid: 'a'.repeat(32), k: '1', pu: 'https://x.test/pricing', t: 'Pricing' }));
+    insert.run('b'.repeat(32), 3, 'f'.repeat(32), 20, 21, JSON.stringify({ eid: 'b'.repeat(32), k: '3', n: 'clicked-buy', m: '49' }));
+    insert.run('c'.repeat(32), 3, '', 30, 31, JSON.stringify({ _n: 'signup', _a: 1, _m: 5, email: 'a@x.test', via: 'http-get', externalId: 'ext-1' }));
+    insert.run('api:x1', 3, '', 40, 41, JSON.stringify({ eventName: 'paid', value: 9.5, via: 'http-post', m: 9.5, n: 'paid', id: 'x1' }));
+    made.db.prepare("UPDATE meta SET value = '5' WHERE key = 'schema_version'").run();
+    await made.close();
+
+    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    try {
+      expect(platform.db.prepare('SELECT eid, source, url, title, event_name, value, external_id FROM tracking_events ORDER BY seq').all()).toEqual([
+        { eid: 'a'.repeat(32), source: 'tracker', url: 'https://x.test/pricing', title: 'Pricing', event_name: null, value: null, external_id: null },
+        { eid: 'b'.repeat(32), source: 'tracker', url: null, title: null, event_name: 'clicked-buy', value: 49, external_id: null },
+        { eid: 'c'.repeat(32), source: 'events-get', url: null, title: null, event_name: 'signup', value: 5, external_id: 'ext-1' },
+        { eid: 'api:x1', source: 'events-post', url: null, title: null, event_name: 'paid', value: 9.5, external_id: 'x1' },
+      ]);
     } finally {
       await platform.close();
     }

@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -208,7 +208,9 @@ CREATE INDEX IF NOT EXISTS workflow_log_contact ON workflow_log(workflow_id, vid
 -- Page views and custom events from the collector and the HTTP events API, deduplicated by eid
 -- per visitor (a retry always carries its visitor token; utk is '' for none). The key leads with
 -- the visitor so that a batch, one visitor's events, touches one index page rather than one
--- random page per event: that is most of the cost of writing events.
+-- random page per event: that is most of the cost of writing events. What the platform uses has
+-- a named column (kind 1 page view, 3 custom event; source tracker, events-get or events-post);
+-- the data column keeps the event as it arrived, for the inspector and audits; nothing reads it back.
 CREATE TABLE IF NOT EXISTS tracking_events (
   seq INTEGER PRIMARY KEY,
   eid TEXT NOT NULL,
@@ -218,7 +220,13 @@ CREATE TABLE IF NOT EXISTS tracking_events (
   vid INTEGER,
   timestamp INTEGER NOT NULL,
   received_at INTEGER NOT NULL,
-  data TEXT NOT NULL
+  data TEXT NOT NULL,
+  source TEXT NOT NULL DEFAULT 'tracker',
+  url TEXT,
+  title TEXT,
+  event_name TEXT,
+  value REAL,
+  external_id TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS tracking_events_visitor ON tracking_events(portal_id, utk, eid);
 CREATE INDEX IF NOT EXISTS tracking_events_vid ON tracking_events(vid, timestamp);
@@ -333,7 +341,10 @@ export const MIGRATIONS: Record<number, string> = {
     ALTER TABLE tracking_events RENAME TO tracking_events_v1;
     DROP INDEX IF EXISTS tracking_events_utk;
     DROP INDEX IF EXISTS tracking_events_vid;
-    ${SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS tracking_events'), SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS meta'))}
+    CREATE TABLE tracking_events (seq INTEGER PRIMARY KEY, eid TEXT NOT NULL, portal_id INTEGER NOT NULL, kind INTEGER NOT NULL,
+      utk TEXT NOT NULL, vid INTEGER, timestamp INTEGER NOT NULL, received_at INTEGER NOT NULL, data TEXT NOT NULL);
+    CREATE UNIQUE INDEX tracking_events_visitor ON tracking_events(portal_id, utk, eid);
+    CREATE INDEX tracking_events_vid ON tracking_events(vid, timestamp);
     INSERT INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data)
       SELECT eid, portal_id, kind, coalesce(utk, ''), vid, timestamp, received_at, data FROM tracking_events_v1 ORDER BY rowid;
     DROP TABLE tracking_events_v1;
@@ -359,5 +370,22 @@ export const MIGRATIONS: Record<number, string> = {
     UPDATE contacts SET history_head = h.head
       FROM (SELECT vid, max(seq) AS head FROM contact_history GROUP BY vid) AS h WHERE h.vid = contacts.vid;
     DROP TABLE property_history;
+  `,
+  // 5 → 6: tracking events get named columns for what the platform reads (they were read out of
+  // the tracker's one-letter wire fields in \`data\`, which the events API had to imitate).
+  6: `
+    ALTER TABLE tracking_events ADD COLUMN source TEXT NOT NULL DEFAULT 'tracker';
+    ALTER TABLE tracking_events ADD COLUMN url TEXT;
+    ALTER TABLE tracking_events ADD COLUMN title TEXT;
+    ALTER TABLE tracking_events ADD COLUMN event_name TEXT;
+    ALTER TABLE tracking_events ADD COLUMN value REAL;
+    ALTER TABLE tracking_events ADD COLUMN external_id TEXT;
+    UPDATE tracking_events SET
+      source = CASE json_extract(data, '$.via') WHEN 'http-get' THEN 'events-get' WHEN 'http-post' THEN 'events-post' ELSE 'tracker' END,
+      url = json_extract(data, '$.pu'),
+      title = json_extract(data, '$.t'),
+      event_name = CASE WHEN json_extract(data, '$.via') = 'http-get' THEN json_extract(data, '$._n') ELSE json_extract(data, '$.n') END,
+      value = CASE WHEN json_extract(data, '$.via') = 'http-get' THEN json_extract(data, '$._m') ELSE json_extract(data, '$.m') END,
+      external_id = coalesce(json_extract(data, '$.externalId'), json_extract(data, '$.id'));
   `,
 };

@@ -31,7 +31,7 @@ function withSubmissionGuid(url: string, guid: string) {
   return `${base}${base.includes('?') ? '&' : '?'}submissionGuid=${guid}${fragment}`;
 }
 
-export function formHandlers({ forms }: Services): Handlers {
+export function formHandlers({ forms, visitors }: Services): Handlers {
   return {
     'forms.list': ({ portalId }) => forms.list(portalId),
     'forms.get': ({ portalId, params }) => forms.get(portalId, params.form_guid),
@@ -43,7 +43,9 @@ export function formHandlers({ forms }: Services): Handlers {
     'forms.submit': ({ params, body }) => {
       const { [SVC_CONTEXT]: raw, ...values } = body;
       const context = parseContext(raw);
-      const { conversionId, redirect } = forms.submit(params.portal_id, params.form_guid, values, context);
+      const { conversionId, vid, redirect } = forms.submit(params.portal_id, params.form_guid, values, context);
+      // In the same write as the submission: the visitor's earlier page views now count for the contact.
+      if (context.svcutk) visitors.link(params.portal_id, context.svcutk, vid);
       return redirect ? new Reply(302, undefined, { location: withSubmissionGuid(redirect, conversionId) }) : new Reply(204);
     },
   };

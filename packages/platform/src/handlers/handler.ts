@@ -30,6 +30,8 @@ export interface Context<R extends RouteDef> {
   caller: Caller;
   /** The caller's portal (routes with auth); 0 on public routes. */
   portalId: number;
+  /** The caller's address (http/client-ip.ts: the forwarded one behind a trusted proxy). */
+  ip: string;
   /** The files of a multipart upload (http/multipart.ts), else empty. */
   files: UploadedFile[];
   req: Request;

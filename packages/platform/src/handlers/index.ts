@@ -9,6 +9,8 @@ import { fileHandlers } from './files';
 import { formHandlers } from './forms';
 import { listHandlers } from './lists';
 import { miscHandlers } from './misc';
+import { collectHandlers } from './collect';
+import { eventHandlers } from './events';
 import { platformHandlers } from './platform';
 import { prospectHandlers } from './prospects';
 import { propertyHandlers } from './properties';
@@ -23,6 +25,8 @@ export function allHandlers(services: Services): Handlers {
     ...emailHandlers(services),
     ...workflowHandlers(services),
     ...platformHandlers(services),
+    ...eventHandlers(services),
+    ...collectHandlers(services),
     ...contentHandlers(services),
     // After the generic content handlers: files and folders replace some of them.
     ...fileHandlers(services),

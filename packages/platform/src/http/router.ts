@@ -2,6 +2,7 @@
  * and body against the catalog's schemas, the handler, and JSON errors — 400 naming the field,
  * 404 for unknown routes, 405 with `Allow` for a wrong method, 413 for an oversized body. */
 import { routes as catalogRoutes, type RouteDef } from '@svc/api';
+import type { IncomingMessage } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { match } from 'path-to-regexp';
 import type { z } from 'zod';
@@ -23,6 +24,8 @@ export interface RouterDeps {
   write: <T>(fn: () => T) => Promise<Awaited<T>>;
   /** Resolves once what a read may have seen is committed. */
   settled: () => Promise<void>;
+  /** The caller's address (http/client-ip.ts). */
+  clientIp: (req: IncomingMessage) => string;
 }
 
 const BODY_LIMIT = '1mb';
@@ -104,9 +107,9 @@ const decodes = (s: string) => {
   }
 };
 
-/** Registers the routes of one host on `app`, then the 404/405 fallbacks. */
-export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterDeps) {
-  const mine = catalogRoutes.filter((r) => r.host == host).sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
+/** Registers the routes of one host on `app` (but those served elsewhere, by id), then the 404/405 fallbacks. */
+export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterDeps, servedElsewhere: readonly string[] = []) {
+  const mine = catalogRoutes.filter((r) => r.host == host && !servedElsewhere.includes(r.id)).sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
   const parsers = {
     none: [],
     json: [express.json({ limit: BODY_LIMIT, type: ['application/json', 'text/plain'] }), jsonDepth],
@@ -128,7 +131,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
         const body = route.bodyType == 'none' ? undefined : parse(route.body, req.body ?? {}, 'body');
         if (!handler)
           throw new PlatformError('not-implemented', `${route.method} ${route.path} is not implemented by this platform yet`, { category: 'NOT_IMPLEMENTED' });
-        const ctx = { params, query: parsedQuery, body, caller, portalId: caller.portalId ?? 0, files: uploadedFiles(res), req, res };
+        const ctx = { params, query: parsedQuery, body, caller, portalId: caller.portalId ?? 0, ip: deps.clientIp(req), files: uploadedFiles(res), req, res };
         const out = writes ? await deps.write(() => handler(ctx)) : await handler(ctx);
         if (!writes) await deps.settled();
         if (out instanceof Reply) {

@@ -23,7 +23,9 @@ import { emailStore } from '../store/email';
 import { formStore } from '../store/forms';
 import { listStore } from '../store/lists';
 import { propertyStore } from '../store/properties';
-import { trackingStore, type TrackingStore } from '../store/tracking';
+import { trackingStore } from '../store/tracking';
+import { trackingIntake } from './tracking-intake';
+import { visitorLinks } from './visitor-links';
 import { workflowStore } from '../store/workflows';
 
 export interface ServiceOptions {
@@ -71,24 +73,27 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   /** One request's writes: a savepoint in the group commit, its contact changes announced once;
    * resolves once they are durable. */
   const write = <T>(fn: () => T) => group.run(() => gatherChanges(fn));
-  const contacts = contactStore(
-    db,
-    properties,
-    now,
-    changed,
-    (portalId, utk, vid) => tracking.attribute(portalId, utk, vid),
-  );
+  const contacts = contactStore(db, properties, now, changed);
   const lists = listStore(db, contacts, now, onContactsChanged);
   const forms = formStore(db, contacts, properties, now);
   const email = emailStore(db, now);
   const workflows = workflowStore(db, { contacts, lists }, now, options.fetch ?? fetch);
-  const tracking: TrackingStore = trackingStore(db, portals, contacts, properties, now);
+  const tracking = trackingStore(db, contacts, now);
+  const visitors = visitorLinks(contacts, tracking);
   const content = contentEngine(db, now);
   const blogV1 = blogV1Store(db, content);
   const keywords = keywordStore(db, now);
   const settings = settingStore(db, now);
   const social = socialStore(db, now);
   const prospects = prospectStore(db, options.prospects);
+  const intake = trackingIntake({
+    portals,
+    tracking,
+    contacts,
+    properties,
+    links: visitors,
+    onPageView: (e, ip) => prospects.pageView(e.portalId, ip, e.utk ?? '', e.url, e.timestamp),
+  });
   const blobs = blobStore(options.filesDir ?? mkdtempSync(join(tmpdir(), 'svc-files-')));
   const files = fileStore(db, content, blobs, now);
   // Portals made before part 2 get their site (blog, domain, layout, site map) and social
@@ -104,7 +109,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
     { name: 'broadcasts', run: social.publishDue },
   ]);
   return {
-    db, now, portals, credentials, oauth, inspector, properties, contacts, lists, forms, email, workflows, tracking, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
+    db, now, portals, credentials, oauth, inspector, properties, contacts, visitors, lists, forms, email, workflows, tracking, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
     scheduler: jobs, onContactsChanged, write, group,
   };
 }

@@ -61,8 +61,6 @@ export function contactStore(
   properties: PropertyStore,
   now: () => number,
   onChange: (portalId: number, changed: ChangedContact[]) => void,
-  /** Called when a visitor token gets linked to a contact (the tracking store attributes its history). */
-  onUtkLinked: (portalId: number, utk: string, vid: number) => void = () => {},
 ) {
   const q = {
     byVid: db.prepare<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0`),
@@ -366,9 +364,9 @@ export function contactStore(
       onChange(portalId, [{ vid }]);
     }),
 
+    /** Stores the link only: services/visitor-links.ts also counts the visitor's earlier events. */
     linkUtk(portalId: number, utk: string, vid: number) {
       q.linkUtk.run(portalId, utk, vid, now());
-      onUtkLinked(portalId, utk, vid);
     },
 
     /** Contacts by vid ascending after `vidOffset`: one more than asked tells `has-more`. */

@@ -214,10 +214,9 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
       { property: 'num_conversion_events', value: String(count) },
       { property: 'recent_conversion_date', value: String(t) },
     ]);
-    if (context.svcutk) contacts.linkUtk(portalId, context.svcutk, vid);
     const values = Object.fromEntries(writes.map((w) => [w.property, w.value]));
     q.insertSubmission.run(conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, JSON.stringify(values));
-    return conversionId;
+    return { conversionId, vid };
   });
 
   const get = (portalId: number, guid: string) => record(requireRow(portalId, guid));
@@ -268,12 +267,13 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
     },
 
     /** Validates the values against the form, then writes the contact and the conversion in one
-     * transaction. `redirect` is where the visitor goes next, if anywhere. */
+     * transaction. `vid` is the contact (the caller links the visitor's utk to it: services/
+     * visitor-links.ts); `redirect` is where the visitor goes next, if anywhere. */
     submit(portalId: number, guid: string, values: Record<string, string | string[]>, context: SubmissionContext) {
       const row = requireRow(portalId, guid);
       const def: Definition = JSON.parse(row.definition);
-      const conversionId = submitTx(portalId, row, writesOf(def, values), context);
-      return { conversionId, redirect: context.redirectUrl || def.redirect || undefined };
+      const { conversionId, vid } = submitTx(portalId, row, writesOf(def, values), context);
+      return { conversionId, vid, redirect: context.redirectUrl || def.redirect || undefined };
     },
   };
 }

@@ -32,8 +32,8 @@ export function inspectorQueries(db: Db) {
       'SELECT vid, email, properties, created_at, updated_at FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0',
     ),
     utks: db.prepare<[number], { utk: string; linked_at: number }>('SELECT utk, linked_at FROM utks WHERE vid = ? ORDER BY linked_at'),
-    tracking: db.prepare<[number], { kind: number; timestamp: number; data: string }>(
-      'SELECT kind, timestamp, data FROM tracking_events WHERE vid = ? ORDER BY timestamp DESC LIMIT 200',
+    tracking: db.prepare<[number], { kind: number; timestamp: number; url: string | null; title: string | null; event_name: string | null; value: number | null; source: string }>(
+      'SELECT kind, timestamp, url, title, event_name, value, source FROM tracking_events WHERE vid = ? ORDER BY timestamp DESC LIMIT 200',
     ),
     submissions: db.prepare<[number], { timestamp: number; page_url: string | null; title: string | null; values_json: string }>(
       `SELECT s.timestamp, s.page_url, json_extract(f.definition, '$.name') AS title, s.values_json
@@ -57,8 +57,8 @@ export function inspectorQueries(db: Db) {
               (SELECT count(*) FROM form_submissions s WHERE s.form_guid = f.guid) AS submissions
        FROM forms f WHERE f.portal_id = ? ORDER BY f.created_at`,
     ),
-    feed: db.prepare<[number, number, number], { seq: number; kind: number; utk: string; vid: number | null; timestamp: number; received_at: number; data: string }>(
-      'SELECT seq, kind, utk, vid, timestamp, received_at, data FROM tracking_events WHERE portal_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?',
+    feed: db.prepare<[number, number, number], { seq: number; kind: number; utk: string; vid: number | null; timestamp: number; received_at: number; url: string | null; event_name: string | null; value: number | null }>(
+      'SELECT seq, kind, utk, vid, timestamp, received_at, url, event_name, value FROM tracking_events WHERE portal_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?',
     ),
   };
 
@@ -84,9 +84,8 @@ export function inspectorQueries(db: Db) {
       const properties = json<Record<string, string>>(row.properties);
       const timeline: TimelineItem[] = [];
       for (const e of q.tracking.all(vid)) {
-        const d = json<Record<string, string>>(e.data);
-        if (e.kind == 1) timeline.push({ at: e.timestamp, kind: 'page view', title: d.t || d.pu || 'page', detail: d.pu });
-        else timeline.push({ at: e.timestamp, kind: 'event', title: d.n ?? 'event', detail: d.m !== undefined ? `value ${d.m}` : d.via });
+        if (e.kind == 1) timeline.push({ at: e.timestamp, kind: 'page view', title: e.title || e.url || 'page', detail: e.url ?? undefined });
+        else timeline.push({ at: e.timestamp, kind: 'event', title: e.event_name ?? 'event', detail: e.value != null ? `value ${e.value}` : e.source });
       }
       for (const s of q.submissions.all(vid))
         timeline.push({ at: s.timestamp, kind: 'form submission', title: s.title ?? 'form', detail: [s.page_url, Object.keys(json(s.values_json)).join(', ')].filter(Boolean).join(' · ') });
@@ -119,10 +118,16 @@ export function inspectorQueries(db: Db) {
 
     /** Tracking received after `after` (a sequence number), newest first. */
     feed(portalId: number, after: number) {
-      return q.feed.all(portalId, after, 50).map((e) => {
-        const d = json<Record<string, string>>(e.data);
-        return { seq: e.seq, kind: e.kind == 1 ? 'page view' : 'event', utk: e.utk, vid: e.vid, at: e.timestamp, receivedAt: e.received_at, title: e.kind == 1 ? d.pu : d.n, value: d.m };
-      });
+      return q.feed.all(portalId, after, 50).map((e) => ({
+        seq: e.seq,
+        kind: e.kind == 1 ? 'page view' : 'event',
+        utk: e.utk,
+        vid: e.vid,
+        at: e.timestamp,
+        receivedAt: e.received_at,
+        title: (e.kind == 1 ? e.url : e.event_name) ?? undefined,
+        value: e.value == null ? undefined : String(e.value),
+      }));
     },
   };
 }

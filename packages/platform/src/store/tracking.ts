@@ -1,31 +1,36 @@
-/** Page views and custom events (from the collector and the HTTP events API): stored once per
- * event id, attributed to the contact their visitor token is linked to, and summed into the
- * contact's analytics properties. Events of a visitor not yet known are attributed when their
- * token gets linked (identify, form submission). Custom events need an Enterprise portal. */
-import { type Db, transaction } from '../db/open';
-import { PlatformError } from '../domain/errors';
+/** Page views and custom events as stored: once per event id and visitor, with the contact they
+ * count for, and summed into that contact's analytics properties. Storage only: which events come
+ * in, who they identify and when a visitor is linked is decided by services/tracking-intake.ts and
+ * services/visitor-links.ts. */
+import type { Db } from '../db/open';
 import type { ContactStore, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
-import type { PortalStore } from './portals';
-import type { PropertyStore } from './properties';
-import { isEmail } from './properties';
+
+/** Where an event came from: the tracker (collector), or the HTTP events API by GET or POST. */
+export type EventSource = 'tracker' | 'events-get' | 'events-post';
 
 export interface TrackedEvent {
-  /** Deduplication key. */
+  /** Deduplication key (per visitor). */
   eid: string;
   portalId: number;
+  /** 1 page view, 3 custom event. */
   kind: 1 | 3;
   utk?: string;
   timestamp: number;
-  /** Page URL (page views). */
+  source: EventSource;
+  /** Page URL and title (page views). */
   url?: string;
+  title?: string;
   /** Custom event id or name, and value. */
   name?: string;
   value?: number;
+  /** The caller's own id of the event (the events API). */
+  externalId?: string;
   /** `identify` data or contact properties sent with the event; `email` identifies. */
   contact?: Record<string, string>;
-  /** The event as received, kept for the inspector. */
-  raw: object;
+  /** The event as it arrived (the wire event, or the events API's query or body): kept for the
+   * inspector and audits, never read back. */
+  received: object;
 }
 
 interface Totals {
@@ -38,18 +43,19 @@ interface Totals {
   last_url: string | null;
 }
 
-export function trackingStore(db: Db, portals: PortalStore, contacts: ContactStore, properties: PropertyStore, now: () => number) {
+export function trackingStore(db: Db, contacts: ContactStore, now: () => number) {
   const q = {
-    insert: db.prepare<[string, number, number, string, number | null, number, number, string]>(
-      'INSERT OR IGNORE INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    insert: db.prepare<[string, number, number, string, number | null, number, number, string, string, string | null, string | null, string | null, number | null, string | null]>(
+      `INSERT OR IGNORE INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data, source, url, title, event_name, value, external_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    linked: db.prepare<[number, string], { vid: number }>('SELECT vid FROM utks WHERE portal_id = ? AND utk = ?'),
+    linked: db.prepare<[number, string], number>('SELECT vid FROM utks WHERE portal_id = ? AND utk = ?').pluck(),
     totals: db.prepare<[{ portal: number; utk: string }], Totals>(
       `SELECT sum(kind = 1) AS views, sum(kind = 3) AS events,
-              coalesce(sum(CASE WHEN kind = 3 THEN json_extract(data, '$.m') END), 0) AS revenue,
+              coalesce(sum(CASE WHEN kind = 3 THEN value END), 0) AS revenue,
               min(timestamp) AS first_at, max(timestamp) AS last_at,
-              (SELECT json_extract(data, '$.pu') FROM tracking_events WHERE portal_id = @portal AND utk = @utk AND vid IS NULL AND kind = 1 ORDER BY timestamp LIMIT 1) AS first_url,
-              (SELECT json_extract(data, '$.pu') FROM tracking_events WHERE portal_id = @portal AND utk = @utk AND vid IS NULL AND kind = 1 ORDER BY timestamp DESC LIMIT 1) AS last_url
+              (SELECT url FROM tracking_events WHERE portal_id = @portal AND utk = @utk AND vid IS NULL AND kind = 1 ORDER BY timestamp LIMIT 1) AS first_url,
+              (SELECT url FROM tracking_events WHERE portal_id = @portal AND utk = @utk AND vid IS NULL AND kind = 1 ORDER BY timestamp DESC LIMIT 1) AS last_url
        FROM tracking_events WHERE portal_id = @portal AND utk = @utk AND vid IS NULL`,
     ),
     claim: db.prepare<[number, number, string]>('UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND vid IS NULL'),
@@ -60,7 +66,6 @@ export function trackingStore(db: Db, portals: PortalStore, contacts: ContactSto
    * ten events of one visitor: one contact update instead of ten). */
   let pending: Map<number, { portalId: number; totals: Totals; source: string }> | undefined;
 
-  /** Adds `t` to the contact's analytics properties (at the end of the batch, inside one). */
   function addTotals(portalId: number, vid: number, t: Totals, source: string) {
     if (!pending) return applyTotals(portalId, vid, t, source);
     const before = pending.get(vid);
@@ -103,24 +108,8 @@ export function trackingStore(db: Db, portals: PortalStore, contacts: ContactSto
     };
   }
 
-  /** The valid contact property writes among `values` (identify data must not fail the event). */
-  const validWrites = (portalId: number, values: Record<string, string>) =>
-    Object.entries(values)
-      .filter(([name]) => name != 'email')
-      .map(([property, value]) => ({ property, value }))
-      .filter((w) => !properties.validate(portalId, [w]).length);
-
-
   return {
-    /** Whether the portal exists and may receive this kind of event: throws 404/403 otherwise. */
-    check(portalId: number, kind: 1 | 3) {
-      const tier = portals.tier(portalId);
-      if (!tier) throw new PlatformError('not-found', `unknown portal ${portalId}`);
-      if (kind == 3 && tier != 'enterprise')
-        throw new PlatformError('forbidden', `Custom events need an Enterprise portal; portal ${portalId} is ${tier}.`, { category: 'TIER_REQUIRED' });
-    },
-
-    /** Runs `fn` (which records events) with analytics totals written once per contact at its end. */
+    /** Runs `fn` (which stores events) with analytics totals written once per contact at its end. */
     batch<T>(fn: () => T): T {
       if (pending) return fn();
       pending = new Map();
@@ -133,11 +122,21 @@ export function trackingStore(db: Db, portals: PortalStore, contacts: ContactSto
       }
     },
 
-    /** Stores the event once; false when its id was seen before. */
-    record: transaction(db, (e: TrackedEvent): boolean => {
-      const linked = e.utk ? q.linked.get(e.portalId, e.utk)?.vid : undefined;
-      const inserted = q.insert.run(e.eid, e.portalId, e.kind, e.utk ?? '', linked ?? null, e.timestamp, now(), JSON.stringify(e.raw));
-      if (!inserted.changes) return false;
+    /** The contact a visitor token is linked to, if any. */
+    linkedVid: (portalId: number, utk: string): number | undefined => q.linked.get(portalId, utk),
+
+    /** Stores the event for contact `vid` (or none yet); false when its id was seen before. */
+    insert(e: TrackedEvent, vid: number | undefined): boolean {
+      const r = q.insert.run(e.eid, e.portalId, e.kind, e.utk ?? '', vid ?? null, e.timestamp, now(), JSON.stringify(e.received), e.source,
+        e.url ?? null, e.title ?? null, e.name ?? null, e.value ?? null, e.externalId ?? null);
+      return r.changes > 0;
+    },
+
+    /** The stored event counts for contact `vid` from now on. */
+    own: (vid: number, e: TrackedEvent) => void q.own.run(vid, e.portalId, e.utk ?? '', e.eid),
+
+    /** Adds one event to the contact's analytics properties (once per contact at the end of a batch). */
+    count(vid: number, e: TrackedEvent) {
       const single: Totals = {
         views: +(e.kind == 1),
         events: +(e.kind == 3),
@@ -148,26 +147,8 @@ export function trackingStore(db: Db, portals: PortalStore, contacts: ContactSto
         first_url: e.kind == 1 ? (e.url ?? null) : null,
         last_url: e.kind == 1 ? (e.url ?? null) : null,
       };
-      const email = e.contact?.email;
-      if (email && isEmail(email)) {
-        const writes = validWrites(e.portalId, e.contact!);
-        const { vid } = contacts.upsertByEmail(e.portalId, email, writes, { type: 'ANALYTICS', id: e.eid });
-        if (e.utk && !linked) {
-          // A new visitor identified: linking attributes this event and the earlier ones.
-          contacts.linkUtk(e.portalId, e.utk, vid);
-          return true;
-        }
-        if (vid != linked) {
-          q.own.run(vid, e.portalId, e.utk ?? '', e.eid);
-          if (e.utk) contacts.linkUtk(e.portalId, e.utk, vid);
-        }
-        addTotals(e.portalId, vid, single, e.eid);
-      } else if (linked) {
-        if (e.contact) contacts.update(e.portalId, linked, validWrites(e.portalId, e.contact), { type: 'ANALYTICS', id: e.eid });
-        addTotals(e.portalId, linked, single, e.eid);
-      }
-      return true;
-    }),
+      addTotals(e.portalId, vid, single, e.eid);
+    },
 
     /** A visitor token was linked to a contact: its unattributed events now count for the contact. */
     attribute(portalId: number, utk: string, vid: number) {

@@ -1,0 +1,108 @@
+/** Tracking intake: every page view and custom event (the collector's, the events API's) goes
+ * through the same small steps, and any step may drop it with a typed reason:
+ *
+ *   read      wire event → TrackedEvent            invalid (the protocol's check failed)
+ *   admit     the portal exists and may take it    unknown-portal, tier-required
+ *   store     once per event id and visitor        duplicate
+ *   identify  an email makes or updates the contact, a new visitor is linked to it
+ *   count     the contact's analytics properties
+ *   notify    page views reach prospects with the visitor's address
+ *
+ * A batch runs its events in one unit of analytics totals (tracking.batch). */
+import { PAGE_VIEW, type WireEvent } from '@svc/protocol';
+import type { ContactStore } from '../store/contacts';
+import type { PortalStore } from '../store/portals';
+import { isEmail, type PropertyStore } from '../store/properties';
+import type { TrackedEvent, TrackingStore } from '../store/tracking';
+import type { VisitorLinks } from './visitor-links';
+
+export type DropReason = 'invalid' | 'unknown-portal' | 'tier-required' | 'duplicate';
+
+/** What became of one event. */
+export type Intake = { kept: true; event: TrackedEvent } | { kept: false; reason: DropReason; message: string };
+
+const drop = (reason: DropReason, message: string): Intake => ({ kept: false, reason, message });
+
+/** A checked wire event as the platform keeps it: named fields, the wire event as received. */
+export function fromWire(w: WireEvent): TrackedEvent {
+  return {
+    eid: w.eid,
+    portalId: Number(w.a),
+    kind: w.k == PAGE_VIEW ? 1 : 3,
+    utk: w.vi,
+    timestamp: Number(w.cts),
+    source: 'tracker',
+    url: w.pu,
+    title: w.t,
+    name: w.n,
+    value: w.m === undefined ? undefined : Number(w.m),
+    contact: w.i ? Object.fromEntries(new URLSearchParams(w.i)) : undefined,
+    received: w,
+  };
+}
+
+/** Told of each new page view with the visitor's address (prospects map addresses to organisations). */
+export type PageViewListener = (event: TrackedEvent, ip: string) => void;
+
+export function trackingIntake(deps: {
+  portals: PortalStore;
+  tracking: TrackingStore;
+  contacts: ContactStore;
+  properties: PropertyStore;
+  links: VisitorLinks;
+  onPageView: PageViewListener;
+}) {
+  const { portals, tracking, contacts, properties, links, onPageView } = deps;
+
+  /** admit: the portal exists, and custom events need an Enterprise portal. */
+  function admit(e: TrackedEvent): Intake | undefined {
+    const tier = portals.tier(e.portalId);
+    if (!tier) return drop('unknown-portal', `unknown portal ${e.portalId}`);
+    if (e.kind == 3 && tier != 'enterprise') return drop('tier-required', `Custom events need an Enterprise portal; portal ${e.portalId} is ${tier}.`);
+    return undefined;
+  }
+
+  /** The valid contact property writes among `values` (identify data must not fail the event). */
+  const validWrites = (portalId: number, values: Record<string, string>) =>
+    Object.entries(values)
+      .filter(([name]) => name != 'email')
+      .map(([property, value]) => ({ property, value }))
+      .filter((w) => !properties.validate(portalId, [w]).length);
+
+  /** identify and count, for an event already stored with the contact its visitor was linked to. */
+  function identifyAndCount(e: TrackedEvent, linked: number | undefined) {
+    const email = e.contact?.email;
+    if (email && isEmail(email)) {
+      const { vid } = contacts.upsertByEmail(e.portalId, email, validWrites(e.portalId, e.contact!), { type: 'ANALYTICS', id: e.eid });
+      // A new visitor identified: linking counts this event and the earlier ones.
+      if (e.utk && !linked) return links.link(e.portalId, e.utk, vid);
+      if (vid != linked) {
+        tracking.own(vid, e);
+        if (e.utk) links.link(e.portalId, e.utk, vid);
+      }
+      return tracking.count(vid, e);
+    }
+    if (linked === undefined) return;
+    if (e.contact) contacts.update(e.portalId, linked, validWrites(e.portalId, e.contact), { type: 'ANALYTICS', id: e.eid });
+    tracking.count(linked, e);
+  }
+
+  /** One event through admit, store, identify, count and notify. */
+  function accept(e: TrackedEvent, ip?: string): Intake {
+    const refused = admit(e);
+    if (refused) return refused;
+    const linked = e.utk ? tracking.linkedVid(e.portalId, e.utk) : undefined;
+    if (!tracking.insert(e, linked)) return drop('duplicate', `event ${e.eid} was received before`);
+    identifyAndCount(e, linked);
+    if (e.kind == 1 && ip !== undefined) onPageView(e, ip);
+    return { kept: true, event: e };
+  }
+
+  return {
+    accept,
+    /** Several events with analytics totals written once per contact. */
+    acceptAll: (events: TrackedEvent[], ip?: string) => tracking.batch(() => events.map((e) => accept(e, ip))),
+  };
+}
+
+export type TrackingIntake = ReturnType<typeof trackingIntake>;

@@ -1,0 +1,16 @@
+/** Linking a visitor token (utk) to a contact, the one way it happens: by a form submission, by
+ * `identify` data on a tracked event, or by the events API. The link is stored and the visitor's
+ * earlier events, anonymous until now, start counting for the contact. */
+import type { ContactStore } from '../store/contacts';
+import type { TrackingStore } from '../store/tracking';
+
+export function visitorLinks(contacts: ContactStore, tracking: TrackingStore) {
+  return {
+    link(portalId: number, utk: string, vid: number) {
+      contacts.linkUtk(portalId, utk, vid);
+      tracking.attribute(portalId, utk, vid);
+    },
+  };
+}
+
+export type VisitorLinks = ReturnType<typeof visitorLinks>;
