@@ -69,7 +69,7 @@ function ensurePeerInstalled() {
 
 /** The built CLI, in memory, with N synthetic contacts; resolves once it listens. */
 async function startPlatform(dir) {
-  const args = ['--memory', '--credentials', join(dir, 'credentials.json'), '--rate-limit', '1000000000', '--port', '0', '--forms-port', '0', '--seed-contacts', opts.contacts];
+  const args = ['--memory', '--credentials', join(dir, 'credentials.json'), '--rate-limit', '1000000000', '--public-rate-limit', '0', '--port', '0', '--forms-port', '0', '--seed-contacts', opts.contacts];
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));

@@ -132,7 +132,7 @@ async function main() {
   // This run's keys: apart from anyone else's on the same Redis, and deleted at the end.
   const redis = opts.redis && { url: opts.redis, prefix: `svc-bench:${randomBytes(4).toString('hex')}:` };
   say('starting the platform…');
-  const platform = child([CLI, '--memory', '--credentials', credentials, '--rate-limit', '1000000000', '--port', '0', '--forms-port', '0', '--seed-contacts', '1000'], {}, /base_url (\S+)\s+forms_url (\S+)/);
+  const platform = child([CLI, '--memory', '--credentials', credentials, '--rate-limit', '1000000000', '--public-rate-limit', '0', '--port', '0', '--forms-port', '0', '--seed-contacts', '1000'], {}, /base_url (\S+)\s+forms_url (\S+)/);
   const [, baseUrl, formsUrl] = await platform.ready;
   const servers = [];
   try {

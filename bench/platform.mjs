@@ -86,7 +86,7 @@ function stopChild(child) {
  * With --profile the seeding run is stopped and the CLI started again on the same data with the
  * profiler on, so that the profile shows the measurements only. */
 async function startCli(dir) {
-  const args = ['--data', join(dir, 'platform.db'), '--credentials', join(dir, 'credentials.json'), '--rate-limit', String(RATE_LIMIT)];
+  const args = ['--data', join(dir, 'platform.db'), '--credentials', join(dir, 'credentials.json'), '--rate-limit', String(RATE_LIMIT), '--public-rate-limit', String(RATE_LIMIT)];
   const spawnCli = (flags, more) => {
     const child = spawn(process.execPath, [...flags, CLI, ...args, '--port', '0', '--forms-port', '0', ...more], { stdio: ['ignore', 'pipe', 'pipe'] });
     const wait = lineWatcher(child, child.stdout);
@@ -108,7 +108,7 @@ async function startCli(dir) {
 
 /** The same database served from this process instead (only for --in-process). */
 async function serveInProcess(database) {
-  const platform = createPlatform({ database, logger: false, rateLimit: { max: RATE_LIMIT, windowMs: 10_000 } });
+  const platform = createPlatform({ database, logger: false, rateLimit: { max: RATE_LIMIT, windowMs: 10_000 }, publicRateLimit: { max: RATE_LIMIT, windowMs: 60_000 } });
   const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
   return { baseUrl, formsUrl, stop: () => platform.close() };
 }

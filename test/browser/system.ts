@@ -10,6 +10,14 @@ import { createPlatform, seedDemo, DEMO_PORTAL } from '@svc/platform';
 // @ts-expect-error plain ESM script without types
 import { createDemoSite } from '../../demo/server.mjs';
 
+interface StoredEvent {
+  eid: string;
+  kind: number;
+  event_name: string | null;
+  value: number | null;
+  data: string;
+}
+
 export type WireEvent = Record<string, string>;
 export const INSPECTOR_KEY = 'e2e-inspector-key';
 
@@ -30,9 +38,16 @@ export async function startSystem() {
     const res = await fetch(baseUrl + path, { headers: { authorization: `Bearer ${credentials.privateAppToken}` } });
     return { status: res.status, json: await res.json() };
   }
-  /** What the platform stored from the collector for this visitor, as received. */
+  /** What the platform stored for this visitor: each event as received, with its named columns in
+   * the wire format's names (an event of the HTTP events API arrives in that API's own shape). */
   const received = (utk: string): WireEvent[] =>
-    (platform.db.prepare('SELECT data FROM tracking_events WHERE utk = ? ORDER BY seq').pluck().all(utk) as string[]).map((d) => JSON.parse(d));
+    (platform.db.prepare('SELECT eid, kind, event_name, value, data FROM tracking_events WHERE utk = ? ORDER BY seq').all(utk) as StoredEvent[]).map((r) => ({
+      ...JSON.parse(r.data),
+      eid: r.eid,
+      k: String(r.kind),
+      n: r.event_name ?? undefined,
+      m: r.value == null ? undefined : String(r.value),
+    }));
 
   return {
     baseUrl,

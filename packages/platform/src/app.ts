@@ -16,7 +16,7 @@ import { authenticator } from './http/auth';
 import { answerClientError } from './http/client-error';
 import { clientIp } from './http/client-ip';
 import { collector, COLLECTOR_ROUTES } from './http/collector';
-import { rateLimiter, type RateLimitOptions } from './http/rate-limit';
+import { addressLimiter, rateLimiter, type RateLimitOptions } from './http/rate-limit';
 import { mountCatalog } from './http/router';
 import { mountFileServer } from './http/file-server';
 import { mountSite } from './http/site';
@@ -27,8 +27,11 @@ import type { IpOrganization } from './store/prospects';
 export interface PlatformOptions {
   /** SQLite file, or `:memory:`. Default `.data/platform.db`. */
   database?: string;
-  /** Per-credential rate limit; default 100 requests per 10 s. */
+  /** The API budget per portal (per app and portal for OAuth); default 100 requests in any 10 s. */
   rateLimit?: RateLimitOptions;
+  /** Per-address limit of each public route (form submission, OAuth refresh, events pixel);
+   * default 60 requests in any minute; `false` turns it off. */
+  publicRateLimit?: RateLimitOptions | false;
   /** Lifetime of OAuth access tokens in seconds; default 1800. */
   tokenLifetimeSeconds?: number;
   /** Issue a new refresh token on every refresh (the old one stops working). Default false. */
@@ -73,6 +76,7 @@ export function createPlatform(options: PlatformOptions = {}) {
     clientIp: ipOf,
     authenticate: authenticator(services.credentials, now),
     limit: rateLimiter(options.rateLimit ?? { max: 100, windowMs: 10_000 }, now),
+    limitAddress: options.publicRateLimit === false ? undefined : addressLimiter(options.publicRateLimit ?? { max: 60, windowMs: 60_000 }, now),
     log,
     checkResponses: options.checkResponses,
     write: services.write,

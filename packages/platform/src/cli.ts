@@ -21,7 +21,9 @@ const HELP = `svc-platform — the svc platform API on SQLite
   --seed-contacts N     add N synthetic contacts to the demo portal, with a progress bar
   --token-lifetime S    OAuth access token lifetime in seconds (default 1800)
   --rotate-refresh-tokens   issue a new refresh token on every refresh
-  --rate-limit N        requests per 10 s per token (default 100)
+  --rate-limit N        API requests in any 10 s per portal (per app and portal for OAuth; default 100)
+  --public-rate-limit N requests in any minute per address to each public route (form
+                        submission, OAuth refresh, events pixel; default 60, 0 turns it off)
   --prospects FILE      IP → organisation mapping for prospects: a JSON array of
                         {prefix, organization, city?, region?, country?} (default: a small sample)
   --no-inspector        do not serve the inspector page ({base_url}/_inspector/)
@@ -50,6 +52,7 @@ export async function main(argv: string[]) {
       'token-lifetime': { type: 'string', default: '1800' },
       'rotate-refresh-tokens': { type: 'boolean', default: false },
       'rate-limit': { type: 'string', default: '100' },
+      'public-rate-limit': { type: 'string', default: '60' },
       prospects: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -69,6 +72,7 @@ export async function main(argv: string[]) {
     tokenLifetimeSeconds: number('token-lifetime', values['token-lifetime']),
     rotateRefreshTokens: values['rotate-refresh-tokens'],
     rateLimit: { max: number('rate-limit', values['rate-limit']), windowMs: 10_000 },
+    publicRateLimit: number('public-rate-limit', values['public-rate-limit']) ? { max: number('public-rate-limit', values['public-rate-limit']), windowMs: 60_000 } : false,
     inspectorKey,
     prospects: values.prospects === undefined ? undefined : parseMapping(readFileSync(values.prospects, 'utf8')),
   });

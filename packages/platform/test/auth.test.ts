@@ -95,6 +95,69 @@ describe('credentials and scopes', () => {
   });
 });
 
+describe('rate limits that mean what they say', () => {
+  let r: TestPlatform;
+  beforeAll(async () => {
+    r = await startPlatform({ rateLimit: { max: 20, windowMs: 10_000 }, publicRateLimit: { max: 3, windowMs: 60_000 } });
+  });
+  afterAll(() => r.close());
+  const stats = (headers: Record<string, string>) => fetch(`${r.baseUrl}/contacts/v1/contacts/statistics`, { headers }).then((res) => res.status);
+
+  it('rolls: a burst at the end of one window and another at the start of the next pass no more than the limit (a fixed window passed 197 of 200 at 100)', async () => {
+    const portal = r.portals[1];
+    r.clock.now = Math.ceil(r.clock.now / 10_000) * 10_000 + 9_000; // 1 s before a fixed window's boundary
+    const burst = async () => (await Promise.all(Array.from({ length: 20 }, () => stats(portal.auth)))).filter((s) => s == 200).length;
+    let passed = await burst();
+    r.clock.now += 1_500;
+    passed += await burst();
+    expect(passed).toBe(20);
+    r.clock.now += 8_600;
+    expect(await burst()).toBe(20);
+  });
+
+  it('counts per portal: a portal\u2019s tokens and API key share one budget; an OAuth app has its own in the portal', async () => {
+    const portal = r.portals[0];
+    r.clock.now += 60_000;
+    const bearer = { authorization: `Bearer ${portal.privateAppToken}` };
+    const statuses = [];
+    for (let i = 0; i < 10; i++) statuses.push(await stats(bearer));
+    for (let i = 0; i < 10; i++) statuses.push(await fetch(`${r.baseUrl}/content/api/v2/blog-posts?hapikey=${portal.apiKey}`).then((res) => res.status));
+    expect(statuses.every((s) => s == 200)).toBe(true);
+    expect(await stats(bearer)).toBe(429);
+    const token = await fetch(`${r.baseUrl}/auth/v1/refresh`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', client_id: portal.oauth.clientId, client_secret: portal.oauth.clientSecret, refresh_token: portal.oauth.refreshToken }),
+    }).then((res) => res.json());
+    expect(await stats({ authorization: `Bearer ${token.access_token}` })).toBe(200);
+  });
+
+  it('limits each public route per address, with Retry-After', async () => {
+    r.clock.now += 120_000;
+    const refresh = () =>
+      fetch(`${r.baseUrl}/auth/v1/refresh`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'x', client_secret: 'wrong', refresh_token: 'wrong' }),
+      });
+    const statuses = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 5; i++) statuses.push((last = await refresh()).status);
+    expect(statuses).toEqual([400, 400, 400, 429, 429]);
+    expect(Number(last!.headers.get('retry-after'))).toBeGreaterThan(50);
+    expect(await last!.json()).toMatchObject({ errorType: 'RATE_LIMIT', policyName: 'PER_ADDRESS' });
+    // Each public route has its own count: form submissions are still let through.
+    const submit = await fetch(`${r.formsUrl}/uploads/form/v2/${r.portals[0].portalId}/no-such-form`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'email=a%40b.co',
+    });
+    expect(submit.status).toBe(404);
+    r.clock.now += 60_000;
+    expect((await refresh()).status).toBe(400);
+  });
+});
+
 describe('record limits', () => {
   it('reports real contact usage', async () => {
     await t.call('POST', '/contacts/v1/contact', { body: { properties: [{ property: 'email', value: 'x@y.test' }] } });

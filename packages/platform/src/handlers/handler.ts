@@ -10,7 +10,7 @@ export interface Caller {
   portalId?: number;
   kind: 'oauth' | 'privateApp' | 'hapikey' | 'none';
   scopes: string[];
-  /** Rate-limit bucket (the credential's hash). */
+  /** Rate-limit budget: the portal, or the OAuth app in the portal. */
   key?: string;
 }
 

@@ -35,13 +35,16 @@ export function authenticator(credentials: CredentialStore, now: () => number) {
           context: { 'expire time': [new Date(row.expires_at!).toISOString()] },
         });
       }
-      caller = { portalId: row.portal_id, kind: row.kind == 'access' ? 'oauth' : 'privateApp', scopes: JSON.parse(row.scopes), key: row.hash };
+      const oauth = row.kind == 'access';
+      // The budget is the portal's; an OAuth app has its own in each portal (the real API's rule).
+      const key = oauth ? `app:${row.client_id}:${row.portal_id}` : `portal:${row.portal_id}`;
+      caller = { portalId: row.portal_id, kind: oauth ? 'oauth' : 'privateApp', scopes: JSON.parse(row.scopes), key };
     } else {
       if (!route.auth.includes('hapikey'))
         throw invalid('This endpoint does not accept the hapikey parameter; use an OAuth or private-app access token.');
       const row = credentials.find(hapikey!);
       if (!row || row.revoked || row.kind != 'hapikey') throw invalid("This key doesn't exist.");
-      caller = { portalId: row.portal_id, kind: 'hapikey', scopes: JSON.parse(row.scopes), key: row.hash };
+      caller = { portalId: row.portal_id, kind: 'hapikey', scopes: JSON.parse(row.scopes), key: `portal:${row.portal_id}` };
     }
     if (!route.auth.includes(caller.kind))
       throw invalid(`This endpoint does not accept ${caller.kind == 'oauth' ? 'OAuth' : 'private-app'} access tokens.`);

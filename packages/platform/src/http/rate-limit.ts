@@ -1,36 +1,47 @@
-/** Per-credential rate limit in fixed windows (default 100 requests per 10 s), reported in
- * `X-Svc-RateLimit-*` headers; over it: 429 with `Retry-After`. Hand-written rather than
- * express-rate-limit because the key, header names and 429 body are the platform's own. */
+/** The platform's rate limits, both rolling windows (http/rolling-window.ts, on
+ * rate-limiter-flexible's counters):
+ * - the API budget, per portal (per app and portal for OAuth tokens, as the real API counts an
+ *   app's calls into each portal): by default 100 requests in any 10 s, reported in
+ *   `X-Svc-RateLimit-*` headers; over it, 429 TEN_SECONDLY_ROLLING with `Retry-After`;
+ * - the public routes (form submissions, OAuth refresh, the events pixel), per caller address and
+ *   route: by default 60 in any minute; over it, 429 with `Retry-After`. */
 import type { Response } from 'express';
 import { PlatformError } from '../domain/errors';
+import { rollingWindow, type WindowOptions } from './rolling-window';
 
-export interface RateLimitOptions {
-  max: number;
-  windowMs: number;
-}
+export type RateLimitOptions = WindowOptions;
 
-export function rateLimiter({ max, windowMs }: RateLimitOptions, now: () => number) {
-  const windows = new Map<string, { start: number; count: number }>();
-  let sweptAt = now();
+const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
 
-  return function limit(key: string, res: Response) {
-    const t = now();
-    // Forget finished windows now and then so the map stays small.
-    if (t - sweptAt > windowMs * 6) {
-      for (const [k, w] of windows) if (t - w.start >= windowMs) windows.delete(k);
-      sweptAt = t;
-    }
-    let w = windows.get(key);
-    if (!w || t - w.start >= windowMs) windows.set(key, (w = { start: t, count: 0 }));
-    w.count++;
-    res.setHeader('X-Svc-RateLimit-Interval-Milliseconds', String(windowMs));
-    res.setHeader('X-Svc-RateLimit-Max', String(max));
-    res.setHeader('X-Svc-RateLimit-Remaining', String(Math.max(0, max - w.count)));
-    if (w.count > max)
-      throw new PlatformError('rate-limited',
+/** The API budget of one portal (or app in a portal), as `limit(budgetKey, res)`. */
+export function rateLimiter(options: RateLimitOptions, now: () => number) {
+  const hit = rollingWindow(options, now);
+  return async function limit(key: string, res: Response) {
+    const verdict = await hit(key);
+    res.setHeader('X-Svc-RateLimit-Interval-Milliseconds', String(options.windowMs));
+    res.setHeader('X-Svc-RateLimit-Max', String(options.max));
+    res.setHeader('X-Svc-RateLimit-Remaining', String(verdict.remaining));
+    if (!verdict.allowed)
+      throw new PlatformError(
+        'rate-limited',
         'You have reached your ten_secondly_rolling limit.',
         { errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING' },
-        { 'Retry-After': String(Math.ceil((w.start + windowMs - t) / 1000)) },
+        { 'Retry-After': seconds(verdict.retryAfterMs) },
+      );
+  };
+}
+
+/** Per-address limits of the public routes, as `limit(routeId, address)`. */
+export function addressLimiter(options: RateLimitOptions, now: () => number) {
+  const hit = rollingWindow(options, now);
+  return async function limit(routeId: string, address: string) {
+    const verdict = await hit(`${routeId}:${address}`);
+    if (!verdict.allowed)
+      throw new PlatformError(
+        'rate-limited',
+        `Too many requests from this address: at most ${options.max} in ${options.windowMs / 1000} s; try again in ${seconds(verdict.retryAfterMs)} s.`,
+        { errorType: 'RATE_LIMIT', policyName: 'PER_ADDRESS' },
+        { 'Retry-After': seconds(verdict.retryAfterMs) },
       );
   };
 }

@@ -1,11 +1,10 @@
 /** A rolling-window rate limit on rate-limiter-flexible's counters. The library counts in fixed
- * windows; a fixed window lets twice the limit through around a boundary (the last moment of one
- * window and the first of the next). This keeps the library's counters (so any of its stores can
- * hold them: memory here, Redis or PostgreSQL when processes share a budget) and counts the way a
- * rolling window does, by the sliding window counter: the requests of the current window plus
- * those of the previous one, weighted by how much of it still lies within the last `windowMs`.
- * In any `windowMs`, at most about `max` requests pass, wherever the boundary falls. A refused
- * request does not count, so a client that keeps trying is let in again as the window rolls on. */
+ * windows, and a fixed window lets twice the limit through around a boundary (the end of one
+ * window and the start of the next). This keeps the library's counters, so any of its stores can
+ * hold them (memory here; Redis or PostgreSQL when processes share a budget), but counts in ten
+ * slices of the window and sums the last ten: a request counts for one window length from its
+ * slice, wherever the boundaries fall, and the limit holds in any window to within one slice.
+ * A refused request does not count, so a client that keeps trying gets in as the window rolls on. */
 import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 export interface WindowOptions {
@@ -22,29 +21,29 @@ export interface Verdict {
   retryAfterMs: number;
 }
 
-/** Counters kept for two windows, in this process's memory. */
+/** Slices per window: the precision of the rolling window (a tenth of it). */
+const SLICES = 10;
+
+/** Counters kept for a window and a slice, in this process's memory. */
 export const memoryCounters = (windowMs: number) =>
-  new RateLimiterMemory({ points: Number.MAX_SAFE_INTEGER, duration: Math.ceil((2 * windowMs) / 1000) });
+  new RateLimiterMemory({ points: Number.MAX_SAFE_INTEGER, duration: Math.ceil((windowMs * (1 + 1 / SLICES)) / 1000) });
 
 export function rollingWindow({ max, windowMs }: WindowOptions, now: () => number, counters: RateLimiterAbstract = memoryCounters(windowMs)) {
+  const sliceMs = windowMs / SLICES;
   return async function hit(key: string): Promise<Verdict> {
-    const t = now();
-    const index = Math.floor(t / windowMs);
-    // How far into the current window we are, 0..1: the previous window's weight is what is left.
-    const elapsed = (t - index * windowMs) / windowMs;
-    const [previous, current] = await Promise.all([counters.get(`${key}:${index - 1}`), counters.consume(`${key}:${index}`)]);
-    const before = previous?.consumedPoints ?? 0;
-    const weighted = before * (1 - elapsed) + current.consumedPoints;
-    if (weighted <= max) return { allowed: true, remaining: Math.floor(max - weighted), retryAfterMs: 0 };
-    await counters.reward(`${key}:${index}`);
-    return { allowed: false, remaining: 0, retryAfterMs: waitMs(max, windowMs, before, current.consumedPoints - 1, elapsed) };
+    const slice = Math.floor(now() / sliceMs);
+    // The last ten slices, oldest first; the current one counts this request.
+    const earlier = Array.from({ length: SLICES - 1 }, (_, i) => counters.get(`${key}:${slice - SLICES + 1 + i}`));
+    const [current, ...before] = await Promise.all([counters.consume(`${key}:${slice}`), ...earlier]);
+    const counts = [...before.map((r) => r?.consumedPoints ?? 0), current.consumedPoints];
+    const total = counts.reduce((a, b) => a + b, 0);
+    if (total <= max) return { allowed: true, remaining: max - total, retryAfterMs: 0 };
+    await counters.reward(`${key}:${slice}`);
+    // One more passes once enough of the oldest slices have left the window.
+    let over = total - max;
+    let oldest = 0;
+    while (over > 0 && oldest < counts.length) over -= counts[oldest++];
+    const leaves = (slice - SLICES + oldest + SLICES) * sliceMs;
+    return { allowed: false, remaining: 0, retryAfterMs: Math.max(1, leaves - now()) };
   };
-}
-
-/** How long until `before × (1 − elapsed) + mine + 1 ≤ max`, as the previous window fades and,
- * when that is not enough, the current one becomes the previous. */
-function waitMs(max: number, windowMs: number, before: number, mine: number, elapsed: number) {
-  if (mine + 1 <= max && before > 0) return Math.max(1, (1 - (max - mine - 1) / before - elapsed) * windowMs);
-  const nextWindow = (1 - elapsed) * windowMs;
-  return Math.max(1, nextWindow + Math.max(0, 1 - (max - 1) / Math.max(mine, 1)) * windowMs);
 }

@@ -16,7 +16,10 @@ import { Reply, type Caller, type Handler, type Handlers } from '../handlers/han
 export interface RouterDeps {
   handlers: Handlers;
   authenticate: (req: Request, route: RouteDef) => Caller;
-  limit: (key: string, res: Response) => void;
+  /** The API budget of a portal (or an app in a portal): throws a 429 when it is spent. */
+  limit: (key: string, res: Response) => Promise<void>;
+  /** Per-address limits of the public routes; off when undefined. */
+  limitAddress?: (routeId: string, address: string) => Promise<void>;
   log: { error: (obj: object, msg: string) => void };
   /** Check every success body against the catalog's response schema (tests turn it on). */
   checkResponses?: boolean;
@@ -124,7 +127,8 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
     const run = async (req: Request, res: Response) => {
       try {
         const caller = deps.authenticate(req, route);
-        if (caller.key) deps.limit(caller.key, res);
+        if (caller.key) await deps.limit(caller.key, res);
+        else if (route.public && deps.limitAddress) await deps.limitAddress(route.id, deps.clientIp(req));
         const params = parse(route.params, req.params, 'path');
         const { hapikey: _key, ...query } = req.query as Record<string, unknown>;
         const parsedQuery = parse(route.query, query, 'query');

@@ -14,12 +14,8 @@ export interface CredentialRow {
 export function credentialStore(db: Db) {
   const find = db.prepare<[string], CredentialRow>('SELECT kind, portal_id, client_id, scopes, expires_at, revoked FROM credentials WHERE hash = ?');
   return {
-    /** The credential with this value, and its hash (the rate-limit key), or undefined. */
-    find(value: string): (CredentialRow & { hash: string }) | undefined {
-      const hash = hashSecret(value);
-      const row = find.get(hash);
-      return row && { ...row, hash };
-    },
+    /** The credential with this value, or undefined. */
+    find: (value: string): CredentialRow | undefined => find.get(hashSecret(value)),
   };
 }
 
