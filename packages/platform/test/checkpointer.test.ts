@@ -35,10 +35,12 @@ describe('WAL checkpointer', () => {
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1_000_000);
     const page = Buffer.alloc(4000, 1);
     // 6,000 commits back to back, each of a few pages: without restarts the WAL grows to about
-    // 75 MB (it did, with restartAt out of reach); with them it peaks at 8–12 MB here.
+    // 75 MB (it did, with restartAt out of reach); with them it peaks at 8–12 MB on an idle
+    // machine, and at up to about 40 MB when the whole suite keeps both cores busy and the worker
+    // gets little time. The bound tells bounded from unbounded growth, not how busy the machine is.
     for (let i = 0; i < 6000; i++) await group.run(() => insert.run(page));
     expect(db.prepare('SELECT count(*) FROM blobs').pluck().get()).toBe(6000);
-    expect(walBytes(file)).toBeLessThan(25 * 2 ** 20);
+    expect(walBytes(file)).toBeLessThan(55 * 2 ** 20);
 
     await checkpoints.stop();
     // Stopped: the main connection checkpoints on its own again.
