@@ -167,3 +167,24 @@ describe('record limits', () => {
     expect(res.json.customObjectTypes).toMatchObject({ overallLimit: 500_000, overallUsage: 0 });
   });
 });
+
+describe('references stay inside the portal', () => {
+  it('refuses a write that names another portal\u2019s blog, list or form, with a 404 naming the reference', async () => {
+    const [a, b] = t.portals;
+    t.clock.now += 60_000; // a fresh rate-limit window
+    const as = (portal: typeof a) => ({ portal });
+    const blogOfB = (await t.call('GET', '/content/api/v2/blogs', as(b))).json.objects[0].id;
+    const listOfB = (await t.call('POST', '/contacts/v1/lists', { body: { name: 'B list' }, ...as(b) })).json.listId;
+    const formOfB = (await t.call('POST', '/contacts/v1/forms', { body: { name: 'B form', fields: [{ name: 'email' }] }, ...as(b) })).json.guid;
+
+    const mapping = await t.call('POST', '/content/api/v2/url-mappings', { body: { route_prefix: '/x', destination: '/y', redirect_style: 301, content_group_id: blogOfB }, ...as(a) });
+    expect([mapping.status, mapping.json.message]).toEqual([404, `body.content_group_id: no blog ${blogOfB} in this portal`]);
+    const flow = await t.call('POST', '/automation/v2/workflows', { body: { name: 'Cross', actions: [{ type: 'ADD_TO_LIST', listId: listOfB }] }, ...as(a) });
+    expect([flow.status, flow.json.message]).toEqual([404, `body.actions.0.listId: no list ${listOfB} in this portal`]);
+    const list = await t.call('POST', '/contacts/v1/lists', { body: { name: 'Cross', dynamic: true, filters: [[{ operator: 'HAS_FILLED_OUT_FORM', form: formOfB }]] }, ...as(a) });
+    expect([list.status, list.json.message]).toEqual([404, `body.filters.0.0.form: no form ${formOfB} in this portal`]);
+    // Their own references are fine.
+    const blogOfA = (await t.call('GET', '/content/api/v2/blogs', as(a))).json.objects[0].id;
+    expect((await t.call('POST', '/content/api/v2/url-mappings', { body: { route_prefix: '/x', destination: '/y', redirect_style: 301, content_group_id: blogOfA }, ...as(a) })).status).toBe(201);
+  });
+});

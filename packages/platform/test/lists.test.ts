@@ -197,7 +197,9 @@ describe('dynamic membership', () => {
     expect(await evaluate({ operator: 'GT', property: 'zip', value: 100, type: 'number' })).toEqual([a]);
     expect(await evaluate({ operator: 'LT', property: 'zip', value: '100' })).toEqual([b]);
     expect(await evaluate({ operator: 'SET_ANY', property: 'lifecyclestage', value: 'Customer;LEAD;other' })).toEqual([a, b]);
-    expect(await evaluate({ operator: 'HAS_FILLED_OUT_FORM', form: 'no-such-form' })).toEqual([]);
+    // A form the portal does not have (unknown, or another portal's) is refused where it is named.
+    const noForm = await t.call('POST', '/contacts/v1/lists', { body: { name: 'ops', dynamic: true, filters: [[{ operator: 'HAS_FILLED_OUT_FORM', form: 'no-such-form' }]] } });
+    expect([noForm.status, noForm.json.message]).toEqual([404, 'body.filters.0.0.form: no form no-such-form in this portal']);
 
     const list = await createList({ name: 'switch', dynamic: true, filters: [[{ operator: 'EQ', property: 'city', value: 'Paris' }]] });
     const updated = await t.call('POST', `/contacts/v1/lists/${list.listId}`, { body: { filters: [[{ operator: 'EQ', property: 'city', value: 'Lyon' }]] } });
@@ -207,12 +209,13 @@ describe('dynamic membership', () => {
 
   it('matches HAS_FILLED_OUT_FORM on form submissions, picked up by refresh', async () => {
     const vid = await createContact({ email: 'former@example.com' });
-    const list = await createList({ name: 'Form', dynamic: true, filters: [[{ operator: 'HAS_FILLED_OUT_FORM', form: 'guid-1' }]] });
+    const { guid } = (await t.call('POST', '/contacts/v1/forms', { body: { name: 'Filtered on', fields: [{ name: 'email' }] } })).json;
+    const list = await createList({ name: 'Form', dynamic: true, filters: [[{ operator: 'HAS_FILLED_OUT_FORM', form: guid }]] });
     expect(await memberVids(list.listId)).toEqual([]);
     // Written directly: the forms area owns the submission path.
     t.platform.db
-      .prepare("INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, values_json) VALUES ('c1', 62515, ?, 'guid-1', 1, '[]')")
-      .run(vid);
+      .prepare("INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, values_json) VALUES ('c1', 62515, ?, ?, 1, '[]')")
+      .run(vid, guid);
     expect((await t.call('POST', `/contacts/v1/lists/${list.listId}/refresh`)).status).toBe(204);
     expect(await memberVids(list.listId)).toEqual([vid]);
   });

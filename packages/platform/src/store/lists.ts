@@ -46,6 +46,7 @@ export function listStore(
   onContactsChanged: (fn: (portalId: number, changed: ChangedContact[]) => void) => void,
 ) {
   const q = {
+    formOfPortal: db.prepare<[number, string], number>('SELECT 1 FROM forms WHERE portal_id = ? AND guid = ?').pluck(),
     byId: db.prepare<[number, number], ListRow>(`${SELECT_LIST} WHERE l.portal_id = ? AND l.list_id = ?`),
     // `dynamic IN (?, ?)`: (0, 1) for all lists, (0, 0) static only, (1, 1) dynamic only.
     page: db.prepare<[number, number, number, number, number], ListRow>(
@@ -178,12 +179,23 @@ export function listStore(
 
   /** Filters are only kept (normalised) on dynamic lists; static lists answer `[]`. Normalising is
    * idempotent, so unchanged filters serialise the same. */
-  const filtersFor = (dynamic: boolean, filters: ListFilters | undefined) => JSON.stringify(dynamic && filters ? normaliseFilters(filters) : []);
+  const filtersFor = (portalId: number, dynamic: boolean, filters: ListFilters | undefined) => {
+    if (!dynamic || !filters) return '[]';
+    const normalised = normaliseFilters(filters);
+    // A filter names one of the portal's own forms: another portal's is not there to see.
+    normalised.forEach((group, g) =>
+      group.forEach((f, i) => {
+        if (f.form !== undefined && !q.formOfPortal.get(portalId, f.form)) throw notFound(`body.filters.${g}.${i}.form: no form ${f.form} in this portal`);
+      }),
+    );
+    return JSON.stringify(normalised);
+  };
 
   const get = (portalId: number, listId: number) => record(require(portalId, listId));
 
   return {
     get,
+    has: (portalId: number, listId: number) => q.byId.get(portalId, listId) !== undefined,
 
     /** The lists that exist, in the order asked. */
     getMany: (portalId: number, listIds: number[]) =>
@@ -202,7 +214,7 @@ export function listStore(
     create: tx((portalId: number, body: ListWrite & { name: string }) => {
       const dynamic = !!body.dynamic;
       const t = now();
-      const listId = Number(q.insert.run(portalId, q.nextInternalId.get()!, body.name, dynamic ? 1 : 0, filtersFor(dynamic, body.filters), t, t, t).lastInsertRowid);
+      const listId = Number(q.insert.run(portalId, q.nextInternalId.get()!, body.name, dynamic ? 1 : 0, filtersFor(portalId, dynamic, body.filters), t, t, t).lastInsertRowid);
       if (dynamic) evaluate(require(portalId, listId));
       return get(portalId, listId);
     }),
@@ -211,7 +223,7 @@ export function listStore(
     update: tx((portalId: number, listId: number, body: ListWrite) => {
       const row = require(portalId, listId);
       const dynamic = body.dynamic ?? !!row.dynamic;
-      const filters = filtersFor(dynamic, body.filters ?? JSON.parse(row.filters));
+      const filters = filtersFor(portalId, dynamic, body.filters ?? JSON.parse(row.filters));
       const internalId = filters == row.filters && dynamic == !!row.dynamic ? row.internal_list_id : q.nextInternalId.get()!;
       q.update.run(body.name ?? row.name, dynamic ? 1 : 0, filters, internalId, now(), listId);
       if (dynamic) evaluate(require(portalId, listId));

@@ -11,9 +11,11 @@ export type Action = z.output<typeof schemas.workflowAction>;
 export type LogEventType = (typeof schemas.LOG_EVENT_TYPES)[number];
 export type Log = (workflowId: number, vid: number, eventType: LogEventType, stepId: number | null, detail?: string) => void;
 
-/** The part of the list store the engine uses (ADD_TO_LIST). */
+/** The part of the list store the engine uses (ADD_TO_LIST), and workflows to check a step's list. */
 export interface ListMembers {
   addMembers(portalId: number, listId: number, vids: number[]): unknown;
+  /** Whether the portal has this list. */
+  has(portalId: number, listId: number): boolean;
 }
 
 export interface EngineDeps {

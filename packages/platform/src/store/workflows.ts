@@ -108,6 +108,10 @@ export function workflowStore(db: Db, { contacts, lists }: { contacts: ContactSt
     get: (portalId: number, workflowId: number) => record(requireRow(portalId, workflowId)),
 
     create(portalId: number, definition: Definition) {
+      // A step names one of the portal's own lists: another portal's is not there to see.
+      definition.actions?.forEach((action, i) => {
+        if (action.type == 'ADD_TO_LIST' && !lists.has(portalId, action.listId)) throw notFound(`body.actions.${i}.listId: no list ${action.listId} in this portal`);
+      });
       const t = now();
       const id = Number(q.insert.run(portalId, JSON.stringify(definition), t, t).lastInsertRowid);
       return record(requireRow(portalId, id));

@@ -2,7 +2,7 @@
  * the fields a write may not set, and checks that need other objects (a post's blog, a comment's
  * post). Everything else — storage, soft delete, buffer, versions, lists — is the shared engine in
  * engine.ts. */
-import { PlatformError, badRequest } from '../../domain/errors';
+import { PlatformError, badRequest, notFound } from '../../domain/errors';
 
 export type Record_ = Record<string, unknown>;
 /** A stored object as the API answers it. */
@@ -224,6 +224,11 @@ const template: Collection = {
 
 const urlMapping: Collection = {
   serverFields: COMMON,
+  // A mapping may name one of the portal's own blogs: another portal's is not there to see.
+  complete(mapping, lookup, portalId) {
+    const blog = mapping.content_group_id;
+    if (blog != null && !lookup.get(portalId, 'blogs', Number(blog))) throw notFound(`body.content_group_id: no blog ${String(blog)} in this portal`);
+  },
   defaults: (_input, now) => ({
     ...stamps(now),
     name: null,
