@@ -28,14 +28,30 @@ const SLICES = 10;
 export const memoryCounters = (windowMs: number) =>
   new RateLimiterMemory({ points: Number.MAX_SAFE_INTEGER, duration: Math.ceil((windowMs * (1 + 1 / SLICES)) / 1000) });
 
+/** Keys whose earlier slices are remembered at most (a cache, cleared when full). */
+const REMEMBERED_KEYS = 10_000;
+
 export function rollingWindow({ max, windowMs }: WindowOptions, now: () => number, counters: RateLimiterAbstract = memoryCounters(windowMs)) {
   const sliceMs = windowMs / SLICES;
+  // Slices before the current one no longer change (requests count in the current slice, and a
+  // refusal gives back only there), even when processes share the store: their counts are read
+  // once per key and slice, so a request usually costs one counter operation, not ten.
+  const earlierOf = new Map<string, { slice: number; counts: number[] }>();
+  async function earlier(key: string, slice: number) {
+    const known = earlierOf.get(key);
+    if (known?.slice == slice) return known.counts;
+    const read = await Promise.all(Array.from({ length: SLICES - 1 }, (_, i) => counters.get(`${key}:${slice - SLICES + 1 + i}`)));
+    const counts = read.map((r) => r?.consumedPoints ?? 0);
+    if (earlierOf.size >= REMEMBERED_KEYS) earlierOf.clear();
+    earlierOf.set(key, { slice, counts });
+    return counts;
+  }
+
   return async function hit(key: string): Promise<Verdict> {
     const slice = Math.floor(now() / sliceMs);
     // The last ten slices, oldest first; the current one counts this request.
-    const earlier = Array.from({ length: SLICES - 1 }, (_, i) => counters.get(`${key}:${slice - SLICES + 1 + i}`));
-    const [current, ...before] = await Promise.all([counters.consume(`${key}:${slice}`), ...earlier]);
-    const counts = [...before.map((r) => r?.consumedPoints ?? 0), current.consumedPoints];
+    const [before, current] = await Promise.all([earlier(key, slice), counters.consume(`${key}:${slice}`)]);
+    const counts = [...before, current.consumedPoints];
     const total = counts.reduce((a, b) => a + b, 0);
     if (total <= max) return { allowed: true, remaining: max - total, retryAfterMs: 0 };
     await counters.reward(`${key}:${slice}`);
