@@ -99,7 +99,7 @@ export function problemWith(req: Pick<FuzzRequest, 'url' | 'fields'>, answer: { 
   if (answer.status >= 500) return `answered ${answer.status}: ${answer.text.slice(0, 300)}`;
   if (answer.status < 400) return undefined;
   if (!answer.type.startsWith('application/json')) return `answered ${answer.status} as ${answer.type || 'nothing'}: ${answer.text.slice(0, 200)}`;
-  let body: { status?: unknown; message?: unknown; category?: unknown };
+  let body: { status?: unknown; message?: unknown; category?: unknown; validationResults?: { name?: unknown }[]; errors?: { in?: unknown }[] };
   try {
     body = JSON.parse(answer.text);
   } catch {
@@ -112,7 +112,11 @@ export function problemWith(req: Pick<FuzzRequest, 'url' | 'fields'>, answer: { 
   const named = (message: string) =>
     /^[\w.[\]-]+: |\b(body|query|path|parameter|field|svc_context)\b/i.test(message) ||
     req.fields.some((f) => new RegExp(`\\b${f.replace(/[^\w]/g, '')}\\b`, 'i').test(message));
-  if (answer.status == 400 && body.category == 'VALIDATION_ERROR' && !named(body.message))
+  // The legacy bodies may name it in their details instead: `validationResults[].name`, `errors[].in`.
+  const detailed = [...(body.validationResults ?? []).map((r) => r.name), ...(Array.isArray(body.errors) ? body.errors.map((e) => e.in) : [])].some(
+    (f) => typeof f == 'string' && f != '',
+  );
+  if (answer.status == 400 && body.category == 'VALIDATION_ERROR' && !named(body.message) && !detailed)
     return `answered 400 without naming the field: ${body.message}`;
   // A path that does not percent-decode is the path's fault, not the body's.
   if (answer.status == 400 && !decodablePath(req.url) && !/path|parameter|percent/i.test(body.message))
