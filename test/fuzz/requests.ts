@@ -111,7 +111,7 @@ export function problemWith(req: Pick<FuzzRequest, 'url' | 'fields'>, answer: { 
   // (`Form name is required`, the legacy wording).
   const named = (message: string) =>
     /^[\w.[\]-]+: |\b(body|query|path|parameter|field|svc_context)\b/i.test(message) ||
-    req.fields.some((f) => new RegExp(`\\b${f.replace(/[^\w]/g, '')}\\b`, 'i').test(message));
+    req.fields.some((f) => new RegExp(`\\b${f.replace(/[^\w-]/g, '').replace(/-/g, '\\-')}\\b`, 'i').test(message));
   // The legacy bodies may name it in their details instead: `validationResults[].name`, `errors[].in`.
   const detailed = [...(body.validationResults ?? []).map((r) => r.name), ...(Array.isArray(body.errors) ? body.errors.map((e) => e.in) : [])].some(
     (f) => typeof f == 'string' && f != '',
