@@ -27,7 +27,9 @@ describe('svc-platform', () => {
     expect(first.output()).not.toContain(creds.privateAppToken);
     expect(creds.inspectorKey).toMatch(/^[\w-]{24}$/);
     expect(first.output()).not.toContain(creds.inspectorKey);
-    expect(first.output()).toContain(`/_inspector/  (add #key=<inspectorKey from ${file}>)`);
+    // The inspector's line follows the addresses, which is what startCli waits for.
+    await expect.poll(() => first.output()).toContain(`/_inspector/  (add #key=<inspectorKey from ${file}>)`);
+    expect(first.output()).not.toContain(creds.inspectorKey);
     const auth = { authorization: `Bearer ${creds.privateAppToken}` };
     const get = async (url: string) => (await fetch(first.baseUrl + url, { headers: auth })).json();
 
@@ -69,6 +71,7 @@ describe('svc-platform', () => {
       const cli = await startCli(['--memory', '--credentials', file, ...more], children);
       const key = JSON.parse(readFileSync(file, 'utf8')).inspectorKey as string;
       const status = (await fetch(`${cli.baseUrl}/_inspector/api/portals`, { headers: { authorization: `Bearer ${key}` } })).status;
+      await expect.poll(() => cli.output()).toContain('/_inspector/');
       expect(cli.output()).not.toContain(key);
       const exited = new Promise((r) => cli.child.once('exit', r));
       cli.child.kill('SIGTERM');
