@@ -42,7 +42,7 @@ describe('catalog facts', () => {
 
   it('calls a route public exactly when it takes no credentials', () => {
     for (const r of routes) expect(r.public, r.id).toBe(r.auth.includes('none'));
-    expect(routes.filter((r) => r.public).map((r) => r.id).sort()).toEqual(['auth.refresh', 'collect.batch', 'collect.pixel', 'events.trigger', 'forms.submit']);
+    expect(routes.filter((r) => r.public).map((r) => r.id).sort()).toEqual(['auth.refresh', 'auth.token', 'collect.batch', 'collect.pixel', 'events.trigger', 'forms.submit']);
   });
 
   it('says which entry every Atom body holds, and only for Atom bodies', () => {

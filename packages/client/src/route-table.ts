@@ -85,6 +85,7 @@ export const routeTable = {
   'email.getCampaign': { method: 'GET', path: '/email/public/v1/campaigns/:campaign_id', host: 'base', body: 'none', auth: ['oauth', 'privateApp'], public: false, retry: 'safe', writes: false, resource: 'email', idParam: 'campaign_id' },
   'email.campaignEvents': { method: 'GET', path: '/email/public/v1/campaigns/:campaign_id/events', host: 'base', body: 'none', auth: ['oauth', 'privateApp'], public: false, retry: 'safe', writes: false, resource: 'email', idParam: 'campaign_id' },
   'auth.refresh': { method: 'POST', path: '/auth/v1/refresh', host: 'base', body: 'urlencoded', auth: ['none'], public: true, retry: 'safe', writes: true, resource: 'auth' },
+  'auth.token': { method: 'POST', path: '/oauth/v1/token', host: 'base', body: 'urlencoded', auth: ['none'], public: true, retry: 'safe', writes: true, resource: 'auth' },
   'limits.records': { method: 'GET', path: '/crm/v3/limits/records', host: 'base', body: 'none', auth: ['oauth', 'privateApp'], public: false, retry: 'safe', writes: false, resource: 'limits' },
   'events.trigger': { method: 'GET', path: '/v1/event', host: 'base', body: 'none', auth: ['none'], public: true, retry: 'safe', writes: true, resource: 'events' },
   'events.send': { method: 'POST', path: '/v1/event', host: 'base', body: 'json', auth: ['oauth', 'privateApp'], public: false, retry: 'safe-with-id', writes: true, resource: 'events' },

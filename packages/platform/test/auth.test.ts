@@ -38,6 +38,30 @@ describe('OAuth refresh', () => {
     expect(expired.json).toMatchObject({ category: 'EXPIRED_AUTHENTICATION', message: 'The OAuth token used to make this call expired 1 minute(s) ago.' });
   });
 
+  it('takes the same exchange at the OAuth token endpoint, which the legacy client calls', async () => {
+    const res = await t.call('POST', '/oauth/v1/token', {
+      body: new URLSearchParams({ grant_type: 'refresh_token', ...clientOf(t) }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      portal: null,
+    });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ token_type: 'bearer', portal_id: 62515 });
+    const headers = { authorization: `Bearer ${res.json.access_token}` };
+    expect((await t.call('GET', '/contacts/v1/contacts/statistics', { portal: null, headers })).status).toBe(200);
+  });
+
+  it('ignores credentials sent to a public route (clients attach their token to every call)', async () => {
+    const stale = { authorization: 'Bearer svc-at-expired-or-unknown' };
+    const res = await t.call('POST', '/auth/v1/refresh', {
+      body: new URLSearchParams({ grant_type: 'refresh_token', ...clientOf(t) }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...stale },
+      portal: null,
+    });
+    expect(res.status).toBe(200);
+    const pixel = await t.call('GET', `/v1/event?_n=seen&_a=62515&utk=${'a'.repeat(32)}&hapikey=not-a-key`, { headers: stale, portal: null });
+    expect(pixel.status).toBe(200);
+  });
+
   it('rotates the refresh token when configured: the old one stops working', async () => {
     const first = await refresh(rotating, { ...clientOf(rotating), refresh_token: rotating.portals[1].oauth.refreshToken, client_id: rotating.portals[1].oauth.clientId, client_secret: rotating.portals[1].oauth.clientSecret });
     expect(first.status).toBe(200);

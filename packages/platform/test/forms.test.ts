@@ -303,6 +303,16 @@ describe('form submission', () => {
     expect(contact.json['form-submissions'][0].timestamp).toBe(t.clock.now);
   });
 
+  it('takes hutk as another name of svcutk in svc_context (clients written for the real API send it)', async () => {
+    const utk = 'b7'.repeat(16);
+    const res = await submit(form.guid, [['email', 'hutk@example.com'], ['firstname', 'H']], { context: { hutk: utk } });
+    expect(res.status).toBe(204);
+    const byUtk = await t.call('GET', `/contacts/v1/contact/utk/${utk}/profile`);
+    expect(byUtk.json.properties.email.value).toBe('hutk@example.com');
+    const bad = await submit(form.guid, [['email', 'hutk2@example.com']], { context: { hutk: 'not-a-token' } });
+    expect([bad.status, bad.json.message]).toEqual([400, 'body.svc_context.hutk: must be a visitor token (32 lower-case hex characters)']);
+  });
+
   it('redirects with 302 to the context’s redirectUrl, else the form’s redirect', async () => {
     const fromContext = await submit(form.guid, [['email', 'r1@example.com'], ['firstname', 'R']], {
       context: { redirectUrl: 'https://example.com/thanks?lang=en#top' },

@@ -22,29 +22,34 @@ const eventParams = z.looseObject({
   id: z.string().max(255).optional(),
 });
 
-export const platformRoutes = {
-  'auth.refresh': route({
-    id: 'auth.refresh',
-    retry: 'safe',
-    method: 'POST',
-    path: '/auth/v1/refresh',
-    summary: 'Exchange a refresh token for an access token (urlencoded; rotation is configurable)',
-    auth: ['none'],
-    bodyType: 'urlencoded',
-    body: z.object({
-      refresh_token: z.string().min(1, 'is required'),
-      client_id: z.string().min(1, 'is required'),
-      client_secret: z.string().min(1, 'is required'),
-      grant_type: z.literal('refresh_token', 'must be refresh_token'),
-    }),
-    response: z.object({
-      access_token: z.string(),
-      refresh_token: z.string(),
-      expires_in: z.number(),
-      token_type: z.literal('bearer'),
-      portal_id: z.number(),
-    }),
+/** A refresh-token exchange (two paths take it). */
+const refresh = <const Id extends string, const Path extends string>(id: Id, path: Path, summary: string) => ({
+  id,
+  path,
+  summary,
+  retry: 'safe' as const,
+  method: 'POST' as const,
+  auth: ['none'] as const,
+  bodyType: 'urlencoded' as const,
+  body: z.object({
+    refresh_token: z.string().min(1, 'is required'),
+    client_id: z.string().min(1, 'is required'),
+    client_secret: z.string().min(1, 'is required'),
+    grant_type: z.literal('refresh_token', 'must be refresh_token'),
   }),
+  response: z.object({
+    access_token: z.string(),
+    refresh_token: z.string(),
+    expires_in: z.number(),
+    token_type: z.literal('bearer'),
+    portal_id: z.number(),
+  }),
+});
+
+export const platformRoutes = {
+  'auth.refresh': route(refresh('auth.refresh', '/auth/v1/refresh', 'Exchange a refresh token for an access token (urlencoded; rotation is configurable)')),
+  // The legacy client's refresh helper posts here (the real API's OAuth token endpoint).
+  'auth.token': route(refresh('auth.token', '/oauth/v1/token', 'The same exchange at the OAuth token endpoint, for clients that call it (grant_type=refresh_token)')),
   'limits.records': route({
     id: 'limits.records',
     method: 'GET',

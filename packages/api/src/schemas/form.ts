@@ -160,6 +160,8 @@ export const formWrite = z.object({
  * SubmissionContext shape; a malformed `svcutk` is refused, as the collector refuses it. */
 export const submissionContext = z.object({
   svcutk: visitorToken.optional(),
+  /** Another name of `svcutk`, as clients written for the real API send it. */
+  hutk: visitorToken.optional(),
   ipAddress: z.string().max(64).optional(),
   pageUrl: z.string().max(4096).optional(),
   pageName: z.string().max(1024).optional(),

@@ -21,7 +21,9 @@ function parseContext(raw: string | string[] | undefined): SubmissionContext {
     const where = [`body.${SVC_CONTEXT}`, ...issue.path.map(String)].join('.');
     throw badRequest(json === undefined ? `body.${SVC_CONTEXT}: must be a JSON object` : `${where}: ${issue.message}`);
   }
-  return parsed.data;
+  // `hutk` is another name of `svcutk` (clients written for the real API send it).
+  const { hutk, ...context } = parsed.data;
+  return { ...context, svcutk: context.svcutk ?? hutk };
 }
 
 /** `url?submissionGuid=…` (or `&…` when it has a query), before any `#fragment`. */

@@ -16,6 +16,7 @@ export function platformHandlers(services: Services): Handlers {
 
   return {
     'auth.refresh': ({ body }) => oauth.refresh(body.client_id, body.client_secret, body.refresh_token),
+    'auth.token': ({ body }) => oauth.refresh(body.client_id, body.client_secret, body.refresh_token),
 
     'limits.records': ({ portalId }) => {
       const limit = CONTACT_LIMIT[portals.tier(portalId)!];

@@ -12,10 +12,12 @@ const invalid = (message: string) => new PlatformError('unauthenticated', messag
 export function authenticator(credentials: CredentialStore, now: () => number) {
 
   return function authenticate(req: Request, route: RouteDef): Caller {
+    // A public route needs no credentials and ignores any sent: clients attach their token to
+    // every call, form submissions and token refreshes included.
+    if (route.public) return { kind: 'none', scopes: [] };
     const header = req.headers.authorization;
     const hapikey = typeof req.query.hapikey == 'string' ? req.query.hapikey : undefined;
     if (!header && !hapikey) {
-      if (route.public) return { kind: 'none', scopes: [] };
       throw invalid(
         'Authentication credentials not found. This API supports OAuth 2.0 and private-app access tokens ' +
           '(Authorization: Bearer)' + (route.auth.includes('hapikey') ? ' and API keys (hapikey).' : '.'),
