@@ -74,8 +74,18 @@ describe('catalog', () => {
     // And nothing beyond the spec but the enterprise-events HTTP API (§4.10 leaves its paths open)
     // and the tracking collector (its wire format is the tracker's, packages/tracker/README.md).
     const extra = [...mine].filter((k) => !expected.has(k));
-    // And the OAuth token endpoint, which the legacy client's refresh helper calls.
-    expect(extra.sort()).toEqual(['GET /collect/p.gif', 'GET /v1/event', 'POST /collect/e', 'POST /oauth/v1/token', 'POST /v1/event']);
+    // And what legacy clients call: the OAuth token endpoint (the refresh helper), the batch reads
+    // with their keys only in the query string.
+    expect(extra.sort()).toEqual([
+      'GET /collect/p.gif',
+      'GET /contacts/v1/contact/emails/batch/',
+      'GET /contacts/v1/contact/utks/batch/',
+      'GET /contacts/v1/contact/vids/batch/',
+      'GET /v1/event',
+      'POST /collect/e',
+      'POST /oauth/v1/token',
+      'POST /v1/event',
+    ]);
     expect(expected.size).toBeGreaterThan(200);
   });
 

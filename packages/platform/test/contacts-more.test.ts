@@ -118,6 +118,20 @@ describe('contact reads', () => {
     expect((await t.call('GET', '/contacts/v1/contact/vids/batch/x1')).status).toBe(400);
   });
 
+  it('batch reads with the keys only in the query string, as the legacy clients send them', async () => {
+    const a = await create({ email: 'qa@x.test', firstname: 'QA' });
+    const b = await create({ email: 'qb@x.test' });
+    t.platform.services.visitors.link(62515, 'c'.repeat(32), b);
+    const byVid = await t.call('GET', `/contacts/v1/contact/vids/batch/?vid=${a}&vid=${b}&vid=424242`);
+    expect(Object.keys(byVid.json).sort()).toEqual([String(a), String(b)].sort());
+    expect(byVid.json[a].properties.firstname).toEqual({ value: 'QA' });
+    const byEmail = await t.call('GET', '/contacts/v1/contact/emails/batch/?email=qa@x.test&email=qb@x.test&email=nobody@x.test');
+    expect(Object.keys(byEmail.json).sort()).toEqual([String(a), String(b)].sort());
+    const byUtk = await t.call('GET', `/contacts/v1/contact/utks/batch/?utk=${'c'.repeat(32)}&utk=${'0'.repeat(32)}`);
+    expect(Object.keys(byUtk.json)).toEqual(['c'.repeat(32)]);
+    expect((await t.call('GET', '/contacts/v1/contact/vids/batch/?vid=x1')).json.message).toBe('query.vid.0: must be a positive integer');
+  });
+
   it('finds by utk with the LEAD_GUID identity, 404 otherwise', async () => {
     const vid = await create({ email: 'visitor@x.test' });
     t.platform.services.visitors.link(62515, 'e'.repeat(32), vid);

@@ -61,6 +61,10 @@ export function contactHandlers({ contacts }: Services): Handlers {
       keyed([...params.contact_emails, ...email].map((e) => contacts.getByEmail(portalId, e)).map((r) => [String(r?.vid), r]), query),
     'contacts.getBatchByUtks': ({ portalId, params, query: { utk, ...query } }) =>
       keyed([...params.contact_utk, ...utk].map((u) => [u, contacts.getByUtk(portalId, u)]), query),
+    'contacts.getBatchByVidsQuery': ({ portalId, query: { vid, ...query } }) => keyed(vid.map((v) => [String(v), contacts.get(portalId, v)]), query),
+    'contacts.getBatchByEmailsQuery': ({ portalId, query: { email, ...query } }) =>
+      keyed(email.map((e) => contacts.getByEmail(portalId, e)).map((r) => [String(r?.vid), r]), query),
+    'contacts.getBatchByUtksQuery': ({ portalId, query: { utk, ...query } }) => keyed(utk.map((u) => [u, contacts.getByUtk(portalId, u)]), query),
     'contacts.search': ({ portalId, query: { q, count, offset = 0, property } }) => {
       const { rows, total } = contacts.search(portalId, q, count, offset);
       return {
