@@ -4,9 +4,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, mountOn, startTestPlatform, type Mounted, type TestPlatform } from '../../packages/companion/test/harness';
-import { budget, report, timeoutMs } from './budget';
+import { timeoutMs } from './budget';
 import { hostileText, jsonBody, pathSegment, queryString } from './hostile';
-import { problemWith, send, type FuzzRequest } from './requests';
+import { fuzz, type FuzzRequest } from './requests';
 
 const SECRET = 'a-shared-secret-for-fuzzing-backends';
 /** The tracker's wire fields (the collector proxy checks them) and a backend event's fields. */
@@ -91,16 +91,7 @@ describe('fuzz: the companion', () => {
     'answers hostile input on every route with a 4xx JSON error, never a 5xx',
     async () => {
       const request = fc.constantFrom(...ROUTES).chain((r) => requestsFor(r, m.url));
-      let sent = 0;
-      await fc.assert(
-        fc.asyncProperty(request, async (req) => {
-          sent++;
-          const problem = problemWith(req, await send(req));
-          if (problem) throw new Error(`${req.label} ${req.method} ${req.url.slice(0, 300)}: ${problem}`);
-        }),
-        budget(ROUTES.length * 40),
-      );
-      report('the companion', sent);
+      await fuzz('the companion', request, ROUTES.length * 40);
       // Still serving.
       expect((await call(`${m.url}/healthz`)).json).toMatchObject({ status: 'ok' });
     },

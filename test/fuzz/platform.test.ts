@@ -4,8 +4,8 @@ import fc from 'fast-check';
 import { routes } from '@svc/api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type TestPlatform } from '../../packages/platform/test/harness';
-import { budget, report, timeoutMs } from './budget';
-import { problemWith, requestsFor, send } from './requests';
+import { timeoutMs } from './budget';
+import { fuzz, requestsFor } from './requests';
 
 let t: TestPlatform;
 beforeAll(async () => {
@@ -20,16 +20,7 @@ describe('fuzz: the platform', () => {
     async () => {
       const auth = t.portals[0].auth;
       const request = fc.constantFrom(...routes).chain((r) => requestsFor(r, r.host == 'forms' ? t.formsUrl : t.baseUrl, auth));
-      let sent = 0;
-      await fc.assert(
-        fc.asyncProperty(request, async (req) => {
-          sent++;
-          const problem = problemWith(req, await send(req));
-          if (problem) throw new Error(`${req.label} ${req.method} ${req.url.slice(0, 300)}: ${problem}`);
-        }),
-        budget(routes.length * 8),
-      );
-      report('the platform', sent);
+      await fuzz('the platform', request, routes.length * 8);
       // Still serving, with nothing half-written in its way.
       expect((await t.call('GET', '/contacts/v1/contacts/statistics')).status).toBe(200);
     },

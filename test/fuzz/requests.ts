@@ -1,6 +1,7 @@
 /** Hostile requests for a catalog route, and the rule every answer must keep: no 5xx; an error is
  * JSON `{status: 'error', message}`; a 400 for bad input names what was wrong. */
 import fc from 'fast-check';
+import { budget, report } from './budget';
 import type { RouteDef } from '@svc/api';
 import { z } from 'zod';
 import { atomBody, hostileText, jsonBody, pathSegment, queryString } from './hostile';
@@ -122,4 +123,18 @@ export function problemWith(req: Pick<FuzzRequest, 'url' | 'fields'>, answer: { 
   if (answer.status == 400 && !decodablePath(req.url) && !/path|parameter|percent/i.test(body.message))
     return `answered a path that does not percent-decode with: ${body.message}`;
   return undefined;
+}
+
+/** Sends hostile requests until the budget is spent, failing on the first that breaks the rule. */
+export async function fuzz(what: string, requests: fc.Arbitrary<FuzzRequest>, runs: number) {
+  let sent = 0;
+  await fc.assert(
+    fc.asyncProperty(requests, async (req) => {
+      sent++;
+      const problem = problemWith(req, await send(req));
+      if (problem) throw new Error(`${req.label} ${req.method} ${req.url.slice(0, 300)}: ${problem}`);
+    }),
+    budget(runs),
+  );
+  report(what, sent);
 }

@@ -1,11 +1,11 @@
 /** The HTTP events API (enterprise custom events sent by a server): a GET pixel and a JSON POST,
  * each one custom event through tracking intake like the tracker's. */
 import { randomUUID } from 'node:crypto';
-import { badRequest, PlatformError } from '../domain/errors';
+import { badRequest } from '../domain/errors';
 import type { Services } from '../services';
-import type { Intake } from '../services/tracking-intake';
-import { GIF } from './gif';
-import { Reply, type Handlers } from './handler';
+import { refusalOf, type Intake } from '../services/tracking-intake';
+import { gifReply } from './gif';
+import type { Handlers } from './handler';
 
 /** Identify by email or by a visitor token; at least one is needed. */
 function who(email?: string, utk?: string) {
@@ -14,9 +14,8 @@ function who(email?: string, utk?: string) {
 
 /** A refused event as the API answers it; a repeat (the same `id`) is accepted again. */
 function answer(outcome: Intake) {
-  if (outcome.kept || outcome.reason == 'duplicate') return;
-  if (outcome.reason == 'tier-required') throw new PlatformError('forbidden', outcome.message, { category: 'TIER_REQUIRED' });
-  throw new PlatformError(outcome.reason == 'unknown-portal' ? 'not-found' : 'invalid', outcome.message);
+  const refused = refusalOf(outcome);
+  if (refused) throw refused;
 }
 
 const strings = (o: Record<string, unknown>) =>
@@ -43,7 +42,7 @@ export function eventHandlers({ intake, now }: Services): Handlers {
           received: query,
         }),
       );
-      return new Reply(200, GIF, { 'Content-Type': 'image/gif', 'Cache-Control': 'no-store' });
+      return gifReply();
     },
 
     'events.send': ({ portalId, body }) => {

@@ -10,6 +10,7 @@
  *
  * A batch runs its events in one unit of analytics totals (tracking.batch). */
 import { PAGE_VIEW, type WireEvent } from '@svc/protocol';
+import { PlatformError } from '../domain/errors';
 import type { ContactStore } from '../store/contacts';
 import type { PortalStore } from '../store/portals';
 import { isEmail, type PropertyStore } from '../store/properties';
@@ -22,6 +23,13 @@ export type DropReason = 'invalid' | 'unknown-portal' | 'tier-required' | 'dupli
 export type Intake = { kept: true; event: TrackedEvent } | { kept: false; reason: DropReason; message: string };
 
 const drop = (reason: DropReason, message: string): Intake => ({ kept: false, reason, message });
+
+/** The error a refused event answers with; none when it was kept or is a repeat (accepted again). */
+export function refusalOf(outcome: Intake): PlatformError | undefined {
+  if (outcome.kept || outcome.reason == 'duplicate') return undefined;
+  if (outcome.reason == 'tier-required') return new PlatformError('forbidden', outcome.message, { category: 'TIER_REQUIRED' });
+  return new PlatformError(outcome.reason == 'unknown-portal' ? 'not-found' : 'invalid', outcome.message);
+}
 
 /** A checked wire event as the platform keeps it: named fields, the wire event as received. */
 export function fromWire(w: WireEvent): TrackedEvent {
