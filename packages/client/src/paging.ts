@@ -74,6 +74,7 @@ export interface Pagers {
   contacts: {
     all(query?: Query<'contacts.getAll'>, bounds?: PageBounds): Pages<Items<'contacts.getAll', 'contacts'>>;
     recent(query?: Query<'contacts.getRecentlyUpdated'>, bounds?: PageBounds): Pages<Items<'contacts.getRecentlyUpdated', 'contacts'>>;
+    created(query?: Query<'contacts.getRecentlyCreated'>, bounds?: PageBounds): Pages<Items<'contacts.getRecentlyCreated', 'contacts'>>;
     searchAll(query: Query<'contacts.search'>, bounds?: PageBounds): Pages<Items<'contacts.search', 'contacts'>>;
   };
   lists: {
@@ -120,6 +121,9 @@ export function pagers(api: Api): Pagers {
       /** Recently created or updated contacts, newest first. */
       recent: (query: Query<'contacts.getRecentlyUpdated'> = {}, b: PageBounds = {}) =>
         paged((c) => api.contacts.getRecentlyUpdated({ count: 100, ...query, ...c }, callOptions(b)), (p) => p.contacts, contactCursor, b),
+      /** Contacts by creation, newest first. */
+      created: (query: Query<'contacts.getRecentlyCreated'> = {}, b: PageBounds = {}) =>
+        paged((c) => api.contacts.getRecentlyCreated({ count: 100, ...query, ...c }, callOptions(b)), (p) => p.contacts, contactCursor, b),
       /** Every match of a search. */
       searchAll: (query: Query<'contacts.search'>, b: PageBounds = {}) =>
         paged((c) => api.contacts.search({ count: 100, ...query, ...c }, callOptions(b)), (p) => p.contacts, offsetCursor, b),

@@ -166,4 +166,25 @@ describe('contact reads', () => {
     expect(next.json.contacts[0].vid).toBe(vids[0]);
     expect(next.json.contacts[0].addedAt).toBe(page.json.contacts[1].addedAt - 1000);
   });
+
+  it('lists recently created contacts newest first (an update does not move a contact), paged with time and vid offsets', async () => {
+    const vids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      t.clock.now += 1000;
+      vids.push(await create({ email: `created${i}@x.test` }));
+    }
+    t.clock.now += 1000;
+    expect((await t.call('POST', `/contacts/v1/contact/vid/${vids[0]}/profile`, { body: props({ firstname: 'Later' }) })).status).toBe(204);
+    const page = await t.call('GET', '/contacts/v1/lists/all/contacts/recent?count=2&property=email');
+    expect(page.status, page.text).toBe(200);
+    expect(page.json.contacts.map((c: { vid: number }) => c.vid)).toEqual([vids[2], vids[1]]);
+    expect(page.json.contacts[0].properties).toEqual({ email: { value: 'created2@x.test' } });
+    expect(page.json).toMatchObject({ 'has-more': true, 'vid-offset': vids[1], 'time-offset': page.json.contacts[1].addedAt });
+    const next = await t.call('GET', `/contacts/v1/lists/all/contacts/recent?count=2&timeOffset=${page.json['time-offset']}&vidOffset=${page.json['vid-offset']}`);
+    expect(next.json.contacts[0].vid).toBe(vids[0]);
+    expect(next.json.contacts[0].addedAt).toBe(page.json.contacts[1].addedAt - 1000);
+    // A timeOffset alone starts at contacts created at that time or earlier.
+    const byTime = await t.call('GET', `/contacts/v1/lists/all/contacts/recent?count=1&timeOffset=${page.json.contacts[1].addedAt}`);
+    expect(byTime.json.contacts[0].vid).toBe(vids[1]);
+  });
 });

@@ -98,6 +98,20 @@ export const contactRoutes = {
     }),
     response: recentContactPage,
   }),
+  'contacts.getRecentlyCreated': route({
+    id: 'contacts.getRecentlyCreated',
+    method: 'GET',
+    path: '/contacts/v1/lists/all/contacts/recent',
+    summary: 'Recently created contacts, newest first, paged with timeOffset + vidOffset',
+    scopes: READ,
+    query: z.object({
+      count: count(20, 100),
+      timeOffset: offset.optional(),
+      vidOffset: offset.optional(),
+      ...contactReadQuery,
+    }),
+    response: recentContactPage,
+  }),
   'contacts.getByVid': route({
     id: 'contacts.getByVid',
     method: 'GET',

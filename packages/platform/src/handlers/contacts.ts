@@ -12,6 +12,22 @@ export function contactHandlers({ contacts }: Services): Handlers {
       pairs.filter(([, row]) => row).map(([key, row]) => [key, contacts.record(row!, { propertyMode: 'value_only', ...query, profile: true })]),
     );
 
+  /** A newest-first feed page: the cursor is the last row's (time, vid). */
+  const recentPage = (
+    page: { rows: ContactRow[]; hasMore: boolean },
+    opts: ReadOptions,
+    at: (row: ContactRow) => number,
+    timeOffset?: number,
+    vidOffset?: number,
+  ) => {
+    const last = page.rows.at(-1);
+    return {
+      contacts: contacts.records(page.rows, opts, at),
+      'has-more': page.hasMore,
+      'vid-offset': last?.vid ?? vidOffset ?? 0,
+      'time-offset': last ? at(last) : (timeOffset ?? 0),
+    };
+  };
   return {
     'contacts.create': ({ portalId, body }) => profile(contacts.require(portalId, contacts.create(portalId, body.properties)), {}),
     'contacts.update': ({ portalId, params, body }) => {
@@ -34,16 +50,10 @@ export function contactHandlers({ contacts }: Services): Handlers {
         'vid-offset': rows.at(-1)?.vid ?? vidOffset ?? 0,
       };
     },
-    'contacts.getRecentlyUpdated': ({ portalId, query: { count, timeOffset, vidOffset, ...opts } }) => {
-      const { rows, hasMore } = contacts.recent(portalId, count, timeOffset, vidOffset);
-      const last = rows.at(-1);
-      return {
-        contacts: contacts.records(rows, opts, (r) => r.updated_at),
-        'has-more': hasMore,
-        'vid-offset': last?.vid ?? vidOffset ?? 0,
-        'time-offset': last?.updated_at ?? timeOffset ?? 0,
-      };
-    },
+    'contacts.getRecentlyUpdated': ({ portalId, query: { count, timeOffset, vidOffset, ...opts } }) =>
+      recentPage(contacts.recent(portalId, count, timeOffset, vidOffset), opts, (r) => r.updated_at, timeOffset, vidOffset),
+    'contacts.getRecentlyCreated': ({ portalId, query: { count, timeOffset, vidOffset, ...opts } }) =>
+      recentPage(contacts.created(portalId, count, timeOffset, vidOffset), opts, (r) => r.created_at, timeOffset, vidOffset),
     'contacts.getByVid': ({ portalId, params, query }) => profile(contacts.require(portalId, params.contact_id), query),
     'contacts.getByEmail': ({ portalId, params, query }) => {
       const row = contacts.getByEmail(portalId, params.contact_email);

@@ -90,6 +90,10 @@ export function contactStore(
       `SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND deleted = 0
        AND (updated_at < ? OR (updated_at = ? AND vid < ?)) ORDER BY updated_at DESC, vid DESC LIMIT ?`,
     ),
+    // Vids grow with creation, so the vid index walked backwards is creation order, newest first.
+    created: db.prepare<[number, number, number, number], ContactRow>(
+      `SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND deleted = 0 AND vid < ? AND created_at <= ? ORDER BY vid DESC LIMIT ?`,
+    ),
     stats: db.prepare<[number], { n: number; last: number | null }>(
       'SELECT count(*) AS n, max(created_at) AS last FROM contacts WHERE portal_id = ? AND deleted = 0',
     ),
@@ -378,6 +382,13 @@ export function contactStore(
     /** Newest update first, before (timeOffset, vidOffset). */
     recent(portalId: number, count: number, timeOffset = Number.MAX_SAFE_INTEGER, vidOffset = Number.MAX_SAFE_INTEGER) {
       const rows = q.recent.all(portalId, timeOffset, timeOffset, vidOffset, count + 1);
+      return { rows: rows.slice(0, count), hasMore: rows.length > count };
+    },
+
+    /** Newest creation first, before `vidOffset` (or created at `timeOffset` or earlier when only it is given). */
+    created(portalId: number, count: number, timeOffset?: number, vidOffset?: number) {
+      const time = vidOffset === undefined ? (timeOffset ?? Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
+      const rows = q.created.all(portalId, vidOffset ?? Number.MAX_SAFE_INTEGER, time, count + 1);
       return { rows: rows.slice(0, count), hasMore: rows.length > count };
     },
 
