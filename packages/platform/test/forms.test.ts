@@ -385,6 +385,57 @@ describe('form submission', () => {
     expect((await contactByEmail('y@example.com')).status).toBe(404);
   });
 
+  it('stores a submission of a form without an email field: no contact for an unknown visitor, the known visitor’s contact updated', async () => {
+    const survey = await createForm({ name: 'Survey', fields: [{ name: 'company', required: true }, { name: 'jobtitle' }] });
+    const stored = () => t.platform.db.prepare('SELECT vid, values_json FROM form_submissions WHERE form_guid = ? ORDER BY timestamp').all(survey.guid);
+    const stranger = 'c3'.repeat(16);
+    const anonymous = await submit(survey.guid, [['company', 'Umbrella Corp'], ['jobtitle', 'Analyst']], { context: { svcutk: stranger } });
+    expect(anonymous.status, anonymous.text).toBe(204);
+    expect(stored()).toEqual([{ vid: null, values_json: JSON.stringify({ company: 'Umbrella Corp', jobtitle: 'Analyst' }) }]);
+    expect((await t.call('GET', `/contacts/v1/contact/utk/${stranger}/profile`)).status).toBe(404);
+    expect((await t.call('GET', '/contacts/v1/search/query?q=Umbrella')).json.total).toBe(0);
+    // Still validated: the required field.
+    expect((await submit(survey.guid, [['jobtitle', 'x']])).json.errors).toEqual([expect.objectContaining({ errorType: 'REQUIRED_FIELD', in: 'body.company' })]);
+
+    // A visitor who is a contact already (by an earlier form) has the answers on their contact.
+    const known = 'c4'.repeat(16);
+    expect((await submit(form.guid, [['email', 'known@example.com'], ['firstname', 'Kim']], { context: { svcutk: known } })).status).toBe(204);
+    t.clock.now += 1000;
+    expect((await submit(survey.guid, [['company', 'Hooli']], { context: { svcutk: known } })).status).toBe(204);
+    const contact = await contactByEmail('known@example.com');
+    expect(contact.json.properties).toMatchObject({ company: { value: 'Hooli' }, num_conversion_events: { value: '2' } });
+    expect(contact.json['form-submissions'].map((s: { 'form-id': string }) => s['form-id'])).toEqual([survey.guid, form.guid]);
+  });
+
+  it('stops asking for a field whose property was deleted, and still accepts submissions (also from a page loaded before)', async () => {
+    const made = await t.call('PUT', '/contacts/v1/properties/pet_name', { body: { label: 'Pet', groupName: 'contactinformation', type: 'string', fieldType: 'text' } });
+    expect(made.status, made.text).toBe(200);
+    const pets = await createForm({
+      name: 'Pets',
+      formFieldGroups: [{ fields: [{ name: 'email', required: true }] }, { fields: [{ name: 'pet_name', required: true }] }, { fields: [{ name: 'firstname' }] }],
+    });
+    expect((await submit(pets.guid, [['email', 'pets@example.com'], ['pet_name', 'Rex']])).status).toBe(204);
+    t.clock.now += 1000;
+    expect((await t.call('DELETE', '/contacts/v1/properties/pet_name')).status).toBe(204);
+
+    const read = (await t.call('GET', `/contacts/v1/forms/${pets.guid}`)).json;
+    expect(read.fields.map((f: { name: string }) => f.name)).toEqual(['email', 'firstname']);
+    expect(read.formFieldGroups.map((g: { fields: { name: string }[] }) => g.fields.map((f) => f.name))).toEqual([['email'], ['firstname']]);
+    expect((await t.call('GET', `/contacts/v1/fields/${pets.guid}`)).json.map((f: { name: string }) => f.name)).toEqual(['email', 'firstname']);
+    expect((await t.call('GET', `/contacts/v1/fields/${pets.guid}/pet_name`)).status).toBe(404);
+
+    // The required field is no longer required; a page loaded before the deletion still sends it.
+    expect((await submit(pets.guid, [['email', 'pets2@example.com']])).status).toBe(204);
+    const stale = await submit(pets.guid, [['email', 'pets3@example.com'], ['pet_name', 'Tom']]);
+    expect(stale.status, stale.text).toBe(204);
+    expect((await contactByEmail('pets3@example.com')).json.properties.pet_name).toBeUndefined();
+
+    // A property created again under that name is a new one: the form does not ask for it.
+    t.clock.now += 1000;
+    expect((await t.call('PUT', '/contacts/v1/properties/pet_name', { body: { label: 'Pet', groupName: 'contactinformation', type: 'string', fieldType: 'text' } })).status).toBe(200);
+    expect((await t.call('GET', `/contacts/v1/forms/${pets.guid}`)).json.fields.map((f: { name: string }) => f.name)).toEqual(['email', 'firstname']);
+  });
+
   it('sends CORS headers on submissions and preflights', async () => {
     const origin = 'https://site.example';
     const res = await submit(form.guid, [['email', 'cors@example.com'], ['firstname', 'C']], { headers: { origin } });

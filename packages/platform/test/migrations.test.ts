@@ -1,7 +1,8 @@
 /** Databases made by earlier versions open up to date: before part 2 (schema version 2) with the
  * part-2 tables made and its portals given what part 2 seeds (a blog, a domain, a layout, a site
  * map, social channels); before version 5 with property history rewritten as contact history;
- * before version 6 with tracking events' wire fields copied into named columns. */
+ * before version 6 with tracking events' wire fields copied into named columns; before version 7
+ * with form submissions that may have no contact. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,6 +133,30 @@ describe('schema migrations', () => {
         { eid: 'c'.repeat(32), source: 'events-get', url: null, title: null, event_name: 'signup', value: 5, external_id: 'ext-1' },
         { eid: 'api:x1', source: 'events-post', url: null, title: null, event_name: 'paid', value: 9.5, external_id: 'x1' },
       ]);
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('lets version 6 form submissions have no contact, every submission kept', async () => {
+    const file = join(dir, 'v6.db');
+    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    made.db.exec(`DROP TABLE form_submissions;
+      CREATE TABLE form_submissions (conversion_id TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, vid INTEGER NOT NULL, form_guid TEXT NOT NULL,
+        timestamp INTEGER NOT NULL, page_url TEXT, page_title TEXT, values_json TEXT NOT NULL);
+      CREATE INDEX form_submissions_vid ON form_submissions(vid, timestamp);
+      INSERT INTO form_submissions VALUES ('conv-1', 1, 5, 'guid-1', 100, 'https://x.test/', 'Home', '{"email":"a@x.test"}');`);
+    made.db.prepare("UPDATE meta SET value = '6' WHERE key = 'schema_version'").run();
+    await made.close();
+
+    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    try {
+      expect(platform.db.prepare('SELECT * FROM form_submissions').all()).toEqual([
+        { conversion_id: 'conv-1', portal_id: 1, vid: 5, form_guid: 'guid-1', timestamp: 100, page_url: 'https://x.test/', page_title: 'Home', values_json: '{"email":"a@x.test"}' },
+      ]);
+      platform.db.prepare("INSERT INTO form_submissions VALUES ('conv-2', 1, NULL, 'guid-1', 200, NULL, NULL, '{}')").run();
+      const indexes = platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'form_submissions'").pluck().all();
+      expect(indexes).toContain('form_submissions_vid');
     } finally {
       await platform.close();
     }

@@ -36,6 +36,46 @@ describe('contact properties', () => {
     expect(gone.json.message).toBe("Couldn't find a Property with the given name 'shoe_size'");
   });
 
+  it('deleting a property removes its values from contacts and its conditions from list filters; created again, it starts empty', async () => {
+    const tier = { label: 'Tier', groupName: 'contactinformation', type: 'string', fieldType: 'text' };
+    expect((await t.call('PUT', '/contacts/v1/properties/tier_level', { body: tier })).status).toBe(200);
+    const made = await t.call('POST', '/contacts/v1/contact', {
+      body: { properties: [{ property: 'email', value: 'tier@x.test' }, { property: 'tier_level', value: 'gold' }, { property: 'city', value: 'Oslo' }] },
+    });
+    const vid = made.json.vid;
+    const list = await t.call('POST', '/contacts/v1/lists', {
+      body: {
+        name: 'Gold in Oslo, or silver',
+        dynamic: true,
+        filters: [
+          [{ operator: 'EQ', property: 'tier_level', value: 'gold' }, { operator: 'EQ', property: 'city', value: 'Oslo' }],
+          [{ operator: 'EQ', property: 'tier_level', value: 'silver' }],
+        ],
+      },
+    });
+    expect(list.status, list.text).toBe(200);
+    const listId = list.json.listId;
+    t.clock.now += 1000;
+    expect((await t.call('DELETE', '/contacts/v1/properties/tier_level')).status).toBe(204);
+
+    const profile = (await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile`)).json;
+    expect(profile.properties.tier_level).toBeUndefined();
+    expect(profile.properties.city.value).toBe('Oslo');
+    const after = (await t.call('GET', `/contacts/v1/lists/${listId}`)).json;
+    expect(after.filters).toEqual([[expect.objectContaining({ operator: 'EQ', property: 'city', value: 'Oslo' })]]);
+    expect(after.internalListId).not.toBe(list.json.internalListId);
+    const members = (await t.call('GET', `/contacts/v1/lists/${listId}/contacts/all`)).json.contacts.map((c: { vid: number }) => c.vid);
+    expect(members).toEqual([vid]);
+
+    // Created again, the property has no value and no old versions anywhere.
+    t.clock.now += 1000;
+    expect((await t.call('PUT', '/contacts/v1/properties/tier_level', { body: tier })).status).toBe(200);
+    expect((await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile`)).json.properties.tier_level).toBeUndefined();
+    expect((await t.call('POST', `/contacts/v1/contact/vid/${vid}/profile`, { body: { properties: [{ property: 'tier_level', value: 'bronze' }] } })).status).toBe(204);
+    const versions = (await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile`)).json.properties.tier_level.versions;
+    expect(versions.map((v: { value: string }) => v.value)).toEqual(['bronze']);
+  });
+
   it('validates definitions: type/fieldType, enumeration options, group, name', async () => {
     const cases: [string, object, string][] = [
       ['a1', { ...shoe, type: 'number', fieldType: 'select' }, 'fieldType: select does not fit a number property (use number, text)'],

@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -64,10 +64,11 @@ CREATE TABLE IF NOT EXISTS utks (
 );
 CREATE INDEX IF NOT EXISTS utks_vid ON utks(vid);
 
+-- vid is null for a submission that made no contact (a form without an email field).
 CREATE TABLE IF NOT EXISTS form_submissions (
   conversion_id TEXT PRIMARY KEY,
   portal_id INTEGER NOT NULL,
-  vid INTEGER NOT NULL,
+  vid INTEGER,
   form_guid TEXT NOT NULL,
   timestamp INTEGER NOT NULL,
   page_url TEXT,
@@ -334,6 +335,8 @@ CREATE TABLE IF NOT EXISTS prospect_hidden (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
+const FORM_SUBMISSIONS = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS form_submissions'), SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS property_groups'));
+
 /** Changes from one schema version to the next, for databases made by an earlier version. */
 export const MIGRATIONS: Record<number, string> = {
   // 1 → 2: tracking_events keyed by visitor (see above).
@@ -387,5 +390,15 @@ export const MIGRATIONS: Record<number, string> = {
       event_name = CASE WHEN json_extract(data, '$.via') = 'http-get' THEN json_extract(data, '$._n') ELSE json_extract(data, '$.n') END,
       value = CASE WHEN json_extract(data, '$.via') = 'http-get' THEN json_extract(data, '$._m') ELSE json_extract(data, '$.m') END,
       external_id = coalesce(json_extract(data, '$.externalId'), json_extract(data, '$.id'));
+  `,
+  // 6 → 7: a form submission may make no contact (vid becomes nullable). The table is made first
+  // if missing (a database from before forms), so that the copy below always has one to copy.
+  7: `
+    ${FORM_SUBMISSIONS}
+    ALTER TABLE form_submissions RENAME TO form_submissions_v6;
+    DROP INDEX IF EXISTS form_submissions_vid;
+    ${FORM_SUBMISSIONS}
+    INSERT INTO form_submissions SELECT * FROM form_submissions_v6;
+    DROP TABLE form_submissions_v6;
   `,
 };

@@ -2,12 +2,12 @@
 import type { Handlers } from './handler';
 import type { Services } from '../services';
 
-export function propertyHandlers({ properties }: Services): Handlers {
+export function propertyHandlers({ properties, removeProperty }: Services): Handlers {
   return {
     'properties.list': ({ portalId }) => [...properties.definitions(portalId).values()],
     'properties.create': ({ portalId, params, body }) => properties.create(portalId, params.property_name, body),
     'properties.update': ({ portalId, params, body }) => properties.update(portalId, params.property_name, body),
-    'properties.delete': ({ portalId, params }) => properties.remove(portalId, params.property_name),
+    'properties.delete': ({ portalId, params }) => removeProperty(portalId, params.property_name),
     'properties.getGroup': ({ portalId, params, query }) => properties.getGroup(portalId, params.group_name, !!query.includeProperties),
     'properties.createGroup': ({ portalId, params, body }) => properties.createGroup(portalId, params.group_name, body),
     'properties.updateGroup': ({ portalId, params, body }) => properties.updateGroup(portalId, params.group_name, body),

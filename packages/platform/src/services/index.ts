@@ -26,6 +26,7 @@ import { propertyStore } from '../store/properties';
 import { trackingStore } from '../store/tracking';
 import { trackingIntake } from './tracking-intake';
 import { visitorLinks } from './visitor-links';
+import { propertyRemoval } from './property-removal';
 import { workflowStore } from '../store/workflows';
 
 export interface ServiceOptions {
@@ -80,6 +81,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const workflows = workflowStore(db, { contacts, lists }, now, options.fetch ?? fetch);
   const tracking = trackingStore(db, contacts, now);
   const visitors = visitorLinks(contacts, tracking);
+  const removeProperty = propertyRemoval(properties, contacts, lists);
   const content = contentEngine(db, now);
   const blogV1 = blogV1Store(db, content);
   const keywords = keywordStore(db, now);
@@ -109,7 +111,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
     { name: 'broadcasts', run: social.publishDue },
   ]);
   return {
-    db, now, portals, credentials, oauth, inspector, properties, contacts, visitors, lists, forms, email, workflows, tracking, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
+    db, now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
     scheduler: jobs, onContactsChanged, write, group,
   };
 }

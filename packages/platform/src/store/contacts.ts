@@ -94,6 +94,10 @@ export function contactStore(
     created: db.prepare<[number, number, number, number], ContactRow>(
       `SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND deleted = 0 AND vid < ? AND created_at <= ? ORDER BY vid DESC LIMIT ?`,
     ),
+    // A deleted property's values go from every contact; updated_at stays (no one wrote them).
+    forget: db.prepare<[string, number, string]>(
+      'UPDATE contacts SET properties = json_remove(properties, ?) WHERE portal_id = ? AND json_type(properties, ?) IS NOT NULL',
+    ),
     stats: db.prepare<[number], { n: number; last: number | null }>(
       'SELECT count(*) AS n, max(created_at) AS last FROM contacts WHERE portal_id = ? AND deleted = 0',
     ),
@@ -222,7 +226,9 @@ export function contactStore(
       if (!Object.hasOwn(props, name)) continue;
       out[name] = { value: props[name] };
       if (withHistory) {
-        const versions = history.filter((h) => Object.hasOwn(h.changes, name));
+        // Writes from before the property was (re-)created belong to a deleted namesake.
+        const since = properties.definitions(row.portal_id).get(name)?.createdAt ?? 0;
+        const versions = history.filter((h) => Object.hasOwn(h.changes, name) && h.timestamp >= since);
         out[name].versions = versions.length
           ? versions.map((h, i) => ({
               value: h.changes[name],
@@ -312,10 +318,12 @@ export function contactStore(
       return written.vid;
     }),
 
-    update: tx((portalId: number, vid: number, writes: Write[], source?: Source, allowReadOnly?: boolean) => {
+    /** `allowReadOnly` makes every write a system one; `system` adds system writes to checked ones. */
+    update: tx((portalId: number, vid: number, writes: Write[], source?: Source, allowReadOnly?: boolean, system: Write[] = []) => {
       const row = get(portalId, vid);
       if (!row) throw notFound('resource not found');
-      const written = allowReadOnly ? write(portalId, row, [], source ?? { type: 'API' }, writes) : write(portalId, row, writes, source ?? { type: 'API' });
+      const src = source ?? { type: 'API' };
+      const written = allowReadOnly ? write(portalId, row, [], src, [...writes, ...system]) : write(portalId, row, writes, src, system);
       onChange(portalId, [written]);
     }),
 
@@ -390,6 +398,13 @@ export function contactStore(
       const time = vidOffset === undefined ? (timeOffset ?? Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
       const rows = q.created.all(portalId, vidOffset ?? Number.MAX_SAFE_INTEGER, time, count + 1);
       return { rows: rows.slice(0, count), hasMore: rows.length > count };
+    },
+
+    /** Removes a (deleted) property's values from every contact of the portal. The names of
+     * properties are letters, digits and _, so the JSON path needs no quoting. */
+    forgetProperty(portalId: number, name: string) {
+      const path = `$.${name}`;
+      return q.forget.run(path, portalId, path).changes;
     },
 
     search(portalId: number, text: string, count: number, offset: number) {

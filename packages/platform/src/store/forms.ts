@@ -75,7 +75,7 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
     ),
     update: db.prepare<[string, number, number, string]>('UPDATE forms SET definition = ?, updated_at = ? WHERE portal_id = ? AND guid = ?'),
     remove: db.prepare<[number, string]>('DELETE FROM forms WHERE portal_id = ? AND guid = ?'),
-    insertSubmission: db.prepare<[string, number, number, string, number, string | null, string | null, string]>(
+    insertSubmission: db.prepare<[string, number, number | null, string, number, string | null, string | null, string]>(
       `INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, page_url, page_title, values_json)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
@@ -158,8 +158,29 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
   /** The fields a submission may fill: the form's own and their dependent fields. */
   const allFields = (def: Definition) => def.fields.flatMap((f) => [f, ...(f.dependentFieldFilters ?? []).map((r) => r.dependentFormField)]);
 
+  /** The definition as visitors see it: a field whose property was deleted since the form was
+   * written is no longer asked for (its group shrinks; a group left empty goes), nor are dependent
+   * fields of it; a property of that name created again later is a new one, not on the form. */
+  function live(portalId: number, def: Definition, writtenAt: number): Definition {
+    const defs = properties.definitions(portalId);
+    const alive = (f: FieldRecord) => {
+      const p = defs.get(f.name);
+      return !!p && !p.deleted && (p.createdAt ?? 0) <= writtenAt;
+    };
+    if (allFields(def).every(alive)) return def;
+    const keep = def.fields.map(alive);
+    const fields = def.fields
+      .filter((_, i) => keep[i])
+      .map((f) => ({ ...f, dependentFieldFilters: (f.dependentFieldFilters ?? []).filter((r) => alive(r.dependentFormField)) }));
+    let at = 0;
+    const groups = def.groups
+      ?.map((g) => ({ ...g, size: keep.slice(at, (at += g.size)).filter(Boolean).length }))
+      .filter((g) => g.size > 0);
+    return { ...def, fields, groups };
+  }
+
   function record(row: FormRow): FormRecord {
-    const def: Definition = JSON.parse(row.definition);
+    const def = liveOf(row.portal_id, row);
     const { groups: _g, ...own } = def;
     return {
       portalId: row.portal_id,
@@ -180,18 +201,21 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
     return new Set(listed.map((d) => d.toLowerCase()));
   }
 
-  /** Field values as property writes, or the 400 naming every field that is wrong. Empty optional
-   * values are left out so that a blank input does not clear what the contact already has. */
-  function writesOf(def: Definition, values: Record<string, string | string[]>): Write[] {
+  /** Field values as writes, or the 400 naming every field that is wrong. Empty optional values
+   * are left out so that a blank input does not clear what the contact already has. `asked` is
+   * the live definition: a value for a field whose property was deleted since the page loaded is
+   * still accepted (kept with the submission, not written to the contact). Email is required when
+   * the form asks for it. */
+  function writesOf(def: Definition, asked: Definition, values: Record<string, string | string[]>): Write[] {
     const joined = Object.entries(values).map(([name, v]) => ({ property: name, value: Array.isArray(v) ? v.join(';') : v }));
     const given = new Map(joined.map((w) => [w.property, w.value]));
-    const fields = allFields(def);
-    const onForm = new Set(fields.map((f) => f.name));
+    const fields = allFields(asked);
+    const onForm = new Set(allFields(def).map((f) => f.name));
     const errors: SubmissionError[] = [];
     for (const name of given.keys())
       if (!onForm.has(name)) errors.push({ message: `Field '${name}' is not on the form`, errorType: 'FIELD_NOT_IN_FORM_DEFINITION', in: `body.${name}` });
     // A dependent field is required only while shown, which the embed decides: not checked here.
-    const required = new Set(['email', ...def.fields.filter((f) => f.required).map((f) => f.name)]);
+    const required = new Set(asked.fields.filter((f) => f.required || f.name == 'email').map((f) => f.name));
     for (const name of required)
       if (!given.get(name)) errors.push({ message: `Required field '${name}' is missing`, errorType: 'REQUIRED_FIELD', in: `body.${name}` });
     const email = given.get('email');
@@ -202,25 +226,32 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
     return joined.filter((w) => w.value !== '');
   }
 
-  const submitTx = transaction(db, (portalId: number, row: FormRow, writes: Write[], context: SubmissionContext) => {
+  /** The contact a submission writes: by its email, else the visitor's own (by svcutk) if known;
+   * a form without an email field from an unknown visitor makes no contact. */
+  const submitTx = transaction(db, (portalId: number, row: FormRow, values: Write[], asked: Definition, context: SubmissionContext) => {
     const t = now();
     const conversionId = uuidV7(t);
     const source: Source = { type: 'FORM', id: conversionId };
-    const email = writes.find((w) => w.property == 'email')!.value;
+    const onContact = new Set(allFields(asked).map((f) => f.name));
+    const writes = values.filter((w) => onContact.has(w.property));
+    const email = writes.find((w) => w.property == 'email')?.value;
+    const existing = email ? contacts.getByEmail(portalId, email) : context.svcutk ? contacts.getByUtk(portalId, context.svcutk) : undefined;
     // The conversion counters go in the same contact write as the submitted values.
-    const existing = contacts.getByEmail(portalId, email);
     const count = (existing ? q.conversions.get(portalId, existing.vid)!.n : 0) + 1;
-    const { vid } = contacts.upsertByEmail(portalId, email, writes, source, [
+    const counters = [
       { property: 'num_conversion_events', value: String(count) },
       { property: 'recent_conversion_date', value: String(t) },
-    ]);
-    const values = Object.fromEntries(writes.map((w) => [w.property, w.value]));
-    q.insertSubmission.run(conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, JSON.stringify(values));
+    ];
+    let vid: number | null = existing?.vid ?? null;
+    if (email) vid = contacts.upsertByEmail(portalId, email, writes, source, counters).vid;
+    else if (vid !== null) contacts.update(portalId, vid, writes, source, false, counters);
+    q.insertSubmission.run(conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, JSON.stringify(Object.fromEntries(values.map((w) => [w.property, w.value]))));
     return { conversionId, vid };
   });
 
   const get = (portalId: number, guid: string) => record(requireRow(portalId, guid));
-  const fields = (portalId: number, guid: string) => (JSON.parse(requireRow(portalId, guid).definition) as Definition).fields;
+  const liveOf = (portalId: number, row: FormRow) => live(portalId, JSON.parse(row.definition), row.updated_at);
+  const fields = (portalId: number, guid: string) => liveOf(portalId, requireRow(portalId, guid)).fields;
 
   return {
     list: (portalId: number) => q.all.all(portalId).map(record),
@@ -240,7 +271,8 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
 
     /** Partial update: keys given replace, `fields` or `formFieldGroups` given replace all the fields and groups. */
     update(portalId: number, guid: string, write: Partial<FormWrite>) {
-      const old: Definition = JSON.parse(requireRow(portalId, guid).definition);
+      // Fields of deleted properties leave the stored form with its next write.
+      const old = liveOf(portalId, requireRow(portalId, guid));
       if (write.name !== undefined && !write.name.trim()) throw badRequest(`Form name is required, form guid '${guid}'`, { type: 'MISSING_NAME' });
       const { fields: _f, formFieldGroups: _g, ...rest } = write;
       const layout = layoutOf(write);
@@ -260,19 +292,20 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
     },
 
     field(portalId: number, guid: string, name: string) {
-      const def: Definition = JSON.parse(requireRow(portalId, guid).definition);
+      const def = liveOf(portalId, requireRow(portalId, guid));
       const field = allFields(def).find((f) => f.name == name);
       if (!field) throw notFound(`The Form with the guid '${guid}' has no FormField with the name '${name}'.`);
       return field;
     },
 
     /** Validates the values against the form, then writes the contact and the conversion in one
-     * transaction. `vid` is the contact (the caller links the visitor's utk to it: services/
+     * transaction. `vid` is the contact, if any (the caller links the visitor's utk to it: services/
      * visitor-links.ts); `redirect` is where the visitor goes next, if anywhere. */
     submit(portalId: number, guid: string, values: Record<string, string | string[]>, context: SubmissionContext) {
       const row = requireRow(portalId, guid);
       const def: Definition = JSON.parse(row.definition);
-      const { conversionId, vid } = submitTx(portalId, row, writesOf(def, values), context);
+      const asked = liveOf(portalId, row);
+      const { conversionId, vid } = submitTx(portalId, row, writesOf(def, asked, values), asked, context);
       return { conversionId, vid, redirect: context.redirectUrl || def.redirect || undefined };
     },
   };

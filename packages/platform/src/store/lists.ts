@@ -242,6 +242,20 @@ export function listStore(
       if (row.dynamic) evaluate(row);
     }),
 
+    /** A deleted property leaves the filters: its conditions go from each AND group (a group left
+     * empty goes too, and a list left with no group matches no one), and the lists it was in are
+     * re-evaluated. */
+    forgetProperty: tx((portalId: number, name: string) => {
+      for (const list of q.dynamicOf.all(portalId)) {
+        const filters: ListFilters = JSON.parse(list.filters);
+        if (!filters.some((group) => group.some((f) => f.property == name))) continue;
+        const kept = filters.map((group) => group.filter((f) => f.property != name)).filter((group) => group.length);
+        const row = require(portalId, list.list_id);
+        q.update.run(row.name, 1, JSON.stringify(kept), q.nextInternalId.get()!, now(), list.list_id);
+        evaluate(require(portalId, list.list_id));
+      }
+    }),
+
     /** Static lists only (also used by workflow actions). */
     addMembers: (portalId: number, listId: number, vids: number[], emails: string[] = []) => change(portalId, listId, vids, emails, true),
     removeMembers: (portalId: number, listId: number, vids: number[], emails: string[] = []) => change(portalId, listId, vids, emails, false),
