@@ -153,6 +153,25 @@ describe('contact reads', () => {
     expect((await t.call('GET', '/contacts/v1/search/query')).json.message).toBe('query.q: is required');
   });
 
+  it('sorts search results by a property with sort and order (DESC by default; numbers as numbers; no value last)', async () => {
+    const seats = { label: 'Seats', groupName: 'contactinformation', type: 'number', fieldType: 'number' };
+    expect((await t.call('PUT', '/contacts/v1/properties/seats', { body: seats })).status).toBe(200);
+    for (const [first, n] of [['Sortb', '9'], ['Sorta', '100'], ['Sortc', '']]) await create({ email: `${first.toLowerCase()}@sort.test`, firstname: first, ...(n && { seats: n }) });
+    const names = async (query: string) => {
+      const res = await t.call('GET', `/contacts/v1/search/query?q=@sort.test&property=firstname&${query}`);
+      expect(res.status, res.text).toBe(200);
+      return res.json.contacts.map((c: { properties: { firstname: { value: string } } }) => c.properties.firstname.value);
+    };
+    expect(await names('sort=firstname')).toEqual(['Sortc', 'Sortb', 'Sorta']);
+    expect(await names('sort=firstname&order=ASC')).toEqual(['Sorta', 'Sortb', 'Sortc']);
+    expect(await names('sort=seats&order=ASC')).toEqual(['Sortb', 'Sorta', 'Sortc']);
+    expect(await names('sort=seats&order=DESC')).toEqual(['Sorta', 'Sortb', 'Sortc']);
+    expect(await names('sort=firstname&order=ASC&count=1&offset=1')).toEqual(['Sortb']);
+    const unknown = await t.call('GET', '/contacts/v1/search/query?q=@sort.test&sort=shoe_size');
+    expect([unknown.status, unknown.json.message]).toEqual([400, "query.sort: 'shoe_size' is not a contact property"]);
+    expect((await t.call('GET', '/contacts/v1/search/query?q=@sort.test&sort=firstname&order=UP')).status).toBe(400);
+  });
+
   it('lists recently updated contacts newest first with time and vid offsets', async () => {
     const vids: number[] = [];
     for (let i = 0; i < 3; i++) {

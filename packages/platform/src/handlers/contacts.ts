@@ -75,8 +75,8 @@ export function contactHandlers({ contacts }: Services): Handlers {
     'contacts.getBatchByEmailsQuery': ({ portalId, query: { email, ...query } }) =>
       keyed(email.map((e) => contacts.getByEmail(portalId, e)).map((r) => [String(r?.vid), r]), query),
     'contacts.getBatchByUtksQuery': ({ portalId, query: { utk, ...query } }) => keyed(utk.map((u) => [u, contacts.getByUtk(portalId, u)]), query),
-    'contacts.search': ({ portalId, query: { q, count, offset = 0, property } }) => {
-      const { rows, total } = contacts.search(portalId, q, count, offset);
+    'contacts.search': ({ portalId, query: { q, count, offset = 0, property, sort, order } }) => {
+      const { rows, total } = contacts.search(portalId, q, count, offset, sort ? { property: sort, order } : undefined);
       return {
         query: q,
         offset: offset + rows.length,

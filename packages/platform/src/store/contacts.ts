@@ -161,6 +161,16 @@ export function contactStore(
     return { vid: row.vid, properties: props };
   }
 
+  /** The ORDER BY of a search: `sort` must name one of the portal's properties (the 400 names it). */
+  function searchOrder(portalId: number, sort?: { property: string; order?: 'ASC' | 'DESC' }) {
+    if (!sort) return 'vid';
+    const p = properties.definitions(portalId).get(sort.property);
+    if (!p || p.deleted) throw badRequest(`query.sort: '${sort.property}' is not a contact property`);
+    const value = ['number', 'datetime', 'date'].includes(p.type) ? 'CAST(json_extract(properties, @sortPath) AS REAL)' : 'lower(json_extract(properties, @sortPath))';
+    const dir = sort.order ?? 'DESC';
+    return `${value} ${dir} NULLS LAST, vid ${dir}`;
+  }
+
   /** 409 CONTACT_EXISTS with the owner's identity profile (camelCase, as the legacy API). */
   function existsError(owner: ContactRow) {
     const utks = q.utksOf.all(owner.vid);
@@ -407,7 +417,9 @@ export function contactStore(
       return q.forget.run(path, portalId, path).changes;
     },
 
-    search(portalId: number, text: string, count: number, offset: number) {
+    /** Substring matches; by vid unless `sort` names a property (`order` DESC by default, as the
+     * legacy API; numbers and dates compare as numbers; contacts without a value come last). */
+    search(portalId: number, text: string, count: number, offset: number, sort?: { property: string; order?: 'ASC' | 'DESC' }) {
       const like = `%${text.toLowerCase().replace(/[%_\\]/g, '\\$&')}%`;
       const where = `portal_id = @portal AND deleted = 0 AND (email LIKE @like ESCAPE '\\'
         OR lower(json_extract(properties, '$.firstname')) LIKE @like ESCAPE '\\'
@@ -417,8 +429,8 @@ export function contactStore(
         OR json_extract(properties, '$.phone') LIKE @like ESCAPE '\\')`;
       const total = (db.prepare(`SELECT count(*) AS n FROM contacts WHERE ${where}`).get({ like, portal: portalId }) as { n: number }).n;
       const rows = db
-        .prepare(`SELECT ${COLUMNS} FROM contacts WHERE ${where} ORDER BY vid LIMIT @count OFFSET @offset`)
-        .all({ like, portal: portalId, count, offset }) as ContactRow[];
+        .prepare(`SELECT ${COLUMNS} FROM contacts WHERE ${where} ORDER BY ${searchOrder(portalId, sort)} LIMIT @count OFFSET @offset`)
+        .all({ like, portal: portalId, count, offset, ...(sort && { sortPath: `$.${sort.property}` }) }) as ContactRow[];
       return { rows, total };
     },
 
