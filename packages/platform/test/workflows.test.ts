@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { seedEmailDefaults } from '../src/store/email-seed';
 import { startPlatform, type TestPlatform } from './harness';
 
 const HOUR = 3_600_000;
@@ -289,25 +290,110 @@ describe('engine', () => {
     expect(JSON.parse(query.get('properties')!)).toMatchObject({ email: 'unlucky@example.com' });
   });
 
-  it('fails the enrollment on a property the contact cannot take, or a dynamic list', async () => {
+  it('refuses, when the workflow is written, steps naming an unknown property or list, a bad value or a dynamic list', async () => {
+    const refused = async (action: Record<string, unknown>, status: number, message: RegExp) => {
+      const res = await t.call('POST', '/automation/v2/workflows', { body: { name: 'x', actions: [{ type: 'DELAY', delayMillis: 0 }, action] } });
+      expect(res.status, JSON.stringify(action)).toBe(status);
+      expect(res.json.message).toMatch(message);
+    };
+    await refused({ type: 'SET_CONTACT_PROPERTY', propertyName: 'favouritecolour', newValue: 'teal' }, 400, /^body\.actions\.1\.propertyName: Property "favouritecolour" does not exist/);
+    await refused({ type: 'SET_CONTACT_PROPERTY', propertyName: 'createdate', newValue: '1' }, 400, /^body\.actions\.1\.propertyName: .*read-only/);
+    await refused({ type: 'SET_CONTACT_PROPERTY', propertyName: 'email', newValue: 'not an address' }, 400, /^body\.actions\.1\.newValue: /);
+    await refused({ type: 'ADD_TO_LIST', listId: 999_999 }, 404, /^body\.actions\.1\.listId: no list 999999/);
+    const dynamic = await t.call('POST', '/contacts/v1/lists', { body: { name: 'Dynamic', dynamic: true, filters: [] } });
+    await refused({ type: 'ADD_TO_LIST', listId: dynamic.json.listId }, 400, /^body\.actions\.1\.listId: .*dynamic/);
+    expect((await t.call('GET', '/automation/v2/workflows')).json.workflows.map((w: { name: string }) => w.name)).not.toContain('x');
+  });
+
+  it('fails the enrollment on a property deleted after the workflow was written', async () => {
+    const created = await t.call('PUT', '/contacts/v1/properties/shortlived', {
+      body: { label: 'Short-lived', groupName: 'contactinformation', type: 'string', fieldType: 'text' },
+    });
+    expect(created.status).toBe(200);
     const id = await workflow({
       actions: [
-        { type: 'SET_CONTACT_PROPERTY', propertyName: 'favouritecolour', newValue: 'teal' },
+        { type: 'SET_CONTACT_PROPERTY', propertyName: 'shortlived', newValue: 'x' },
         { type: 'SET_CONTACT_PROPERTY', propertyName: 'lastname', newValue: 'Never' },
       ],
     });
+    expect((await t.call('DELETE', '/contacts/v1/properties/shortlived')).status).toBe(204);
     const vid = await contact('invalid@example.com');
     await enroll(id, 'invalid@example.com');
     expect(await runDue()).toBe(1);
-    expect(await past(id, vid)).toMatchObject([{ eventType: 'FAILED', stepId: 0, detail: 'Property "favouritecolour" does not exist' }, { eventType: 'ENROLLED' }]);
+    expect(await past(id, vid)).toMatchObject([{ eventType: 'FAILED', stepId: 0, detail: 'Property "shortlived" does not exist' }, { eventType: 'ENROLLED' }]);
     expect(await property(vid, 'lastname')).toBeUndefined();
     expect(await current(vid)).toEqual([]);
+  });
 
-    const dynamic = await t.call('POST', '/contacts/v1/lists', { body: { name: 'Dynamic', dynamic: true, filters: [] } });
-    const toDynamic = await workflow({ actions: [{ type: 'ADD_TO_LIST', listId: dynamic.json.listId }] });
-    await enroll(toDynamic, 'invalid@example.com');
+  it('sends an EMAIL step as send and delivery events, skipping contacts who opted out of its type', async () => {
+    seedEmailDefaults(t.platform.db, t.portals[0].portalId, t.clock.now);
+    const listed = await t.call('GET', '/email/public/v1/campaigns');
+    const campaigns = await Promise.all(listed.json.campaigns.map(async (c: { id: number }) => (await t.call('GET', `/email/public/v1/campaigns/${c.id}`)).json));
+    const newsletter = campaigns.find((c: { name: string }) => c.name == 'Weekly Newsletter #42');
+    const defs = await t.call('GET', '/email/public/v1/subscriptions');
+    const weekly = defs.json.subscriptionDefinitions.find((d: { name: string }) => d.name == 'Weekly Newsletter').id;
+
+    // Named by its content id, the step is stored with both ids.
+    const id = await workflow({ actions: [{ type: 'EMAIL', emailContentId: newsletter.contentId }, { type: 'SET_CONTACT_PROPERTY', propertyName: 'lastname', newValue: 'Mailed' }] });
+    expect((await t.call('GET', `/automation/v2/workflows/${id}`)).json.actions[0]).toEqual({
+      type: 'EMAIL',
+      emailCampaignId: newsletter.id,
+      emailContentId: newsletter.contentId,
+      stepId: 0,
+    });
+
+    const reader = await contact('reader@example.com');
+    const typeOut = await contact('typeout@example.com');
+    const allOut = await contact('allout@example.com');
+    const sub = (email: string, body: unknown) => t.call('PUT', `/email/public/v1/subscriptions/${email}`, { body });
+    expect((await sub('typeout@example.com', { subscriptionStatuses: [{ id: weekly, subscribed: false }] })).status).toBe(200);
+    expect((await sub('allout@example.com', { unsubscribeFromAll: true })).status).toBe(200);
+    for (const email of ['reader@example.com', 'typeout@example.com', 'allout@example.com']) expect((await enroll(id, email)).status).toBe(204);
+    t.clock.now += 1000;
     await runDue();
-    expect(await past(toDynamic, vid)).toMatchObject([{ eventType: 'FAILED', stepId: 0, detail: 'Can not operate manually on a dynamic list' }, { eventType: 'ENROLLED' }]);
+
+    expect(await past(id, reader)).toMatchObject([
+      { eventType: 'COMPLETED' },
+      { eventType: 'SET_CONTACT_PROPERTY', stepId: 1 },
+      { eventType: 'EMAIL', stepId: 0, detail: `email ${newsletter.id} sent to reader@example.com` },
+      { eventType: 'ENROLLED' },
+    ]);
+    // Those who opted out skip the email and go on with the workflow.
+    expect((await past(id, typeOut))[2]).toMatchObject({ eventType: 'EMAIL', detail: `email ${newsletter.id} dropped: PREVIOUSLY_UNSUBSCRIBED_MESSAGE` });
+    expect((await past(id, allOut))[2]).toMatchObject({ eventType: 'EMAIL', detail: `email ${newsletter.id} dropped: PREVIOUSLY_UNSUBSCRIBED_PORTAL` });
+    for (const vid of [reader, typeOut, allOut]) expect((await property(vid, 'lastname')).value).toBe('Mailed');
+
+    const events = async (recipient: string) =>
+      (await t.call('GET', `/email/public/v1/campaigns/${newsletter.id}/events?recipient=${recipient}`)).json.events as Record<string, unknown>[];
+    const sent = await events('reader@example.com');
+    expect(sent.map((e) => e.type)).toEqual(['PROCESSED', 'SENT', 'DELIVERED']);
+    expect(sent.every((e) => e.created == t.clock.now && e.emailCampaignId == newsletter.id)).toBe(true);
+    expect(sent[2].sentBy).toEqual({ id: sent[1].id, created: sent[1].created });
+    expect(await events('typeout@example.com')).toMatchObject([{ type: 'PROCESSED' }, { type: 'DROPPED', dropReason: 'PREVIOUSLY_UNSUBSCRIBED_MESSAGE' }]);
+    expect(await events('allout@example.com')).toMatchObject([{ type: 'PROCESSED' }, { type: 'DROPPED', dropReason: 'PREVIOUSLY_UNSUBSCRIBED_PORTAL' }]);
+    const after = (await t.call('GET', `/email/public/v1/campaigns/${newsletter.id}`)).json.counters;
+    expect(after).toMatchObject({
+      processed: newsletter.counters.processed + 3,
+      sent: newsletter.counters.sent + 1,
+      delivered: newsletter.counters.delivered + 1,
+      dropped: newsletter.counters.dropped + 2,
+    });
+  });
+
+  it('refuses an EMAIL step naming no email, or one the portal does not have', async () => {
+    const write = (action: Record<string, unknown>, portal = t.portals[0]) =>
+      t.call('POST', '/automation/v2/workflows', { body: { name: 'x', actions: [{ type: 'EMAIL', ...action }] }, portal });
+    const none = await write({});
+    expect(none.status).toBe(400);
+    expect(none.json.message).toMatch(/^body\.actions\.0.*emailCampaignId or emailContentId/);
+    const unknown = await write({ emailCampaignId: 424242 });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.message).toBe('body.actions.0.emailCampaignId: no email 424242 in this portal');
+    expect((await write({ emailContentId: 424242 })).json.message).toBe('body.actions.0.emailContentId: no email 424242 in this portal');
+    const [mine] = (await t.call('GET', '/email/public/v1/campaigns')).json.campaigns;
+    const detail = (await t.call('GET', `/email/public/v1/campaigns/${mine.id}`)).json;
+    expect((await write({ emailCampaignId: mine.id, emailContentId: detail.contentId + 1 })).status).toBe(404);
+    expect((await write({ emailCampaignId: mine.id }, t.portals[1])).status).toBe(404);
   });
 
   it('ends the enrollments of a deleted workflow', async () => {

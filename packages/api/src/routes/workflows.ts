@@ -31,7 +31,7 @@ export const workflowRoutes = {
     id: 'workflows.create',
     method: 'POST',
     path: '/automation/v2/workflows',
-    summary: 'Create a workflow with its actions (DELAY, SET_CONTACT_PROPERTY, ADD_TO_LIST, WEBHOOK)',
+    summary: 'Create a workflow with its actions (DELAY, SET_CONTACT_PROPERTY, ADD_TO_LIST, EMAIL, WEBHOOK)',
     scopes: SCOPES,
     body: workflowWrite,
     response: workflow,

@@ -22,6 +22,8 @@ interface SampleCampaign extends Pick<CampaignData, 'appId' | 'appName' | 'conte
   daysAgo: number;
   /** Where CLICK events lead. */
   link: string;
+  /** The name of the subscription type it belongs to. */
+  subscription: string;
   recipients: Record<string, Outcome>;
 }
 
@@ -34,6 +36,7 @@ const CAMPAIGNS: SampleCampaign[] = [
     type: 'BATCH_EMAIL',
     daysAgo: 12,
     link: 'https://www.example.com/blog/new-dashboard',
+    subscription: 'Product Updates',
     recipients: {
       'ada@example.com': 'clicked',
       'grace@example.org': 'opened',
@@ -50,6 +53,7 @@ const CAMPAIGNS: SampleCampaign[] = [
     type: 'BATCH_EMAIL',
     daysAgo: 5,
     link: 'https://www.example.com/newsletter/42',
+    subscription: 'Weekly Newsletter',
     recipients: {
       'ada@example.com': 'opened',
       'grace@example.org': 'clicked',
@@ -65,6 +69,7 @@ const CAMPAIGNS: SampleCampaign[] = [
     type: 'AUTOMATED_EMAIL',
     daysAgo: 2,
     link: 'https://www.example.com/getting-started',
+    subscription: 'Marketing Information',
     recipients: {
       'linus@example.net': 'clicked',
       'barbara@example.org': 'delivered',
@@ -82,15 +87,15 @@ export function seedEmailDefaults(db: Db, portalId: number, now: number) {
   transaction(db, () => {
     if (db.prepare('SELECT 1 FROM subscription_types WHERE portal_id = ?').get(portalId)) return;
     const type = db.prepare('INSERT INTO subscription_types (portal_id, name, description, active) VALUES (?, ?, ?, ?)');
-    for (const t of TYPES) type.run(portalId, t.name, t.description, t.active ? 1 : 0);
+    const typeIds = new Map(TYPES.map((t) => [t.name, Number(type.run(portalId, t.name, t.description, t.active ? 1 : 0).lastInsertRowid)]));
 
-    for (const { daysAgo, link, recipients, ...data } of CAMPAIGNS) {
+    for (const { daysAgo, link, recipients, subscription, ...data } of CAMPAIGNS) {
       const sentAt = now - daysAgo * DAY;
       const addresses = Object.entries(recipients);
       const id = createCampaign(
         db,
         portalId,
-        { ...data, numIncluded: addresses.length, numQueued: addresses.length, processingState: 'DONE', lastProcessingFinishedAt: sentAt + 5 * MINUTE },
+        { ...data, subscriptionTypeId: typeIds.get(subscription), numIncluded: addresses.length, numQueued: addresses.length, processingState: 'DONE', lastProcessingFinishedAt: sentAt + 5 * MINUTE },
         sentAt,
       );
       addresses.forEach(([recipient, outcome], i) => {

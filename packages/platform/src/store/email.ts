@@ -25,7 +25,12 @@ export interface CampaignData {
   numQueued: number;
   processingState: string;
   lastProcessingFinishedAt: number | null;
+  /** The subscription type the email belongs to: who opted out of it does not get it. */
+  subscriptionTypeId?: number;
 }
+
+/** Why a send was dropped, as the legacy API's DROPPED events say. */
+type DropReason = 'PREVIOUSLY_UNSUBSCRIBED_PORTAL' | 'PREVIOUSLY_UNSUBSCRIBED_MESSAGE' | 'PREVIOUSLY_BOUNCED';
 
 export interface NewEvent {
   type: EventType;
@@ -127,6 +132,9 @@ export function emailStore(db: Db, now: () => number) {
     ),
     statusCampaign: db.prepare<[number, string], { id: number }>(
       "SELECT id FROM campaigns WHERE portal_id = ? AND json_extract(data, '$.type') = ?",
+    ),
+    byContent: db.prepare<[number, number], { id: number }>(
+      "SELECT id FROM campaigns WHERE portal_id = ? AND json_extract(data, '$.contentId') = ? ORDER BY id DESC LIMIT 1",
     ),
     counts: db.prepare<[number, number], { type: EventType; n: number }>(
       'SELECT type, count(*) AS n FROM email_events WHERE portal_id = ? AND campaign_id = ? GROUP BY type',
@@ -243,6 +251,42 @@ export function emailStore(db: Db, now: () => number) {
         },
       });
     }),
+
+    /** The campaign an email step names, by campaign id or content id (the newest with it). */
+    findCampaign(portalId: number, by: { campaignId?: number; contentId?: number }) {
+      const id = by.campaignId ?? (by.contentId === undefined ? undefined : q.byContent.get(portalId, by.contentId)?.id);
+      const row = id === undefined ? undefined : q.campaign.get(portalId, id);
+      if (!row) return undefined;
+      const data: CampaignData = JSON.parse(row.data);
+      return { id: id!, contentId: data.contentId, name: data.name };
+    },
+
+    /** One send of a campaign's email to one address (a workflow's EMAIL step), recorded as the
+     * legacy API's events: PROCESSED, then SENT and DELIVERED, or DROPPED with the reason when
+     * the address unsubscribed (from the portal, or from the email's subscription type) or
+     * bounced. There is no mail server: a send is delivered. */
+    send(portalId: number, campaignId: number, recipient: string): { sent: true } | { sent: false; dropReason: DropReason } {
+      const campaign = requireCampaign(portalId, campaignId);
+      const status = this.status(portalId, recipient);
+      const typeOut = campaign.subscriptionTypeId !== undefined && status.subscriptionStatuses.some((s) => s.id == campaign.subscriptionTypeId && !s.subscribed);
+      const dropReason: DropReason | undefined = status.unsubscribeFromPortal || !status.subscribed
+        ? 'PREVIOUSLY_UNSUBSCRIBED_PORTAL'
+        : typeOut
+          ? 'PREVIOUSLY_UNSUBSCRIBED_MESSAGE'
+          : status.bounced
+            ? 'PREVIOUSLY_BOUNCED'
+            : undefined;
+      const t = now();
+      const add = (type: EventType, data?: Record<string, unknown>) => appendEvent(db, portalId, campaignId, { type, recipient, created: t, data });
+      add('PROCESSED');
+      if (dropReason) {
+        add('DROPPED', { dropReason, dropMessage: `not sent: ${dropReason.toLowerCase().replaceAll('_', ' ')}` });
+        return { sent: false, dropReason };
+      }
+      const sentBy = add('SENT', { subject: campaign.subject });
+      add('DELIVERED', { sentBy, response: '250 2.0.0 OK' });
+      return { sent: true };
+    },
 
     /** By id ascending; `offset` is the previous page's last id. */
     campaigns(portalId: number, limit: number, offset?: string) {

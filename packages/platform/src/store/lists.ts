@@ -195,7 +195,10 @@ export function listStore(
 
   return {
     get,
-    has: (portalId: number, listId: number) => q.byId.get(portalId, listId) !== undefined,
+    kindOf(portalId: number, listId: number) {
+      const row = q.byId.get(portalId, listId);
+      return row && (row.dynamic ? ('DYNAMIC' as const) : ('STATIC' as const));
+    },
 
     /** The lists that exist, in the order asked. */
     getMany: (portalId: number, listIds: number[]) =>

@@ -14,13 +14,20 @@ export type Log = (workflowId: number, vid: number, eventType: LogEventType, ste
 /** The part of the list store the engine uses (ADD_TO_LIST), and workflows to check a step's list. */
 export interface ListMembers {
   addMembers(portalId: number, listId: number, vids: number[]): unknown;
-  /** Whether the portal has this list. */
-  has(portalId: number, listId: number): boolean;
+  /** Whether the portal has this list, and of which kind (undefined: no such list). */
+  kindOf(portalId: number, listId: number): 'STATIC' | 'DYNAMIC' | undefined;
+}
+
+/** The part of the email store the engine uses (EMAIL), and workflows to check a step's email. */
+export interface EmailSender {
+  findCampaign(portalId: number, by: { campaignId?: number; contentId?: number }): { id: number; contentId: number } | undefined;
+  send(portalId: number, campaignId: number, recipient: string): { sent: true } | { sent: false; dropReason: string };
 }
 
 export interface EngineDeps {
   contacts: ContactStore;
   lists: ListMembers;
+  email: EmailSender;
   log: Log;
   /** The actions of a workflow, by id (deleted ones too: their enrollments are already ended). */
   actionsOf: (workflowId: number) => Action[];
@@ -45,7 +52,7 @@ interface Outcome {
 
 const WEBHOOK_TIMEOUT_MS = 5000;
 
-export function workflowEngine(db: Db, { contacts, lists, log, actionsOf }: EngineDeps, now: () => number, fetchFn: typeof fetch) {
+export function workflowEngine(db: Db, { contacts, lists, email, log, actionsOf }: EngineDeps, now: () => number, fetchFn: typeof fetch) {
   const q = {
     due: db.prepare<[number], { id: number }>(
       "SELECT id FROM enrollments WHERE status = 'active' AND next_run_at <= ? ORDER BY next_run_at, id",
@@ -78,6 +85,16 @@ export function workflowEngine(db: Db, { contacts, lists, log, actionsOf }: Engi
       case 'ADD_TO_LIST':
         lists.addMembers(e.portal_id, action.listId, [e.vid]);
         return { eventType: 'ADD_TO_LIST', detail: `list ${action.listId}` };
+      case 'EMAIL': {
+        // The step is written with both ids (workflows.create): the campaign is the one to send.
+        const campaignId = action.emailCampaignId!;
+        // A contact without an address, or one who opted out, skips the email and goes on: the
+        // later steps do not depend on it.
+        const address = contacts.get(e.portal_id, e.vid)?.email;
+        if (!address) return { eventType: 'EMAIL', detail: `email ${campaignId} skipped: the contact has no email address` };
+        const result = email.send(e.portal_id, campaignId, address);
+        return { eventType: 'EMAIL', detail: result.sent ? `email ${campaignId} sent to ${address}` : `email ${campaignId} dropped: ${result.dropReason}` };
+      }
     }
   });
 

@@ -4,9 +4,10 @@
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Db, transaction } from '../db/open';
-import { PlatformError, notFound } from '../domain/errors';
+import { PlatformError, badRequest, notFound } from '../domain/errors';
 import type { ContactStore } from './contacts';
-import { workflowEngine, type Action, type ListMembers, type Log, type LogEventType } from './workflow-engine';
+import type { PropertyStore } from './properties';
+import { workflowEngine, type Action, type EmailSender, type ListMembers, type Log, type LogEventType } from './workflow-engine';
 
 type Definition = z.output<typeof schemas.workflowWrite>;
 export type WorkflowRecord = z.input<typeof schemas.workflow>;
@@ -24,7 +25,14 @@ const COLUMNS = 'id, portal_id, definition, created_at, updated_at';
 
 const preconditionFailed = (message: string) => new PlatformError('precondition-failed', message);
 
-export function workflowStore(db: Db, { contacts, lists }: { contacts: ContactStore; lists: ListMembers }, now: () => number, fetchFn: typeof fetch) {
+interface WorkflowDeps {
+  contacts: ContactStore;
+  properties: Pick<PropertyStore, 'validate'>;
+  lists: ListMembers;
+  email: EmailSender;
+}
+
+export function workflowStore(db: Db, { contacts, properties, lists, email }: WorkflowDeps, now: () => number, fetchFn: typeof fetch) {
   const q = {
     insert: db.prepare<[number, string, number, number]>('INSERT INTO workflows (portal_id, definition, created_at, updated_at) VALUES (?, ?, ?, ?)'),
     byId: db.prepare<[number, number], WorkflowRow>(`SELECT ${COLUMNS} FROM workflows WHERE portal_id = ? AND id = ? AND deleted = 0`),
@@ -93,12 +101,40 @@ export function workflowStore(db: Db, { contacts, lists }: { contacts: ContactSt
     if (!contacts.get(portalId, vid)) throw notFound(`contact ${vid} does not exist`);
   }
 
+  /** A step is checked when the workflow is written, so a mistake is a 4xx to its author rather
+   * than a failure for every contact later. It names the portal's own lists and emails (another
+   * portal's are not there to see); an EMAIL step is stored with both of its email's ids. */
+  function checkedStep(portalId: number, action: Action, at: string): Action {
+    switch (action.type) {
+      case 'SET_CONTACT_PROPERTY': {
+        const [problem] = properties.validate(portalId, [{ property: action.propertyName, value: action.newValue }]);
+        if (problem) throw badRequest(`${at}.${problem.error == 'PROPERTY_DOESNT_EXIST' || problem.error == 'READ_ONLY_VALUE' ? 'propertyName' : 'newValue'}: ${problem.message}`);
+        return action;
+      }
+      case 'ADD_TO_LIST': {
+        const kind = lists.kindOf(portalId, action.listId);
+        if (!kind) throw notFound(`${at}.listId: no list ${action.listId} in this portal`);
+        if (kind == 'DYNAMIC') throw badRequest(`${at}.listId: list ${action.listId} is dynamic; its members follow its filters and cannot be added`);
+        return action;
+      }
+      case 'EMAIL': {
+        const found = email.findCampaign(portalId, { campaignId: action.emailCampaignId, contentId: action.emailContentId });
+        const field = action.emailCampaignId === undefined ? 'emailContentId' : 'emailCampaignId';
+        if (!found || (action.emailContentId !== undefined && found.contentId != action.emailContentId))
+          throw notFound(`${at}.${field}: no email ${action[field]} in this portal`);
+        return { ...action, emailCampaignId: found.id, emailContentId: found.contentId };
+      }
+      default:
+        return action;
+    }
+  }
+
   const end = (workflowId: number, ended: { vid: number }[], detail?: string) =>
     ended.forEach(({ vid }) => log(workflowId, vid, 'UNENROLLED', null, detail));
 
   const engine = workflowEngine(
     db,
-    { contacts, lists, log, actionsOf: (id) => (JSON.parse(q.definition.get(id)!.definition) as Definition).actions },
+    { contacts, lists, email, log, actionsOf: (id) => (JSON.parse(q.definition.get(id)!.definition) as Definition).actions },
     now,
     fetchFn,
   );
@@ -108,10 +144,7 @@ export function workflowStore(db: Db, { contacts, lists }: { contacts: ContactSt
     get: (portalId: number, workflowId: number) => record(requireRow(portalId, workflowId)),
 
     create(portalId: number, definition: Definition) {
-      // A step names one of the portal's own lists: another portal's is not there to see.
-      definition.actions?.forEach((action, i) => {
-        if (action.type == 'ADD_TO_LIST' && !lists.has(portalId, action.listId)) throw notFound(`body.actions.${i}.listId: no list ${action.listId} in this portal`);
-      });
+      definition.actions = definition.actions.map((action, i) => checkedStep(portalId, action, `body.actions.${i}`));
       const t = now();
       const id = Number(q.insert.run(portalId, JSON.stringify(definition), t, t).lastInsertRowid);
       return record(requireRow(portalId, id));
