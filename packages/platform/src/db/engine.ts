@@ -1,0 +1,67 @@
+/** The database engine the stores talk to: one interface, two implementations (engine-sqlite.ts,
+ * engine-postgres.ts). A query is written once, in the SQL both engines speak, with `?`
+ * placeholders; what truly differs between the dialects is in `Dialect`, side by side.
+ *
+ * Transactions follow the async call: inside `tx(fn)`, every query made by `fn` and by what it
+ * awaits runs in that transaction (AsyncLocalStorage), so store code does not pass a transaction
+ * handle around. A `tx` inside a `tx` is a savepoint. */
+
+export type Param = string | number | bigint | boolean | null | Uint8Array;
+
+/** A query's text, typed with its parameters and its row. Build one with `sql`. */
+export interface Query<P extends Param[] = Param[], R = Record<string, unknown>> {
+  readonly text: string;
+  /** Phantom fields: they carry the types only. */
+  readonly _params?: P;
+  readonly _row?: R;
+}
+
+export const sql = <P extends Param[] = [], R = Record<string, unknown>>(text: string): Query<P, R> => ({ text });
+
+export type EngineKind = 'sqlite' | 'postgres';
+
+/** The SQL fragments the two dialects write differently. Each takes SQL expressions (column
+ * names or placeholders) and returns an expression. */
+export interface Dialect {
+  /** The text at a JSON path (`$.a.b`) of a JSON text column; null when absent. */
+  jsonText(column: string, path: string): string;
+  /** The number at a JSON path of a JSON text column; null when absent. */
+  jsonNumber(column: string, path: string): string;
+  /** Case-insensitive LIKE (SQLite's LIKE is, PostgreSQL's is not). */
+  ilike(expr: string, pattern: string): string;
+  /** Concatenation of the group's values with `separator` (a SQL string literal). */
+  groupConcat(expr: string, separator: string): string;
+  /** The type of an auto-numbered primary key column, in CREATE TABLE. */
+  readonly autoId: string;
+}
+
+export interface Engine {
+  readonly kind: EngineKind;
+  readonly dialect: Dialect;
+  /** The first row, or undefined. */
+  get<P extends Param[], R>(query: Query<P, R>, ...params: P): Promise<R | undefined>;
+  all<P extends Param[], R>(query: Query<P, R>, ...params: P): Promise<R[]>;
+  /** The first column of the first row, or undefined. */
+  value<P extends Param[], R>(query: Query<P, R>, ...params: P): Promise<R[keyof R] | undefined>;
+  /** Runs a write; resolves to the number of rows it changed. */
+  run<P extends Param[]>(query: Query<P, unknown>, ...params: P): Promise<number>;
+  /** Runs statements without parameters (schema); several separated by `;`. */
+  exec(text: string): Promise<void>;
+  /** Runs `fn` in a transaction (a savepoint when one is open in this async call): committed
+   * when it resolves, rolled back when it rejects. */
+  tx<T>(fn: () => Promise<T>): Promise<T>;
+  /** Whether the calling code runs inside `tx`. */
+  inTx(): boolean;
+  close(): Promise<void>;
+}
+
+/** Serializes the nested transactions of one transaction: savepoints are a stack, so two started
+ * side by side (Promise.all) must not interleave. */
+export function serial() {
+  let last: Promise<unknown> = Promise.resolve();
+  return <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = last.then(fn, fn);
+    last = run.catch(() => {});
+    return run;
+  };
+}

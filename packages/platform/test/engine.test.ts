@@ -1,0 +1,134 @@
+/** The database engine interface, the same tests on SQLite and on PostgreSQL: what a query written
+ * once returns on each, and transactions that follow the async call. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Engine, sql } from '../src/db/engine';
+import { postgresEngine, toPostgres } from '../src/db/engine-postgres';
+import { sqliteEngine } from '../src/db/engine-sqlite';
+import { openDatabase } from '../src/db/open';
+import { havePostgres, PG_URL, pgSchema } from './postgres';
+
+const schema = await pgSchema('engine');
+const engines: [string, boolean, () => Engine][] = [
+  ['sqlite', true, () => sqliteEngine(openDatabase(':memory:'))],
+  ['postgres', havePostgres, () => postgresEngine(PG_URL, { schema })],
+];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('placeholders for PostgreSQL', () => {
+  it('numbers ? outside literals, identifiers and comments, and quotes mixed-case aliases', () => {
+    expect(toPostgres("SELECT a AS typeId, b AS plain, '?' AS \"q?\" FROM t -- why?\nWHERE a = ? AND b = 'it''s ?' AND c IN (?, ?)")).toBe(
+      'SELECT a AS "typeId", b AS plain, \'?\' AS "q?" FROM t -- why?\nWHERE a = $1 AND b = \'it\'\'s ?\' AND c IN ($2, $3)',
+    );
+  });
+});
+
+for (const [name, available, open] of engines) {
+  describe.skipIf(!available)(`the engine on ${name}`, () => {
+    let db: Engine;
+    const insert = sql<[string, number, string], { id: number }>('INSERT INTO items (name, n, data) VALUES (?, ?, ?) RETURNING id');
+    const count = sql<[], { n: number }>('SELECT count(*) AS n FROM items');
+    const names = sql<[], { name: string }>('SELECT name FROM items ORDER BY id');
+
+    beforeAll(async () => {
+      db = open();
+      await db.exec(`CREATE TABLE items (id ${db.dialect.autoId}, name TEXT NOT NULL UNIQUE, n INTEGER NOT NULL, data TEXT NOT NULL DEFAULT '{}')`);
+    });
+    afterAll(() => db.close());
+
+    it('reads rows, one row, one value; writes say how many rows they changed', async () => {
+      const first = await db.get(insert, 'Ada', 1, JSON.stringify({ kind: 'person', score: 7.5, tags: { main: 'math' } }));
+      const second = await db.get(insert, 'grace', 2, JSON.stringify({ kind: 'person', score: 12 }));
+      expect(second!.id).toBe(first!.id + 1);
+      expect(await db.value(count)).toBe(2); // a count is a number on both, not a bigint or a string
+      expect(await db.get(sql<[number], { id: number; name: string; n: number }>('SELECT id, name, n FROM items WHERE id = ?'), first!.id)).toEqual({
+        id: first!.id,
+        name: 'Ada',
+        n: 1,
+      });
+      expect(await db.get(sql<[number], { id: number }>('SELECT id FROM items WHERE id = ?'), 999)).toBeUndefined();
+      expect(await db.run(sql<[number]>('UPDATE items SET n = n + ? WHERE n > 0'), 10)).toBe(2);
+      expect(await db.run(sql<[string]>('UPDATE items SET n = 0 WHERE name = ?'), 'nobody')).toBe(0);
+      expect(await db.get(sql<[string], { typeId: number; literal: string }>("SELECT n AS typeId, '?' AS literal FROM items WHERE name = ?"), 'grace')).toEqual({
+        typeId: 12,
+        literal: '?',
+      });
+    });
+
+    it('speaks both dialects through the Dialect fragments', async () => {
+      const d = db.dialect;
+      const json = sql<[], { kind: string; score: number; main: string | null }>(
+        `SELECT ${d.jsonText('data', '$.kind')} AS kind, ${d.jsonNumber('data', '$.score')} AS score, ${d.jsonText('data', '$.tags.main')} AS main FROM items ORDER BY id`,
+      );
+      expect(await db.all(json)).toEqual([
+        { kind: 'person', score: 7.5, main: 'math' },
+        { kind: 'person', score: 12, main: null },
+      ]);
+      expect(await db.all(sql<[string], { name: string }>(`SELECT name FROM items WHERE ${d.ilike('name', '?')}`), 'GRA%')).toEqual([{ name: 'grace' }]);
+      expect(await db.value(sql<[], { joined: string }>(`SELECT ${d.groupConcat('name', "','")} AS joined FROM (SELECT name FROM items ORDER BY id) t`))).toBe('Ada,grace');
+    });
+
+    it('commits a transaction, and rolls it back whole when it throws', async () => {
+      await db.tx(async () => {
+        await db.get(insert, 'linus', 3, '{}');
+        await sleep(5);
+        await db.get(insert, 'barbara', 4, '{}');
+      });
+      expect((await db.all(names)).map((r) => r.name)).toEqual(['Ada', 'grace', 'linus', 'barbara']);
+      await expect(
+        db.tx(async () => {
+          await db.get(insert, 'alan', 5, '{}');
+          await db.get(insert, 'Ada', 6, '{}'); // unique name: fails
+        }),
+      ).rejects.toThrow();
+      expect(await db.value(count)).toBe(4);
+    });
+
+    it('makes a tx inside a tx a savepoint: its failure undoes only its own writes', async () => {
+      await db.tx(async () => {
+        await db.get(insert, 'margaret', 7, '{}');
+        await expect(
+          db.tx(async () => {
+            await db.get(insert, 'edsger', 8, '{}');
+            throw new Error('changed my mind');
+          }),
+        ).rejects.toThrow('changed my mind');
+        // Two savepoints started side by side run one after the other.
+        await Promise.all([db.tx(() => db.get(insert, 'ken', 9, '{}')), db.tx(() => db.get(insert, 'dennis', 10, '{}'))]);
+        expect(db.inTx()).toBe(true);
+      });
+      expect(db.inTx()).toBe(false);
+      expect((await db.all(names)).map((r) => r.name)).toEqual(['Ada', 'grace', 'linus', 'barbara', 'margaret', 'ken', 'dennis']);
+    });
+
+    it('keeps a transaction to itself: others never see its writes before it commits, nor after it rolls back', async () => {
+      let inside!: () => void;
+      const started = new Promise<void>((resolve) => (inside = resolve));
+      const doomed = db
+        .tx(async () => {
+          await db.get(insert, 'ghost', 11, '{}');
+          inside();
+          await sleep(30);
+          throw new Error('rolled back');
+        })
+        .catch((err: Error) => err.message);
+      await started;
+      const outside = await db.all(names); // from another async call, while the transaction is open
+      expect(outside.map((r) => r.name)).not.toContain('ghost');
+      expect(await doomed).toBe('rolled back');
+      expect((await db.all(names)).map((r) => r.name)).not.toContain('ghost');
+    });
+
+    it('runs concurrent transactions without losing an update', async () => {
+      const bump = () =>
+        db.tx(async () => {
+          await db.run(sql<[string]>('UPDATE items SET n = n + 1 WHERE name = ?'), 'Ada');
+          await sleep(2);
+          await db.run(sql<[string]>('UPDATE items SET n = n + 1 WHERE name = ?'), 'Ada');
+        });
+      const before = await db.value(sql<[string], { n: number }>('SELECT n FROM items WHERE name = ?'), 'Ada');
+      await Promise.all(Array.from({ length: 10 }, bump));
+      expect(await db.value(sql<[string], { n: number }>('SELECT n FROM items WHERE name = ?'), 'Ada')).toBe(before! + 20);
+    });
+  });
+}
