@@ -1,0 +1,38 @@
+/** Opens the platform database on PostgreSQL: the engine, with the schema created or brought up
+ * to this version. Several processes may start at once: the first to take the migration lock
+ * migrates, the others wait for it and then find nothing to do. */
+import { sql, type Engine } from './engine';
+import { postgresEngine, type PostgresOptions } from './engine-postgres';
+import { SCHEMA_VERSION } from './schema';
+import { FIRST_POSTGRES_VERSION, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA } from './schema-postgres';
+
+/** Any constant: the key of the advisory lock held while migrating. */
+const MIGRATION_LOCK = 0x5c0de;
+
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Engine> {
+  const engine = postgresEngine(url, options);
+  try {
+    await migrate(engine);
+  } catch (err) {
+    await engine.close();
+    throw err;
+  }
+  return engine;
+}
+
+async function migrate(db: Engine) {
+  await db.tx(async () => {
+    // Held until this transaction ends; a second process starting now waits here.
+    await db.value(sql<[number], { locked: string }>('SELECT pg_advisory_xact_lock(?) AS locked'), MIGRATION_LOCK);
+    const hasMeta = await db.value(sql<[], { meta: string | null }>("SELECT to_regclass('meta')::text AS meta"));
+    const found = hasMeta ? Number((await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))) ?? 0) : 0;
+    if (found > SCHEMA_VERSION) throw new Error(`the database has schema version ${found}; this platform knows up to ${SCHEMA_VERSION}`);
+    if (found && found < FIRST_POSTGRES_VERSION) throw new Error(`the database has schema version ${found}, older than any PostgreSQL schema`);
+    if (found) for (let v = found + 1; v <= SCHEMA_VERSION; v++) await db.exec(POSTGRES_MIGRATIONS[v]);
+    await db.exec(POSTGRES_SCHEMA);
+    await db.run(
+      sql<[string]>("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
+      String(SCHEMA_VERSION),
+    );
+  });
+}

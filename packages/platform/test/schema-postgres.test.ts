@@ -1,0 +1,73 @@
+/** The PostgreSQL schema is the SQLite one said the PostgreSQL way: the same tables with the same
+ * columns, and generated columns that read the same values out of a row's JSON. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Engine, sql } from '../src/db/engine';
+import { postgresEngine } from '../src/db/engine-postgres';
+import { sqliteEngine } from '../src/db/engine-sqlite';
+import { openDatabase } from '../src/db/open';
+import { openPostgres } from '../src/db/open-postgres';
+import { SCHEMA_VERSION } from '../src/db/schema';
+import { POSTGRES_SCHEMA } from '../src/db/schema-postgres';
+import { havePostgres, PG_URL, pgSchema } from './postgres';
+
+const schema = await pgSchema('schema');
+const fresh = await pgSchema('open');
+
+describe.skipIf(!havePostgres)('the schema on PostgreSQL', () => {
+  let lite: Engine;
+  let pg: Engine;
+  beforeAll(async () => {
+    lite = sqliteEngine(openDatabase(':memory:'));
+    pg = postgresEngine(PG_URL, { schema });
+    await pg.exec(POSTGRES_SCHEMA);
+  });
+  afterAll(async () => {
+    await lite.close();
+    await pg.close();
+  });
+
+  it('has every table of the SQLite schema, with the same columns', async () => {
+    const sqliteColumns = await lite.all(
+      sql<[], { t: string; c: string }>("SELECT m.name AS t, p.name AS c FROM sqlite_master m, pragma_table_xinfo(m.name) p WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY 1, 2"),
+    );
+    const pgColumns = await pg.all(
+      sql<[string], { t: string; c: string }>('SELECT table_name AS t, column_name AS c FROM information_schema.columns WHERE table_schema = ? ORDER BY 1, 2'),
+      schema,
+    );
+    expect(sqliteColumns.length).toBeGreaterThan(100);
+    expect(pgColumns.map((r) => `${r.t}.${r.c}`).sort()).toEqual(sqliteColumns.map((r) => `${r.t}.${r.c}`).sort());
+  });
+
+  it('numbers rows, keeps 64-bit timestamps, and reads generated columns as SQLite does', async () => {
+    const data = JSON.stringify({ created: 1795635195075, updated: 1795635195076.0, name: 'Hello', slug: 'hello', state: 'DRAFT', publish_date: 1795635195000, content_group_id: 7 });
+    const insert = sql<[string], { id: number }>("INSERT INTO content_objects (portal_id, collection, data) VALUES (62515, 'blog-posts', ?) RETURNING id");
+    const read = sql<[number], Record<string, unknown>>('SELECT id, created, updated, name, slug, state, publish_date, content_group_id FROM content_objects WHERE id = ?');
+    const [a, b] = [await lite.get(insert, data), await pg.get(insert, data)];
+    expect(await pg.get(read, b!.id)).toEqual(await lite.get(read, a!.id));
+    expect(await pg.get(read, b!.id)).toMatchObject({ id: 1, created: 1795635195075, publish_date: 1795635195000, content_group_id: 7, slug: 'hello' });
+    // A field that is not a number leaves a number column empty (the row is still written).
+    const odd = await pg.get(insert, JSON.stringify({ created: 'yesterday', name: 'Odd' }));
+    expect(odd!.id).toBe(2);
+    expect(await pg.get(read, odd!.id)).toMatchObject({ created: null, name: 'Odd' });
+  });
+});
+
+describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
+  it('creates the schema once when several processes start at once, and opens it again as is', async () => {
+    const engines = await Promise.all([1, 2, 3].map(() => openPostgres(PG_URL, { schema: fresh })));
+    const version = sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'");
+    for (const e of engines) expect(await e.value(version)).toBe(String(SCHEMA_VERSION));
+    await engines[0].run(sql<[]>("INSERT INTO portals (id, name, tier, created_at) VALUES (62515, 'p', 'enterprise', 0)"));
+    await Promise.all(engines.map((e) => e.close()));
+    const again = await openPostgres(PG_URL, { schema: fresh });
+    expect(await again.value(sql<[], { n: number }>('SELECT count(*) AS n FROM portals'))).toBe(1);
+    await again.close();
+  });
+
+  it('refuses a database of a newer schema version, and closes its connections', async () => {
+    const newer = await openPostgres(PG_URL, { schema: fresh });
+    await newer.run(sql<[string]>("UPDATE meta SET value = ? WHERE key = 'schema_version'"), String(SCHEMA_VERSION + 1));
+    await newer.close();
+    await expect(openPostgres(PG_URL, { schema: fresh })).rejects.toThrow(`the database has schema version ${SCHEMA_VERSION + 1}; this platform knows up to ${SCHEMA_VERSION}`);
+  });
+});
