@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { createPlatform } from './app';
+import { migrateCommand } from './migrate-command';
 import { inspectorKeyIn, inspectorUrl, saveCredentials } from './credentials-file';
 import { seedContacts } from './seed-contacts';
 import { seedDemo, DEMO_PORTAL } from './seed';
@@ -31,11 +32,15 @@ const HELP = `svc-platform — the svc platform API on SQLite
   --rotate-inspector-key    make a new inspector key (the old URL stops working)
   --help
 
+  svc-platform migrate --from FILE --to postgres://…   copies a SQLite database into PostgreSQL
+                        (svc-platform migrate --help)
+
 The inspector's key is made on the first start and kept in the credentials file. Its URL (the
 key in the #fragment, which browsers do not send) is printed only to a terminal: whoever has it
 sees every portal's data, so share it as you would the data.`;
 
 export async function main(argv: string[]) {
+  if (argv[0] == 'migrate') return migrateCommand(argv.slice(1));
   const { values } = parseArgs({
     args: argv,
     options: {
