@@ -1,7 +1,11 @@
 /** The rolling window on rate-limiter-flexible's counters, on a moved clock: no double burst
  * around a window boundary, refused requests do not count, Retry-After says when one passes. */
 import { describe, expect, it } from 'vitest';
-import { rollingWindow } from '../src/http/rolling-window';
+import { openPostgres } from '../src/db/open-postgres';
+import { postgresCounters, rollingWindow } from '../src/http/rolling-window';
+import { havePostgres, PG_URL, pgSchema } from './postgres';
+
+const schema = await pgSchema('rolling_window');
 
 const clock = (start: number) => {
   const c = { t: start, now: () => c.t };
@@ -49,5 +53,26 @@ describe('rolling window', () => {
     const hit = rollingWindow({ max: 5, windowMs: 10_000 }, c.now);
     expect((await hit('k')).remaining).toBe(4);
     expect((await hit('k')).remaining).toBe(3);
+  });
+});
+
+describe.skipIf(!havePostgres)('rolling window on PostgreSQL counters', () => {
+  it('holds the limit across processes that share the database', async () => {
+    // Two engines: two pools, as two platform processes would have.
+    const [a, b] = await Promise.all([openPostgres(PG_URL, { schema }), openPostgres(PG_URL, { schema })]);
+    try {
+      const clock = { now: 1_000_000 };
+      const options = { max: 10, windowMs: 10_000 };
+      const hits = [a, b].map((e) => rollingWindow(options, () => clock.now, postgresCounters(e.pool, options.windowMs, 'api')));
+      const verdicts = [];
+      for (let i = 0; i < 20; i++) verdicts.push(await hits[i % 2]('portal-1'));
+      expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
+      expect(verdicts.slice(10).every((v) => !v.allowed)).toBe(true);
+      expect((await hits[1]('portal-2')).allowed).toBe(true); // another key has its own budget
+      clock.now += options.windowMs + 1;
+      expect((await hits[0]('portal-1')).allowed).toBe(true);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
   });
 });

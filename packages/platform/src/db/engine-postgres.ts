@@ -90,7 +90,12 @@ export interface PostgresOptions {
   onError?: (err: Error) => void;
 }
 
-export function postgresEngine(url: string, options: PostgresOptions = {}): Engine {
+/** The engine, and its pool for what keeps its own tables through it (shared rate limits). */
+export interface PostgresEngine extends Engine {
+  readonly pool: pg.Pool;
+}
+
+export function postgresEngine(url: string, options: PostgresOptions = {}): PostgresEngine {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
@@ -124,6 +129,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Engi
   }
 
   return {
+    pool,
     kind: 'postgres',
     dialect: postgresDialect,
     get: async (q, ...params) => (await query(q.text, params)).rows[0] as never,

@@ -2,14 +2,14 @@
  * to this version. Several processes may start at once: the first to take the migration lock
  * migrates, the others wait for it and then find nothing to do. */
 import { sql, type Engine } from './engine';
-import { postgresEngine, type PostgresOptions } from './engine-postgres';
+import { postgresEngine, type PostgresEngine, type PostgresOptions } from './engine-postgres';
 import { SCHEMA_VERSION } from './schema';
 import { FIRST_POSTGRES_VERSION, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA } from './schema-postgres';
 
 /** Any constant: the key of the advisory lock held while migrating. */
 const MIGRATION_LOCK = 0x5c0de;
 
-export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<Engine> {
+export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresEngine> {
   const engine = postgresEngine(url, options);
   try {
     await migrate(engine);

@@ -27,7 +27,18 @@ export function toPostgresSchema(sqlite: string) {
   );
 }
 
-export const POSTGRES_SCHEMA = toPostgresSchema(SCHEMA);
+/** What only PostgreSQL keeps in the database, because processes share it there (one SQLite
+ * process keeps it in memory): the rate limits' counters (rate-limiter-flexible's table layout). */
+export const POSTGRES_ONLY_TABLES = ['rate_limits'];
+const POSTGRES_ONLY = `
+CREATE TABLE IF NOT EXISTS rate_limits (
+  key VARCHAR(255) PRIMARY KEY,
+  points INTEGER NOT NULL DEFAULT 0,
+  expire BIGINT
+);
+`;
+
+export const POSTGRES_SCHEMA = toPostgresSchema(SCHEMA) + POSTGRES_ONLY;
 
 /** PostgreSQL databases began at this schema version: older SQLite migrations have no
  * PostgreSQL counterpart. */

@@ -5,7 +5,8 @@
  * slices of the window and sums the last ten: a request counts for one window length from its
  * slice, wherever the boundaries fall, and the limit holds in any window to within one slice.
  * A refused request does not count, so a client that keeps trying gets in as the window rolls on. */
-import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type pg from 'pg';
+import { RateLimiterMemory, RateLimiterPostgres, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 export interface WindowOptions {
   /** Requests allowed in any `windowMs`. */
@@ -27,6 +28,19 @@ const SLICES = 10;
 /** Counters kept for a window and a slice, in this process's memory. */
 export const memoryCounters = (windowMs: number) =>
   new RateLimiterMemory({ points: Number.MAX_SAFE_INTEGER, duration: Math.ceil((windowMs * (1 + 1 / SLICES)) / 1000) });
+
+/** Counters in PostgreSQL's `rate_limits` table (made by the schema), shared by every platform
+ * process on the database: the limit holds across them. `prefix` separates the limits. */
+export const postgresCounters = (pool: pg.Pool, windowMs: number, prefix: string) =>
+  new RateLimiterPostgres({
+    storeClient: pool,
+    storeType: 'pool',
+    tableName: 'rate_limits',
+    tableCreated: true,
+    keyPrefix: prefix,
+    points: Number.MAX_SAFE_INTEGER,
+    duration: Math.ceil((windowMs * (1 + 1 / SLICES)) / 1000),
+  });
 
 /** Keys whose earlier slices are remembered at most (a cache, cleared when full). */
 const REMEMBERED_KEYS = 10_000;
