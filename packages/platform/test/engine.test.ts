@@ -132,3 +132,67 @@ for (const [name, available, open] of engines) {
     });
   });
 }
+
+describe('group commit on SQLite', () => {
+  let db: Engine;
+  const commits: number[] = [];
+  const insert = sql<[string], { id: number }>('INSERT INTO items (name) VALUES (?) RETURNING id');
+  const names = sql<[], { name: string }>('SELECT name FROM items ORDER BY id');
+
+  beforeAll(async () => {
+    db = sqliteEngine(openDatabase(':memory:'), { groupCommit: true, afterCommit: () => commits.push(commits.length + 1) });
+    await db.exec(`CREATE TABLE items (id ${db.dialect.autoId}, name TEXT NOT NULL UNIQUE)`);
+  });
+  afterAll(() => db.close());
+
+  it('commits the transactions begun in one turn once, each answered after the commit', async () => {
+    commits.length = 0;
+    const answered: number[] = [];
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        db
+          .tx(async () => {
+            await db.get(insert, `n${i}`);
+            await db.get(insert, `m${i}`);
+          })
+          .then(() => answered.push(commits.length)),
+      ),
+    );
+    expect(commits).toEqual([1]);
+    expect(answered).toEqual(Array(20).fill(1)); // none before the commit
+    expect(await db.all(names)).toHaveLength(40);
+  });
+
+  it('rolls back a failing member alone', async () => {
+    commits.length = 0;
+    const results = await Promise.allSettled([
+      db.tx(() => db.get(insert, 'kept-1')),
+      db.tx(async () => {
+        await db.get(insert, 'undone');
+        await db.get(insert, 'kept-1'); // taken: this member fails
+      }),
+      db.tx(() => db.get(insert, 'kept-2')),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(commits).toEqual([1]);
+    const all = (await db.all(names)).map((r) => r.name);
+    expect(all).toEqual(expect.arrayContaining(['kept-1', 'kept-2']));
+    expect(all).not.toContain('undone');
+  });
+
+  it('makes a read from outside wait for the open group, so it never sees what could still be lost', async () => {
+    const writing = db.tx(async () => {
+      await db.get(insert, 'slow');
+      await sleep(20); // the group stays open past its turn while a member is busy
+    });
+    await sleep(1);
+    const seen = (await db.all(names)).map((r) => r.name);
+    expect(seen).toContain('slow'); // read after the commit, not before
+    await writing;
+    // A transaction begun while a group closes goes into the next group.
+    commits.length = 0;
+    await Promise.all([db.tx(() => db.get(insert, 'a1')), sleep(0).then(() => db.tx(() => db.get(insert, 'a2')))]);
+    expect(commits.length).toBeGreaterThanOrEqual(1);
+    expect((await db.all(names)).map((r) => r.name)).toEqual(expect.arrayContaining(['a1', 'a2']));
+  });
+});
