@@ -436,7 +436,7 @@ export const contentRoutes = {
     clone: clone(blogPosts),
     discardBuffer: discardBuffer(blogPosts),
     hasBufferedChanges: hasBufferedChanges(blogPosts),
-    publish: publish(blogPosts, ['schedule-publish', 'cancel-publish']),
+    publish: publish(blogPosts, ['schedule-publish', 'cancel-publish', 'push-buffer-live']),
     pushBufferLiveAndUpdate: pushBufferLiveAndUpdate(blogPosts, postUpdate),
     pushBufferLive: pushBufferLive(blogPosts),
     validateBuffer: validateBuffer(blogPosts),
