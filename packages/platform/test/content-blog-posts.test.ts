@@ -407,3 +407,26 @@ describe('push-buffer-live keeps live edits (issue 16)', () => {
     expect((await page(p.url)).text).toContain('<p>pushed by action</p>');
   });
 });
+
+describe('publish-action by PUT (issue 16: an older client sends PUT)', () => {
+  it('works exactly like POST for posts and pages: publish, cancel, push-buffer-live, the same refusals', async () => {
+    for (const [coll, body] of [
+      [POSTS, { name: 'Put published', content_group_id: blogId }],
+      ['/content/api/v2/pages', { name: 'Put published page' }],
+    ] as const) {
+      const p = (await t.call('POST', coll, { body })).json;
+      const put = (action?: string) => t.call('PUT', `${coll}/${p.id}/publish-action`, { body: action === undefined ? undefined : { action } });
+      const res = await put('schedule-publish');
+      expect(res.status).toBe(204);
+      expect((await t.call('GET', `${coll}/${p.id}`)).json.state).toBe('PUBLISHED');
+      expect((await page(p.url)).status).toBe(200);
+      expect((await put('schedule-publish')).json.message).toMatch(/is already published$/);
+      await t.call('PUT', `${coll}/${p.id}/buffer`, { body: { meta_description: 'by PUT' } });
+      expect((await put('push-buffer-live')).status).toBe(204);
+      expect((await t.call('GET', `${coll}/${p.id}`)).json.meta_description).toBe('by PUT');
+      expect((await put('cancel-publish')).status).toBe(204);
+      expect((await t.call('GET', `${coll}/${p.id}`)).json.state).toBe('DRAFT');
+      expect((await put('publish-now')).json.message).toMatch(/^body\.action: /);
+    }
+  });
+});
