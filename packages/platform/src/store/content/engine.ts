@@ -234,9 +234,9 @@ export function contentEngine(db: Db, now: () => number) {
       for (const other of q.referring.all(row.portal_id, ref.collection, `$.${ref.field}`, row.id)) {
         const live = JSON.parse(other.data) as Record_;
         const edits = readBuffer(other);
-        const buffer = edits && writeBuffer({ edits: without(edits.edits), base: without(edits.base) });
+        const buffer = edits ? writeBuffer({ edits: without(edits.edits), base: without(edits.base) }) : null;
         if (!same(without(live), live)) save(other, { ...without(live), updated: now() }, { buffer });
-        else if (buffer !== other.buffer) q.save.run(other.data, buffer ?? null, other.deleted_at, other.publish_at, other.id);
+        else if (buffer !== other.buffer) q.save.run(other.data, buffer, other.deleted_at, other.publish_at, other.id);
       }
     }
   }
