@@ -133,6 +133,50 @@ describe('blog v1 posts (§3: created as a draft, published by update)', () => {
   });
 });
 
+describe('blog v1 scheduling (issue 16)', () => {
+  const HOUR = 3_600_000;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const v2 = async (guid: string) => (await t.call('GET', `/content/api/v2/blog-posts/${guid}`)).json;
+
+  it('an update with draft=false and a future <published> schedules the post; moving <published> moves it', async () => {
+    const start = t.clock.now;
+    const p = (await createPost('Scheduled by v1')).json;
+    const at = start + 2 * HOUR;
+    const res = await t.call('PUT', `/blog/v1/posts/${p.guid}.atom`, {
+      body: entry(`<published>${iso(at)}</published><hs:draft>false</hs:draft>`),
+      headers: ATOM,
+    });
+    expect(res.json).toMatchObject({ draft: true, publishTimestamp: null });
+    expect(await v2(p.guid)).toMatchObject({ state: 'SCHEDULED', publish_date: at });
+    expect((await fetch(p.url)).status).toBe(404);
+    // A later <published> moves the schedule.
+    await t.call('PUT', `/blog/v1/posts/${p.guid}.atom`, { body: entry(`<published>${iso(at + HOUR)}</published>`), headers: ATOM });
+    try {
+      t.clock.now = at;
+      await t.platform.services.scheduler.runDue();
+      expect((await v2(p.guid)).state).toBe('SCHEDULED');
+      t.clock.now = at + HOUR;
+      await t.platform.services.scheduler.runDue();
+      expect((await t.call('GET', `/blog/v1/posts/${p.guid}.json`)).json).toMatchObject({ draft: false, publishTimestamp: at + HOUR });
+      expect((await fetch(p.url)).status).toBe(200);
+    } finally {
+      t.clock.now = start;
+    }
+  });
+
+  it('a create with draft=false publishes, at once or scheduled for a future <published>; draft=true cancels a schedule', async () => {
+    const now = await createPost('Created live', '<hs:draft>false</hs:draft>');
+    expect(now.status).toBe(201);
+    expect(now.json).toMatchObject({ draft: false, publishTimestamp: t.clock.now });
+    const later = await createPost('Created scheduled', `<published>${iso(t.clock.now + HOUR)}</published><hs:draft>false</hs:draft>`);
+    expect(await v2(later.json.guid)).toMatchObject({ state: 'SCHEDULED', publish_date: t.clock.now + HOUR });
+    const plain = await createPost('Created draft', `<published>${iso(t.clock.now + HOUR)}</published>`);
+    expect(await v2(plain.json.guid)).toMatchObject({ state: 'DRAFT', publish_date: t.clock.now + HOUR });
+    await t.call('PUT', `/blog/v1/posts/${later.json.guid}.atom`, { body: entry('<hs:draft>true</hs:draft>'), headers: ATOM });
+    expect((await v2(later.json.guid)).state).toBe('DRAFT');
+  });
+});
+
 describe('blog v1 comments (§3: live at once)', () => {
   it('creates a comment from Atom and reads it by guid, per post and per blog', async () => {
     const p = (await createPost('Commented v1')).json;

@@ -230,3 +230,203 @@ describe('blog post input and auth', () => {
     expect((await t.call('GET', `${POSTS}?hapikey=wrong`, { portal: null })).status).toBe(401);
   });
 });
+
+describe('content that never goes live by mistake (issue 16)', () => {
+  it('a scheduled post goes live at its current publish_date: moved later, then earlier', async () => {
+    const start = t.clock.now;
+    const at = start + 2 * HOUR;
+    const p = await post({ name: 'Moving schedule', publish_immediately: false, publish_date: at });
+    await publish(p.id);
+    try {
+      const later = at + 2 * HOUR;
+      expect((await t.call('PUT', `${POSTS}/${p.id}`, { body: { publish_date: later } })).json).toMatchObject({ state: 'SCHEDULED', publish_date: later });
+      t.clock.now = at;
+      await runDue();
+      expect((await get(p.id)).state).toBe('SCHEDULED');
+      expect((await page(p.url)).status).toBe(404);
+
+      const earlier = at + HOUR;
+      await t.call('PUT', `${POSTS}/${p.id}`, { body: { publish_date: earlier } });
+      t.clock.now = earlier - 1;
+      await runDue();
+      expect((await get(p.id)).state).toBe('SCHEDULED');
+      t.clock.now = earlier;
+      await runDue();
+      expect(await get(p.id)).toMatchObject({ state: 'PUBLISHED', publish_date: earlier });
+      expect((await page(p.url)).status).toBe(200);
+    } finally {
+      t.clock.now = start;
+    }
+  });
+
+  it('a buffer pushed live moves the schedule too, and a scheduled post cannot lose its publish_date', async () => {
+    const start = t.clock.now;
+    const p = await post({ name: 'Buffered schedule', publish_immediately: false, publish_date: start + HOUR });
+    await publish(p.id);
+    await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { publish_date: start + 3 * HOUR } });
+    await t.call('POST', `${POSTS}/${p.id}/push-buffer-live`);
+    const cleared = await t.call('PUT', `${POSTS}/${p.id}`, { body: { publish_date: null } });
+    expect(cleared.status).toBe(400);
+    expect(cleared.json.message).toMatch(/^body\.publish_date: blog post \d+ is scheduled and needs a publish_date/);
+    try {
+      t.clock.now = start + 2 * HOUR;
+      await runDue();
+      expect((await get(p.id)).state).toBe('SCHEDULED');
+      t.clock.now = start + 3 * HOUR;
+      await runDue();
+      expect((await get(p.id)).state).toBe('PUBLISHED');
+    } finally {
+      t.clock.now = start;
+    }
+  });
+
+  it('two live posts never share a URL: publishing at a taken slug is a 409 naming it and the other post; drafts may share', async () => {
+    const first = await post({ name: 'Same slug', post_body: '<p>first</p>' });
+    const second = await post({ name: 'Same slug', post_body: '<p>second</p>' });
+    expect(second.slug).toBe(first.slug);
+    expect((await publish(first.id)).status).toBe(204);
+    const refused = await publish(second.id);
+    expect(refused.status).toBe(409);
+    expect(refused.json.message).toBe(`slug ${first.slug} is the URL of published blog post ${first.id}: change the slug, or unpublish that one first`);
+    expect(refused.json).toMatchObject({ slug: first.slug, conflictingId: first.id });
+    expect((await get(second.id)).state).toBe('DRAFT');
+    expect((await page(first.url)).text).toContain('<p>first</p>');
+
+    // A live post's slug cannot move onto another live post's URL either.
+    await t.call('PUT', `${POSTS}/${second.id}`, { body: { slug: 'blog/same-slug-2' } });
+    expect((await publish(second.id)).status).toBe(204);
+    const moved = await t.call('PUT', `${POSTS}/${second.id}`, { body: { slug: first.slug, post_body: '<p>changed</p>' } });
+    expect(moved.status).toBe(409);
+    expect(moved.json.message).toContain(`slug ${first.slug} is the URL of published blog post ${first.id}`);
+    expect(await get(second.id)).toMatchObject({ slug: 'blog/same-slug-2', post_body: '<p>second</p>' });
+    expect((await page(first.url)).text).toContain('<p>first</p>');
+
+    // A scheduled post holds its URL too; once the first is unpublished the URL is free.
+    const third = await post({ name: 'Same slug', publish_immediately: false, publish_date: t.clock.now + HOUR });
+    expect((await publish(third.id)).status).toBe(409);
+    await publish(first.id, 'cancel-publish');
+    expect((await publish(third.id)).status).toBe(204);
+    expect((await publish(first.id)).json.message).toContain(`scheduled blog post ${third.id}`);
+  });
+
+  it('restoring a deleted live post whose URL was taken meanwhile is a 409, and it stays deleted', async () => {
+    const a = await post({ name: 'Restored clash' });
+    await publish(a.id);
+    await t.call('DELETE', `${POSTS}/${a.id}`);
+    const b = await post({ name: 'Restored clash' });
+    await publish(b.id);
+    const res = await t.call('POST', `${POSTS}/${a.id}/restore-deleted`);
+    expect(res.status).toBe(409);
+    expect(res.json.message).toContain(`slug ${a.slug} is the URL of published blog post ${b.id}`);
+    expect((await get(a.id)).deleted_at).toBeGreaterThan(0);
+  });
+
+  it('deleting a topic or an author drops it from the posts that used it; they stay editable and publishable', async () => {
+    const author = (await t.call('POST', '/content/api/v2/blog-authors', { body: { full_name: 'Gone Author' } })).json;
+    const keep = (await t.call('POST', '/content/api/v2/topics', { body: { name: 'Kept topic' } })).json;
+    const gone = (await t.call('POST', '/content/api/v2/topics', { body: { name: 'Gone topic' } })).json;
+    const p = await post({ name: 'Referring post', blog_author_id: author.id, topic_ids: [gone.id, keep.id] });
+    // A buffer naming them lets go of them too.
+    await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { topic_ids: [gone.id], post_summary: 'buffered' } });
+    // So does a deleted post (it can be restored later).
+    const deleted = await post({ name: 'Deleted referring post', blog_author_id: author.id, topic_ids: [gone.id] });
+    await t.call('DELETE', `${POSTS}/${deleted.id}`);
+
+    expect((await t.call('DELETE', `/content/api/v2/topics/${gone.id}`)).status).toBe(204);
+    expect((await t.call('DELETE', `/content/api/v2/blog-authors/${author.id}`)).status).toBe(204);
+    expect(await get(p.id)).toMatchObject({ topic_ids: [keep.id], blog_author_id: null });
+    expect((await t.call('GET', `${POSTS}/${p.id}/buffer`)).json).toMatchObject({ topic_ids: [], post_summary: 'buffered' });
+
+    expect((await t.call('PUT', `${POSTS}/${p.id}`, { body: { name: 'Referring post, edited' } })).status).toBe(200);
+    expect((await t.call('POST', `${POSTS}/${p.id}/push-buffer-live`)).json).toMatchObject({ topic_ids: [], post_summary: 'buffered' });
+    expect((await publish(p.id)).status).toBe(204);
+    expect((await get(p.id)).state).toBe('PUBLISHED');
+
+    expect((await t.call('POST', `${POSTS}/${deleted.id}/restore-deleted`)).json).toMatchObject({ topic_ids: [], blog_author_id: null });
+    expect((await t.call('PUT', `${POSTS}/${deleted.id}`, { body: { post_body: 'x' } })).status).toBe(200);
+    // Restoring the topic does not bring the references back; naming a deleted one is still refused.
+    await t.call('POST', `/content/api/v2/topics/${gone.id}/restore-deleted`);
+    expect((await get(p.id)).topic_ids).toEqual([]);
+    await t.call('DELETE', `/content/api/v2/topics/${gone.id}`);
+    expect((await t.call('PUT', `${POSTS}/${p.id}`, { body: { topic_ids: [gone.id] } })).json.message).toBe(`body.topic_ids.0: no topic with id ${gone.id}`);
+  });
+
+  it('a comment can still be edited after its post is deleted', async () => {
+    const p = await post({ name: 'Post of a comment' });
+    const c = (await t.call('POST', '/content/api/v2/comments', { body: { content_id: p.id, comment: 'Hello' } })).json;
+    const reply = (await t.call('POST', '/content/api/v2/comments', { body: { content_id: p.id, comment: 'Reply', parent_id: c.id } })).json;
+    await t.call('DELETE', `/content/api/v2/comments/${c.id}`);
+    await t.call('DELETE', `${POSTS}/${p.id}`);
+    const edited = await t.call('PUT', `/content/api/v2/comments/${reply.id}`, { body: { comment: 'Edited', state: 'REJECTED' } });
+    expect(edited.status).toBe(200);
+    expect(edited.json).toMatchObject({ comment: 'Edited', state: 'REJECTED', content_id: p.id, content_title: 'Post of a comment' });
+    // Moving it to a post that is not there is refused, naming the field.
+    const moved = await t.call('PUT', `/content/api/v2/comments/${reply.id}`, { body: { content_id: 424242 } });
+    expect(moved.status).toBe(400);
+    expect(moved.json.message).toBe('body.content_id: no blog post with id 424242');
+    expect((await t.call('POST', '/content/api/v2/comments', { body: { content_id: p.id, comment: 'Late' } })).status).toBe(400);
+  });
+});
+
+describe('push-buffer-live keeps live edits (issue 16)', () => {
+  it('merges only the fields the buffer changed: a live edit of another field made meanwhile stays', async () => {
+    const p = await post({ name: 'Merged', post_body: '<p>v1</p>', meta_description: 'old' });
+    await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { post_body: '<p>v2</p>' } });
+    await t.call('PUT', `${POSTS}/${p.id}`, { body: { meta_description: 'edited live' } });
+    // The buffer shows the live object with its edits over it.
+    expect((await t.call('GET', `${POSTS}/${p.id}/buffer`)).json).toMatchObject({ post_body: '<p>v2</p>', meta_description: 'edited live' });
+    const pushed = await t.call('POST', `${POSTS}/${p.id}/push-buffer-live`);
+    expect(pushed.json).toMatchObject({ post_body: '<p>v2</p>', meta_description: 'edited live' });
+    expect(await get(p.id)).toMatchObject({ post_body: '<p>v2</p>', meta_description: 'edited live' });
+  });
+
+  it('refuses (409 naming the field) to overwrite a field edited live after the buffer edited it', async () => {
+    const p = await post({ name: 'Clash', post_body: '<p>v1</p>' });
+    await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { post_body: '<p>buffer</p>', post_summary: 'sum' } });
+    await t.call('PUT', `${POSTS}/${p.id}`, { body: { post_body: '<p>live</p>' } });
+    const refused = await t.call('POST', `${POSTS}/${p.id}/push-buffer-live`);
+    expect(refused.status).toBe(409);
+    expect(refused.json).toMatchObject({ fields: ['post_body'] });
+    expect(refused.json.message).toMatch(/^post_body changed on the live blog post after the buffer's edit/);
+    expect((await get(p.id)).post_body).toBe('<p>live</p>');
+    // The PUT variant that sets the field decides it; so does editing it in the buffer again.
+    expect((await t.call('PUT', `${POSTS}/${p.id}/push-buffer-live`, { body: { post_body: '<p>both</p>' } })).json).toMatchObject({ post_body: '<p>both</p>', post_summary: 'sum' });
+    await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { post_body: '<p>buffer 2</p>' } });
+    await t.call('PUT', `${POSTS}/${p.id}`, { body: { post_body: '<p>live 2</p>' } });
+    expect((await t.call('POST', `${POSTS}/${p.id}/push-buffer-live`)).status).toBe(409);
+    await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { post_body: '<p>buffer 3</p>' } });
+    expect((await t.call('POST', `${POSTS}/${p.id}/push-buffer-live`)).json.post_body).toBe('<p>buffer 3</p>');
+  });
+
+  it('blog posts take push-buffer-live as a publish action, like pages', async () => {
+    const p = await post({ name: 'Action push' });
+    await publish(p.id);
+    await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { post_body: '<p>pushed by action</p>' } });
+    expect((await publish(p.id, 'push-buffer-live')).status).toBe(204);
+    expect(await get(p.id)).toMatchObject({ post_body: '<p>pushed by action</p>', state: 'PUBLISHED' });
+    expect((await page(p.url)).text).toContain('<p>pushed by action</p>');
+  });
+});
+
+describe('publish-action by PUT (issue 16: an older client sends PUT)', () => {
+  it('works exactly like POST for posts and pages: publish, cancel, push-buffer-live, the same refusals', async () => {
+    for (const [coll, body] of [
+      [POSTS, { name: 'Put published', content_group_id: blogId }],
+      ['/content/api/v2/pages', { name: 'Put published page' }],
+    ] as const) {
+      const p = (await t.call('POST', coll, { body })).json;
+      const put = (action?: string) => t.call('PUT', `${coll}/${p.id}/publish-action`, { body: action === undefined ? undefined : { action } });
+      const res = await put('schedule-publish');
+      expect(res.status).toBe(204);
+      expect((await t.call('GET', `${coll}/${p.id}`)).json.state).toBe('PUBLISHED');
+      expect((await page(p.url)).status).toBe(200);
+      expect((await put('schedule-publish')).json.message).toMatch(/is already published$/);
+      await t.call('PUT', `${coll}/${p.id}/buffer`, { body: { meta_description: 'by PUT' } });
+      expect((await put('push-buffer-live')).status).toBe(204);
+      expect((await t.call('GET', `${coll}/${p.id}`)).json.meta_description).toBe('by PUT');
+      expect((await put('cancel-publish')).status).toBe(204);
+      expect((await t.call('GET', `${coll}/${p.id}`)).json.state).toBe('DRAFT');
+      expect((await put('publish-now')).json.message).toMatch(/^body\.action: /);
+    }
+  });
+});

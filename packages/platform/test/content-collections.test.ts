@@ -200,3 +200,50 @@ describe('lists: paging, filters, order', () => {
     expect(await bad('name=a&name=b')).toBe('query.name: give it once');
   });
 });
+
+describe('pages never go live by mistake (issue 16)', () => {
+  const HOUR = 3_600_000;
+  const publish = (id: number, action = 'schedule-publish') => t.call('POST', `${V2}/pages/${id}/publish-action`, { body: { action } });
+
+  it('a scheduled page goes live at its current publish_date, moved earlier', async () => {
+    const start = t.clock.now;
+    const p = await create('pages', { name: 'Scheduled page', publish_immediately: false, publish_date: start + 3 * HOUR });
+    expect((await publish(p.id)).status).toBe(204);
+    await t.call('PUT', `${V2}/pages/${p.id}`, { body: { publish_date: start + HOUR } });
+    try {
+      t.clock.now = start + HOUR;
+      await t.platform.services.scheduler.runDue();
+      expect((await t.call('GET', `${V2}/pages/${p.id}`)).json).toMatchObject({ state: 'PUBLISHED', publish_date: start + HOUR });
+      expect((await fetch(p.url)).status).toBe(200);
+    } finally {
+      t.clock.now = start;
+    }
+  });
+
+  it('two live pages never share a URL (409 naming the slug and the page); drafts may', async () => {
+    const a = await create('pages', { name: 'Shared page' });
+    const b = await create('pages', { name: 'Shared page' });
+    expect(b.slug).toBe(a.slug);
+    expect((await publish(a.id)).status).toBe(204);
+    const res = await publish(b.id);
+    expect(res.status).toBe(409);
+    expect(res.json.message).toBe(`slug ${a.slug} is the URL of published page ${a.id}: change the slug, or unpublish that one first`);
+    // A post cannot take a live page's URL either: both are served at /sites/<portal>/<slug>.
+    const post = await create('blog-posts', { name: 'Post at a page URL', content_group_id: blogId, slug: a.slug });
+    expect((await t.call('POST', `${V2}/blog-posts/${post.id}/publish-action`, { body: { action: 'schedule-publish' } })).status).toBe(409);
+    // push-buffer-live of a slug onto a live page's URL is refused too, and the buffer is kept.
+    await t.call('PUT', `${V2}/pages/${b.id}`, { body: { slug: 'shared-page-b' } });
+    expect((await publish(b.id)).status).toBe(204);
+    await t.call('PUT', `${V2}/pages/${b.id}/buffer`, { body: { slug: a.slug } });
+    expect((await t.call('POST', `${V2}/pages/${b.id}/push-buffer-live`)).status).toBe(409);
+    expect((await t.call('GET', `${V2}/pages/${b.id}/has-buffered-changes`)).json.has_buffered_changes).toBe(true);
+  });
+
+  it('templates merge a buffer with a live edit made meanwhile', async () => {
+    const tpl = await create('templates', { path: 'merge/t.html', source: 'live', label: 'L1' });
+    const T = `${V2}/templates/${tpl.id}`;
+    await t.call('PUT', `${T}/buffer`, { body: { source: 'buffered' } });
+    await t.call('PUT', T, { body: { label: 'L2' } });
+    expect((await t.call('PUT', `${T}/push-buffer-live`, {})).json).toMatchObject({ source: 'buffered', label: 'L2' });
+  });
+});

@@ -204,4 +204,22 @@ describe('folders', () => {
     expect((await t.call('POST', `${D}/${top.id}/versions/restore`, { body: { version_id: versions.at(-1).id } })).json.full_path).toBe('/top');
     expect((await t.call('GET', `${D}/${top.id}`, { portal: t.portals[1] })).status).toBe(404);
   });
+
+  it('restoring a deleted folder never makes two live folders with one path: a 409 naming it (issue 16)', async () => {
+    const old = (await t.call('POST', D, { body: { name: 'twice' } })).json;
+    expect((await t.call('DELETE', `${D}/${old.id}`)).status).toBe(204);
+    const now = (await t.call('POST', D, { body: { name: 'twice' } })).json;
+    const res = await t.call('POST', `${D}/${old.id}/restore-deleted`);
+    expect(res.status).toBe(409);
+    expect(res.json.message).toBe('a folder /twice exists already');
+    expect((await t.call('GET', `${D}/${old.id}`)).json.deleted_at).toBeGreaterThan(0);
+    expect((await t.call('GET', `${D}?name=twice`)).json.objects.map((f: { id: number }) => f.id)).toEqual([now.id]);
+
+    // A folder restored under a parent renamed meanwhile takes the parent's path as it is now.
+    const parent = (await t.call('POST', D, { body: { name: 'parent-before' } })).json;
+    const child = (await t.call('POST', D, { body: { name: 'kid', parent_folder_id: parent.id } })).json;
+    await t.call('DELETE', `${D}/${child.id}`);
+    await t.call('PUT', `${D}/${parent.id}`, { body: { name: 'parent-after' } });
+    expect((await t.call('POST', `${D}/${child.id}/restore-deleted`)).json.full_path).toBe('/parent-after/kid');
+  });
 });

@@ -79,14 +79,13 @@ const postCreate = z.looseObject({
   metaDescription: z.string().optional(),
   /** Comma-separated. */
   metaKeywords: z.string().optional(),
-});
-const postUpdate = postCreate.partial().extend({
-  /** Publish: when the post goes live (ISO 8601). */
+  /** When the post goes live (ISO 8601): with `draft: false`, a future date schedules it. */
   published: z.iso.datetime({ offset: true }).optional(),
-  /** Publish: `false` moves a draft to published. */
+  /** Publish: `false` moves a draft to published (or scheduled, for a future `published`). */
   draft: flag.optional(),
   sendNotifications: flag.optional(),
 });
+const postUpdate = postCreate.partial();
 const commentCreate = z.looseObject({
   anonyName: z.string().min(1),
   anonyEmail: z.email(),
@@ -178,7 +177,7 @@ export const blogV1Routes = {
     atomEntry: 'post',
     method: 'POST',
     path: '/blog/v1/:blog_guid/posts.atom',
-    summary: 'Create a post from an Atom entry; it starts as a draft',
+    summary: 'Create a post from an Atom entry; it starts as a draft unless draft=false (published, or scheduled for a future published)',
     params: z.object({ blog_guid: guid }),
     bodyType: 'atom',
     body: postCreate,

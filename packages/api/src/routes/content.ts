@@ -278,23 +278,27 @@ const hasBufferedChanges = <P extends z.ZodObject, R extends z.ZodType>(c: Of<P,
     response: z.object({ has_buffered_changes: z.boolean() }),
   });
 
-/** `schedule-publish` is used for every publish, immediate included (§4.1); no response body. */
+/** `schedule-publish` is used for every publish, immediate included (§4.1); no response body.
+ * The spec names POST; some older clients send PUT, which does the same (`publishPut`). */
 const publish =
-  <P extends z.ZodObject, R extends z.ZodType, A extends readonly [string, ...string[]]>(c: Of<P, R>, actions: A) =>
+  <P extends z.ZodObject, R extends z.ZodType, A extends readonly [string, ...string[]]>(c: Of<P, R>, actions: A, method: 'POST' | 'PUT' = 'POST') =>
   (id: string) =>
     route({
       ...V2,
       id,
-      method: 'POST',
+      method,
       path: `${c.item}/publish-action`,
       summary:
-        `Publish a ${c.label} (schedule-publish: at publish_date, or at once when publish_immediately)` +
-        ' or cancel publishing (cancel-publish)',
+        method == 'POST'
+          ? `Publish a ${c.label} (schedule-publish: at publish_date, or at once when publish_immediately) or cancel publishing (cancel-publish)`
+          : `The same publish-action by PUT, for clients that send it`,
       scopes: c.scopes,
       params: c.params,
       body: z.looseObject({ action: z.enum(actions) }),
       // Publishing is what a call without input means.
       defaultBody: { action: 'schedule-publish' },
+      // Publishing twice is not publishing once (the second is refused): never repeated blindly.
+      retry: 'unsafe',
     });
 
 const pushBufferLive = <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) =>
@@ -428,6 +432,9 @@ const uploadFields = z.looseObject({
 /** Upload and replace: multipart, validated on the non-file fields. */
 const multipart = { ...V2, method: 'POST', scopes: FILES, bodyType: 'multipart', body: uploadFields } as const;
 
+/** The actions of publish-action, for posts and pages alike. */
+const POST_ACTIONS = ['schedule-publish', 'cancel-publish', 'push-buffer-live'] as const;
+
 export const contentRoutes = {
   ...group(blogPosts, {
     ...crud(blogPosts, postCreate, postUpdate),
@@ -436,7 +443,8 @@ export const contentRoutes = {
     clone: clone(blogPosts),
     discardBuffer: discardBuffer(blogPosts),
     hasBufferedChanges: hasBufferedChanges(blogPosts),
-    publish: publish(blogPosts, ['schedule-publish', 'cancel-publish']),
+    publish: publish(blogPosts, POST_ACTIONS),
+    publishPut: publish(blogPosts, POST_ACTIONS, 'PUT'),
     pushBufferLiveAndUpdate: pushBufferLiveAndUpdate(blogPosts, postUpdate),
     pushBufferLive: pushBufferLive(blogPosts),
     validateBuffer: validateBuffer(blogPosts),
@@ -457,7 +465,8 @@ export const contentRoutes = {
     clone: clone(pages),
     discardBuffer: discardBuffer(pages),
     hasBufferedChanges: hasBufferedChanges(pages),
-    publish: publish(pages, ['schedule-publish', 'cancel-publish', 'push-buffer-live']),
+    publish: publish(pages, POST_ACTIONS),
+    publishPut: publish(pages, POST_ACTIONS, 'PUT'),
     pushBufferLiveAndUpdate: pushBufferLiveAndUpdate(pages, pageUpdate),
     pushBufferLive: pushBufferLive(pages),
     validateBuffer: validateBuffer(pages),

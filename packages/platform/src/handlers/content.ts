@@ -31,6 +31,8 @@ export function contentVerbs({ content }: Services): Record<string, Verb> {
     validateBuffer: ({ coll, id, ctx }) => content.validateBuffer(ctx.portalId, coll, id),
     clone: ({ coll, id, ctx }) => content.clone(ctx.portalId, coll, id, String(body(ctx).name)),
     publish: ({ coll, id, ctx }) => content.publishAction(ctx.portalId, coll, id, body(ctx).action as PublishAction),
+    // Older clients send publish-action as a PUT: the same action.
+    publishPut: ({ coll, id, ctx }) => content.publishAction(ctx.portalId, coll, id, body(ctx).action as PublishAction),
     listVersions: ({ coll, id, ctx }) => content.listVersions(ctx.portalId, coll, id),
     getVersion: ({ coll, id, ctx }) => content.getVersion(ctx.portalId, coll, id, Number((ctx.params as Record_).version_id)),
     restoreVersion: ({ coll, id, ctx }) => content.restoreVersion(ctx.portalId, coll, id, Number(body(ctx).version_id)),

@@ -116,9 +116,22 @@ export function blogV1Store(db: Db, content: ContentEngine) {
       meta_keywords: w.metaKeywords,
       author_display_name: w.authorDisplayName,
     };
+    // A scheduled post moves with its publish_date (the engine keeps the schedule on it).
+    if (w.published !== undefined) fields.publish_date = Date.parse(w.published);
     if (w.authorEmail !== undefined) fields.blog_author_id = authorId(portalId, w.authorEmail);
     if (w.tags !== undefined) fields.topic_ids = topicIds(portalId, w.tags);
     return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  }
+
+  /** The publishing a v1 write asks for, through the v2 state machine (§3): `draft=false` publishes
+   * at `published` (publish_immediately false makes a future date wait for the scheduler), or at
+   * once without one; `draft=true` cancels. */
+  function publishAsAsked(portalId: number, id: number, w: PostWrite) {
+    const { state } = content.get(portalId, 'blog-posts', id);
+    if (w.draft === false && state != 'PUBLISHED') {
+      content.update(portalId, 'blog-posts', id, { publish_immediately: w.published === undefined });
+      content.publishAction(portalId, 'blog-posts', id, 'schedule-publish');
+    } else if (w.draft === true && state != 'DRAFT') content.publishAction(portalId, 'blog-posts', id, 'cancel-publish');
   }
 
   return {
@@ -143,28 +156,25 @@ export function blogV1Store(db: Db, content: ContentEngine) {
     },
     getComment: (portalId: number, guid: string) => comment(find(portalId, 'comments', guid, 'comment')),
 
-    /** A new post: a draft (§3). */
+    /** A new post: a draft (§3), unless the entry says `draft=false` (then as an update would). */
     createPost(portalId: number, blogGuid: string, w: PostWrite) {
       const b = find(portalId, 'blogs', blogGuid, 'blog');
-      return transaction(db, () => post(content.create(portalId, 'blog-posts', { ...v2Fields(portalId, w), content_group_id: b.id })))();
+      return transaction(db, () => {
+        const { id } = content.create(portalId, 'blog-posts', { ...v2Fields(portalId, w), content_group_id: b.id });
+        publishAsAsked(portalId, id, w);
+        return post(content.get(portalId, 'blog-posts', id));
+      })();
     },
 
-    /** Changes the fields given; `draft=false` publishes a draft (at `published` when given), `draft=true`
-     * takes a published post back to draft. */
+    /** Changes the fields given; `draft=false` publishes a draft (at `published` when given: scheduled
+     * when that is in the future), `draft=true` takes a published or scheduled post back to draft. */
     updatePost(portalId: number, guid: string, w: PostWrite) {
       const id = find(portalId, 'blog-posts', guid, 'post').id;
       return transaction(db, () => {
         const fields = v2Fields(portalId, w);
-        let current = Object.keys(fields).length ? content.update(portalId, 'blog-posts', id, fields) : content.get(portalId, 'blog-posts', id);
-        const live = current.state == 'PUBLISHED';
-        if (w.draft === false && !live) {
-          if (current.publish_immediately === false || current.publish_immediately === 'false')
-            content.update(portalId, 'blog-posts', id, { publish_immediately: true });
-          content.publishAction(portalId, 'blog-posts', id, 'schedule-publish');
-          if (w.published !== undefined) content.update(portalId, 'blog-posts', id, { publish_date: Date.parse(w.published) });
-        } else if (w.draft === true && live) content.publishAction(portalId, 'blog-posts', id, 'cancel-publish');
-        current = content.get(portalId, 'blog-posts', id);
-        return post(current);
+        if (Object.keys(fields).length) content.update(portalId, 'blog-posts', id, fields);
+        publishAsAsked(portalId, id, w);
+        return post(content.get(portalId, 'blog-posts', id));
       })();
     },
 

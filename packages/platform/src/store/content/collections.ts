@@ -36,8 +36,11 @@ export interface Collection {
   /** The new object's record, before the write body is applied over it. */
   defaults(input: Record_, now: number, portalId: number): Record_;
   /** Checks and derived fields after a write body is applied (throws a 400). `id` is the
-   * object's own (undefined on create). */
-  complete?(record: Record_, lookup: Lookup, portalId: number, id?: number): void;
+   * object's own and `before` its live record (both undefined on create). */
+  complete?(record: Record_, lookup: Lookup, portalId: number, id?: number, before?: Record_): void;
+  /** Fields of other collections that hold ids of this one's objects (`list`: an array of ids). A
+   * delete drops the id from them, so that nothing refers to a deleted object. */
+  referencedBy?: readonly { collection: CollectionName; field: string; list?: boolean }[];
   /** Publishable objects (posts, pages) have a state machine (§3) and a URL. */
   publishable?: boolean;
   /** Keys computed on every read (a file's URLs), from the object's id and the site's address. */
@@ -61,6 +64,10 @@ export const slugify = (s: string) =>
 
 const stamps = (now: number) => ({ created: now, updated: now });
 const str = (v: unknown) => (typeof v == 'string' ? v : '');
+/** Whether a write changes a field: references are checked only when they change, so that an
+ * object is never frozen by one that went away (a deleted post's comment stays editable). */
+const changes = (record: Record_, before: Record_ | undefined, key: string) =>
+  !before || JSON.stringify(record[key]) !== JSON.stringify(before[key]);
 
 const blogPost: Collection = {
   serverFields: [...COMMON, ...PUBLISHING, 'blog_author', 'cloned_from', 'comment_count', 'views'],
@@ -107,14 +114,15 @@ const blogPost: Collection = {
     is_social_publishing_enabled: false,
     personas: [],
   }),
-  complete(post, lookup, portalId) {
+  complete(post, lookup, portalId, _id, before) {
     const blog = lookup.get(portalId, 'blogs', Number(post.content_group_id));
     if (!blog) throw badRequest(`body.content_group_id: no blog with id ${String(post.content_group_id)}`);
     if (!post.slug) post.slug = `${str(blog.slug) || 'blog'}/${slugify(str(post.name))}`;
-    if (post.blog_author_id != null && !lookup.get(portalId, 'blog-authors', Number(post.blog_author_id)))
+    if (post.blog_author_id != null && changes(post, before, 'blog_author_id') && !lookup.get(portalId, 'blog-authors', Number(post.blog_author_id)))
       throw badRequest(`body.blog_author_id: no blog author with id ${String(post.blog_author_id)}`);
+    const had = new Set((before?.topic_ids ?? []) as number[]);
     for (const [i, t] of (post.topic_ids as number[]).entries())
-      if (!lookup.get(portalId, 'topics', t)) throw badRequest(`body.topic_ids.${i}: no topic with id ${t}`);
+      if (!had.has(t) && !lookup.get(portalId, 'topics', t)) throw badRequest(`body.topic_ids.${i}: no topic with id ${t}`);
   },
 };
 
@@ -161,18 +169,22 @@ const comment: Collection = {
     user_url: null,
     state: 'APPROVED',
   }),
-  complete(c, lookup, portalId) {
-    const post = lookup.get(portalId, 'blog-posts', Number(c.content_id));
-    if (!post) throw badRequest(`body.content_id: no blog post with id ${String(c.content_id)}`);
-    c.collection_id = post.content_group_id;
-    c.content_title = post.name;
-    if (c.parent_id != null && !lookup.get(portalId, 'comments', Number(c.parent_id)))
+  complete(c, lookup, portalId, _id, before) {
+    // A comment stays with its post: it can be edited while the post is deleted (restorable).
+    if (changes(c, before, 'content_id')) {
+      const post = lookup.get(portalId, 'blog-posts', Number(c.content_id));
+      if (!post) throw badRequest(`body.content_id: no blog post with id ${String(c.content_id)}`);
+      c.collection_id = post.content_group_id;
+      c.content_title = post.name;
+    }
+    if (c.parent_id != null && changes(c, before, 'parent_id') && !lookup.get(portalId, 'comments', Number(c.parent_id)))
       throw badRequest(`body.parent_id: no comment with id ${String(c.parent_id)}`);
   },
 };
 
 const blogAuthor: Collection = {
   serverFields: COMMON,
+  referencedBy: [{ collection: 'blog-posts', field: 'blog_author_id' }],
   defaults: (_input, now) => ({
     ...stamps(now),
     email: null,
@@ -196,6 +208,7 @@ const blogAuthor: Collection = {
 
 const topic: Collection = {
   serverFields: COMMON,
+  referencedBy: [{ collection: 'blog-posts', field: 'topic_ids', list: true }],
   defaults: (_input, now) => ({ ...stamps(now), slug: '', description: '' }),
   complete(t) {
     if (!t.slug) t.slug = slugify(str(t.name));

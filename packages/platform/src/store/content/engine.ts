@@ -4,7 +4,7 @@
  * `publish_date`). Collection specifics live in collections.ts. */
 import type Database from 'better-sqlite3';
 import { type Db, transaction } from '../../db/open';
-import { badRequest, notFound } from '../../domain/errors';
+import { badRequest, conflict, notFound } from '../../domain/errors';
 import { COLLECTIONS, type CollectionName, type ContentRecord, type Record_ } from './collections';
 import { listSql } from './filters';
 
@@ -38,6 +38,9 @@ function writable(collection: CollectionName, body: Record_) {
 }
 
 const isTrue = (v: unknown) => v === true || v === 'true';
+/** Equal as JSON values (records come from JSON). */
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const label = (collection: CollectionName) => collection.replace(/s$/, '').replace('-', ' ');
 
 export type PublishAction = 'schedule-publish' | 'cancel-publish' | 'push-buffer-live';
 
@@ -66,6 +69,17 @@ export function contentEngine(db: Db, now: () => number) {
     purge: db.prepare<[number]>('DELETE FROM content_objects WHERE id = ?'),
     purgeVersions: db.prepare<[number]>('DELETE FROM content_versions WHERE object_id = ?'),
     purgeHistory: db.prepare<[number]>('DELETE FROM content_history WHERE object_id = ?'),
+    /** Another post or page holding a URL (published or scheduled) at this slug. */
+    urlHolder: db.prepare<[number, string, number], Pick<Row, 'id' | 'collection'> & { state: string }>(
+      `SELECT id, collection, state FROM content_objects WHERE portal_id = ? AND slug = ? AND state IN ('PUBLISHED', 'SCHEDULED') AND deleted_at = 0
+       AND collection IN ('blog-posts', 'pages') AND id != ? ORDER BY id LIMIT 1`,
+    ),
+    /** Objects of a collection whose live record holds `value` at a JSON path (an id, or an id in a
+     * list), and those with a buffer (which may hold it too). */
+    referring: db.prepare<[number, string, string, number], Row>(
+      `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ?
+       AND (buffer IS NOT NULL OR EXISTS (SELECT 1 FROM json_each(data, ?) WHERE value = ?))`,
+    ),
     liveBySlug: db.prepare<[number, string], Row>(
       `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND slug = ? AND state = 'PUBLISHED' AND deleted_at = 0
        AND collection IN ('blog-posts', 'pages') ORDER BY id DESC LIMIT 1`,
@@ -87,7 +101,7 @@ export function contentEngine(db: Db, now: () => number) {
 
   function find(portalId: number, collection: CollectionName, id: number) {
     const row = q.byId.get(portalId, collection, id);
-    if (!row) throw notFound(`no ${collection.replace(/s$/, '').replace('-', ' ')} with id ${id}`);
+    if (!row) throw notFound(`no ${label(collection)} with id ${id}`);
     return row;
   }
 
@@ -109,9 +123,41 @@ export function contentEngine(db: Db, now: () => number) {
     },
   };
 
-  /** Writes the live record (and the buffer, deletion, schedule) and keeps a version of it. */
-  function save(row: Row, record: Record_, changes: Partial<Pick<Row, 'buffer' | 'deleted_at' | 'publish_at'>> = {}) {
+  /** The URL a post or page holds: its slug while it is published or scheduled (not deleted). */
+  function urlOf(collection: CollectionName, record: Record_, deletedAt: number) {
+    const holds = COLLECTIONS[collection].publishable && !deletedAt && (record.state == 'PUBLISHED' || record.state == 'SCHEDULED');
+    return holds ? String(record.slug) : undefined;
+  }
+
+  /** Two live objects never share a URL: an object that comes to hold one (published, scheduled,
+   * restored, or its slug changed while live) must find it free. Drafts may share slugs. */
+  function checkUrlFree(row: Row, record: Record_, deletedAt: number) {
+    const slug = urlOf(row.collection, record, deletedAt);
+    if (slug === undefined || slug === urlOf(row.collection, JSON.parse(row.data) as Record_, row.deleted_at)) return;
+    const other = q.urlHolder.get(row.portal_id, slug, row.id);
+    if (other)
+      throw conflict(
+        `slug ${slug} is the URL of ${other.state.toLowerCase()} ${label(other.collection)} ${other.id}: change the slug, or unpublish that one first`,
+        { slug, conflictingId: other.id },
+      );
+  }
+
+  /** When a scheduled object goes live: its publish_date as it is now (the schedule follows every
+   * change of it). Not scheduled or deleted: never. */
+  function publishAt(row: Row, record: Record_, deletedAt: number) {
+    if (record.state != 'SCHEDULED' || deletedAt) return null;
+    const at = Number(record.publish_date);
+    if (record.publish_date == null || !Number.isFinite(at))
+      throw badRequest(`body.publish_date: ${label(row.collection)} ${row.id} is scheduled and needs a publish_date (cancel-publish first to clear it)`);
+    return at;
+  }
+
+  /** Writes the live record (and the buffer, deletion) and keeps a version of it; the schedule
+   * follows the record's state and publish_date. */
+  function save(row: Row, record: Record_, changes: Partial<Pick<Row, 'buffer' | 'deleted_at'>> = {}) {
     const next = { ...row, ...changes, data: stored(record) };
+    checkUrlFree(row, record, next.deleted_at);
+    next.publish_at = publishAt(row, record, next.deleted_at);
     q.save.run(next.data, next.buffer, next.deleted_at, next.publish_at, row.id);
     q.version.run(row.id, JSON.stringify(toRecord(next)), Number(record.updated));
     return next;
@@ -133,17 +179,17 @@ export function contentEngine(db: Db, now: () => number) {
     })();
   }
 
-  /** The live record with `body` applied (not saved). */
-  function applied(row: Row, base: Record_, body: Record_, check = true) {
+  /** The live record with `body` applied (not saved), checked against the live record it changes. */
+  function applied(row: Row, base: Record_, body: Record_) {
     const record = { ...base, ...writable(row.collection, body), updated: now() };
-    if (check) COLLECTIONS[row.collection].complete?.(record, lookup, row.portal_id, row.id);
+    COLLECTIONS[row.collection].complete?.(record, lookup, row.portal_id, row.id, JSON.parse(row.data) as Record_);
     return record;
   }
 
   function update(portalId: number, collection: CollectionName, id: number, body: Record_) {
     return transaction(db, () => {
       const row = findLive(portalId, collection, id);
-      // §3: updating never publishes, whatever publish_date says.
+      // §3: updating never publishes, whatever publish_date says; a scheduled object moves with it.
       return toRecord(save(row, applied(row, JSON.parse(row.data) as Record_, body)));
     })();
   }
@@ -172,9 +218,27 @@ export function contentEngine(db: Db, now: () => number) {
   function remove(portalId: number, collection: CollectionName, id: number) {
     transaction(db, () => {
       const row = findLive(portalId, collection, id);
-      // A deleted scheduled post is not published by the scheduler.
-      save(row, { ...(JSON.parse(row.data) as Record_), updated: now() }, { deleted_at: now(), publish_at: null });
+      // A deleted scheduled post is not published by the scheduler (save drops its schedule).
+      save(row, { ...(JSON.parse(row.data) as Record_), updated: now() }, { deleted_at: now() });
+      dropReferencesTo(row);
     })();
+  }
+
+  /** What refers to a deleted object lets go of it (a post's topic or author), so that those objects
+   * stay editable and publishable; restoring the object does not bring the references back. */
+  function dropReferencesTo(row: Row) {
+    for (const ref of COLLECTIONS[row.collection].referencedBy ?? []) {
+      const drop = (value: unknown) =>
+        ref.list ? (Array.isArray(value) ? value.filter((v) => Number(v) !== row.id) : value) : Number(value) === row.id ? null : value;
+      const without = (record: Record_) => (ref.field in record ? { ...record, [ref.field]: drop(record[ref.field]) } : record);
+      for (const other of q.referring.all(row.portal_id, ref.collection, `$.${ref.field}`, row.id)) {
+        const live = JSON.parse(other.data) as Record_;
+        const edits = readBuffer(other);
+        const buffer = edits ? writeBuffer({ edits: without(edits.edits), base: without(edits.base) }) : null;
+        if (!same(without(live), live)) save(other, { ...without(live), updated: now() }, { buffer });
+        else if (buffer !== other.buffer) q.save.run(other.data, buffer, other.deleted_at, other.publish_at, other.id);
+      }
+    }
   }
 
   function restoreDeleted(portalId: number, collection: CollectionName, id: number) {
@@ -184,47 +248,82 @@ export function contentEngine(db: Db, now: () => number) {
       const record = JSON.parse(row.data) as Record_;
       // A post that was scheduled when deleted comes back as a draft: nothing publishes behind one's back.
       if (record.state == 'SCHEDULED') Object.assign(record, { state: 'DRAFT', is_draft: true, current_state: 'DRAFT' });
-      return toRecord(save(row, { ...record, updated: now() }, { deleted_at: 0 }));
+      // Checked as a save is: a folder's path (its parent may have moved) must be free, a live
+      // post's URL too (save).
+      return toRecord(save(row, applied(row, record, {}), { deleted_at: 0 }));
     })();
   }
 
   // ---- the auto-save buffer (§3, §4.8) ----
 
-  const bufferOf = (row: Row) => (row.buffer ? (JSON.parse(row.buffer) as Record_) : (JSON.parse(row.data) as Record_));
+  /** A buffer keeps the fields its writes set (`edits`) and, for each, the live value it was edited
+   * against (`base`): pushing it live changes only those fields, so a live edit made meanwhile to
+   * another field stays, and one made to the same field is noticed instead of overwritten. */
+  interface Edits {
+    edits: Record_;
+    base: Record_;
+  }
+  const EDITS = '$edits';
+  const BASE = '$base';
+
+  function readBuffer(row: Row): Edits | undefined {
+    if (!row.buffer) return undefined;
+    const buffer = JSON.parse(row.buffer) as Record_;
+    if (EDITS in buffer) return { edits: buffer[EDITS] as Record_, base: buffer[BASE] as Record_ };
+    // A buffer saved before edits were kept apart is a whole record: its edits are where it differs.
+    const live = JSON.parse(row.data) as Record_;
+    const server = COLLECTIONS[row.collection].serverFields;
+    const edits = Object.fromEntries(Object.entries(buffer).filter(([k, v]) => !server.includes(k) && !same(v, live[k])));
+    return { edits, base: Object.fromEntries(Object.keys(edits).map((k) => [k, live[k]])) };
+  }
+  const writeBuffer = ({ edits, base }: Edits) => JSON.stringify({ [EDITS]: edits, [BASE]: base });
+
+  /** The object as its editor sees it: the live record with the buffer's edits over it. */
+  const bufferView = (row: Row): Record_ => ({ ...(JSON.parse(row.data) as Record_), ...readBuffer(row)?.edits });
 
   function getBuffer(portalId: number, collection: CollectionName, id: number) {
     const row = find(portalId, collection, id);
-    return toRecord({ ...row, data: JSON.stringify(bufferOf(row)) });
+    return toRecord({ ...row, data: JSON.stringify(bufferView(row)) });
   }
 
   function updateBuffer(portalId: number, collection: CollectionName, id: number, body: Record_) {
     return transaction(db, () => {
       const row = findLive(portalId, collection, id);
+      const live = JSON.parse(row.data) as Record_;
+      const { edits, base } = readBuffer(row) ?? { edits: {}, base: {} };
       // An auto-save holds whatever the editor has: checked by validate-buffer and on push, not here.
-      const buffer = applied(row, bufferOf(row), body, false);
+      const changes = writable(collection, body);
+      const next = writeBuffer({ edits: { ...edits, ...changes }, base: { ...base, ...Object.fromEntries(Object.keys(changes).map((k) => [k, live[k]])) } });
       // The live object is not affected (§3): only the buffer column changes, no version.
-      q.save.run(row.data, stored(buffer), row.deleted_at, row.publish_at, row.id);
-      return toRecord({ ...row, data: stored(buffer) });
+      q.save.run(row.data, next, row.deleted_at, row.publish_at, row.id);
+      return toRecord({ ...row, data: JSON.stringify(bufferView({ ...row, buffer: next })) });
     })();
   }
 
-  /** Content fields only: timestamps differ between a buffer and its live object without a change. */
-  const comparable = (r: Record_) => JSON.stringify({ ...r, updated: 0 });
-
   function hasBufferedChanges(portalId: number, collection: CollectionName, id: number) {
     const row = find(portalId, collection, id);
-    return { has_buffered_changes: row.buffer != null && comparable(JSON.parse(row.buffer) as Record_) != comparable(JSON.parse(row.data) as Record_) };
+    const live = JSON.parse(row.data) as Record_;
+    return { has_buffered_changes: Object.entries(readBuffer(row)?.edits ?? {}).some(([k, v]) => !same(v, live[k])) };
   }
 
-  /** Copies the buffer into the live object (then applies `body`, for the PUT variant). */
+  /** Copies the buffer's edits into the live object (then applies `body`, for the PUT variant).
+   * A field edited both in the buffer and on the live object since (and not set by `body`) is a
+   * 409 naming it: the editor edits it in the buffer again (which takes the live value as seen) or
+   * discards the buffer. */
   function pushBufferLive(portalId: number, collection: CollectionName, id: number, body: Record_ = {}) {
     return transaction(db, () => {
       const row = findLive(portalId, collection, id);
       const live = JSON.parse(row.data) as Record_;
-      const buffer = bufferOf(row);
-      // The state machine's fields stay as they are live: pushing the buffer is a save, not a publish.
-      for (const k of COLLECTIONS[collection].serverFields) if (k in live) buffer[k] = live[k];
-      return toRecord(save(row, applied(row, buffer, body), { buffer: null }));
+      const { edits, base } = readBuffer(row) ?? { edits: {}, base: {} };
+      const given = writable(collection, body);
+      const clashes = Object.keys(edits).filter((k) => !(k in given) && !same(live[k], base[k]) && !same(live[k], edits[k]));
+      if (clashes.length)
+        throw conflict(
+          `${clashes.join(', ')} changed on the live ${label(collection)} after the buffer's edit: edit ${clashes.length > 1 ? 'them' : 'it'} in the buffer again (PUT .../buffer) or discard the buffer`,
+          { fields: clashes },
+        );
+      // The state machine's fields are not in the edits: pushing the buffer is a save, not a publish.
+      return toRecord(save(row, applied(row, { ...live, ...edits }, body), { buffer: null }));
     })();
   }
 
@@ -240,9 +339,9 @@ export function contentEngine(db: Db, now: () => number) {
   /** The buffer would make a valid live object (the checks a save runs). */
   function validateBuffer(portalId: number, collection: CollectionName, id: number) {
     const row = find(portalId, collection, id);
-    const buffer = bufferOf(row);
+    const buffer = bufferView(row);
     if (!buffer.name) throw badRequest('buffer.name: is required');
-    COLLECTIONS[collection].complete?.(buffer, lookup, portalId, row.id);
+    COLLECTIONS[collection].complete?.(buffer, lookup, portalId, row.id, JSON.parse(row.data) as Record_);
     return { succeeded: true as const };
   }
 
@@ -273,7 +372,7 @@ export function contentEngine(db: Db, now: () => number) {
   function goLive(row: Row, record: Record_) {
     const at = now();
     q.history.run(row.id, 'send enabled emails and tweets', at);
-    return save(row, { ...record, ...PUBLISHED, publish_date: record.publish_date ?? at, unpublished_at: null, updated: at }, { publish_at: null });
+    return save(row, { ...record, ...PUBLISHED, publish_date: record.publish_date ?? at, unpublished_at: null, updated: at });
   }
 
   function publishAction(portalId: number, collection: CollectionName, id: number, action: PublishAction) {
@@ -284,7 +383,7 @@ export function contentEngine(db: Db, now: () => number) {
       if (action == 'cancel-publish') {
         if (record.state == 'DRAFT') throw badRequest(`${collection} ${id} is neither scheduled nor published`);
         const unpublished = record.state == 'PUBLISHED' ? { unpublished_at: now() } : {};
-        return void save(row, { ...record, ...DRAFT, ...unpublished, updated: now() }, { publish_at: null });
+        return void save(row, { ...record, ...DRAFT, ...unpublished, updated: now() });
       }
       if (record.state == 'PUBLISHED') throw badRequest(`${collection} ${id} is already published`);
       // §3: null or true publishes at once and ignores publish_date; false waits for publish_date.
@@ -294,7 +393,8 @@ export function contentEngine(db: Db, now: () => number) {
       if (record.publish_date == null || !Number.isFinite(at))
         throw badRequest(`${collection} ${id} has publish_immediately false and no publish_date to publish at`);
       if (at <= now()) return void goLive(row, record);
-      save(row, { ...record, state: 'SCHEDULED', is_draft: true, current_state: 'SCHEDULED', processing_status: 'scheduled', updated: now() }, { publish_at: at });
+      // Scheduled for publish_date as it will be then: save keeps the schedule on it.
+      save(row, { ...record, state: 'SCHEDULED', is_draft: true, current_state: 'SCHEDULED', processing_status: 'scheduled', updated: now() });
     })();
   }
 
