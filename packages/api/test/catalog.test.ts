@@ -75,12 +75,13 @@ describe('catalog', () => {
     // and the tracking collector (its wire format is the tracker's, packages/tracker/README.md).
     const extra = [...mine].filter((k) => !expected.has(k));
     // And what legacy clients call: the OAuth token endpoint (the refresh helper), the batch reads
-    // with their keys only in the query string.
+    // with their keys only in the query string, recently created contacts.
     expect(extra.sort()).toEqual([
       'GET /collect/p.gif',
       'GET /contacts/v1/contact/emails/batch/',
       'GET /contacts/v1/contact/utks/batch/',
       'GET /contacts/v1/contact/vids/batch/',
+      'GET /contacts/v1/lists/all/contacts/recent',
       'GET /v1/event',
       'POST /collect/e',
       'POST /oauth/v1/token',

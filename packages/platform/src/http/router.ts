@@ -159,6 +159,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     // An Atom body is parsed into the fields the catalog validates: a comment's or a post's.
     const atom = route.atomEntry ? [atomBody(route.atomEntry)] : [];
+    const urlencodedToo = route.urlencodedToo ? parsers.urlencoded : [];
     // Uploads can be large and Atom is parsed as XML: a caller is authenticated before either is read.
     const authFirst =
       route.bodyType == 'multipart' || route.bodyType == 'atom'
@@ -171,7 +172,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
             }
           }]
         : [];
-    app[method](route.path, ...authFirst, ...parsers[route.bodyType], ...atom, run);
+    app[method](route.path, ...authFirst, ...parsers[route.bodyType], ...urlencodedToo, ...atom, run);
   }
 
   const matchers = mine.map((r) => ({ method: r.method, test: match(r.path, { decode: decodeURIComponent }), raw: match(r.path, { decode: false }) }));
