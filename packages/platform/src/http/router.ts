@@ -33,6 +33,19 @@ export interface RouterDeps {
 
 const BODY_LIMIT = '1mb';
 
+/** Query parameters that clients add to every call, whatever the route: dropped before the
+ * catalog sees the query, so that no route takes them for a content filter (`portalId` is not a
+ * field: 400) or an events-API contact property. Other unknown parameters are already ignored by
+ * the routes' schemas, except where the query is open by design (content list filters, event
+ * properties): there, a name that is not a field stays a 400 naming it.
+ * - `hapikey`: the API key, read by http/auth.ts where the spec allows it (§5.2);
+ * - `access_token`: the OAuth-1-era credential (not taken here; the Bearer header is);
+ * - `portalId`: the portal, which the credential already names. */
+export const CLIENT_ADDED_QUERY: ReadonlySet<string> = new Set(['hapikey', 'access_token', 'portalId']);
+
+const withoutClientAdded = (query: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(query).filter(([name]) => !CLIENT_ADDED_QUERY.has(name)));
+
 /** Literal segments sort before parameters, so `/lists/static` wins over `/lists/:list_id`. */
 const specificity = (path: string) =>
   path
@@ -130,8 +143,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
         if (caller.key) await deps.limit(caller.key, res);
         else if (route.public && deps.limitAddress) await deps.limitAddress(route.id, deps.clientIp(req));
         const params = parse(route.params, req.params, 'path');
-        const { hapikey: _key, ...query } = req.query as Record<string, unknown>;
-        const parsedQuery = parse(route.query, query, 'query');
+        const parsedQuery = parse(route.query, withoutClientAdded(req.query as Record<string, unknown>), 'query');
         const body = route.bodyType == 'none' ? undefined : parse(route.body, req.body ?? {}, 'body');
         if (!handler)
           throw new PlatformError('not-implemented', `${route.method} ${route.path} is not implemented by this platform yet`, { category: 'NOT_IMPLEMENTED' });
