@@ -122,6 +122,17 @@ describe('email', () => {
     expect(await client.campaigns.getOne(changes.id)).toMatchObject({ id: changes.id, counters: { statuschange: 1 } }); // Eve's subscribing changed nothing.
     const events = await client.apiRequest({ path: `/email/public/v1/campaigns/${changes.id}/events`, qs: { recipient: 'dee@legacy.test' } });
     expect(events.events).toMatchObject([{ type: 'STATUSCHANGE', recipient: 'dee@legacy.test', emailCampaignId: changes.id }]);
+
+    // The client's getById lists every campaign (/campaigns/by-id); its events() reads the
+    // portal's events across campaigns (/email/public/v1/events), filtered like a campaign's.
+    const all = await client.campaigns.getById({ limit: 100 });
+    expect(all).toMatchObject({ hasMore: false, campaigns: campaigns });
+    const portalWide = await client.campaigns.events({ eventType: 'STATUSCHANGE', recipient: 'dee@legacy.test' });
+    expect(portalWide).toMatchObject({ hasMore: false, events: [{ id: events.events[0].id, type: 'STATUSCHANGE', emailCampaignId: changes.id, appName: 'Subscriptions' }] });
+    expect((await client.campaigns.events({ campaignId: changes.id, limit: 1 })).events.map((e: { id: string }) => e.id)).toEqual([events.events[0].id]);
+    expect(await refusal(client.campaigns.events({ campaignId: 1 }))).toMatchObject({ status: 404 });
+    const other = await t.call('GET', '/email/public/v1/events', { portal: t.portals[1] });
+    expect(other.json).toEqual({ events: [], hasMore: false, offset: '' });
   });
 });
 
