@@ -133,6 +133,10 @@ describe('email', () => {
     expect(await refusal(client.campaigns.events({ campaignId: 1 }))).toMatchObject({ status: 404 });
     const other = await t.call('GET', '/email/public/v1/events', { portal: t.portals[1] });
     expect(other.json).toEqual({ events: [], hasMore: false, offset: '' });
+
+    // Its subscriptions.get reads /subscriptions/timeline, which is not in the spec: the path is
+    // the spec's status of an address, and `timeline` is not one.
+    expect(await refusal(client.subscriptions.get())).toMatchObject({ status: 400, message: 'path.email_address: must be an email address' });
   });
 });
 
