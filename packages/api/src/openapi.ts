@@ -62,8 +62,10 @@ function operation(route: RouteDef) {
     'x-svc-default-body': route.defaultBody,
     'x-svc-redirects': route.redirects,
   };
-  if (route.bodyType != 'none')
-    op.requestBody = { required: true, content: { [MEDIA[route.bodyType]]: { schema: schema(route.body, 'input') } } };
+  if (route.bodyType != 'none') {
+    const media = route.urlencodedToo ? [MEDIA[route.bodyType], MEDIA.urlencoded] : [MEDIA[route.bodyType]];
+    op.requestBody = { required: true, content: Object.fromEntries(media.map((m) => [m, { schema: schema(route.body, 'input') }])) };
+  }
   return op;
 }
 

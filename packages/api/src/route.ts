@@ -51,6 +51,9 @@ export interface RouteDef<
   bodyType: BodyType;
   /** For `bodyType: 'atom'` only: the entry the body holds. */
   atomEntry?: AtomEntry;
+  /** For `bodyType: 'json'` only: the body may come urlencoded as well (flat string fields), as
+   * older clients send it. Clients send JSON. */
+  urlencodedToo?: true;
   body: B;
   /** Status of a success. */
   status: number;

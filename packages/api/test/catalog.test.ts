@@ -75,12 +75,16 @@ describe('catalog', () => {
     // and the tracking collector (its wire format is the tracker's, packages/tracker/README.md).
     const extra = [...mine].filter((k) => !expected.has(k));
     // And what legacy clients call: the OAuth token endpoint (the refresh helper), the batch reads
-    // with their keys only in the query string.
+    // with their keys only in the query string, recently created contacts, every campaign and the
+    // portal-wide email events.
     expect(extra.sort()).toEqual([
       'GET /collect/p.gif',
       'GET /contacts/v1/contact/emails/batch/',
       'GET /contacts/v1/contact/utks/batch/',
       'GET /contacts/v1/contact/vids/batch/',
+      'GET /contacts/v1/lists/all/contacts/recent',
+      'GET /email/public/v1/campaigns/by-id',
+      'GET /email/public/v1/events',
       'GET /v1/event',
       'POST /collect/e',
       'POST /oauth/v1/token',

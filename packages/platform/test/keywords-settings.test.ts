@@ -55,6 +55,20 @@ describe('settings', () => {
     expect((await t.call('DELETE', '/settings/v1/settings?name=theme')).status).toBe(404);
   });
 
+  it('takes the body urlencoded as well as JSON, with POST and PUT', async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const portal = t.portals[1];
+    expect((await t.call('POST', '/settings/v1/settings', { body: 'name=greeting&value=hello+there', headers: form, portal })).status).toBe(204);
+    expect((await t.call('PUT', '/settings/v1/settings', { body: new URLSearchParams({ name: 'sign-off', value: 'Bye & thanks' }).toString(), headers: form, portal })).status).toBe(204);
+    expect((await t.call('GET', '/settings/v1/settings', { portal })).json).toEqual([
+      { name: 'greeting', value: 'hello there' },
+      { name: 'sign-off', value: 'Bye & thanks' },
+    ]);
+    const missing = await t.call('POST', '/settings/v1/settings', { body: 'value=x', headers: form, portal });
+    expect([missing.status, missing.json.message]).toEqual([400, 'body.name: is required']);
+    for (const name of ['greeting', 'sign-off']) expect((await t.call('DELETE', `/settings/v1/settings?name=${name}`, { portal })).status).toBe(204);
+  });
+
   it('names the missing field', async () => {
     expect((await t.call('POST', '/settings/v1/settings', { body: { value: 'x' } })).json.message).toBe('body.name: is required');
     expect((await t.call('PUT', '/settings/v1/settings', { body: { name: 'x', value: 3 } })).json.message).toMatch(/^body\.value: /);

@@ -106,6 +106,18 @@ describe('prospects', () => {
     expect((await t.call('POST', '/prospects/v1/filters', { body: 'organization=', headers: form })).json.message).toMatch(/^body\.organization: /);
   });
 
+  it('takes the organisation to show again as a query parameter too (older clients send no body)', async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    expect((await t.call('POST', '/prospects/v1/filters', { body: 'organization=Initech', headers: form })).status).toBe(204);
+    expect((await t.call('GET', '/prospects/v1/filters')).json).toEqual([{ organization: 'Initech' }]);
+    expect((await t.call('DELETE', '/prospects/v1/filters?organization=Initech')).status).toBe(204);
+    expect((await t.call('GET', '/prospects/v1/filters')).json).toEqual([]);
+    expect((await t.call('DELETE', '/prospects/v1/filters?organization=Initech')).status).toBe(404);
+    const none = await t.call('DELETE', '/prospects/v1/filters');
+    expect([none.status, none.json.message]).toEqual([400, 'body.organization: is required (or give it as ?organization=)']);
+    expect((await t.call('DELETE', '/prospects/v1/filters?organization=')).json.message).toMatch(/^query\.organization: /);
+  });
+
   it('believes X-Forwarded-For only from a trusted proxy: anyone else is taken at their own address', async () => {
     const direct = await startPlatform({ trustedProxies: [], prospects: [{ prefix: '10.1.', organization: 'Acme Inc', city: 'Springfield', region: 'Illinois', country: 'United States' }] });
     try {

@@ -157,4 +157,35 @@ describe('HTTP events API', () => {
     expect(nobody.status).toBe(400);
     expect(nobody.json.message).toBe('give email or utk to say whom the event is about');
   });
+
+  it("keeps the revenue of an anonymous visitor's events, GET pixel and POST alike, when the visitor is identified later", async () => {
+    const [viaGet, viaPost] = [utk('7'), utk('8')];
+    const pixel = await t.call('GET', `/v1/event?_n=quote&_a=62515&_m=12.5&utk=${viaGet}`, { portal: null });
+    expect(pixel.status).toBe(200);
+    expect((await t.call('POST', '/v1/event', { body: { eventName: 'quote', utk: viaPost, value: 12.5 } })).status).toBe(204);
+    // Identified afterwards, each by the tracker's identify.
+    await collect([view(viaGet, 'https://acme.test/', { i: 'email=kay%40acme.test' })]);
+    await collect([view(viaPost, 'https://acme.test/', { i: 'email=lin%40acme.test' })]);
+    for (const email of ['kay@acme.test', 'lin@acme.test'])
+      expect(await analytics(email), email).toMatchObject({ svc_analytics_num_event_completions: '1', svc_analytics_revenue: '12.5' });
+    // And by a later GET naming both the visitor and the email: the earlier revenue is added to.
+    const later = utk('9');
+    await t.call('GET', `/v1/event?_n=quote&_a=62515&_m=7&utk=${later}`, { portal: null });
+    await t.call('GET', `/v1/event?_n=signed&_a=62515&_m=3&utk=${later}&email=mo%40acme.test`, { portal: null });
+    expect(await analytics('mo@acme.test')).toMatchObject({ svc_analytics_num_event_completions: '2', svc_analytics_revenue: '10' });
+    // And by a form submission carrying the visitor's token, or a POST naming both.
+    const [viaForm, viaPost2] = [utk('6'), utk('5')];
+    await t.call('GET', `/v1/event?_n=quote&_a=62515&_m=4&utk=${viaForm}&portalId=62515`, { portal: null });
+    await t.call('GET', `/v1/event?_n=quote&_a=62515&_m=6&utk=${viaPost2}`, { portal: null });
+    const form = (await t.call('POST', '/contacts/v1/forms', { body: { name: 'Revenue check', fields: [{ name: 'email' }] } })).json;
+    const submitted = await t.call('POST', `${t.formsUrl}/uploads/form/v2/62515/${form.guid}`, {
+      body: new URLSearchParams({ email: 'ned@acme.test', svc_context: JSON.stringify({ svcutk: viaForm }) }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      portal: null,
+    });
+    expect(submitted.status).toBe(204);
+    expect(await analytics('ned@acme.test')).toMatchObject({ svc_analytics_num_event_completions: '1', svc_analytics_revenue: '4' });
+    expect((await t.call('POST', '/v1/event', { body: { eventName: 'signed', utk: viaPost2, email: 'oz@acme.test' } })).status).toBe(204);
+    expect(await analytics('oz@acme.test')).toMatchObject({ svc_analytics_num_event_completions: '2', svc_analytics_revenue: '6' });
+  });
 });

@@ -10,6 +10,13 @@ const ANALYTICS = ['content', 'email'];
 const address = z.object({ email_address: z.email('must be an email address') });
 /** Opaque paging: the `offset` of the previous answer. */
 const pageQuery = { limit: count(250, 1000), offset: z.string().max(64).optional() };
+const eventQuery = z.object({
+  ...pageQuery,
+  eventType: z.enum(EMAIL_EVENT_TYPES).optional(),
+  recipient: z.string().optional(),
+  startTimestamp: offset.optional(),
+  endTimestamp: offset.optional(),
+});
 
 export const emailRoutes = {
   'email.subscriptionTypes': route({
@@ -48,6 +55,17 @@ export const emailRoutes = {
     query: z.object(pageQuery),
     response: z.object({ campaigns: z.array(campaignSummary), hasMore: z.boolean(), offset: z.string() }),
   }),
+  // The legacy client's campaigns.getById lists here (the real API's list of every campaign); here
+  // every campaign has had activity, so both lists are the same.
+  'email.listAllCampaigns': route({
+    id: 'email.listAllCampaigns',
+    method: 'GET',
+    path: '/email/public/v1/campaigns/by-id',
+    summary: 'Every campaign of the portal, paged with an opaque offset (as /campaigns)',
+    scopes: ANALYTICS,
+    query: z.object(pageQuery),
+    response: z.object({ campaigns: z.array(campaignSummary), hasMore: z.boolean(), offset: z.string() }),
+  }),
   'email.getCampaign': route({
     id: 'email.getCampaign',
     method: 'GET',
@@ -64,13 +82,17 @@ export const emailRoutes = {
     summary: 'Events of a campaign, oldest first, paged with an opaque offset',
     scopes: ANALYTICS,
     params: z.object({ campaign_id: numericId }),
-    query: z.object({
-      ...pageQuery,
-      eventType: z.enum(EMAIL_EVENT_TYPES).optional(),
-      recipient: z.string().optional(),
-      startTimestamp: offset.optional(),
-      endTimestamp: offset.optional(),
-    }),
+    query: eventQuery,
+    response: z.object({ events: z.array(emailEvent), hasMore: z.boolean(), offset: z.string() }),
+  }),
+  // The legacy client's campaigns.events reads here (the real API's portal-wide email events).
+  'email.listEvents': route({
+    id: 'email.listEvents',
+    method: 'GET',
+    path: '/email/public/v1/events',
+    summary: 'Email events of every campaign of the portal, or of `campaignId`, oldest first, paged with an opaque offset',
+    scopes: ANALYTICS,
+    query: eventQuery.extend({ campaignId: numericId.optional() }),
     response: z.object({ events: z.array(emailEvent), hasMore: z.boolean(), offset: z.string() }),
   }),
 };

@@ -247,10 +247,12 @@ export const miscRoutes = {
     id: 'prospects.unhide',
     method: 'DELETE',
     path: '/prospects/v1/filters',
-    summary: 'Show a hidden prospect organization again (urlencoded organization=…)',
+    summary: 'Show a hidden prospect organization again (urlencoded organization=…, or ?organization=)',
     scopes: PROSPECTS,
     bodyType: 'urlencoded',
-    body: organization,
+    // Older clients name the organisation in the query string of the DELETE, with no body.
+    query: organization.partial(),
+    body: organization.partial(),
   }),
 
   'settings.get': route({
@@ -269,18 +271,20 @@ export const miscRoutes = {
     id: 'settings.create',
     method: 'POST',
     path: '/settings/v1/settings',
-    summary: 'Create or update a setting ({name, value})',
+    summary: 'Create or update a setting ({name, value}, JSON or urlencoded)',
     scopes: ['settings.write'],
     body: settingWrite,
+    urlencodedToo: true,
   }),
   'settings.update': route({
     ...M2,
     id: 'settings.update',
     method: 'PUT',
     path: '/settings/v1/settings',
-    summary: 'Create or update a setting ({name, value})',
+    summary: 'Create or update a setting ({name, value}, JSON or urlencoded)',
     scopes: ['settings.write'],
     body: settingWrite,
+    urlencodedToo: true,
   }),
   'settings.delete': route({
     ...M2,

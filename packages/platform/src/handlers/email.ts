@@ -11,7 +11,9 @@ export function emailHandlers({ email }: Services): Handlers {
       return { status: 'ok' };
     },
     'email.listCampaigns': ({ portalId, query }) => email.campaigns(portalId, query.limit, query.offset),
+    'email.listAllCampaigns': ({ portalId, query }) => email.campaigns(portalId, query.limit, query.offset),
     'email.getCampaign': ({ portalId, params }) => email.campaign(portalId, params.campaign_id),
     'email.campaignEvents': ({ portalId, params, query }) => email.events(portalId, params.campaign_id, query),
+    'email.listEvents': ({ portalId, query }) => email.events(portalId, query.campaignId, query),
   };
 }

@@ -33,6 +33,19 @@ export interface RouterDeps {
 
 const BODY_LIMIT = '1mb';
 
+/** Query parameters that clients add to every call, whatever the route: dropped before the
+ * catalog sees the query, so that no route takes them for a content filter (`portalId` is not a
+ * field: 400) or an events-API contact property. Other unknown parameters are already ignored by
+ * the routes' schemas, except where the query is open by design (content list filters, event
+ * properties): there, a name that is not a field stays a 400 naming it.
+ * - `hapikey`: the API key, read by http/auth.ts where the spec allows it (§5.2);
+ * - `access_token`: the OAuth-1-era credential (not taken here; the Bearer header is);
+ * - `portalId`: the portal, which the credential already names. */
+export const CLIENT_ADDED_QUERY: ReadonlySet<string> = new Set(['hapikey', 'access_token', 'portalId']);
+
+const withoutClientAdded = (query: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(query).filter(([name]) => !CLIENT_ADDED_QUERY.has(name)));
+
 /** Literal segments sort before parameters, so `/lists/static` wins over `/lists/:list_id`. */
 const specificity = (path: string) =>
   path
@@ -130,8 +143,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
         if (caller.key) await deps.limit(caller.key, res);
         else if (route.public && deps.limitAddress) await deps.limitAddress(route.id, deps.clientIp(req));
         const params = parse(route.params, req.params, 'path');
-        const { hapikey: _key, ...query } = req.query as Record<string, unknown>;
-        const parsedQuery = parse(route.query, query, 'query');
+        const parsedQuery = parse(route.query, withoutClientAdded(req.query as Record<string, unknown>), 'query');
         const body = route.bodyType == 'none' ? undefined : parse(route.body, req.body ?? {}, 'body');
         if (!handler)
           throw new PlatformError('not-implemented', `${route.method} ${route.path} is not implemented by this platform yet`, { category: 'NOT_IMPLEMENTED' });
@@ -159,6 +171,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
     // An Atom body is parsed into the fields the catalog validates: a comment's or a post's.
     const atom = route.atomEntry ? [atomBody(route.atomEntry)] : [];
+    const urlencodedToo = route.urlencodedToo ? parsers.urlencoded : [];
     // Uploads can be large and Atom is parsed as XML: a caller is authenticated before either is read.
     const authFirst =
       route.bodyType == 'multipart' || route.bodyType == 'atom'
@@ -171,7 +184,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
             }
           }]
         : [];
-    app[method](route.path, ...authFirst, ...parsers[route.bodyType], ...atom, run);
+    app[method](route.path, ...authFirst, ...parsers[route.bodyType], ...urlencodedToo, ...atom, run);
   }
 
   const matchers = mine.map((r) => ({ method: r.method, test: match(r.path, { decode: decodeURIComponent }), raw: match(r.path, { decode: false }) }));

@@ -103,6 +103,9 @@ interface EventRow {
   type: EventType;
   recipient: string;
   data: string;
+  campaign_id: number;
+  /** The campaign's `data` (its app id and name go on every event). */
+  campaign: string;
 }
 
 export function emailStore(db: Db, now: () => number) {
@@ -310,31 +313,36 @@ export function emailStore(db: Db, now: () => number) {
       return { id, ...data, counters };
     },
 
-    /** Oldest first (by `created`, then insertion); `offset` is the previous page's last key. */
-    events(portalId: number, campaignId: number, f: EventFilter) {
-      const campaign = requireCampaign(portalId, campaignId);
-      const where = ['portal_id = ?', 'campaign_id = ?'];
-      const args: (string | number)[] = [portalId, campaignId];
+    /** Oldest first (by `created`, then insertion); `offset` is the previous page's last key. The
+     * events of one campaign (an unknown one is a 404), or of every campaign of the portal. */
+    events(portalId: number, campaignId: number | undefined, f: EventFilter) {
+      if (campaignId !== undefined) requireCampaign(portalId, campaignId);
+      const where = ['e.portal_id = ?'];
+      const args: (string | number)[] = [portalId];
       const filter = (sql: string, ...values: (string | number)[]) => {
         where.push(sql);
         args.push(...values);
       };
-      if (f.eventType) filter('type = ?', f.eventType);
-      if (f.recipient) filter('recipient = ?', f.recipient.toLowerCase());
-      if (f.startTimestamp !== undefined) filter('created >= ?', f.startTimestamp);
-      if (f.endTimestamp !== undefined) filter('created <= ?', f.endTimestamp);
+      if (campaignId !== undefined) filter('e.campaign_id = ?', campaignId);
+      if (f.eventType) filter('e.type = ?', f.eventType);
+      if (f.recipient) filter('e.recipient = ?', f.recipient.toLowerCase());
+      if (f.startTimestamp !== undefined) filter('e.created >= ?', f.startTimestamp);
+      if (f.endTimestamp !== undefined) filter('e.created <= ?', f.endTimestamp);
       const after = decodeOffset(f.offset, 2);
-      if (after) filter('(created > ? OR (created = ? AND seq > ?))', after[0], after[0], after[1]);
+      if (after) filter('(e.created > ? OR (e.created = ? AND e.seq > ?))', after[0], after[0], after[1]);
       const rows = db
         .prepare<(string | number)[], EventRow>(
-          `SELECT seq, id, created, type, recipient, data FROM email_events WHERE ${where.join(' AND ')} ORDER BY created, seq LIMIT ?`,
+          `SELECT e.seq, e.id, e.created, e.type, e.recipient, e.data, e.campaign_id, c.data AS campaign
+           FROM email_events e JOIN campaigns c ON c.id = e.campaign_id
+           WHERE ${where.join(' AND ')} ORDER BY e.created, e.seq LIMIT ?`,
         )
         .all(...args, f.limit + 1);
       const page = rows.slice(0, f.limit);
       const last = page.at(-1);
       return {
-        events: page.map(
-          (r): EmailEvent => ({
+        events: page.map((r): EmailEvent => {
+          const campaign: CampaignData = JSON.parse(r.campaign);
+          return {
             id: r.id,
             created: r.created,
             type: r.type,
@@ -342,10 +350,10 @@ export function emailStore(db: Db, now: () => number) {
             portalId,
             appId: campaign.appId,
             appName: campaign.appName,
-            emailCampaignId: campaignId,
+            emailCampaignId: r.campaign_id,
             ...JSON.parse(r.data),
-          }),
-        ),
+          };
+        }),
         hasMore: rows.length > f.limit,
         offset: last ? encodeOffset([last.created, last.seq]) : (f.offset ?? ''),
       };
