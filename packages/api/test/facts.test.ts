@@ -26,7 +26,9 @@ describe('catalog facts', () => {
   it('has a retry policy for every route: GET, PUT and DELETE are safe; only POSTs may be otherwise', () => {
     for (const r of routes) {
       expect(['safe', 'unsafe', 'safe-with-id'], r.id).toContain(r.retry);
-      if (r.method != 'POST') expect(r.retry, r.id).toBe('safe');
+      // The PUT form of publish-action (older clients) is the POST under another method: a
+      // repeated publish is refused, so it is no safer to retry than the POST.
+      if (r.method != 'POST' && !r.id.endsWith('.publishPut')) expect(r.retry, r.id).toBe('safe');
     }
     // Creates are not safe to repeat; the events API is, with an id in the body.
     expect(routes.find((r) => r.id == 'contacts.create')?.retry).toBe('unsafe');
