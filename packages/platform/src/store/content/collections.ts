@@ -62,6 +62,7 @@ export const slugify = (s: string) =>
 const stamps = (now: number) => ({ created: now, updated: now });
 const str = (v: unknown) => (typeof v == 'string' ? v : '');
 
+/** `blog_author` (the author's record) and `comment_count` are computed on every read (engine.ts). */
 const blogPost: Collection = {
   serverFields: [...COMMON, ...PUBLISHING, 'blog_author', 'cloned_from', 'comment_count', 'views'],
   publishable: true,
@@ -80,7 +81,6 @@ const blogPost: Collection = {
     keywords: [],
     blog_author_id: null,
     author_user_id: null,
-    blog_author: null,
     topic_ids: [],
     state: 'DRAFT',
     is_draft: true,
@@ -98,7 +98,6 @@ const blogPost: Collection = {
     footer_html: '',
     widgets: {},
     widget_containers: {},
-    comment_count: 0,
     views: 0,
     category_id: 3,
     subcategory: 'normal_blog_post',
