@@ -32,6 +32,9 @@ describe('blog v1 reads', () => {
     expect(atom.headers.get('content-type')).toContain('application/atom+xml');
     expect(atom.text).toContain('<title>Blog</title>');
     expect((await t.call('GET', '/blog/v1/list.atom')).text).toContain('<feed xmlns="http://www.w3.org/2005/Atom">');
+    // Addresses are where this platform answers.
+    expect(blogs[0]).toMatchObject({ webUrl: `${t.baseUrl}/sites/62515/blog`, jsonUrl: `${t.baseUrl}/blog/v1/${blogGuid}.json` });
+    expect(atom.text).toContain(`<link href="${t.baseUrl}/sites/62515/blog"/>`);
     expect((await t.call('GET', `/blog/v1/${blogGuid}.json`, { portal: t.portals[1] })).status).toBe(404);
     expect((await t.call('GET', '/blog/v1/nope.json')).status).toBe(404);
     expect((await t.call('GET', `/blog/v1/${blogGuid}.xml`)).json.message).toMatch(/^path\.ext: /);

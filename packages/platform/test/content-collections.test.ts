@@ -140,6 +140,38 @@ describe('read-only collections', () => {
   });
 });
 
+describe('addresses in records follow the served address', () => {
+  it('a blog’s root_url is on the address the platform listens on, not one fixed when it was seeded', async () => {
+    const blog = (await t.call('GET', `${V2}/blogs/${blogId}`)).json;
+    expect(blog.root_url).toBe(`${t.baseUrl}/sites/62515/blog`);
+    expect((await t.call('GET', `${V2}/blogs/${blogId}`, { portal: t.portals[1] })).status).toBe(404);
+    const other = (await t.call('GET', `${V2}/blogs`, { portal: t.portals[1] })).json.objects[0];
+    expect(other.root_url).toBe(`${t.baseUrl}/sites/99999/blog`);
+    expect((await t.call('GET', `${V2}/blogs?root_url=x`)).json.message).toBe('query.root_url: unknown field root_url');
+  });
+
+  it('with publicUrl, every record’s URL starts with it (blogs, posts, files)', async () => {
+    const behind = await startPlatform({ publicUrl: 'https://svc.example.test/edge/', portals: [{ id: 4242 }] });
+    try {
+      const blog = (await behind.call('GET', `${V2}/blogs`)).json.objects[0];
+      expect(blog.root_url).toBe('https://svc.example.test/edge/sites/4242/blog');
+      const post = (await behind.call('POST', `${V2}/blog-posts`, { body: { name: 'Behind a proxy', content_group_id: blog.id } })).json;
+      expect(post.url).toBe('https://svc.example.test/edge/sites/4242/blog/behind-a-proxy');
+      const form = new FormData();
+      form.append('files', new Blob(['x'], { type: 'text/plain' }), 'a.txt');
+      const res = await fetch(`${behind.baseUrl}${V2}/files`, { method: 'POST', headers: behind.portals[0].auth, body: form });
+      expect(((await res.json()) as { objects: { url: string }[] }).objects[0].url).toMatch(/^https:\/\/svc\.example\.test\/edge\/hubfs\/4242\//);
+    } finally {
+      await behind.close();
+    }
+  });
+
+  it('refuses a publicUrl that cannot start a URL', async () => {
+    for (const publicUrl of ['svc.example.test', 'ftp://svc.example.test', 'https://svc.example.test/?a=1', 'https://u:p@svc.example.test'])
+      await expect(startPlatform({ publicUrl }), publicUrl).rejects.toThrow(/^publicUrl \(--public-url\) must be an http or https URL/);
+  });
+});
+
 describe('lists: paging, filters, order', () => {
   let ids: number[];
   beforeAll(async () => {

@@ -243,6 +243,15 @@ const urlMapping: Collection = {
  * their defaults are only a base for the seed. */
 const plain: Collection = { serverFields: COMMON, defaults: (_input, now) => stamps(now) };
 
+/** A blog's `root_url` is where the site server answers for it: computed on read from the address
+ * the platform serves (or its public URL), never the one it had when the blog was seeded. */
+const blog: Collection = {
+  ...plain,
+  decorate(b, { portalId, base }) {
+    b.root_url = `${base}/sites/${portalId}/${str(b.slug)}`;
+  },
+};
+
 /** A file or folder name: one path segment that cannot climb out of its folder. */
 export function checkName(name: string, field: string) {
   if (!name || name == '.' || name == '..' || /[/\\\0]/.test(name) || name.length > 255)
@@ -293,7 +302,7 @@ export const COLLECTIONS: Record<CollectionName, Collection> = {
   domains: plain,
   'site-maps': plain,
   layouts: plain,
-  blogs: plain,
+  blogs: blog,
   folders: folder,
   files: file,
 };

@@ -77,7 +77,8 @@ export function contentEngine(db: Db, now: () => number) {
        AND collection IN ('blog-posts', 'pages') ORDER BY id DESC LIMIT 1`,
     ),
   };
-  /** Where the site server answers (set once the platform listens); published URLs start with it. */
+  /** Where the site server answers: the platform's public URL, or the address it listens on (set
+   * by app.ts). Every URL in a record (a post's, a file's, a blog's root) starts with it. */
   const site = { base: 'http://127.0.0.1:3200' };
 
   /** Live comments per post id. */
