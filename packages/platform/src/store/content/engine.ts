@@ -292,11 +292,17 @@ export function contentEngine(db: Db, now: () => number) {
   const PUBLISHED = { state: 'PUBLISHED', is_draft: false, current_state: 'PUBLISHED', processing_status: 'published' };
   const DRAFT = { state: 'DRAFT', is_draft: true, current_state: 'DRAFT', processing_status: 'draft' };
 
-  /** Goes live now and records the job that sends the enabled emails and tweets. */
+  /** Told of every object that goes live, in the same transaction (services send its tweets). */
+  const liveListeners: ((collection: CollectionName, record: ContentRecord) => void)[] = [];
+
+  /** Goes live now and runs the job that sends the enabled emails and tweets (§3). */
   function goLive(row: Row, record: Record_) {
     const at = now();
     q.history.run(row.id, 'send enabled emails and tweets', at);
-    return save(row, { ...record, ...PUBLISHED, publish_date: record.publish_date ?? at, unpublished_at: null, updated: at }, { publish_at: null });
+    const next = save(row, { ...record, ...PUBLISHED, publish_date: record.publish_date ?? at, unpublished_at: null, updated: at }, { publish_at: null });
+    const live = toRecord(next);
+    for (const fn of liveListeners) fn(row.collection, live);
+    return next;
   }
 
   function publishAction(portalId: number, collection: CollectionName, id: number, action: PublishAction) {
@@ -380,6 +386,8 @@ export function contentEngine(db: Db, now: () => number) {
     listVersions,
     getVersion,
     restoreVersion,
+    /** Calls `fn` with every post or page as it goes live (published now, or by the scheduler). */
+    onLive: (fn: (collection: CollectionName, record: ContentRecord) => void) => void liveListeners.push(fn),
     /** Jobs run for an object (publishing's "send enabled emails and tweets"), oldest first. */
     history: (id: number) => q.historyOf.all(id),
     /** The published post or page at `slug`, for the site server. */
