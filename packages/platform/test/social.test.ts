@@ -111,16 +111,17 @@ describe('blog posts published with social publishing enabled (§3: "sends any e
   });
   const post = async (body: Record<string, unknown>) => (await t.call('POST', POSTS, { body: { content_group_id: blogId, ...body } })).json;
   const publish = (id: number, action = 'schedule-publish') => t.call('POST', `${POSTS}/${id}/publish-action`, { body: { action } });
-  /** The broadcasts made for a post, by channel key. */
+  type Broadcast = { broadcastGuid: string; remoteContentId: string; channelKey: string; groupGuid: string; status: string; triggerAt: number };
+  /** The broadcasts made for a post. */
   const about = async (id: number) =>
-    ((await t.call('GET', '/broadcast/v1/broadcasts')).json as { remoteContentId: string }[]).filter((b) => b.remoteContentId == String(id));
+    ((await t.call('GET', '/broadcast/v1/broadcasts')).json as Broadcast[]).filter((b) => b.remoteContentId == String(id));
 
   it('announces the post on each channel when it goes live, once however often it is published', async () => {
     const p = await post({ name: 'Big news', is_social_publishing_enabled: true });
     expect(await about(p.id)).toEqual([]);
     expect((await publish(p.id)).status).toBe(204);
     const made = await about(p.id);
-    expect(made.map((b: { channelKey?: string }) => b.channelKey).sort()).toEqual([linkedin.channelKey, twitter.channelKey].sort());
+    expect(made.map((b) => b.channelKey).sort()).toEqual([linkedin.channelKey, twitter.channelKey].sort());
     for (const b of made)
       expect(b).toMatchObject({
         status: 'SUCCESS',
@@ -130,8 +131,8 @@ describe('blog posts published with social publishing enabled (§3: "sends any e
         content: { body: `Big news ${p.url}`, title: 'Big news', originalLink: p.url },
       });
     // One group of messages for one post.
-    expect(new Set(made.map((b: { groupGuid?: string }) => b.groupGuid)).size).toBe(1);
-    expect((await get((made[0] as { broadcastGuid?: string }).broadcastGuid!)).remoteContentId).toBe(String(p.id));
+    expect(new Set(made.map((b) => b.groupGuid)).size).toBe(1);
+    expect((await get(made[0].broadcastGuid)).remoteContentId).toBe(String(p.id));
     // Taken back to draft and published again: nothing new.
     await publish(p.id, 'cancel-publish');
     await publish(p.id);
@@ -152,7 +153,7 @@ describe('blog posts published with social publishing enabled (§3: "sends any e
     try {
       t.clock.now = at;
       await t.platform.services.scheduler.runDue();
-      expect((await about(p.id)).map((b: { status?: string; triggerAt?: number }) => [b.status, b.triggerAt])).toEqual([['SUCCESS', at], ['SUCCESS', at]]);
+      expect((await about(p.id)).map((b) => [b.status, b.triggerAt])).toEqual([['SUCCESS', at], ['SUCCESS', at]]);
     } finally {
       t.clock.now = start;
     }
