@@ -72,6 +72,7 @@ export function contentEngine(db: Db, now: () => number) {
        WHERE portal_id = ? AND collection = 'comments' AND deleted_at = 0
        AND json_extract(data, '$.content_id') IN (SELECT value FROM json_each(?)) GROUP BY post`,
     ),
+    allLive: db.prepare<[number, string], Row>(`SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND deleted_at = 0 ORDER BY id`),
     liveBySlug: db.prepare<[number, string], Row>(
       `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND slug = ? AND state = 'PUBLISHED' AND deleted_at = 0
        AND collection IN ('blog-posts', 'pages') ORDER BY id DESC LIMIT 1`,
@@ -390,6 +391,8 @@ export function contentEngine(db: Db, now: () => number) {
     onLive: (fn: (collection: CollectionName, record: ContentRecord) => void) => void liveListeners.push(fn),
     /** Jobs run for an object (publishing's "send enabled emails and tweets"), oldest first. */
     history: (id: number) => q.historyOf.all(id),
+    /** Every object of a collection that is not deleted (a portal's URL mappings, for the site server). */
+    allLive: (portalId: number, collection: CollectionName) => q.allLive.all(portalId, collection).map((row) => toRecord(row)),
     /** The published post or page at `slug`, for the site server. */
     liveBySlug: (portalId: number, slug: string) => {
       const row = q.liveBySlug.get(portalId, slug);
