@@ -53,12 +53,30 @@ export interface PlatformOptions {
   inspectorKey?: string;
   /** Peers whose `X-Forwarded-For` names the visitor's address (prospects); default loopback. */
   trustedProxies?: string[];
+  /** The address the public reaches `{base_url}` at (`https://svc.example.com`), when it is not the
+   * one the platform listens on (behind a proxy, or listening on 0.0.0.0): the URLs in records —
+   * posts, pages, blogs' `root_url`, files, blog v1's `webUrl` — start with it. */
+  publicUrl?: string;
+}
+
+/** A public URL as the start of other URLs: http(s), no query or fragment, no trailing slash. */
+function publicAddress(raw: string) {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.username || url.password)
+    throw new TypeError(`publicUrl (--public-url) must be an http or https URL without query, fragment or credentials, not "${raw}"`);
+  return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
 export type Platform = ReturnType<typeof createPlatform>;
 
 export function createPlatform(options: PlatformOptions = {}) {
   const now = options.now ?? Date.now;
+  const publicUrl = options.publicUrl === undefined ? undefined : publicAddress(options.publicUrl);
   const log = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? pino());
   const database = options.database ?? '.data/platform.db';
   const db = openDatabase(database);
@@ -69,6 +87,7 @@ export function createPlatform(options: PlatformOptions = {}) {
     rotateRefreshTokens: options.rotateRefreshTokens ?? false,
   };
   const services = createServices(db, now, { fetch: options.fetch, prospects: options.prospects, filesDir, oauth: settings });
+  if (publicUrl) services.content.site.base = publicUrl;
   const handlers = allHandlers(services);
   const ipOf = clientIp(options.trustedProxies);
   const deps = {
@@ -130,7 +149,8 @@ export function createPlatform(options: PlatformOptions = {}) {
         checkpoints = startCheckpointer(db, database, { onError: (err) => log.error({ err }, 'WAL checkpoint') });
         services.group.onCommit(checkpoints.afterCommit);
       }
-      services.content.site.base = baseUrl;
+      // Records' URLs name the address this platform answers at, known only now (port 0 picks one).
+      services.content.site.base = publicUrl ?? baseUrl;
       services.workflows.start(1000, (err) => log.error({ err }, 'workflow engine'));
       services.scheduler.start(1000, (err) => log.error({ err }, 'scheduler'));
       return { baseUrl, formsUrl };

@@ -15,6 +15,8 @@ const HELP = `svc-platform — the svc platform API on SQLite
   --port N              {base_url} port (default 3200)
   --forms-port N        {forms_url} port (default 3201)
   --host H              listen address (default 127.0.0.1)
+  --public-url URL      the address the public reaches {base_url} at, when not the listen
+                        address (behind a proxy): URLs in records (posts, blogs, files) use it
   --data FILE           database file (default .data/platform.db)
   --memory              keep everything in memory (tests, demos)
   --credentials FILE    where the demo portal's credentials and the inspector key go
@@ -47,6 +49,7 @@ export async function main(argv: string[]) {
       port: { type: 'string', default: '3200' },
       'forms-port': { type: 'string', default: '3201' },
       host: { type: 'string', default: '127.0.0.1' },
+      'public-url': { type: 'string' },
       data: { type: 'string', default: '.data/platform.db' },
       memory: { type: 'boolean', default: false },
       credentials: { type: 'string', default: '.data/credentials.json' },
@@ -79,6 +82,7 @@ export async function main(argv: string[]) {
     rateLimit: { max: number('rate-limit', values['rate-limit']), windowMs: 10_000 },
     publicRateLimit: number('public-rate-limit', values['public-rate-limit']) ? { max: number('public-rate-limit', values['public-rate-limit']), windowMs: 60_000 } : false,
     inspectorKey,
+    publicUrl: values['public-url'],
     prospects: values.prospects === undefined ? undefined : parseMapping(readFileSync(values.prospects, 'utf8')),
   });
   const credentials = seedDemo(platform.services);
@@ -101,6 +105,7 @@ export async function main(argv: string[]) {
     host: values.host,
   });
   console.log(`svc platform: base_url ${baseUrl}  forms_url ${formsUrl}  collector ${baseUrl}/collect  (Ctrl+C to stop)`);
+  if (values['public-url']) console.log(`public URL (in records' URLs): ${values['public-url']}`);
   if (inspectorKey) console.log(`inspector: ${inspectorUrl(baseUrl, inspectorKey, values.credentials)}`);
   const stop = async () => {
     await platform.close();

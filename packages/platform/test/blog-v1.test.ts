@@ -12,7 +12,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const ATOM = { 'content-type': 'application/atom+xml' };
+/** Atom writes answer in Atom; these tests ask for the same answer in JSON to read its fields
+ * (as @svc/client does). The Atom answers themselves: 'blog v1 writes answer in Atom'. */
+const ATOM = { 'content-type': 'application/atom+xml', accept: 'application/json' };
 const entry = (inner: string) => `<?xml version="1.0"?><entry xmlns="http://www.w3.org/2005/Atom" xmlns:hs="http://www.example.com/">${inner}</entry>`;
 const postEntry = (title: string, extra = '') =>
   entry(
@@ -30,6 +32,9 @@ describe('blog v1 reads', () => {
     expect(atom.headers.get('content-type')).toContain('application/atom+xml');
     expect(atom.text).toContain('<title>Blog</title>');
     expect((await t.call('GET', '/blog/v1/list.atom')).text).toContain('<feed xmlns="http://www.w3.org/2005/Atom">');
+    // Addresses are where this platform answers.
+    expect(blogs[0]).toMatchObject({ webUrl: `${t.baseUrl}/sites/62515/blog`, jsonUrl: `${t.baseUrl}/blog/v1/${blogGuid}.json` });
+    expect(atom.text).toContain(`<link href="${t.baseUrl}/sites/62515/blog"/>`);
     expect((await t.call('GET', `/blog/v1/${blogGuid}.json`, { portal: t.portals[1] })).status).toBe(404);
     expect((await t.call('GET', '/blog/v1/nope.json')).status).toBe(404);
     expect((await t.call('GET', `/blog/v1/${blogGuid}.xml`)).json.message).toMatch(/^path\.ext: /);
@@ -174,6 +179,48 @@ describe('blog v1 scheduling (issue 16)', () => {
     expect(await v2(plain.json.guid)).toMatchObject({ state: 'DRAFT', publish_date: t.clock.now + HOUR });
     await t.call('PUT', `/blog/v1/posts/${later.json.guid}.atom`, { body: entry('<hs:draft>true</hs:draft>'), headers: ATOM });
     expect((await v2(later.json.guid)).state).toBe('DRAFT');
+  });
+});
+
+describe('blog v1 writes answer in Atom', () => {
+  const atomOnly = { 'content-type': 'application/atom+xml' };
+  const guidIn = (atom: string) => /<id>[^<]*\/posts\/(\d+)\.json<\/id>/.exec(atom)?.[1];
+
+  it('answers a create, an update, a publish and a comment with an Atom entry (application/atom+xml)', async () => {
+    const created = await t.call('POST', `/blog/v1/${blogGuid}/posts.atom`, { body: postEntry('Atom answer'), headers: atomOnly });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('content-type')).toBe('application/atom+xml; charset=utf-8');
+    expect(created.text).toMatch(/^<\?xml version="1\.0" encoding="utf-8"\?>\n<entry xmlns="http:\/\/www\.w3\.org\/2005\/Atom">/);
+    expect(created.text).toContain('<title>Atom answer</title>');
+    expect(created.text).toContain('<draft>true</draft>');
+    const guid = guidIn(created.text)!;
+    expect(created.headers.get('location')).toBe(`${t.baseUrl}/blog/v1/posts/${guid}.atom`);
+    // The entry is the one a read answers.
+    expect(created.text).toBe((await t.call('GET', `/blog/v1/posts/${guid}.atom`)).text);
+
+    for (const [body, expected] of [
+      [entry('<title>Atom renamed</title>'), '<title>Atom renamed</title>'],
+      [entry('<hs:draft>false</hs:draft>'), '<draft>false</draft>'],
+    ]) {
+      const res = await t.call('PUT', `/blog/v1/posts/${guid}.atom`, { body, headers: atomOnly });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('application/atom+xml');
+      expect(res.text).toContain(expected);
+    }
+
+    const comment = await t.call('POST', `/blog/v1/posts/${guid}/comments.atom`, {
+      body: entry('<author><name>Grace</name><email>grace@x.test</email></author><content>Atom comment</content>'),
+      headers: { ...atomOnly, accept: 'application/atom+xml' },
+    });
+    expect(comment.status).toBe(201);
+    expect(comment.headers.get('content-type')).toContain('application/atom+xml');
+    expect(comment.text).toContain('<content>Atom comment</content>');
+  });
+
+  it('keeps errors JSON', async () => {
+    const res = await t.call('POST', `/blog/v1/${blogGuid}/posts.atom`, { body: entry('<title>x</title>'), headers: atomOnly });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toBe('body.authorEmail: is required');
   });
 });
 

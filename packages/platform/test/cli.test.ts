@@ -114,6 +114,18 @@ describe('svc-platform', () => {
     await expect(startCli(['--memory', '--prospects', bad], children)).rejects.toThrow('the prospects file: entry.0.organization: is required');
   });
 
+  it('puts --public-url in the URLs of records, and refuses one that is not an http(s) URL', async () => {
+    const file = join(dir, 'public', 'credentials.json');
+    const cli = await startCli(['--memory', '--credentials', file, '--public-url', 'https://svc.example.test'], children);
+    const creds = JSON.parse(readFileSync(file, 'utf8'));
+    const blogs = await (await fetch(`${cli.baseUrl}/content/api/v2/blogs`, { headers: { authorization: `Bearer ${creds.privateAppToken}` } })).json();
+    expect(blogs.objects[0].root_url).toBe('https://svc.example.test/sites/62515/blog');
+    cli.child.kill('SIGTERM');
+    await expect(startCli(['--memory', '--credentials', file, '--public-url', 'svc.example.test'], children)).rejects.toThrow(
+      'publicUrl (--public-url) must be an http or https URL without query, fragment or credentials, not "svc.example.test"',
+    );
+  }, 30_000);
+
   it('refuses a bad flag value with a clear message', async () => {
     await expect(startCli(['--memory', '--rate-limit', 'lots'], children)).rejects.toThrow('--rate-limit must be a whole number, not "lots"');
   });

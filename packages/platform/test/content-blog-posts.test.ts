@@ -213,6 +213,39 @@ describe('blog post buffer and versions', () => {
   });
 });
 
+describe('what a post shows of other objects', () => {
+  it('embeds its author as blog_author (null without one), following changes to the author', async () => {
+    const author = (await t.call('POST', '/content/api/v2/blog-authors', { body: { full_name: 'Mary Shelley', email: 'mary@posts.test' } })).json;
+    const p = await post({ name: 'Authored', blog_author_id: author.id });
+    expect(p.blog_author).toMatchObject({ id: author.id, full_name: 'Mary Shelley', email: 'mary@posts.test' });
+    await t.call('PUT', `/content/api/v2/blog-authors/${author.id}`, { body: { bio: 'Wrote Frankenstein' } });
+    expect((await get(p.id)).blog_author).toMatchObject({ id: author.id, bio: 'Wrote Frankenstein' });
+    const listed = (await t.call('GET', `${POSTS}?id=${p.id}`)).json.objects[0];
+    expect(listed.blog_author.full_name).toBe('Mary Shelley');
+    // Written by no one, or back to no one.
+    expect((await post({ name: 'Anonymous' })).blog_author).toBeNull();
+    expect((await t.call('PUT', `${POSTS}/${p.id}`, { body: { blog_author_id: null, blog_author: { id: 1 } } })).json.blog_author).toBeNull();
+    // A computed key is not a filter.
+    expect((await t.call('GET', `${POSTS}?comment_count__gt=0`)).json.message).toBe('query.comment_count__gt: unknown field comment_count');
+  });
+
+  it('counts its live comments in comment_count, in reads and lists', async () => {
+    const p = await post({ name: 'Discussed', comment_count: 99 });
+    const other = await post({ name: 'Quiet' });
+    expect(p.comment_count).toBe(0);
+    const comment = (text: string) => t.call('POST', '/content/api/v2/comments', { body: { content_id: p.id, comment: text } });
+    const ids = [];
+    for (const text of ['one', 'two', 'three']) ids.push((await comment(text)).json.id);
+    expect((await get(p.id)).comment_count).toBe(3);
+    await t.call('DELETE', `/content/api/v2/comments/${ids[0]}`);
+    expect((await get(p.id)).comment_count).toBe(2);
+    const listed = (await t.call('GET', `${POSTS}?id__in=${p.id},${other.id}&order_by=id`)).json.objects;
+    expect(listed.map((x: { comment_count: number }) => x.comment_count)).toEqual([2, 0]);
+    await t.call('POST', `/content/api/v2/comments/${ids[0]}/restore-deleted`);
+    expect((await get(p.id)).comment_count).toBe(3);
+  });
+});
+
 describe('blog post input and auth', () => {
   it('answers 400 naming the field, 404 for unknown or foreign ids', async () => {
     expect((await t.call('POST', POSTS, { body: { name: 'x' } })).json.message).toBe('body.content_group_id: is required');

@@ -140,6 +140,110 @@ describe('read-only collections', () => {
   });
 });
 
+describe('url mappings on the served site', () => {
+  const site = `/sites/62515`;
+  /** A request to the portal's site, redirects not followed. */
+  const visit = async (path: string, portal = 62515) => {
+    const res = await fetch(`${t.baseUrl}/sites/${portal}${path}`, { redirect: 'manual' });
+    return { status: res.status, location: res.headers.get('location') };
+  };
+  const mapping = (body: Record<string, unknown>) => create('url-mappings', { redirect_style: 301, ...body });
+  const livePage = async (slug: string) => {
+    const p = await create('pages', { name: slug, slug });
+    await t.call('POST', `${V2}/pages/${p.id}/publish-action`, { body: { action: 'schedule-publish' } });
+    return p;
+  };
+
+  it('redirects a route_prefix to its destination, 301 or 302 per redirect_style, until the mapping is deleted', async () => {
+    const m = await mapping({ route_prefix: '/m/old', destination: '/m/new' });
+    const moved = { status: 301, location: `${t.baseUrl}${site}/m/new` };
+    expect(await visit('/m/old')).toEqual(moved);
+    expect(await visit('/m/old/')).toEqual(moved);
+    expect(await visit('/m/old?utm=x')).toEqual(moved);
+    expect((await visit('/m/old/deeper')).status).toBe(404);
+    await t.call('PUT', `${V2}/url-mappings/${m.id}`, { body: { redirect_style: 302, destination: 'https://elsewhere.test/x?y=1' } });
+    expect(await visit('/m/old')).toEqual({ status: 302, location: 'https://elsewhere.test/x?y=1' });
+    await t.call('DELETE', `${V2}/url-mappings/${m.id}`);
+    expect(await visit('/m/old')).toEqual({ status: 404, location: null });
+    await t.call('POST', `${V2}/url-mappings/${m.id}/restore-deleted`);
+    expect((await visit('/m/old')).status).toBe(302);
+    // Another portal's site has its own mappings.
+    expect((await visit('/m/old', 99999)).status).toBe(404);
+  });
+
+  it('the lowest precedence wins among mappings of one route (then the older one)', async () => {
+    const five = await mapping({ route_prefix: '/m/p', destination: '/m/five', precedence: 5 });
+    await mapping({ route_prefix: '/m/p', destination: '/m/one', precedence: 1 });
+    await mapping({ route_prefix: '/m/p', destination: '/m/one-later', precedence: 1 });
+    expect((await visit('/m/p')).location).toBe(`${t.baseUrl}${site}/m/one`);
+    await t.call('PUT', `${V2}/url-mappings/${five.id}`, { body: { precedence: -1 } });
+    expect((await visit('/m/p')).location).toBe(`${t.baseUrl}${site}/m/five`);
+  });
+
+  it('is_only_after_not_found waits for no page to be there; other mappings win over a live page', async () => {
+    const kept = await livePage('m/kept');
+    await mapping({ route_prefix: '/m/kept', destination: '/m/fallback', is_only_after_not_found: true });
+    expect((await visit('/m/kept')).status).toBe(200);
+    await t.call('POST', `${V2}/pages/${kept.id}/publish-action`, { body: { action: 'cancel-publish' } });
+    expect(await visit('/m/kept')).toEqual({ status: 301, location: `${t.baseUrl}${site}/m/fallback` });
+
+    await livePage('m/replaced');
+    await mapping({ route_prefix: '/m/replaced', destination: '/m/elsewhere' });
+    expect((await visit('/m/replaced')).location).toBe(`${t.baseUrl}${site}/m/elsewhere`);
+  });
+
+  it('matches the query string with is_match_query_string, and the whole URL with is_match_full_url', async () => {
+    await mapping({ route_prefix: '/m/q?src=ad', destination: '/m/from-ad', is_match_query_string: true });
+    expect((await visit('/m/q?src=ad')).location).toBe(`${t.baseUrl}${site}/m/from-ad`);
+    expect((await visit('/m/q?src=other')).status).toBe(404);
+    expect((await visit('/m/q')).status).toBe(404);
+
+    await mapping({ route_prefix: `${t.baseUrl}${site}/m/full`, destination: '/m/by-url', is_match_full_url: true });
+    expect((await visit('/m/full')).location).toBe(`${t.baseUrl}${site}/m/by-url`);
+    await mapping({ route_prefix: 'https://other-host.test/m/other', destination: '/m/x', is_match_full_url: true });
+    expect((await visit('/m/other')).status).toBe(404);
+  });
+
+  it('refuses a mapping without route_prefix, destination or a known redirect_style', async () => {
+    const bad = async (body: Record<string, unknown>) => (await t.call('POST', `${V2}/url-mappings`, { body })).json.message;
+    expect(await bad({ destination: '/x', redirect_style: 301 })).toBe('body.route_prefix: is required');
+    expect(await bad({ route_prefix: '/x', redirect_style: 301 })).toBe('body.destination: is required');
+    expect(await bad({ route_prefix: '/x', destination: '/y', redirect_style: 307 })).toMatch(/^body\.redirect_style: /);
+  });
+});
+
+describe('addresses in records follow the served address', () => {
+  it('a blog’s root_url is on the address the platform listens on, not one fixed when it was seeded', async () => {
+    const blog = (await t.call('GET', `${V2}/blogs/${blogId}`)).json;
+    expect(blog.root_url).toBe(`${t.baseUrl}/sites/62515/blog`);
+    expect((await t.call('GET', `${V2}/blogs/${blogId}`, { portal: t.portals[1] })).status).toBe(404);
+    const other = (await t.call('GET', `${V2}/blogs`, { portal: t.portals[1] })).json.objects[0];
+    expect(other.root_url).toBe(`${t.baseUrl}/sites/99999/blog`);
+    expect((await t.call('GET', `${V2}/blogs?root_url=x`)).json.message).toBe('query.root_url: unknown field root_url');
+  });
+
+  it('with publicUrl, every record’s URL starts with it (blogs, posts, files)', async () => {
+    const behind = await startPlatform({ publicUrl: 'https://svc.example.test/edge/', portals: [{ id: 4242 }] });
+    try {
+      const blog = (await behind.call('GET', `${V2}/blogs`)).json.objects[0];
+      expect(blog.root_url).toBe('https://svc.example.test/edge/sites/4242/blog');
+      const post = (await behind.call('POST', `${V2}/blog-posts`, { body: { name: 'Behind a proxy', content_group_id: blog.id } })).json;
+      expect(post.url).toBe('https://svc.example.test/edge/sites/4242/blog/behind-a-proxy');
+      const form = new FormData();
+      form.append('files', new Blob(['x'], { type: 'text/plain' }), 'a.txt');
+      const res = await fetch(`${behind.baseUrl}${V2}/files`, { method: 'POST', headers: behind.portals[0].auth, body: form });
+      expect(((await res.json()) as { objects: { url: string }[] }).objects[0].url).toMatch(/^https:\/\/svc\.example\.test\/edge\/hubfs\/4242\//);
+    } finally {
+      await behind.close();
+    }
+  });
+
+  it('refuses a publicUrl that cannot start a URL', async () => {
+    for (const publicUrl of ['svc.example.test', 'ftp://svc.example.test', 'https://svc.example.test/?a=1', 'https://u:p@svc.example.test'])
+      await expect(startPlatform({ publicUrl }), publicUrl).rejects.toThrow(/^publicUrl \(--public-url\) must be an http or https URL/);
+  });
+});
+
 describe('lists: paging, filters, order', () => {
   let ids: number[];
   beforeAll(async () => {

@@ -71,6 +71,26 @@ describe('files', () => {
     expect((await bytesAt(file.url)).body.toString()).toBe('version one');
   });
 
+  it('reports an image’s width and height (none for other files or unreadable images), and follows a replacement', async () => {
+    // A GIF's header is its size: 'GIF89a', then width and height as 16-bit little-endian.
+    const gif = (w: number, h: number) => Uint8Array.from([...Buffer.from('GIF89a'), w & 255, w >> 8, h & 255, h >> 8, 0, 0, 0, 0x3b]);
+    const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30"></svg>';
+    const res = await upload(F, [
+      { bytes: gif(300, 2), filename: 'wide.gif', type: 'image/gif' },
+      { bytes: svg, filename: 'icon.svg', type: 'image/svg+xml' },
+      { bytes: Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0, 1]), filename: 'broken.png', type: 'image/png' },
+      { bytes: 'just text', filename: 'plain.txt' },
+    ]);
+    expect(res.status).toBe(201);
+    const sizes = res.json.objects.map((f: { width: unknown; height: unknown }) => [f.width, f.height]);
+    expect(sizes).toEqual([[300, 2], [40, 30], [null, null], [null, null]]);
+    const wide = res.json.objects[0];
+    expect((await t.call('GET', `${F}/${wide.id}`)).json).toMatchObject({ width: 300, height: 2 });
+    const replaced = await upload(`${F}/${wide.id}`, [{ bytes: gif(16, 512), filename: 'wide.gif', type: 'image/gif' }]);
+    expect(replaced.json).toMatchObject({ id: wide.id, width: 16, height: 512 });
+    expect((await t.call('GET', `${F}?width=16&id=${wide.id}`)).json.total).toBe(1);
+  });
+
   it('archives (still served, out of default lists), deletes softly (404) and restores, deletes for good', async () => {
     const [file] = (await upload(F, [{ bytes: 'keep me', filename: 'archive-me.txt' }])).json.objects;
     expect((await t.call('POST', `${F}/${file.id}/archive`)).json.archived).toBe(true);

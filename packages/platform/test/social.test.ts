@@ -102,3 +102,70 @@ describe('broadcasts', () => {
     expect((await t.call('GET', '/broadcast/v1/broadcasts/nope')).status).toBe(404);
   });
 });
+
+describe('blog posts published with social publishing enabled (§3: "sends any enabled tweets")', () => {
+  const POSTS = '/content/api/v2/blog-posts';
+  let blogId: number;
+  beforeAll(async () => {
+    blogId = (await t.call('GET', '/content/api/v2/blogs')).json.objects[0].id;
+  });
+  const post = async (body: Record<string, unknown>) => (await t.call('POST', POSTS, { body: { content_group_id: blogId, ...body } })).json;
+  const publish = (id: number, action = 'schedule-publish') => t.call('POST', `${POSTS}/${id}/publish-action`, { body: { action } });
+  type Broadcast = { broadcastGuid: string; remoteContentId: string; channelKey: string; groupGuid: string; status: string; triggerAt: number };
+  /** The broadcasts made for a post. */
+  const about = async (id: number) =>
+    ((await t.call('GET', '/broadcast/v1/broadcasts')).json as Broadcast[]).filter((b) => b.remoteContentId == String(id));
+
+  it('announces the post on each channel when it goes live, once however often it is published', async () => {
+    const p = await post({ name: 'Big news', is_social_publishing_enabled: true });
+    expect(await about(p.id)).toEqual([]);
+    expect((await publish(p.id)).status).toBe(204);
+    const made = await about(p.id);
+    expect(made.map((b) => b.channelKey).sort()).toEqual([linkedin.channelKey, twitter.channelKey].sort());
+    for (const b of made)
+      expect(b).toMatchObject({
+        status: 'SUCCESS',
+        remoteContentType: 'BLOG_POST',
+        portalId: 62515,
+        triggerAt: t.clock.now,
+        content: { body: `Big news ${p.url}`, title: 'Big news', originalLink: p.url },
+      });
+    // One group of messages for one post.
+    expect(new Set(made.map((b) => b.groupGuid)).size).toBe(1);
+    expect((await get(made[0].broadcastGuid)).remoteContentId).toBe(String(p.id));
+    // Taken back to draft and published again: nothing new.
+    await publish(p.id, 'cancel-publish');
+    await publish(p.id);
+    expect(await about(p.id)).toHaveLength(2);
+    // Other portals see none of it.
+    const theirs = (await t.call('GET', '/broadcast/v1/broadcasts', { portal: t.portals[1] })).json as { remoteContentId: string }[];
+    expect(theirs.filter((b) => b.remoteContentId == String(p.id))).toEqual([]);
+  });
+
+  it('a scheduled post is announced when it goes live, not before; without the flag, never', async () => {
+    const at = t.clock.now + HOUR;
+    const p = await post({ name: 'Scheduled news', is_social_publishing_enabled: true, publish_immediately: false, publish_date: at });
+    const quiet = await post({ name: 'Quiet news' });
+    await publish(p.id);
+    await publish(quiet.id);
+    expect(await about(p.id)).toEqual([]);
+    const start = t.clock.now;
+    try {
+      t.clock.now = at;
+      await t.platform.services.scheduler.runDue();
+      expect((await about(p.id)).map((b) => [b.status, b.triggerAt])).toEqual([['SUCCESS', at], ['SUCCESS', at]]);
+    } finally {
+      t.clock.now = start;
+    }
+    expect(await about(quiet.id)).toEqual([]);
+  });
+
+  it('announces a post published through blog v1 too', async () => {
+    await t.call('POST', '/content/api/v2/blog-authors', { body: { full_name: 'Social Ada', email: 'ada@social.test' } });
+    const p = await post({ name: 'Via v1', is_social_publishing_enabled: true });
+    const entry = '<entry xmlns="http://www.w3.org/2005/Atom"><draft>false</draft></entry>';
+    const res = await t.call('PUT', `/blog/v1/posts/${p.id}.atom`, { body: entry, headers: { 'content-type': 'application/atom+xml' } });
+    expect(res.status).toBe(200);
+    expect(await about(p.id)).toHaveLength(2);
+  });
+});

@@ -1,5 +1,6 @@
 /** §4.9 The older blog API: JSON reads, Atom reads for `.atom`, Atom writes (parsed by
- * http/atom.ts before validation). */
+ * http/atom.ts before validation) answered in Atom. */
+import type { Request } from 'express';
 import { atomDocument } from './atom-document';
 import { Reply, type Handlers } from './handler';
 import type { Services } from '../services';
@@ -36,6 +37,15 @@ const ATOM = { 'Content-Type': 'application/atom+xml; charset=utf-8' };
 /** JSON as the catalog types it, or the Atom rendering of the same data. */
 const as = <T>(ext: string, json: T, atom: () => string): T | Reply => (ext == 'atom' ? new Reply(200, atom(), ATOM) : json);
 
+/** A write's answer: Atom, like the `.atom` reads (what Atom clients of the real API parse), unless
+ * the caller asks for JSON in `Accept` (@svc/client does; its methods return the catalog's JSON). */
+function written<T>(req: Request, status: number, json: T, atom: () => string, headers: Record<string, string> = {}): T | Reply {
+  const wantsJson = req.accepts(['application/atom+xml', 'application/json']) == 'application/json';
+  return wantsJson ? json : new Reply(status, atom(), { ...ATOM, ...headers });
+}
+/** Where a new post lives (Atom Publishing: a 201 names the entry's address). */
+const location = (p: Post) => ({ Location: p.jsonUrl.replace(/\.json$/, '.atom') });
+
 export function blogV1Handlers({ blogV1 }: Services): Handlers {
   return {
     'blogV1.listBlogs': ({ portalId, params, query }) => {
@@ -67,8 +77,17 @@ export function blogV1Handlers({ blogV1 }: Services): Handlers {
       const c = blogV1.getComment(portalId, params.comment_guid);
       return as(params.ext, c, () => atomDocument('entry', commentEntry(c)));
     },
-    'blogV1.createPost': ({ portalId, params, body }) => blogV1.createPost(portalId, params.blog_guid, body),
-    'blogV1.updatePost': ({ portalId, params, body }) => blogV1.updatePost(portalId, params.post_guid, body),
-    'blogV1.createComment': ({ portalId, params, body }) => blogV1.createComment(portalId, params.post_guid, body),
+    'blogV1.createPost': ({ portalId, params, body, req }) => {
+      const p = blogV1.createPost(portalId, params.blog_guid, body);
+      return written(req, 201, p, () => atomDocument('entry', postEntry(p)), location(p));
+    },
+    'blogV1.updatePost': ({ portalId, params, body, req }) => {
+      const p = blogV1.updatePost(portalId, params.post_guid, body);
+      return written(req, 200, p, () => atomDocument('entry', postEntry(p)));
+    },
+    'blogV1.createComment': ({ portalId, params, body, req }) => {
+      const c = blogV1.createComment(portalId, params.post_guid, body);
+      return written(req, 201, c, () => atomDocument('entry', commentEntry(c)));
+    },
   };
 }

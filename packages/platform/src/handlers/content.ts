@@ -39,8 +39,9 @@ export function contentVerbs({ content }: Services): Record<string, Verb> {
   };
 }
 
-/** Keys computed on every read (URLs follow the platform's address): nothing to filter on. */
-const COMPUTED = new Set(['url', 'published_url', 'friendly_url', 'alt_url', 's3_url']);
+/** Keys computed on every read (URLs follow the platform's address; a post's author and comment
+ * count follow those objects): nothing to filter on. */
+const COMPUTED = new Set(['url', 'published_url', 'friendly_url', 'alt_url', 's3_url', 'root_url', 'blog_author', 'comment_count']);
 
 /** The record keys of a collection, from the catalog's schema of its `get`: what lists may filter
  * and order on. */

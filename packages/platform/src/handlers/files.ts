@@ -23,5 +23,5 @@ export function fileHandlers({ files, content }: Services): Handlers {
 
 /** What file lists filter and order on. */
 const FILE_FIELDS: ReadonlySet<string> = new Set([
-  'id', 'portal_id', 'created', 'updated', 'deleted_at', 'name', 'title', 'extension', 'type', 'size', 'folder_id', 'hidden', 'archived', 'file_hash',
+  'id', 'portal_id', 'created', 'updated', 'deleted_at', 'name', 'title', 'extension', 'type', 'size', 'width', 'height', 'folder_id', 'hidden', 'archived', 'file_hash',
 ]);

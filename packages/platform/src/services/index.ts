@@ -27,6 +27,7 @@ import { trackingStore } from '../store/tracking';
 import { trackingIntake } from './tracking-intake';
 import { visitorLinks } from './visitor-links';
 import { propertyRemoval } from './property-removal';
+import { socialPublishing } from './social-publishing';
 import { workflowStore } from '../store/workflows';
 
 export interface ServiceOptions {
@@ -87,6 +88,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const keywords = keywordStore(db, now);
   const settings = settingStore(db, now);
   const social = socialStore(db, now);
+  socialPublishing(content, social);
   const prospects = prospectStore(db, options.prospects);
   const intake = trackingIntake({
     portals,

@@ -61,7 +61,7 @@ export function blogV1Store(db: Db, content: ContentEngine) {
   });
 
   function post(p: ContentRecord) {
-    const author = p.blog_author_id == null ? undefined : content.lookup.get(Number(p.portal_id), 'blog-authors', Number(p.blog_author_id));
+    const author = p.blog_author as ContentRecord | null;
     const tags = ((p.topic_ids ?? []) as number[]).flatMap((id) => content.lookup.get(Number(p.portal_id), 'topics', id)?.name ?? []) as string[];
     const published = p.state == 'PUBLISHED';
     return {

@@ -21,6 +21,9 @@ interface BroadcastRow {
 
 export interface BroadcastInput {
   channelGuid: string;
+  /** What the message is about, when the platform sends it for its own content (a blog post). */
+  remoteContentType?: string;
+  remoteContentId?: string;
   triggerAt?: number;
   groupGuid?: string;
   status?: 'DRAFT';
@@ -49,6 +52,10 @@ export function socialStore(db: Db, now: () => number) {
     byGuid: db.prepare<[number, string], BroadcastRow>('SELECT * FROM broadcasts WHERE portal_id = ? AND guid = ?'),
     save: db.prepare<[string, number | null, string, string]>('UPDATE broadcasts SET status = ?, trigger_at = ?, data = ? WHERE guid = ?'),
     due: db.prepare<[number], BroadcastRow>("SELECT * FROM broadcasts WHERE status = 'WAITING' AND trigger_at <= ? ORDER BY trigger_at, created_at"),
+    announced: db.prepare<[number, string, string, string], number>(
+      `SELECT 1 FROM broadcasts WHERE portal_id = ? AND json_extract(data, '$.remoteContentType') = ?
+       AND json_extract(data, '$.remoteContentId') = ? AND json_extract(data, '$.channelGuid') = ? LIMIT 1`,
+    ),
   };
 
   const broadcast = (r: BroadcastRow) => ({ ...(JSON.parse(r.data) as Json), broadcastGuid: r.guid, portalId: r.portal_id, status: r.status, triggerAt: r.trigger_at });
@@ -67,7 +74,7 @@ export function socialStore(db: Db, now: () => number) {
     q.save.run('SUCCESS', row.trigger_at ?? at, JSON.stringify(published), row.guid);
   }
 
-  return {
+  const store = {
     /** The seeded channels of a new portal (once). */
     seedChannels(portalId: number, at: number) {
       if (q.channels.get(portalId)) return;
@@ -139,6 +146,9 @@ export function socialStore(db: Db, now: () => number) {
       const { channelGuid: _c, triggerAt: _t, status: _s, groupGuid, content, ...rest } = input;
       const guid = randomUUID();
       const data = {
+        foreignId: null,
+        remoteContentId: null,
+        remoteContentType: null,
         ...rest,
         groupGuid: groupGuid ?? randomUUID(),
         campaignGuid: null,
@@ -172,6 +182,16 @@ export function socialStore(db: Db, now: () => number) {
       q.save.run('CANCELED', row.trigger_at, JSON.stringify(data), guid);
     },
 
+    /** Broadcasts `content` about a piece of the portal's content (a blog post) on each of its active
+     * channels, once per channel: announcing it again (a post published a second time) adds none. */
+    announce(portalId: number, remote: { type: string; id: string }, content: BroadcastInput['content']) {
+      const groupGuid = randomUUID();
+      const channels = store.listChannels(portalId).filter((c) => c.active !== false && !c.hidden);
+      return channels
+        .filter((c) => !q.announced.get(portalId, remote.type, remote.id, c.channelGuid))
+        .map((c) => store.create(portalId, { channelGuid: c.channelGuid, groupGuid, remoteContentType: remote.type, remoteContentId: remote.id, content }));
+    },
+
     /** Publishes every waiting broadcast whose trigger time has come; returns how many. */
     publishDue() {
       const due = q.due.all(now());
@@ -179,6 +199,7 @@ export function socialStore(db: Db, now: () => number) {
       return due.length;
     },
   };
+  return store;
 }
 
 export type SocialStore = ReturnType<typeof socialStore>;

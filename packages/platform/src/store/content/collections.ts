@@ -69,6 +69,7 @@ const str = (v: unknown) => (typeof v == 'string' ? v : '');
 const changes = (record: Record_, before: Record_ | undefined, key: string) =>
   !before || JSON.stringify(record[key]) !== JSON.stringify(before[key]);
 
+/** `blog_author` (the author's record) and `comment_count` are computed on every read (engine.ts). */
 const blogPost: Collection = {
   serverFields: [...COMMON, ...PUBLISHING, 'blog_author', 'cloned_from', 'comment_count', 'views'],
   publishable: true,
@@ -87,7 +88,6 @@ const blogPost: Collection = {
     keywords: [],
     blog_author_id: null,
     author_user_id: null,
-    blog_author: null,
     topic_ids: [],
     state: 'DRAFT',
     is_draft: true,
@@ -105,7 +105,6 @@ const blogPost: Collection = {
     footer_html: '',
     widgets: {},
     widget_containers: {},
-    comment_count: 0,
     views: 0,
     category_id: 3,
     subcategory: 'normal_blog_post',
@@ -257,6 +256,15 @@ const urlMapping: Collection = {
  * their defaults are only a base for the seed. */
 const plain: Collection = { serverFields: COMMON, defaults: (_input, now) => stamps(now) };
 
+/** A blog's `root_url` is where the site server answers for it: computed on read from the address
+ * the platform serves (or its public URL), never the one it had when the blog was seeded. */
+const blog: Collection = {
+  ...plain,
+  decorate(b, { portalId, base }) {
+    b.root_url = `${base}/sites/${portalId}/${str(b.slug)}`;
+  },
+};
+
 /** A file or folder name: one path segment that cannot climb out of its folder. */
 export function checkName(name: string, field: string) {
   if (!name || name == '.' || name == '..' || /[/\\\0]/.test(name) || name.length > 255)
@@ -307,7 +315,7 @@ export const COLLECTIONS: Record<CollectionName, Collection> = {
   domains: plain,
   'site-maps': plain,
   layouts: plain,
-  blogs: plain,
+  blogs: blog,
   folders: folder,
   files: file,
 };

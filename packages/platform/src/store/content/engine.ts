@@ -20,7 +20,7 @@ interface Row {
 
 const COLS = 'id, portal_id, collection, data, buffer, deleted_at, publish_at';
 /** Keys held in columns or computed on read, never in the stored JSON. */
-const OUTSIDE_JSON = ['id', 'portal_id', 'deleted_at', 'url', 'published_url', 'friendly_url', 'alt_url', 's3_url'];
+const OUTSIDE_JSON = ['id', 'portal_id', 'deleted_at', 'url', 'published_url', 'friendly_url', 'alt_url', 's3_url', 'root_url', 'blog_author', 'comment_count'];
 
 /** The record's JSON without the keys held elsewhere. */
 function stored(record: Record_) {
@@ -80,16 +80,39 @@ export function contentEngine(db: Db, now: () => number) {
       `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ?
        AND (buffer IS NOT NULL OR EXISTS (SELECT 1 FROM json_each(data, ?) WHERE value = ?))`,
     ),
+    // A post's live comments, for many posts at once (a list page asks once, not once per post).
+    commentCounts: db.prepare<[number, string], { post: number; n: number }>(
+      `SELECT json_extract(data, '$.content_id') AS post, count(*) AS n FROM content_objects
+       WHERE portal_id = ? AND collection = 'comments' AND deleted_at = 0
+       AND json_extract(data, '$.content_id') IN (SELECT value FROM json_each(?)) GROUP BY post`,
+    ),
+    allLive: db.prepare<[number, string], Row>(`SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND deleted_at = 0 ORDER BY id`),
     liveBySlug: db.prepare<[number, string], Row>(
       `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND slug = ? AND state = 'PUBLISHED' AND deleted_at = 0
        AND collection IN ('blog-posts', 'pages') ORDER BY id DESC LIMIT 1`,
     ),
   };
-  /** Where the site server answers (set once the platform listens); published URLs start with it. */
+  /** Where the site server answers: the platform's public URL, or the address it listens on (set
+   * by app.ts). Every URL in a record (a post's, a file's, a blog's root) starts with it. */
   const site = { base: 'http://127.0.0.1:3200' };
 
-  function toRecord(row: Row): ContentRecord {
+  /** Live comments per post id. */
+  function commentCounts(portalId: number, postIds: number[]) {
+    return new Map(q.commentCounts.all(portalId, JSON.stringify(postIds)).map((r) => [r.post, r.n]));
+  }
+
+  /** What a post shows of other objects, read fresh so it never goes stale: its author (the
+   * record, or null) and how many live comments it has. `counts` comes from a list's one query. */
+  function relate(record: ContentRecord, counts = commentCounts(Number(record.portal_id), [record.id])) {
+    const authorId = record.blog_author_id;
+    const author = authorId == null ? undefined : lookup.get(Number(record.portal_id), 'blog-authors', Number(authorId));
+    record.blog_author = author ?? null;
+    record.comment_count = counts.get(record.id) ?? 0;
+  }
+
+  function toRecord(row: Row, counts?: Map<number, number>): ContentRecord {
     const record: ContentRecord = { ...(JSON.parse(row.data) as Record_), id: row.id, portal_id: row.portal_id, deleted_at: row.deleted_at };
+    if (row.collection == 'blog-posts') relate(record, counts);
     if (COLLECTIONS[row.collection].publishable) {
       // §2.1: the URL is known from the start; it answers 404 until the post is published.
       record.url = `${site.base}/sites/${row.portal_id}/${String(record.slug)}`;
@@ -212,7 +235,8 @@ export function contentEngine(db: Db, now: () => number) {
     const sql = `FROM content_objects WHERE portal_id = ? AND collection = ? AND ${where.join(' AND ')}`;
     const total = prepared(`SELECT count(*) ${sql}`).pluck().get(portalId, collection, ...args) as number;
     const rows = prepared(`SELECT ${COLS} ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(portalId, collection, ...args, limit, offset) as Row[];
-    return { limit, offset, total, total_count: total, objects: rows.map(toRecord) };
+    const counts = collection == 'blog-posts' ? commentCounts(portalId, rows.map((r) => r.id)) : undefined;
+    return { limit, offset, total, total_count: total, objects: rows.map((row) => toRecord(row, counts)) };
   }
 
   function remove(portalId: number, collection: CollectionName, id: number) {
@@ -368,11 +392,17 @@ export function contentEngine(db: Db, now: () => number) {
   const PUBLISHED = { state: 'PUBLISHED', is_draft: false, current_state: 'PUBLISHED', processing_status: 'published' };
   const DRAFT = { state: 'DRAFT', is_draft: true, current_state: 'DRAFT', processing_status: 'draft' };
 
-  /** Goes live now and records the job that sends the enabled emails and tweets. */
+  /** Told of every object that goes live, in the same transaction (services send its tweets). */
+  const liveListeners: ((collection: CollectionName, record: ContentRecord) => void)[] = [];
+
+  /** Goes live now and runs the job that sends the enabled emails and tweets (§3). */
   function goLive(row: Row, record: Record_) {
     const at = now();
     q.history.run(row.id, 'send enabled emails and tweets', at);
-    return save(row, { ...record, ...PUBLISHED, publish_date: record.publish_date ?? at, unpublished_at: null, updated: at });
+    const next = save(row, { ...record, ...PUBLISHED, publish_date: record.publish_date ?? at, unpublished_at: null, updated: at });
+    const live = toRecord(next);
+    for (const fn of liveListeners) fn(row.collection, live);
+    return next;
   }
 
   function publishAction(portalId: number, collection: CollectionName, id: number, action: PublishAction) {
@@ -457,8 +487,12 @@ export function contentEngine(db: Db, now: () => number) {
     listVersions,
     getVersion,
     restoreVersion,
+    /** Calls `fn` with every post or page as it goes live (published now, or by the scheduler). */
+    onLive: (fn: (collection: CollectionName, record: ContentRecord) => void) => void liveListeners.push(fn),
     /** Jobs run for an object (publishing's "send enabled emails and tweets"), oldest first. */
     history: (id: number) => q.historyOf.all(id),
+    /** Every object of a collection that is not deleted (a portal's URL mappings, for the site server). */
+    allLive: (portalId: number, collection: CollectionName) => q.allLive.all(portalId, collection).map((row) => toRecord(row)),
     /** The published post or page at `slug`, for the site server. */
     liveBySlug: (portalId: number, slug: string) => {
       const row = q.liveBySlug.get(portalId, slug);

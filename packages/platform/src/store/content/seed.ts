@@ -25,7 +25,6 @@ export function seedSite(content: ContentEngine, portalId: number, now: number) 
     html_title: 'Blog',
     description: '',
     slug: 'blog',
-    root_url: `${content.site.base}/sites/${portalId}/blog`,
     domain,
     domain_when_published: domain,
     language: 'en',

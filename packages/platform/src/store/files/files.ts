@@ -2,6 +2,7 @@
  * (bytes in the blob store, metadata as a content object with versions), archive, soft and full
  * delete, moves; folders with paths (`/docs/logos`) found or made on upload, moved with their
  * subfolders' paths kept right. */
+import { imageSize } from 'image-size';
 import type { Db } from '../../db/open';
 import { transaction } from '../../db/open';
 import { PlatformError, badRequest } from '../../domain/errors';
@@ -38,6 +39,19 @@ const kind = (mime: string) =>
 function splitName(full: string): [string, string] {
   const dot = full.lastIndexOf('.');
   return dot > 0 ? [full.slice(0, dot), full.slice(dot + 1).toLowerCase()] : [full, ''];
+}
+
+/** An image's pixel size, read from its header; null for other files and for images it cannot
+ * read (a broken or unusual file is still stored, it just has no size). */
+function dimensions(bytes: Buffer, mime: string) {
+  const none = { width: null, height: null };
+  if (!mime.startsWith('image/')) return none;
+  try {
+    const { width, height } = imageSize(bytes);
+    return Number.isFinite(width) && Number.isFinite(height) ? { width, height } : none;
+  } catch {
+    return none;
+  }
 }
 
 /** The upload's type, checked against what is allowed (415 otherwise). */
@@ -104,7 +118,8 @@ export function fileStore(db: Db, content: ContentEngine, blobs: BlobStore, now:
   function store(portalId: number, c: ReturnType<typeof check>) {
     const hash = blobs.put(portalId, c.file.bytes);
     const { name, extension, mime } = c;
-    return { name, title: name, extension, type: kind(mime), mime_type: mime, size: c.file.bytes.length, file_hash: hash, alt_key: name, cloud_key: `hub/${portalId}/${hash}` };
+    const size = { size: c.file.bytes.length, ...dimensions(c.file.bytes, mime) };
+    return { name, title: name, extension, type: kind(mime), mime_type: mime, ...size, file_hash: hash, alt_key: name, cloud_key: `hub/${portalId}/${hash}` };
   }
 
   return {
@@ -138,8 +153,6 @@ export function fileStore(db: Db, content: ContentEngine, blobs: BlobStore, now:
             name,
             title: name,
             alt_key: name,
-            width: null,
-            height: null,
             encoding: null,
             folder_id: folder,
             hidden: fields.hidden ?? false,

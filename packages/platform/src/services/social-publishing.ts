@@ -1,0 +1,24 @@
+/** §3: when a blog post goes live, "a job sends any enabled emails and tweets". With
+ * `is_social_publishing_enabled` on, the post is announced — its title and URL — on each of the
+ * portal's social channels as a broadcast (visible through the broadcast API), once per channel:
+ * a post taken back to draft and published again is not announced twice. There is no mail
+ * server, so the emails are left at the job's record in the post's history. */
+import type { CollectionName, ContentRecord } from '../store/content/collections';
+import type { ContentEngine } from '../store/content/engine';
+import type { SocialStore } from '../store/social';
+
+const enabled = (v: unknown) => v === true || v === 'true';
+
+/** What a broadcast says about a post: its title and where to read it. */
+function message(post: ContentRecord) {
+  const title = String(post.html_title || post.name || '');
+  const url = String(post.published_url || post.url || '');
+  return { body: [title, url].filter(Boolean).join(' '), title, originalLink: url };
+}
+
+export function socialPublishing(content: ContentEngine, social: SocialStore) {
+  content.onLive((collection: CollectionName, record: ContentRecord) => {
+    if (collection != 'blog-posts' || !enabled(record.is_social_publishing_enabled)) return;
+    social.announce(Number(record.portal_id), { type: 'BLOG_POST', id: String(record.id) }, message(record));
+  });
+}
