@@ -162,7 +162,7 @@ export function createPlatform(options: PlatformOptions = {}) {
       await Promise.all(
         servers.map((s) => new Promise<void>((resolve) => (s.closeAllConnections(), s.close(() => resolve())))),
       );
-      services.group.flush();
+      await services.group.settled();
       services.group.onCommit(undefined);
       await checkpoints?.stop();
       db.close();

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCheckpointer } from '../src/db/checkpointer';
-import { groupCommit } from '../src/db/group-commit';
+import { sqliteEngine } from '../src/db/engine-sqlite';
 import { AUTOCHECKPOINT, openDatabase } from '../src/db/open';
 
 const dirs: string[] = [];
@@ -20,7 +20,14 @@ function setup() {
   const file = join(dir, 'platform.db');
   const db = openDatabase(file);
   db.exec('CREATE TABLE blobs (id INTEGER PRIMARY KEY, data BLOB NOT NULL)');
-  return { file, db, group: groupCommit(db), insert: db.prepare('INSERT INTO blobs (data) VALUES (?)') };
+  // The engine's group commit, with its afterCommit hook settable as the platform's is.
+  let afterCommit: (() => void) | undefined;
+  const engine = sqliteEngine(db, { groupCommit: true, afterCommit: () => afterCommit?.() });
+  const group = {
+    run: <T>(fn: () => T) => engine.tx(async () => fn()),
+    onCommit: (fn: (() => void) | undefined) => (afterCommit = fn),
+  };
+  return { file, db, group, insert: db.prepare('INSERT INTO blobs (data) VALUES (?)') };
 }
 
 const walBytes = (file: string) => statSync(`${file}-wal`).size;

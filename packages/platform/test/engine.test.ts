@@ -69,51 +69,50 @@ for (const [name, available, open] of engines) {
     });
 
     it('commits a transaction, and rolls it back whole when it throws', async () => {
-      await db.tx(async () => {
-        await db.get(insert, 'linus', 3, '{}');
-        await sleep(5);
-        await db.get(insert, 'barbara', 4, '{}');
+      await db.tx(async (t) => {
+        await t.get(insert, 'linus', 3, '{}');
+        await t.get(insert, 'barbara', 4, '{}');
       });
       expect((await db.all(names)).map((r) => r.name)).toEqual(['Ada', 'grace', 'linus', 'barbara']);
       await expect(
-        db.tx(async () => {
-          await db.get(insert, 'alan', 5, '{}');
-          await db.get(insert, 'Ada', 6, '{}'); // unique name: fails
+        db.tx(async (t) => {
+          await t.get(insert, 'alan', 5, '{}');
+          await t.get(insert, 'Ada', 6, '{}'); // unique name: fails
         }),
       ).rejects.toThrow();
       expect(await db.value(count)).toBe(4);
     });
 
     it('makes a tx inside a tx a savepoint: its failure undoes only its own writes', async () => {
-      await db.tx(async () => {
-        await db.get(insert, 'margaret', 7, '{}');
+      await db.tx(async (t) => {
+        await t.get(insert, 'margaret', 7, '{}');
         await expect(
-          db.tx(async () => {
-            await db.get(insert, 'edsger', 8, '{}');
+          t.tx(async (s) => {
+            await s.get(insert, 'edsger', 8, '{}');
             throw new Error('changed my mind');
           }),
         ).rejects.toThrow('changed my mind');
         // Two savepoints started side by side run one after the other.
-        await Promise.all([db.tx(() => db.get(insert, 'ken', 9, '{}')), db.tx(() => db.get(insert, 'dennis', 10, '{}'))]);
-        expect(db.inTx()).toBe(true);
+        await Promise.all([t.tx((s) => s.get(insert, 'ken', 9, '{}')), t.tx((s) => s.get(insert, 'dennis', 10, '{}'))]);
       });
-      expect(db.inTx()).toBe(false);
       expect((await db.all(names)).map((r) => r.name)).toEqual(['Ada', 'grace', 'linus', 'barbara', 'margaret', 'ken', 'dennis']);
     });
 
-    it('keeps a transaction to itself: others never see its writes before it commits, nor after it rolls back', async () => {
+    it('keeps a transaction to itself: a read that waits for settled() never sees its writes before it commits, nor after it rolls back', async () => {
       let inside!: () => void;
       const started = new Promise<void>((resolve) => (inside = resolve));
       const doomed = db
-        .tx(async () => {
-          await db.get(insert, 'ghost', 11, '{}');
+        .tx(async (t) => {
+          await t.get(insert, 'ghost', 11, '{}');
           inside();
           await sleep(30);
           throw new Error('rolled back');
         })
         .catch((err: Error) => err.message);
       await started;
-      const outside = await db.all(names); // from another async call, while the transaction is open
+      // From another async call, while the transaction is open.
+      await db.settled();
+      const outside = await db.all(names);
       expect(outside.map((r) => r.name)).not.toContain('ghost');
       expect(await doomed).toBe('rolled back');
       expect((await db.all(names)).map((r) => r.name)).not.toContain('ghost');
@@ -121,10 +120,10 @@ for (const [name, available, open] of engines) {
 
     it('runs concurrent transactions without losing an update', async () => {
       const bump = () =>
-        db.tx(async () => {
-          await db.run(sql<[string]>('UPDATE items SET n = n + 1 WHERE name = ?'), 'Ada');
+        db.tx(async (t) => {
+          await t.run(sql<[string]>('UPDATE items SET n = n + 1 WHERE name = ?'), 'Ada');
           await sleep(2);
-          await db.run(sql<[string]>('UPDATE items SET n = n + 1 WHERE name = ?'), 'Ada');
+          await t.run(sql<[string]>('UPDATE items SET n = n + 1 WHERE name = ?'), 'Ada');
         });
       const before = await db.value(sql<[string], { n: number }>('SELECT n FROM items WHERE name = ?'), 'Ada');
       await Promise.all(Array.from({ length: 10 }, bump));
@@ -151,9 +150,9 @@ describe('group commit on SQLite', () => {
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         db
-          .tx(async () => {
-            await db.get(insert, `n${i}`);
-            await db.get(insert, `m${i}`);
+          .tx(async (t) => {
+            await t.get(insert, `n${i}`);
+            await t.get(insert, `m${i}`);
           })
           .then(() => answered.push(commits.length)),
       ),
@@ -166,12 +165,12 @@ describe('group commit on SQLite', () => {
   it('rolls back a failing member alone', async () => {
     commits.length = 0;
     const results = await Promise.allSettled([
-      db.tx(() => db.get(insert, 'kept-1')),
-      db.tx(async () => {
-        await db.get(insert, 'undone');
-        await db.get(insert, 'kept-1'); // taken: this member fails
+      db.tx((t) => t.get(insert, 'kept-1')),
+      db.tx(async (t) => {
+        await t.get(insert, 'undone');
+        await t.get(insert, 'kept-1'); // taken: this member fails
       }),
-      db.tx(() => db.get(insert, 'kept-2')),
+      db.tx((t) => t.get(insert, 'kept-2')),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(commits).toEqual([1]);
@@ -180,18 +179,20 @@ describe('group commit on SQLite', () => {
     expect(all).not.toContain('undone');
   });
 
-  it('makes a read from outside wait for the open group, so it never sees what could still be lost', async () => {
-    const writing = db.tx(async () => {
-      await db.get(insert, 'slow');
+  it('lets a read wait for the open group with settled(), so it never answers what could still be lost', async () => {
+    const writing = db.tx(async (t) => {
+      await t.get(insert, 'slow');
       await sleep(20); // the group stays open past its turn while a member is busy
     });
     await sleep(1);
-    const seen = (await db.all(names)).map((r) => r.name);
-    expect(seen).toContain('slow'); // read after the commit, not before
+    const before = commits.length;
+    await db.settled();
+    expect(commits.length).toBe(before + 1); // settled() resolved only once the group committed
+    expect((await db.all(names)).map((r) => r.name)).toContain('slow');
     await writing;
     // A transaction begun while a group closes goes into the next group.
     commits.length = 0;
-    await Promise.all([db.tx(() => db.get(insert, 'a1')), sleep(0).then(() => db.tx(() => db.get(insert, 'a2')))]);
+    await Promise.all([db.tx((t) => t.get(insert, 'a1')), sleep(0).then(() => db.tx((t) => t.get(insert, 'a2')))]);
     expect(commits.length).toBeGreaterThanOrEqual(1);
     expect((await db.all(names)).map((r) => r.name)).toEqual(expect.arrayContaining(['a1', 'a2']));
   });

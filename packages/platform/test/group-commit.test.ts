@@ -1,10 +1,11 @@
-/** The group commit (src/db/group-commit.ts) and the schema migration, on a real database file. */
+/** The group commit (the SQLite engine's, src/db/engine-sqlite.ts) and the schema migration, on a
+ * real database file. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { groupCommit } from '../src/db/group-commit';
+import { sqliteEngine } from '../src/db/engine-sqlite';
 import { openDatabase, type Db } from '../src/db/open';
 import { SCHEMA_VERSION } from '../src/db/schema';
 
@@ -31,14 +32,17 @@ describe('group commit', () => {
     const file = tempFile();
     const db: Db = openDatabase(file);
     db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)');
-    return { file, db, group: groupCommit(db), insert: db.prepare('INSERT INTO notes (text) VALUES (?)') };
+    const engine = sqliteEngine(db, { groupCommit: true });
+    const run = <T>(fn: () => T) => engine.tx(async () => fn());
+    return { file, db, engine, run, insert: db.prepare('INSERT INTO notes (text) VALUES (?)') };
   };
 
   it('commits the writes of one turn together, once, and answers only after the commit', async () => {
-    const { file, db, group, insert } = setup();
-    const runs = ['a', 'b', 'c'].map((text) => group.run(() => insert.run(text).lastInsertRowid));
-    // All three ran at once, inside one open transaction that no other connection sees yet.
+    const { file, db, run, insert } = setup();
+    const runs = ['a', 'b', 'c'].map((text) => run(() => insert.run(text).lastInsertRowid));
+    // The group is open, and no other connection sees its writes yet.
     expect(db.inTransaction).toBe(true);
+    await new Promise((resolve) => queueMicrotask(() => resolve(undefined)));
     expect(committed(file, 'SELECT text FROM notes')).toEqual([]);
     expect(await Promise.all(runs)).toEqual([1, 2, 3]);
     expect(db.inTransaction).toBe(false);
@@ -47,37 +51,38 @@ describe('group commit', () => {
   });
 
   it('undoes only the failing member: the others of its group commit', async () => {
-    const { file, db, group, insert } = setup();
-    const ok = group.run(() => insert.run('kept'));
-    const failing = group.run(() => {
+    const { file, db, run, insert } = setup();
+    const ok = run(() => insert.run('kept'));
+    const failing = run(() => {
       insert.run('half-written');
       insert.run('kept'); // UNIQUE violation after a first write
     });
-    const after = group.run(() => insert.run('also kept'));
+    const after = run(() => insert.run('also kept'));
     await expect(failing).rejects.toThrow(/UNIQUE/);
     await Promise.all([ok, after]);
     expect(committed(file, 'SELECT text FROM notes ORDER BY id')).toEqual(['kept', 'also kept']);
     db.close();
   });
 
-  it('lets a read wait for what it saw to be committed; flush commits at once', async () => {
-    const { file, db, group, insert } = setup();
-    const write = group.run(() => insert.run('x'));
+  it('lets a read wait for what it saw to be committed', async () => {
+    const { file, db, engine, run, insert } = setup();
+    const write = run(() => insert.run('x'));
     let settled = false;
-    const read = group.settled().then(() => (settled = true));
+    const read = engine.settled().then(() => {
+      settled = true;
+      return committed(file, 'SELECT text FROM notes');
+    });
     expect(settled).toBe(false);
-    group.flush();
-    expect(committed(file, 'SELECT text FROM notes')).toEqual(['x']);
-    await Promise.all([write, read]);
-    expect(settled).toBe(true);
-    await expect(group.settled()).resolves.toBeUndefined(); // nothing open: at once
+    expect(await read).toEqual(['x']);
+    await write;
+    await expect(engine.settled()).resolves.toBeUndefined(); // nothing open: at once
     db.close();
   });
 
   it('nests in a transaction it did not open instead of committing it', async () => {
-    const { db, group, insert } = setup();
+    const { db, run, insert } = setup();
     db.exec('BEGIN');
-    await group.run(() => insert.run('inside'));
+    await run(() => insert.run('inside'));
     expect(db.inTransaction).toBe(true);
     db.exec('ROLLBACK');
     expect(db.prepare('SELECT count(*) FROM notes').pluck().get()).toBe(0);

@@ -1,7 +1,7 @@
 /** Copies a SQLite platform database into an empty PostgreSQL one (`svc-platform migrate`): every
  * table, row for row, ids kept, in one PostgreSQL transaction, so a failed copy leaves nothing
  * behind. Identity sequences then continue after the largest copied id. */
-import { sql, type Engine, type Param } from './engine';
+import { sql, type Engine, type Param, type Queryable } from './engine';
 import type { Db } from './open';
 
 /** PostgreSQL takes at most 65,535 parameters in one statement. */
@@ -53,20 +53,20 @@ export async function copyToPostgres(source: Db, target: Engine, progress: CopyP
   const tables = tablesOf(source);
   progress.total?.(tables.reduce((n, t) => n + t.rows, 0));
   const copied: Record<string, number> = {};
-  await target.tx(async () => {
+  await target.tx(async (tx) => {
     for (const t of tables) {
-      if (await target.value(sql<[], { one: number }>(`SELECT 1 AS one FROM "${t.name}" LIMIT 1`)))
+      if (await tx.value(sql<[], { one: number }>(`SELECT 1 AS one FROM "${t.name}" LIMIT 1`)))
         throw new Error(`the target database is not empty: table ${t.name} has rows (copy into a new database)`);
     }
     for (const t of tables) {
-      copied[t.name] = await copyTable(source, target, t, progress);
-      await continueIdentity(target, t.name);
+      copied[t.name] = await copyTable(source, tx, t, progress);
+      await continueIdentity(tx, t.name);
     }
   });
   return copied;
 }
 
-async function copyTable(source: Db, target: Engine, table: Table, progress: CopyProgress) {
+async function copyTable(source: Db, target: Queryable, table: Table, progress: CopyProgress) {
   const per = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / table.columns.length)));
   const columns = table.columns.map((c) => `"${c}"`).join(', ');
   const tuple = `(${table.columns.map(() => '?').join(', ')})`;
@@ -95,7 +95,7 @@ async function copyTable(source: Db, target: Engine, table: Table, progress: Cop
 }
 
 /** Rows copied with their ids leave the identity sequence behind: move it past the largest. */
-async function continueIdentity(target: Engine, table: string) {
+async function continueIdentity(target: Queryable, table: string) {
   const identity = await target.all(
     sql<[string], { column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? AND is_identity = 'YES'"),
     table,

@@ -1,9 +1,8 @@
 /** The engine on PostgreSQL (node-postgres, a pool of connections). Queries are written for both
  * engines with `?` placeholders; `toPostgres` turns them into `$1, $2, …` once per text. Each
  * text becomes a named prepared statement, parsed once per connection. */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
-import { type Dialect, type Engine, type Param, serial } from './engine';
+import { type Dialect, type Engine, type Param, type Query, type Queryable, serial } from './engine';
 
 /** `$.a.b` → `{a,b}`, PostgreSQL's path for `#>>`. */
 function pgPath(path: string) {
@@ -75,7 +74,8 @@ const types = {
 const bind = (params: Param[]) =>
   params.map((p) => (typeof p == 'boolean' ? Number(p) : typeof p == 'bigint' ? p.toString() : p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p));
 
-interface Tx {
+/** One level of a transaction on its connection: savepoints inside it are a stack. */
+interface Level {
   client: pg.PoolClient;
   depth: number;
   nested: ReturnType<typeof serial>;
@@ -105,20 +105,34 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
   pool.on('error', options.onError ?? (() => {}));
   const names = new Map<string, { name: string; text: string }>();
   const prepared = (text: string) => names.get(text) ?? names.set(text, { name: `q${names.size}`, text: toPostgres(text) }).get(text)!;
-  const als = new AsyncLocalStorage<Tx>();
 
-  async function query<R>(text: string, params: Param[]) {
-    const { name, text: pgText } = prepared(text);
-    const res = await (als.getStore()?.client ?? pool).query<R & pg.QueryResultRow>({ name, text: pgText, values: bind(params) });
-    return res;
+  /** The statements on a connection: the pool's (each on its own) or a transaction's. */
+  function queriesOn(on: pg.Pool | pg.PoolClient) {
+    const query = async (q: Query, params: Param[]) => {
+      const { name, text } = prepared(q.text);
+      return on.query({ name, text, values: bind(params) });
+    };
+    return {
+      get: async (q: Query, ...params: Param[]) => (await query(q, params)).rows[0],
+      all: async (q: Query, ...params: Param[]) => (await query(q, params)).rows,
+      async value(q: Query, ...params: Param[]) {
+        const row = (await query(q, params)).rows[0] as Record<string, unknown> | undefined;
+        return row && Object.values(row)[0];
+      },
+      run: async (q: Query, ...params: Param[]) => (await query(q, params)).rowCount ?? 0,
+      exec: async (text: string) => void (await on.query(text)),
+    } as unknown as Omit<Queryable, 'tx'>;
   }
 
-  async function savepoint<T>(parent: Tx, fn: () => Promise<T>): Promise<T> {
+  const handle = (level: Level): Queryable => ({ ...queriesOn(level.client), tx: (fn) => savepoint(level, fn) });
+
+  function savepoint<T>(parent: Level, fn: (t: Queryable) => Promise<T>): Promise<T> {
     return parent.nested(async () => {
-      const name = `sp${parent.depth + 1}`;
+      const level = { ...parent, depth: parent.depth + 1, nested: serial() };
+      const name = `sp${level.depth}`;
       await parent.client.query(`SAVEPOINT ${name}`);
       try {
-        const result = await als.run({ ...parent, depth: parent.depth + 1, nested: serial() }, fn);
+        const result = await fn(handle(level));
         await parent.client.query(`RELEASE SAVEPOINT ${name}`);
         return result;
       } catch (err) {
@@ -129,28 +143,17 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
   }
 
   return {
+    ...queriesOn(pool),
     pool,
     kind: 'postgres',
     dialect: postgresDialect,
-    get: async (q, ...params) => (await query(q.text, params)).rows[0] as never,
-    all: async (q, ...params) => (await query(q.text, params)).rows as never,
-    async value(q, ...params) {
-      const row = (await query<Record<string, unknown>>(q.text, params)).rows[0];
-      return (row && Object.values(row)[0]) as never;
-    },
-    run: async (q, ...params) => (await query(q.text, params)).rowCount ?? 0,
-    async exec(text) {
-      await (als.getStore()?.client ?? pool).query(text);
-    },
     async tx(fn) {
-      const parent = als.getStore();
-      if (parent) return savepoint(parent, fn);
       const client = await pool.connect();
       let broken: Error | undefined;
       try {
         await client.query('BEGIN');
         try {
-          const result = await als.run({ client, depth: 0, nested: serial() }, fn);
+          const result = await fn(handle({ client, depth: 0, nested: serial() }));
           await client.query('COMMIT');
           return result;
         } catch (err) {
@@ -162,7 +165,8 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
         client.release(broken);
       }
     },
-    inTx: () => als.getStore() !== undefined,
+    // A read sees committed rows only: nothing to wait for.
+    settled: async () => {},
     close: () => pool.end(),
   };
 }

@@ -1,16 +1,15 @@
 /** The engine on SQLite (better-sqlite3). Statements run synchronously, so a query resolves at
- * once; what needs care is the one connection. An async transaction holds it across awaits, so
- * while one is open, queries from any other async call wait for it to end instead of landing
- * inside it.
+ * once, and there is one connection: a statement made outside a transaction while one is open
+ * runs inside it (as with synchronous code). So transactions do not await other I/O (a webhook is
+ * called between transactions), and a read's answer waits for `settled()`.
  *
  * With `groupCommit`, the transactions begun in one turn of the event loop share one SQLite
  * transaction, committed once when the turn ends: each is a savepoint inside it, so a failing one
  * rolls back alone, and each resolves only after the commit, so what it wrote is durable when its
  * caller answers. One commit per turn instead of one per request means the WAL receives each page
  * that several requests touched once; under load that is most of the cost of a small write. */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Statement } from 'better-sqlite3';
-import { type Dialect, type Engine, type Param, type Query, serial } from './engine';
+import { type Dialect, type Engine, type Param, type Query, type Queryable, serial } from './engine';
 import type { Db } from './open';
 
 export const sqliteDialect: Dialect = {
@@ -21,53 +20,56 @@ export const sqliteDialect: Dialect = {
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
 };
 
-interface Tx {
-  /** 0 for the transaction, n for the nth savepoint inside it. */
-  depth: number;
-  nested: ReturnType<typeof serial>;
-}
-
-/** better-sqlite3 binds no booleans, and Buffers rather than plain byte arrays. */
-const bind = (params: Param[]) =>
-  params.map((p) => (typeof p == 'boolean' ? Number(p) : p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p));
-
 export interface SqliteEngineOptions {
   groupCommit?: boolean;
   /** Runs after each commit, outside any transaction (the WAL checkpointer). */
   afterCommit?: () => void;
 }
 
+/** One level of a transaction: savepoints inside it are a stack, taken one at a time. */
+interface Level {
+  depth: number;
+  nested: ReturnType<typeof serial>;
+}
+
 /** An open SQLite transaction: one caller's, or a group's. */
 interface Open {
   ended: Promise<void>;
-  /** The transaction's own level: its members (a group's) are savepoints in it. */
-  root: Tx;
+  root: Level;
   /** A group stops taking members when its turn ends; later ones open the next group. */
   closing: boolean;
 }
 
+/** better-sqlite3 binds no booleans, and Buffers rather than plain byte arrays. */
+const bind = (params: Param[]) =>
+  params.map((p) => (typeof p == 'boolean' ? Number(p) : p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p));
+
 export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine {
   const statements = new Map<string, Statement>();
   const prepare = (text: string) => statements.get(text) ?? statements.set(text, db.prepare(text)).get(text)!;
-  const als = new AsyncLocalStorage<Tx>();
   let open: Open | undefined;
 
-  /** Whether the calling async call must wait for another's transaction to end. Checked again
-   * after each wait, and the connection used in the same turn the check passes, so two waiters
-   * woken together cannot both go. */
-  const mustWait = () => open !== undefined && !als.getStore();
+  /** The statements, the same for the engine and every handle: there is one connection. */
+  const queries = {
+    get: async (query: Query, ...params: Param[]) => prepare(query.text).get(...bind(params)),
+    all: async (query: Query, ...params: Param[]) => prepare(query.text).all(...bind(params)),
+    async value(query: Query, ...params: Param[]) {
+      const row = prepare(query.text).get(...bind(params)) as Record<string, unknown> | undefined;
+      return row && Object.values(row)[0];
+    },
+    run: async (query: Query, ...params: Param[]) => prepare(query.text).run(...bind(params)).changes,
+    exec: async (text: string) => void db.exec(text),
+  } as unknown as Omit<Queryable, 'tx'>;
 
-  async function statement<T>(query: Query<Param[], unknown>, use: (s: Statement) => T): Promise<T> {
-    while (mustWait()) await open!.ended.catch(() => {});
-    return use(prepare(query.text));
-  }
+  const handle = (level: Level): Queryable => ({ ...queries, tx: (fn) => savepoint(level, fn) });
 
-  async function savepoint<T>(parent: Tx, fn: () => Promise<T>): Promise<T> {
+  function savepoint<T>(parent: Level, fn: (t: Queryable) => Promise<T>): Promise<T> {
     return parent.nested(async () => {
-      const name = `sp${parent.depth + 1}`;
+      const level = { depth: parent.depth + 1, nested: serial() };
+      const name = `sp${level.depth}`;
       db.exec(`SAVEPOINT ${name}`);
       try {
-        const result = await als.run({ depth: parent.depth + 1, nested: serial() }, fn);
+        const result = await fn(handle(level));
         db.exec(`RELEASE ${name}`);
         return result;
       } catch (err) {
@@ -99,12 +101,13 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
     return { tx, end };
   }
 
-  async function alone<T>(fn: () => Promise<T>): Promise<T> {
+  /** Transactions of their own, one after another. */
+  async function alone<T>(fn: (t: Queryable) => Promise<T>): Promise<T> {
     while (open) await open.ended.catch(() => {});
     const { tx, end } = begin();
     let result: T;
     try {
-      result = await als.run(tx.root, fn);
+      result = await fn(handle(tx.root));
     } catch (err) {
       end(err);
       throw err;
@@ -114,7 +117,7 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
     return result;
   }
 
-  async function inGroup<T>(fn: () => Promise<T>): Promise<T> {
+  async function inGroup<T>(fn: (t: Queryable) => Promise<T>): Promise<T> {
     while (open?.closing) await open.ended.catch(() => {});
     if (!open) {
       const { tx, end } = begin();
@@ -131,26 +134,18 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
   }
 
   return {
+    ...queries,
     kind: 'sqlite',
     dialect: sqliteDialect,
-    get: (query, ...params) => statement(query, (s) => s.get(...bind(params)) as never),
-    all: (query, ...params) => statement(query, (s) => s.all(...bind(params)) as never),
-    value: (query, ...params) =>
-      statement(query, (s) => {
-        const row = s.get(...bind(params)) as Record<string, unknown> | undefined;
-        return (row && Object.values(row)[0]) as never;
-      }),
-    run: (query, ...params) => statement(query, (s) => s.run(...bind(params)).changes),
-    async exec(text) {
-      while (mustWait()) await open!.ended.catch(() => {});
-      db.exec(text);
-    },
-    async tx(fn) {
-      const parent = als.getStore();
-      if (parent) return savepoint(parent, fn);
+    tx(fn) {
+      // Inside a transaction this engine did not open (synchronous code's, on the same
+      // connection): a savepoint in it, committed or not by its owner.
+      if (db.inTransaction && !open) return savepoint({ depth: 100, nested: serial() }, fn);
       return options.groupCommit ? inGroup(fn) : alone(fn);
     },
-    inTx: () => als.getStore() !== undefined,
+    async settled() {
+      while (open) await open.ended.catch(() => {});
+    },
     async close() {
       while (open) await open.ended.catch(() => {});
       db.close();

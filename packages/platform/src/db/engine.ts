@@ -2,9 +2,11 @@
  * engine-postgres.ts). A query is written once, in the SQL both engines speak, with `?`
  * placeholders; what truly differs between the dialects is in `Dialect`, side by side.
  *
- * Transactions follow the async call: inside `tx(fn)`, every query made by `fn` and by what it
- * awaits runs in that transaction (AsyncLocalStorage), so store code does not pass a transaction
- * handle around. A `tx` inside a `tx` is a savepoint. */
+ * A transaction is a handle: `tx(async (t) => …)` gives `fn` the `Queryable` whose queries run in
+ * it, and `t.tx(…)` is a savepoint inside it. Code in a transaction queries through its handle,
+ * never the engine (on PostgreSQL the engine is another connection). The handle is passed rather
+ * than found through AsyncLocalStorage because on Node 20 that slows every promise of the
+ * process: a quarter of the form submissions' throughput in bench:platform. */
 
 export type Param = string | number | bigint | boolean | null | Uint8Array;
 
@@ -35,9 +37,8 @@ export interface Dialect {
   readonly autoId: string;
 }
 
-export interface Engine {
-  readonly kind: EngineKind;
-  readonly dialect: Dialect;
+/** What runs queries: the engine itself (each statement on its own), or a transaction's handle. */
+export interface Queryable {
   /** The first row, or undefined. */
   get<P extends Param[], R>(query: Query<P, R>, ...params: P): Promise<R | undefined>;
   all<P extends Param[], R>(query: Query<P, R>, ...params: P): Promise<R[]>;
@@ -47,11 +48,17 @@ export interface Engine {
   run<P extends Param[]>(query: Query<P, unknown>, ...params: P): Promise<number>;
   /** Runs statements without parameters (schema); several separated by `;`. */
   exec(text: string): Promise<void>;
-  /** Runs `fn` in a transaction (a savepoint when one is open in this async call): committed
-   * when it resolves, rolled back when it rejects. */
-  tx<T>(fn: () => Promise<T>): Promise<T>;
-  /** Whether the calling code runs inside `tx`. */
-  inTx(): boolean;
+  /** Runs `fn` in a transaction (on a handle: a savepoint in its transaction), committed when it
+   * resolves, rolled back when it rejects. */
+  tx<T>(fn: (t: Queryable) => Promise<T>): Promise<T>;
+}
+
+export interface Engine extends Queryable {
+  readonly kind: EngineKind;
+  readonly dialect: Dialect;
+  /** Resolves once every transaction open now has ended: a read made before then may have seen
+   * writes that are not yet durable (SQLite's group commit), so its answer waits for this. */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -20,8 +20,8 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   return engine;
 }
 
-async function migrate(db: Engine) {
-  await db.tx(async () => {
+async function migrate(engine: Engine) {
+  await engine.tx(async (db) => {
     // Held until this transaction ends; a second process starting now waits here.
     await db.value(sql<[number], { locked: string }>('SELECT pg_advisory_xact_lock(?) AS locked'), MIGRATION_LOCK);
     const hasMeta = await db.value(sql<[], { meta: string | null }>("SELECT to_regclass('meta')::text AS meta"));

@@ -24,7 +24,7 @@ type Write = <T>(fn: () => T) => Promise<Awaited<T>>;
 /**
  * Answers the collector's two routes (and their CORS preflights); returns false for any other path
  * or method so the caller can pass the request on. `write` runs the handler as one savepoint of
- * the group commit (db/group-commit.ts); the answer waits until it is durable.
+ * the group commit (db/engine-sqlite.ts); the answer waits until it is durable.
  */
 export function collector(handlers: Handlers, write: Write, log: { error: (obj: object, msg: string) => void }, clientIp: (req: IncomingMessage) => string) {
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 /** The platform's stores, wired to one database and one clock. */
-import { groupCommit } from '../db/group-commit';
+import { sqliteEngine } from '../db/engine-sqlite';
 import { type Db, transaction } from '../db/open';
 import { scheduler } from '../scheduler';
 import { blogV1Store } from '../store/blog-v1';
@@ -71,10 +71,16 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
       gathered = undefined;
     }
   };
-  const group = groupCommit(db);
+  /** What runs after each commit (the WAL checkpointer, once the servers listen). */
+  let afterCommit: (() => void) | undefined;
+  const engine = sqliteEngine(db, { groupCommit: true, afterCommit: () => afterCommit?.() });
   /** One request's writes: a savepoint in the group commit, its contact changes announced once;
    * resolves once they are durable. */
-  const write = <T>(fn: () => T) => group.run(() => gatherChanges(fn));
+  const write = <T>(fn: () => T): Promise<Awaited<T>> => engine.tx(() => Promise.resolve(gatherChanges(fn)));
+  const group = {
+    settled: () => engine.settled(),
+    onCommit: (fn: (() => void) | undefined) => (afterCommit = fn),
+  };
   const contacts = contactStore(db, properties, now, changed);
   const lists = listStore(db, contacts, now, onContactsChanged);
   const forms = formStore(db, contacts, properties, now);
@@ -114,7 +120,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   ]);
   return {
     db, now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
-    scheduler: jobs, onContactsChanged, write, group,
+    scheduler: jobs, onContactsChanged, write, group, engine,
   };
 }
 
