@@ -99,6 +99,7 @@ export function createPlatform(options: PlatformOptions = {}) {
     log,
     checkResponses: options.checkResponses,
     write: services.write,
+    engine: services.engine,
     settled: services.group.settled,
   };
 

@@ -15,6 +15,7 @@ import type { Db } from './open';
 export const sqliteDialect: Dialect = {
   jsonText: (column, path) => `json_extract(${column}, '${path}')`,
   jsonNumber: (column, path) => `json_extract(${column}, '${path}')`,
+  instr: (haystack, needle) => `instr(${haystack}, ${needle})`,
   ilike: (expr, pattern) => `${expr} LIKE ${pattern}`,
   groupConcat: (expr, separator) => `group_concat(${expr}, ${separator})`,
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',

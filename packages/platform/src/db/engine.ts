@@ -29,6 +29,8 @@ export interface Dialect {
   jsonText(column: string, path: string): string;
   /** The number at a JSON path of a JSON text column; null when absent. */
   jsonNumber(column: string, path: string): string;
+  /** The position of `needle` in `haystack` from 1, 0 when absent. */
+  instr(haystack: string, needle: string): string;
   /** Case-insensitive LIKE (SQLite's LIKE is, PostgreSQL's is not). */
   ilike(expr: string, pattern: string): string;
   /** Concatenation of the group's values with `separator` (a SQL string literal). */

@@ -2,6 +2,7 @@
 import type { Catalog, RouteDef, RouteId } from '@svc/api';
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
+import type { Queryable } from '../db/engine';
 import type { UploadedFile } from '../store/files/files';
 
 /** Who is calling (http/auth.ts finds out). */
@@ -34,6 +35,9 @@ export interface Context<R extends RouteDef> {
   ip: string;
   /** The files of a multipart upload (http/multipart.ts), else empty. */
   files: UploadedFile[];
+  /** Where this request's queries run: its transaction on a writing route, the engine on a read.
+   * Stores converted to the engine take it as their first argument. */
+  db: Queryable;
   req: Request;
   res: Response;
 }

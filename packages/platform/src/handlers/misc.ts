@@ -4,10 +4,10 @@ import type { Services } from '../services';
 
 export function miscHandlers({ keywords, settings, social }: Services): Handlers {
   return {
-    'keywords.list': ({ portalId, query }) => keywords.list(portalId, query.search),
-    'keywords.get': ({ portalId, params }) => keywords.get(portalId, params.keyword_guid),
-    'keywords.create': ({ portalId, body }) => keywords.create(portalId, body),
-    'keywords.delete': ({ portalId, params }) => keywords.remove(portalId, params.keywords_guid),
+    'keywords.list': ({ db, portalId, query }) => keywords.list(db, portalId, query.search),
+    'keywords.get': ({ db, portalId, params }) => keywords.get(db, portalId, params.keyword_guid),
+    'keywords.create': ({ db, portalId, body }) => keywords.create(db, portalId, body),
+    'keywords.delete': ({ db, portalId, params }) => keywords.remove(db, portalId, params.keywords_guid),
 
     'settings.get': ({ portalId, query }) => settings.get(portalId, query.name),
     'settings.create': ({ portalId, body }) => settings.put(portalId, body),

@@ -5,6 +5,7 @@
  * handlers are handlers/collect.ts; this module only reads the request. It is a plain Node
  * request handler in front of Express: the hottest endpoint of the platform gets no framework in
  * its way (Express's routing and body parsing cost it a third of its throughput). */
+import type { Queryable } from '../db/engine';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { catalog } from '@svc/api';
 import { MAX_BATCH_BYTES as MAX_BODY, MAX_BATCH_EVENTS as MAX_BATCH } from '@svc/protocol';
@@ -19,7 +20,7 @@ const PIXEL = catalog['collect.pixel'];
 export const COLLECTOR_ROUTES: readonly string[] = [BATCH.id, PIXEL.id];
 const PUBLIC: Caller = { kind: 'none', scopes: [] };
 
-type Write = <T>(fn: () => T) => Promise<Awaited<T>>;
+type Write = <T>(fn: (t: Queryable) => T) => Promise<Awaited<T>>;
 
 /**
  * Answers the collector's two routes (and their CORS preflights); returns false for any other path
@@ -41,7 +42,7 @@ export function collector(handlers: Handlers, write: Write, log: { error: (obj: 
   };
   const run = async (handler: Handler<never> | undefined, req: IncomingMessage, res: ServerResponse, input: { body?: unknown; query?: unknown }) => {
     const ctx = { params: {}, query: input.query ?? {}, body: input.body, caller: PUBLIC, portalId: 0, ip: clientIp(req), files: [], req, res };
-    const out = await write(() => handler!(ctx as never));
+    const out = await write((db) => handler!({ ...ctx, db } as never));
     if (out instanceof Reply) send(res, out.status, out.body, out.headers);
     else send(res, 200, out);
   };

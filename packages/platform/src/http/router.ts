@@ -10,6 +10,7 @@ import { PlatformError } from '../domain/errors';
 import { errorBody, httpAnswer, internalError } from './errors';
 import { atomBody } from './atom';
 import { multipart, uploadedFiles } from './multipart';
+import type { Queryable } from '../db/engine';
 import { Reply, type Caller, type Handler, type Handlers } from '../handlers/handler';
 
 
@@ -23,8 +24,11 @@ export interface RouterDeps {
   log: { error: (obj: object, msg: string) => void };
   /** Check every success body against the catalog's response schema (tests turn it on). */
   checkResponses?: boolean;
-  /** Runs a writing handler in the group commit; resolves once its writes are durable. */
-  write: <T>(fn: () => T) => Promise<Awaited<T>>;
+  /** Runs a writing handler in a transaction (SQLite: in the group commit); resolves once its
+   * writes are durable. */
+  write: <T>(fn: (t: Queryable) => T) => Promise<Awaited<T>>;
+  /** Where a reading handler's queries run. */
+  engine: Queryable;
   /** Resolves once what a read may have seen is committed. */
   settled: () => Promise<void>;
   /** The caller's address (http/client-ip.ts). */
@@ -148,7 +152,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
         if (!handler)
           throw new PlatformError('not-implemented', `${route.method} ${route.path} is not implemented by this platform yet`, { category: 'NOT_IMPLEMENTED' });
         const ctx = { params, query: parsedQuery, body, caller, portalId: caller.portalId ?? 0, ip: deps.clientIp(req), files: uploadedFiles(res), req, res };
-        const out = writes ? await deps.write(() => handler(ctx)) : await handler(ctx);
+        const out = writes ? await deps.write((db) => handler({ ...ctx, db })) : await handler({ ...ctx, db: deps.engine });
         if (!writes) await deps.settled();
         if (out instanceof Reply) {
           res.status(out.status).set(out.headers);

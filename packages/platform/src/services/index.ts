@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 /** The platform's stores, wired to one database and one clock. */
+import type { Queryable } from '../db/engine';
 import { sqliteEngine } from '../db/engine-sqlite';
 import { type Db, transaction } from '../db/open';
 import { scheduler } from '../scheduler';
@@ -76,7 +77,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const engine = sqliteEngine(db, { groupCommit: true, afterCommit: () => afterCommit?.() });
   /** One request's writes: a savepoint in the group commit, its contact changes announced once;
    * resolves once they are durable. */
-  const write = <T>(fn: () => T): Promise<Awaited<T>> => engine.tx(() => Promise.resolve(gatherChanges(fn)));
+  const write = <T>(fn: (t: Queryable) => T): Promise<Awaited<T>> => engine.tx((t) => Promise.resolve(gatherChanges(() => fn(t))));
   const group = {
     settled: () => engine.settled(),
     onCommit: (fn: (() => void) | undefined) => (afterCommit = fn),
@@ -91,7 +92,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const removeProperty = propertyRemoval(properties, contacts, lists);
   const content = contentEngine(db, now);
   const blogV1 = blogV1Store(db, content);
-  const keywords = keywordStore(db, now);
+  const keywords = keywordStore(engine, now);
   const settings = settingStore(db, now);
   const social = socialStore(db, now);
   socialPublishing(content, social);
