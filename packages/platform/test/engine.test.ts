@@ -5,7 +5,8 @@ import { type Engine, sql } from '../src/db/engine';
 import { postgresEngine, toPostgres } from '../src/db/engine-postgres';
 import { sqliteEngine } from '../src/db/engine-sqlite';
 import { openDatabase } from '../src/db/open';
-import { havePostgres, PG_URL, pgSchema } from './postgres';
+import { havePostgres, PG_URL, pgProxy, pgSchema } from './postgres';
+import { PlatformError } from '../src/domain/errors';
 
 const schema = await pgSchema('engine');
 const engines: [string, boolean, () => Engine][] = [
@@ -195,5 +196,29 @@ describe('group commit on SQLite', () => {
     await Promise.all([db.tx((t) => t.get(insert, 'a1')), sleep(0).then(() => db.tx((t) => t.get(insert, 'a2')))]);
     expect(commits.length).toBeGreaterThanOrEqual(1);
     expect((await db.all(names)).map((r) => r.name)).toEqual(expect.arrayContaining(['a1', 'a2']));
+  });
+});
+
+describe.skipIf(!havePostgres)('PostgreSQL going away', () => {
+  it('answers 503 (unavailable) while the database cannot be reached, and recovers without a restart', async () => {
+    const proxy = await pgProxy(schema);
+    const db = postgresEngine(proxy.url, { connectTimeoutMs: 1_000 });
+    try {
+      const one = sql<[], { one: number }>('SELECT 1 AS one');
+      expect(await db.value(one)).toBe(1);
+      await proxy.stop(); // the server "restarts": connections cut, new ones refused
+      for (const attempt of [() => db.value(one), () => db.tx((t) => t.value(one))]) {
+        const err = await attempt().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(PlatformError);
+        expect(err).toMatchObject({ kind: 'unavailable', headers: { 'Retry-After': '1' } });
+      }
+      await proxy.start();
+      // The pool makes new connections: the same engine serves again.
+      expect(await db.value(one)).toBe(1);
+      expect(await db.tx((t) => t.value(one))).toBe(1);
+    } finally {
+      await db.close();
+      await proxy.stop();
+    }
   });
 });

@@ -45,3 +45,40 @@ export async function pgSchema(name: string) {
   afterAll(() => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`));
   return schema;
 }
+
+/** A TCP proxy to PostgreSQL that can be stopped (connections cut, new ones refused) and started
+ * again on the same port: "the database restarted" without restarting the one other tests use.
+ * Its URL carries `schema` as the connections' search_path. */
+export async function pgProxy(schema: string) {
+  const { createServer, connect } = await import('node:net');
+  const target = new URL(PG_URL);
+  const sockets = new Set<import('node:net').Socket>();
+  let server: import('node:net').Server | undefined;
+  let port = 0;
+  const start = () =>
+    new Promise<void>((resolve, reject) => {
+      server = createServer((client) => {
+        const upstream = connect(Number(target.port || 5432), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('error', () => undefined).on('close', () => sockets.delete(s));
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.once('error', reject).listen(port, '127.0.0.1', () => {
+        port = (server!.address() as import('node:net').AddressInfo).port;
+        resolve();
+      });
+    });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server ? server.close(() => resolve()) : resolve();
+      server = undefined;
+    });
+  await start();
+  const url = new URL(PG_URL);
+  url.host = `127.0.0.1:${port}`;
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return { url: url.toString(), start, stop };
+}

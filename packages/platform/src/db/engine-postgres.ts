@@ -2,6 +2,7 @@
  * engines with `?` placeholders; `toPostgres` turns them into `$1, $2, …` once per text. Each
  * text becomes a named prepared statement, parsed once per connection. */
 import pg from 'pg';
+import { PlatformError } from '../domain/errors';
 import { type Dialect, type Engine, type Param, type Query, type Queryable, serial } from './engine';
 
 /** `$.a.b` → `{a,b}`, PostgreSQL's path for `#>>`. */
@@ -65,6 +66,23 @@ export function toPostgres(text: string) {
   );
 }
 
+/** Errors that mean the database cannot be reached now (stopped, restarting, network), rather than
+ * that the query is wrong: a caller gets a 503 to retry, and the pool reconnects by itself. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03']);
+function unreachable(err: unknown) {
+  const { code, message } = err as { code?: string; message?: string };
+  return (
+    (code !== undefined && (UNREACHABLE.has(code) || code.startsWith('08'))) ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message ?? '')
+  );
+}
+
+/** A connection failure as the platform's 503; anything else as it is. */
+export function asUnavailable(err: unknown): unknown {
+  if (!unreachable(err)) return err;
+  return new PlatformError('unavailable', 'the database is unavailable; try again shortly', { category: 'SERVICE_UNAVAILABLE' }, { 'Retry-After': '1' });
+}
+
 /** Bigints (counts, ids) as numbers: every id and count of the platform fits in 2^53. */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -89,6 +107,8 @@ export interface PostgresOptions {
   max?: number;
   /** Where connection errors of idle clients go (the pool recovers from them). */
   onError?: (err: Error) => void;
+  /** How long a query waits for a connection before answering 503 (default 5 s). */
+  connectTimeoutMs?: number;
 }
 
 /** The engine, and its pool for what keeps its own tables through it (shared rate limits). */
@@ -100,6 +120,8 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
   const pool = new pg.Pool({
     connectionString: url,
     max: options.max ?? 10,
+    // Without it, a query waits for a connection forever while the server is down.
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     types,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
@@ -111,7 +133,11 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
   function queriesOn(on: pg.Pool | pg.PoolClient) {
     const query = async (q: Query, params: Param[]) => {
       const { name, text } = prepared(q.text);
-      return on.query({ name, text, values: bind(params) });
+      try {
+        return await on.query({ name, text, values: bind(params) });
+      } catch (err) {
+        throw asUnavailable(err);
+      }
     };
     return {
       get: async (q: Query, ...params: Param[]) => (await query(q, params)).rows[0],
@@ -149,7 +175,9 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
     kind: 'postgres',
     dialect: postgresDialect,
     async tx(fn) {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((err: unknown) => {
+        throw asUnavailable(err);
+      });
       let broken: Error | undefined;
       try {
         await client.query('BEGIN');
@@ -161,6 +189,10 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
           await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
           throw err;
         }
+      } catch (err) {
+        // A commit lost with its connection is a 503: whether it landed is unknown, as with any
+        // request whose answer did not arrive.
+        throw asUnavailable(err);
       } finally {
         // A connection that could not roll back is closed, not given to the next caller.
         client.release(broken);

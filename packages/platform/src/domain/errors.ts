@@ -15,6 +15,7 @@ export type ErrorKind =
   | 'unsupported-type'
   | 'rate-limited'
   | 'not-implemented'
+  | 'unavailable'
   | 'internal';
 
 export class PlatformError extends Error {

@@ -16,6 +16,7 @@ const STATUS: Record<ErrorKind, number> = {
   'rate-limited': 429,
   internal: 500,
   'not-implemented': 501,
+  unavailable: 503,
 };
 
 export function errorBody(message: string, extra: Record<string, unknown> = {}) {
