@@ -119,6 +119,29 @@ for (const [name, available, open] of engines) {
       expect((await db.all(names)).map((r) => r.name)).not.toContain('ghost');
     });
 
+    it('runs an exclusive job once at a time: a second try while it runs does not run', async () => {
+      // A second engine on the same database stands for a second process (on SQLite, one process
+      // owns the database: the same engine).
+      const other = name == 'postgres' ? open() : db;
+      try {
+        let runs = 0;
+        const job = async () => {
+          runs++;
+          await sleep(30);
+          return 'done';
+        };
+        const [first, second] = await Promise.all([db.exclusive('publish', job), sleep(5).then(() => other.exclusive('publish', job))]);
+        expect([first, second]).toEqual(['done', undefined]);
+        expect(runs).toBe(1);
+        expect(await other.exclusive('publish', job)).toBe('done'); // free again once it ended
+        expect(await other.exclusive('another', async () => 'its own')).toBe('its own');
+        await expect(db.exclusive('failing', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+        expect(await other.exclusive('failing', async () => 'released after a failure')).toBe('released after a failure');
+      } finally {
+        if (other !== db) await other.close();
+      }
+    });
+
     it('runs concurrent transactions without losing an update', async () => {
       const bump = () =>
         db.tx(async (t) => {

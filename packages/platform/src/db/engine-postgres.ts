@@ -198,6 +198,28 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
         client.release(broken);
       }
     },
+    async exclusive(name, fn) {
+      // A session lock on a connection of its own, held while `fn` runs: another process's
+      // try fails at once; if this process dies, its connection and the lock go with it.
+      const client = await pool.connect().catch((err: unknown) => {
+        throw asUnavailable(err);
+      });
+      let broken: Error | undefined;
+      try {
+        const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [`svc:${name}`]);
+        if (!rows[0].got) return undefined;
+        try {
+          return await fn();
+        } finally {
+          await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`svc:${name}`]).catch((err: Error) => (broken = err));
+        }
+      } catch (err) {
+        throw asUnavailable(err);
+      } finally {
+        // A connection whose unlock failed still holds the lock: closing it lets go.
+        client.release(broken);
+      }
+    },
     // A read sees committed rows only: nothing to wait for.
     settled: async () => {},
     close: () => pool.end(),

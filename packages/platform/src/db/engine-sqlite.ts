@@ -49,6 +49,8 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
   const statements = new Map<string, Statement>();
   const prepare = (text: string) => statements.get(text) ?? statements.set(text, db.prepare(text)).get(text)!;
   let open: Open | undefined;
+  /** The names of the exclusive jobs running now: one process holds the database. */
+  const running = new Set<string>();
 
   /** The statements, the same for the engine and every handle: there is one connection. */
   const queries = {
@@ -143,6 +145,15 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
       // connection): a savepoint in it, committed or not by its owner.
       if (db.inTransaction && !open) return savepoint({ depth: 100, nested: serial() }, fn);
       return options.groupCommit ? inGroup(fn) : alone(fn);
+    },
+    async exclusive(name, fn) {
+      if (running.has(name)) return undefined;
+      running.add(name);
+      try {
+        return await fn();
+      } finally {
+        running.delete(name);
+      }
     },
     async settled() {
       while (open) await open.ended.catch(() => {});

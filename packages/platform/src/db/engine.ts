@@ -58,6 +58,12 @@ export interface Queryable {
 export interface Engine extends Queryable {
   readonly kind: EngineKind;
   readonly dialect: Dialect;
+  /** Runs `fn` unless `name` is already running, in this process or (PostgreSQL) any process on
+   * the database: the background jobs (scheduled publishing, workflow steps, …) run once at a
+   * time across processes rather than each process's timer racing the others. Resolves to
+   * `undefined` when it did not run. A process that dies lets go at once (the lock is its
+   * connection's). */
+  exclusive<T>(name: string, fn: () => Promise<T>): Promise<T | undefined>;
   /** Resolves once every transaction open now has ended: a read made before then may have seen
    * writes that are not yet durable (SQLite's group commit), so its answer waits for this. */
   settled(): Promise<void>;
