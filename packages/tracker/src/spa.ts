@@ -1,4 +1,5 @@
-/** Single-page apps: a callback after every `pushState`, `replaceState` and `popstate`. */
+/** Single-page apps: a callback after every `pushState`, `replaceState`, `popstate` and
+ * `hashchange` (the tracker ignores fragment changes unless hash routing is on). */
 export function watchHistory(onChange: () => void) {
   const safe = () => {
     try {
@@ -12,5 +13,6 @@ export function watchHistory(onChange: () => void) {
       safe();
     };
   }
-  addEventListener('popstate', safe);
+  // Capture: before the app's own listeners, which may set the new route's title at once.
+  for (const name of ['popstate', 'hashchange']) addEventListener(name, safe, true);
 }

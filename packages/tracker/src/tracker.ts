@@ -18,17 +18,34 @@ export function start(config: TrackerConfig): Tracker {
   const mode = config.consent || 'none';
   const days = +config.cookieDays! || 180;
   configureCookies(config.cookieDomain, days);
+  const signals = config.respectPrivacySignals;
+  const nav = navigator as Navigator & { globalPrivacyControl?: boolean };
+  /** Global Privacy Control or Do-Not-Track, when honoured (by default in opt-in mode): a decline
+   * that sends nothing and stores nothing, whatever `setConsent` says later. */
+  const declined =
+    (signals == null ? mode == 'opt-in' : String(signals) != 'false') &&
+    (nav.globalPrivacyControl === true || nav.doNotTrack == '1' || (window as { doNotTrack?: string }).doNotTrack == '1');
+  /** No decision can change consent: cookieless mode, or a privacy signal. */
+  const fixed = mode == 'cookieless' || declined;
+  /** Consent before (or after revoking) a decision. */
+  const fresh = () => !fixed && (mode != 'opt-in' || undefined);
   const stored = getCookie(OPT_OUT);
   /** true: cookies allowed; false: send without identifiers; undefined: wait for a decision. */
-  let consent: boolean | undefined = mode == 'cookieless' ? false : stored ? stored == OPTED_IN : mode != 'opt-in' || undefined;
+  let consent: boolean | undefined = !fixed && stored ? stored == OPTED_IN : fresh();
   const listeners: ((c: PrivacyConsent) => void)[] = [];
   const waiting: WireEvent[] = [];
   const net = transport(config.collector, () => !!consent, log);
 
-  let path = location.pathname;
+  const hash = config.spa == 'hash';
+  /** With hash routing the route in the fragment is part of the page (`/app#/pricing`); otherwise
+   * a fragment is an anchor on the same page. */
+  const fragment = () => (hash ? location.hash : '');
+  let path = location.pathname + fragment();
   let previousPath: string | undefined;
   let referrer = document.referrer;
   let lastUrl: string | undefined;
+  /** The latest page view: its title is read when it is sent (below). */
+  let view: WireEvent | undefined;
   let contentType: string | undefined;
   let identity: Record<string, string> | undefined;
 
@@ -49,7 +66,7 @@ export function start(config: TrackerConfig): Tracker {
   };
 
   const track = (params: Record<string, unknown>) => {
-    if (getCookie(DNT) == 'yes') return;
+    if (declined || getCookie(DNT) == 'yes') return;
     // `k` and the rest come from params below.
     const e = {
       eid: newId(),
@@ -65,12 +82,22 @@ export function start(config: TrackerConfig): Tracker {
     for (const k in params) if (params[k] != null) e[k] = params[k] + '';
     waiting.push(e);
     release();
+    return e;
   };
+  /** Makes `t` of an event read `get` whenever the event is serialized. */
+  const title = (e: WireEvent | undefined, get: () => string) =>
+    e && Object.defineProperty(e, 't', { get, enumerable: true, configurable: true });
 
   const commands: Commands = {
     trackPageView() {
-      lastUrl = location.href.split('#')[0];
-      track({ k: PAGE_VIEW, po: path, rpo: previousPath, r: referrer, ct: contentType });
+      lastUrl = location.href.split('#')[0] + fragment();
+      // A page view's title is document.title when the view is sent (a batch waits up to 5 s, or
+      // the page is hidden), not when it is tracked: a page that sets its title after loading, or
+      // a single-page app that sets it after pushState, is sent with that title. A view still
+      // waiting when the next one starts keeps the title of now, the one its page had.
+      const t = document.title;
+      title(view, () => t);
+      title((view = track({ k: PAGE_VIEW, po: path, rpo: previousPath, r: referrer, ct: contentType })), () => document.title);
     },
     setPath(p) {
       previousPath = path;
@@ -92,7 +119,7 @@ export function start(config: TrackerConfig): Tracker {
       else setCookie(DNT, 'yes', days), net.clear(), (waiting.length = 0);
     },
     setConsent(allowed) {
-      if (mode == 'cookieless') return;
+      if (fixed) return;
       consent = !!allowed;
       if (!consent) forgetVisitor();
       // The decision itself is remembered for 13 months, like the anchor's banner.
@@ -106,7 +133,7 @@ export function start(config: TrackerConfig): Tracker {
     },
     revokeCookieConsent() {
       forgetVisitor();
-      consent = mode == 'none' || (mode == 'opt-in' ? undefined : false);
+      consent = fresh();
     },
   };
 
@@ -134,9 +161,9 @@ export function start(config: TrackerConfig): Tracker {
 
   if (String(config.spa) != 'false')
     watchHistory(() => {
-      if (location.href.split('#')[0] == lastUrl) return;
+      if (location.href.split('#')[0] + fragment() == lastUrl) return;
       previousPath = path;
-      path = location.pathname;
+      path = location.pathname + fragment();
       referrer = lastUrl || referrer;
       commands.trackPageView();
     });
