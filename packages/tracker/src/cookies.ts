@@ -22,8 +22,8 @@ export interface Ids {
 }
 
 let domain: string | undefined;
-let days = 180;
-let hash = 0;
+let days: number;
+let hash: number;
 
 /** Sets the cookie domain (`.example.com` for all subdomains) and the identity lifetime. */
 export function configureCookies(cookieDomain: string | undefined, lifetimeDays: number) {
@@ -64,17 +64,16 @@ export const forgetVisitor = () => [UTK, VISITOR, SESSION, RESTART, OPT_OUT].for
 /** Reads or creates the identity, rolls the session over when it expired or the browser
  * restarted, counts a page view, and re-writes every identity cookie. */
 export function visit(now: number, pageView: boolean): Ids {
-  const v = (Cookies.get(VISITOR) || '').split('.');
-  const s = (Cookies.get(SESSION) || '').split('.');
+  const v = (getCookie(VISITOR) || '').split('.');
   // svcutk first; the visitor cookie restores it when only that one survived.
-  const found = [Cookies.get(UTK), v[1]].find(isId);
+  const found = [getCookie(UTK), v[1]].find(isId);
   const utk = found || newId();
   let [first, prev, cur, n] = v.slice(2).map(Number);
-  let views = +s[1];
-  let start = +s[2];
+  let [, views, start] = (getCookie(SESSION) || '').split('.').map(Number);
   if (!(n > 0)) (first = prev = cur = now), (n = 0);
-  if (!n || !Cookies.get(RESTART) || !(start > 0) || !(views >= 0)) {
-    if (n) (prev = cur), (cur = now);
+  if (!n || !getCookie(RESTART) || !(start > 0) || !(views >= 0)) {
+    // (A new visitor's are all now already.)
+    (prev = cur), (cur = now);
     n++;
     views = 0;
     start = now;

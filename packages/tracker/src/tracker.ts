@@ -6,25 +6,26 @@ import { watchHistory } from './spa';
 import { transport } from './transport';
 import type { Commands, PrivacyConsent, QueueEntry, SvcQueue, Tracker, TrackerConfig } from './types';
 
-/** Commands run before the automatic first page view, in this order, so that configuration pushed
- * before the script loaded applies to it (the anchor's hoisting order). */
-const HOISTED = ['setPath', 'setContentType', 'identify', 'setConsent', 'doNotTrack'];
+/** The order the pre-load queue runs in: configuration first, in this order, so that what was
+ * pushed before the script loaded applies to the automatic first page view (the anchor's hoisting
+ * order); then that page view; then everything else, first in first out. */
+const ORDER = ['setPath', 'setContentType', 'identify', 'setConsent', 'doNotTrack', 'trackPageView'];
 
 export function start(config: TrackerConfig): Tracker {
   const queue: SvcQueue = (window._svcq ||= []);
   if (queue.t) return queue.t;
 
   const log: (...a: unknown[]) => void = config.debug ? console.debug.bind(console, '[svc]') : () => {};
-  const mode = config.consent || 'none';
+  const mode = config.consent;
   const days = +config.cookieDays! || 180;
   configureCookies(config.cookieDomain, days);
   const signals = config.respectPrivacySignals;
-  const nav = navigator as Navigator & { globalPrivacyControl?: boolean };
+  const nav = navigator as unknown as { globalPrivacyControl?: boolean; doNotTrack?: unknown };
   /** Global Privacy Control or Do-Not-Track, when honoured (by default in opt-in mode): a decline
    * that sends nothing and stores nothing, whatever `setConsent` says later. */
   const declined =
-    (signals == null ? mode == 'opt-in' : String(signals) != 'false') &&
-    (nav.globalPrivacyControl === true || nav.doNotTrack == '1' || (window as { doNotTrack?: string }).doNotTrack == '1');
+    String(signals ?? mode == 'opt-in') != 'false' &&
+    (nav.globalPrivacyControl === true || nav.doNotTrack == 1 || (window as { doNotTrack?: unknown }).doNotTrack == 1);
   /** No decision can change consent: cookieless mode, or a privacy signal. */
   const fixed = mode == 'cookieless' || declined;
   /** Consent before (or after revoking) a decision. */
@@ -46,6 +47,8 @@ export function start(config: TrackerConfig): Tracker {
   let lastUrl: string | undefined;
   /** The latest page view: its title is read when it is sent (below). */
   let view: WireEvent | undefined;
+  /** The page's URL as far as page views go: without the fragment unless hash routing is on. */
+  const url = () => location.href.split('#')[0] + fragment();
   let contentType: string | undefined;
   let identity: Record<string, string> | undefined;
 
@@ -55,49 +58,47 @@ export function start(config: TrackerConfig): Tracker {
     } catch {}
   };
 
-  /** Sends what waited for a consent decision, with identifiers when cookies are allowed. */
-  const release = () => {
-    if (consent == undefined) return;
-    for (const e of waiting.splice(0)) {
-      if (consent) Object.assign(e, visit(+e.cts, e.k == PAGE_VIEW));
-      else e.ce = 'false';
-      net.send(e);
-    }
+  /** Sends an event once consent is decided: with identifiers when cookies are allowed. */
+  const send = (e: WireEvent) => {
+    if (consent) Object.assign(e, visit(+e.cts, e.k == PAGE_VIEW));
+    else e.ce = 'false';
+    net.send(e);
   };
 
   const track = (params: Record<string, unknown>) => {
     if (declined || getCookie(DNT) == 'yes') return;
-    // `k` and the rest come from params below.
-    const e = {
+    const e = {} as WireEvent;
+    params = {
       eid: newId(),
-      a: config.portalId + '',
+      a: config.portalId,
       v: WIRE_VERSION,
-      cts: Date.now() + '',
+      cts: Date.now(),
       pu: location.href,
       t: document.title,
       ln: navigator.language,
-    } as WireEvent;
-    if (identity) params.i = new URLSearchParams(identity) + '';
+      ...params,
+      i: identity && new URLSearchParams(identity),
+    };
     identity = undefined;
+    // Every value a string; what is missing is left out.
     for (const k in params) if (params[k] != null) e[k] = params[k] + '';
-    waiting.push(e);
-    release();
+    // Undecided: the event waits for the decision.
+    consent == undefined ? waiting.push(e) : send(e);
     return e;
   };
-  /** Makes `t` of an event read `get` whenever the event is serialized. */
-  const title = (e: WireEvent | undefined, get: () => string) =>
-    e && Object.defineProperty(e, 't', { get, enumerable: true, configurable: true });
 
   const commands: Commands = {
     trackPageView() {
-      lastUrl = location.href.split('#')[0] + fragment();
+      lastUrl = url();
       // A page view's title is document.title when the view is sent (a batch waits up to 5 s, or
       // the page is hidden), not when it is tracked: a page that sets its title after loading, or
-      // a single-page app that sets it after pushState, is sent with that title. A view still
-      // waiting when the next one starts keeps the title of now, the one its page had.
-      const t = document.title;
-      title(view, () => t);
-      title((view = track({ k: PAGE_VIEW, po: path, rpo: previousPath, r: referrer, ct: contentType })), () => document.title);
+      // a single-page app that sets it after pushState, is sent with that title. `t` is a value
+      // that JSON.stringify (toJSON) and URLSearchParams (toString) read then. A view still
+      // unsent when the next one starts gets the title of now, the one its page had.
+      if (view) view.t = document.title;
+      const title = () => document.title;
+      view = track({ k: PAGE_VIEW, po: path, rpo: previousPath, r: referrer, ct: contentType });
+      if (view) view.t = { toJSON: title, toString: title } as unknown as string;
     },
     setPath(p) {
       previousPath = path;
@@ -115,7 +116,7 @@ export function start(config: TrackerConfig): Tracker {
       track(params);
     },
     doNotTrack(options) {
-      if (options && options.track) removeCookie(DNT);
+      if (options?.track) removeCookie(DNT);
       else setCookie(DNT, 'yes', days), net.clear(), (waiting.length = 0);
     },
     setConsent(allowed) {
@@ -125,7 +126,7 @@ export function start(config: TrackerConfig): Tracker {
       // The decision itself is remembered for 13 months, like the anchor's banner.
       setCookie(OPT_OUT, consent ? OPTED_IN : OPTED_OUT, 395);
       listeners.forEach(notify);
-      release();
+      waiting.splice(0).forEach(send);
     },
     addPrivacyConsentListener(fn) {
       listeners.push(fn);
@@ -149,22 +150,20 @@ export function start(config: TrackerConfig): Tracker {
   };
   const tracker: Tracker = { ...commands, push: (...entries) => entries.forEach(run) };
 
-  // The pre-load queue: hoisted configuration, the automatic page view, then everything else.
-  const pending = queue.splice(0);
-  // (Function entries and garbage have no name, so they are never hoisted.)
-  const nameOf = (e: QueueEntry) => (e as string[] | null)?.[0];
-  HOISTED.forEach((name) => pending.forEach((e) => nameOf(e) == name && run(e)));
-  run(['trackPageView']);
-  pending.forEach((e) => HOISTED.includes(nameOf(e)!) || run(e));
+  // The pre-load queue and the automatic page view, in ORDER (a stable sort; what is not in ORDER
+  // ranks -1 >>> 0, last; function entries and garbage have no name, so they are never hoisted).
+  const rank = (e: QueueEntry) => ORDER.indexOf((e as string[] | null)?.[0]!) >>> 0;
+  [...queue.splice(0), ['trackPageView'] as QueueEntry].sort((a, b) => rank(a) - rank(b)).forEach(run);
   queue.push = tracker.push as never;
   queue.t = tracker;
 
   if (String(config.spa) != 'false')
     watchHistory(() => {
-      if (location.href.split('#')[0] + fragment() == lastUrl) return;
+      if (url() == lastUrl) return;
       previousPath = path;
       path = location.pathname + fragment();
-      referrer = lastUrl || referrer;
+      // (Set by the automatic page view, which ran before.)
+      referrer = lastUrl!;
       commands.trackPageView();
     });
   return tracker;

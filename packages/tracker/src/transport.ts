@@ -56,26 +56,30 @@ export function transport(collector: string, canStore: () => boolean, log: (...a
     if (stored) busy = true;
     log('send', batch);
     // Inside a promise so that a fetch that throws (a broken polyfill) counts as a network error.
-    new Promise<Response>((ok) => ok(fetch(base + BATCH_FILE, { method: 'POST', body: JSON.stringify(batch), keepalive: true }))).then(
-      (res) => {
-        const s = res.status;
-        const again = s == 408 || s == 429 || s > 499;
-        const after = res.headers.get('Retry-After') || 0;
-        const wait = isNaN(+after) ? Date.parse(after as string) - Date.now() : +after * 1000;
+    new Promise<Response>((ok) => ok(fetch(base + BATCH_FILE, { method: 'POST', body: JSON.stringify(batch), keepalive: true })))
+      .then(
+        (res) => {
+          const s = res.status;
+          const again = /408|429|^5/.test(s as unknown as string);
+          const after = res.headers.get('Retry-After') as string;
+          // Seconds, else an HTTP date; missing or unreadable: 0.
+          const wait = (after as unknown as number) * 1000 || Date.parse(after) - Date.now() || 0;
+          blocked = 0;
+          if (!again) failures = 0;
+          return again ? Math.max(wait, backoff()) : 0;
+        },
+        (err) => {
+          log('send', err);
+          blocked++;
+          return backoff();
+        },
+      )
+      // The wait before the next try: 0 when this batch went through.
+      .then((ms) => {
         if (stored) busy = false;
-        blocked = 0;
-        if (!again) failures = 0;
-        update(batch, again);
-        schedule(again ? Math.max(wait, backoff()) : 0);
-      },
-      (err) => {
-        log('send', err);
-        if (stored) busy = false;
-        blocked++;
-        update(batch, true);
-        schedule(backoff());
-      },
-    );
+        update(batch, ms > 0);
+        schedule(ms);
+      });
   }
 
   const flush = () => {
@@ -90,7 +94,7 @@ export function transport(collector: string, canStore: () => boolean, log: (...a
     flushTimer = undefined;
     while (buffer.length) {
       const batch = buffer.splice(0, BATCH);
-      let queued = false;
+      let queued: boolean | undefined;
       try {
         // Offline, a beacon is accepted and then lost: store the batch instead.
         queued = navigator.onLine && navigator.sendBeacon(base + BATCH_FILE, JSON.stringify(batch));
@@ -102,7 +106,7 @@ export function transport(collector: string, canStore: () => boolean, log: (...a
 
   addEventListener('online', () => ((blocked = 0), schedule(0)));
   addEventListener('pagehide', leave);
-  addEventListener('visibilitychange', () => document.visibilityState == 'hidden' && leave());
+  addEventListener('visibilitychange', () => document.hidden && leave());
   schedule(0);
 
   return {
