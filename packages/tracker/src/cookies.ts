@@ -11,7 +11,6 @@ import {
 } from '@svc/protocol';
 import { isId, newId } from './ids';
 
-const SESSION_DAYS = 1 / 48;
 
 /** Identifiers a send carries: utk, raw visitor and session cookies, new-visitor flag. */
 export interface Ids {
@@ -47,10 +46,9 @@ export const readUtk = (): string | undefined => {
 
 /** Writes with the configured domain; falls back to host-only when the browser refuses it. */
 export function setCookie(name: string, value: string, expires?: number) {
-  // js-cookie adds `path=/` by default.
-  const attrs = { expires, domain, sameSite: 'Lax' as const, secure: location.protocol == 'https:' };
-  Cookies.set(name, value, attrs);
-  if (domain && Cookies.get(name) != value) Cookies.set(name, value, { ...attrs, domain: (domain = undefined) });
+  // js-cookie adds `path=/` by default. A second round, host-only, when the domain did not stick.
+  while ((Cookies.set(name, value, { expires, domain, sameSite: 'Lax', secure: location.protocol == 'https:' }), domain && getCookie(name) != value))
+    domain = undefined;
 }
 
 export function removeCookie(name: string) {
@@ -83,7 +81,7 @@ export function visit(now: number, pageView: boolean): Ids {
   const b = [hash, views, start].join('.');
   setCookie(UTK, utk, days);
   setCookie(VISITOR, u, days);
-  setCookie(SESSION, b, SESSION_DAYS);
+  setCookie(SESSION, b, 1 / 48); // 30 minutes
   setCookie(RESTART, '1');
   return { vi: utk, u, b, nc: found ? '0' : '1' };
 }

@@ -15,7 +15,7 @@ export function start(config: TrackerConfig): Tracker {
   const queue: SvcQueue = (window._svcq ||= []);
   if (queue.t) return queue.t;
 
-  const log: (...a: unknown[]) => void = config.debug ? console.debug.bind(console, '[svc]') : () => {};
+  const log = (...a: unknown[]) => config.debug && console.debug('[svc]', ...a);
   const mode = config.consent;
   const days = +config.cookieDays! || 180;
   configureCookies(config.cookieDomain, days);
@@ -25,7 +25,7 @@ export function start(config: TrackerConfig): Tracker {
    * that sends nothing and stores nothing, whatever `setConsent` says later. */
   const declined =
     String(signals ?? mode == 'opt-in') != 'false' &&
-    (nav.globalPrivacyControl === true || nav.doNotTrack == 1 || (window as { doNotTrack?: unknown }).doNotTrack == 1);
+    (nav.globalPrivacyControl || nav.doNotTrack == 1 || (window as { doNotTrack?: unknown }).doNotTrack == 1);
   /** No decision can change consent: cookieless mode, or a privacy signal. */
   const fixed = mode == 'cookieless' || declined;
   /** Consent before (or after revoking) a decision. */
@@ -37,16 +37,15 @@ export function start(config: TrackerConfig): Tracker {
   const waiting: WireEvent[] = [];
   const net = transport(config.collector, () => !!consent, log);
 
-  const hash = config.spa == 'hash';
   /** With hash routing the route in the fragment is part of the page (`/app#/pricing`); otherwise
    * a fragment is an anchor on the same page. */
-  const fragment = () => (hash ? location.hash : '');
+  const fragment = () => (config.spa == 'hash' ? location.hash : '');
   let path = location.pathname + fragment();
   let previousPath: string | undefined;
   let referrer = document.referrer;
   let lastUrl: string | undefined;
   /** The latest page view: its title is read when it is sent (below). */
-  let view: WireEvent | undefined;
+  let view = {} as WireEvent;
   /** The page's URL as far as page views go: without the fragment unless hash routing is on. */
   const url = () => location.href.split('#')[0] + fragment();
   let contentType: string | undefined;
@@ -60,13 +59,15 @@ export function start(config: TrackerConfig): Tracker {
 
   /** Sends an event once consent is decided: with identifiers when cookies are allowed. */
   const send = (e: WireEvent) => {
-    if (consent) Object.assign(e, visit(+e.cts, e.k == PAGE_VIEW));
+    // (Only page views have a path.)
+    if (consent) Object.assign(e, visit(+e.cts, !!e.po));
     else e.ce = 'false';
     net.send(e);
   };
 
   const track = (params: Record<string, unknown>) => {
-    if (declined || getCookie(DNT) == 'yes') return;
+    // Not sent: an event of its own that nothing reads.
+    if (declined || getCookie(DNT) == 'yes') return {} as WireEvent;
     const e = {} as WireEvent;
     params = {
       eid: newId(),
@@ -95,10 +96,10 @@ export function start(config: TrackerConfig): Tracker {
       // a single-page app that sets it after pushState, is sent with that title. `t` is a value
       // that JSON.stringify (toJSON) and URLSearchParams (toString) read then. A view still
       // unsent when the next one starts gets the title of now, the one its page had.
-      if (view) view.t = document.title;
+      view.t = document.title;
       const title = () => document.title;
       view = track({ k: PAGE_VIEW, po: path, rpo: previousPath, r: referrer, ct: contentType });
-      if (view) view.t = { toJSON: title, toString: title } as unknown as string;
+      view.t = { toJSON: title, toString: title } as unknown as string;
     },
     setPath(p) {
       previousPath = path;
