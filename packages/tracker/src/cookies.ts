@@ -11,7 +11,6 @@ import {
 } from '@svc/protocol';
 import { isId, newId } from './ids';
 
-
 /** Identifiers a send carries: utk, raw visitor and session cookies, new-visitor flag. */
 export interface Ids {
   vi: string;
@@ -70,7 +69,7 @@ export function visit(now: number, pageView: boolean): Ids {
   let [, views, start] = (getCookie(SESSION) || '').split('.').map(Number);
   if (!(n > 0)) (first = prev = cur = now), (n = 0);
   if (!n || !getCookie(RESTART) || !(start > 0) || !(views >= 0)) {
-    // (A new visitor's are all now already.)
+    // (For a new visitor first, prev and cur are all `now` already.)
     (prev = cur), (cur = now);
     n++;
     views = 0;
