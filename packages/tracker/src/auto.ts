@@ -5,7 +5,7 @@ import type { TrackerConfig } from './types';
 
 try {
   const tag = document.currentScript as HTMLScriptElement | null;
-  const data = tag?.dataset || {};
+  const data = { ...tag?.dataset };
   // Attribute values are strings: `start` accepts "180" for cookieDays and "false" for spa.
   start({
     ...(data as unknown as TrackerConfig),

@@ -11,8 +11,6 @@ import {
 } from '@svc/protocol';
 import { isId, newId } from './ids';
 
-const SESSION_DAYS = 1 / 48;
-
 /** Identifiers a send carries: utk, raw visitor and session cookies, new-visitor flag. */
 export interface Ids {
   vi: string;
@@ -22,8 +20,8 @@ export interface Ids {
 }
 
 let domain: string | undefined;
-let days = 180;
-let hash = 0;
+let days: number;
+let hash: number;
 
 /** Sets the cookie domain (`.example.com` for all subdomains) and the identity lifetime. */
 export function configureCookies(cookieDomain: string | undefined, lifetimeDays: number) {
@@ -47,10 +45,9 @@ export const readUtk = (): string | undefined => {
 
 /** Writes with the configured domain; falls back to host-only when the browser refuses it. */
 export function setCookie(name: string, value: string, expires?: number) {
-  // js-cookie adds `path=/` by default.
-  const attrs = { expires, domain, sameSite: 'Lax' as const, secure: location.protocol == 'https:' };
-  Cookies.set(name, value, attrs);
-  if (domain && Cookies.get(name) != value) Cookies.set(name, value, { ...attrs, domain: (domain = undefined) });
+  // js-cookie adds `path=/` by default. A second round, host-only, when the domain did not stick.
+  while ((Cookies.set(name, value, { expires, domain, sameSite: 'Lax', secure: location.protocol == 'https:' }), domain && getCookie(name) != value))
+    domain = undefined;
 }
 
 export function removeCookie(name: string) {
@@ -64,17 +61,16 @@ export const forgetVisitor = () => [UTK, VISITOR, SESSION, RESTART, OPT_OUT].for
 /** Reads or creates the identity, rolls the session over when it expired or the browser
  * restarted, counts a page view, and re-writes every identity cookie. */
 export function visit(now: number, pageView: boolean): Ids {
-  const v = (Cookies.get(VISITOR) || '').split('.');
-  const s = (Cookies.get(SESSION) || '').split('.');
+  const v = (getCookie(VISITOR) || '').split('.');
   // svcutk first; the visitor cookie restores it when only that one survived.
-  const found = [Cookies.get(UTK), v[1]].find(isId);
+  const found = [getCookie(UTK), v[1]].find(isId);
   const utk = found || newId();
   let [first, prev, cur, n] = v.slice(2).map(Number);
-  let views = +s[1];
-  let start = +s[2];
+  let [, views, start] = (getCookie(SESSION) || '').split('.').map(Number);
   if (!(n > 0)) (first = prev = cur = now), (n = 0);
-  if (!n || !Cookies.get(RESTART) || !(start > 0) || !(views >= 0)) {
-    if (n) (prev = cur), (cur = now);
+  if (!n || !getCookie(RESTART) || !(start > 0) || !(views >= 0)) {
+    // (For a new visitor first, prev and cur are all `now` already.)
+    (prev = cur), (cur = now);
     n++;
     views = 0;
     start = now;
@@ -84,7 +80,7 @@ export function visit(now: number, pageView: boolean): Ids {
   const b = [hash, views, start].join('.');
   setCookie(UTK, utk, days);
   setCookie(VISITOR, u, days);
-  setCookie(SESSION, b, SESSION_DAYS);
+  setCookie(SESSION, b, 1 / 48); // 30 minutes
   setCookie(RESTART, '1');
   return { vi: utk, u, b, nc: found ? '0' : '1' };
 }

@@ -6,29 +6,48 @@ import { watchHistory } from './spa';
 import { transport } from './transport';
 import type { Commands, PrivacyConsent, QueueEntry, SvcQueue, Tracker, TrackerConfig } from './types';
 
-/** Commands run before the automatic first page view, in this order, so that configuration pushed
- * before the script loaded applies to it (the anchor's hoisting order). */
-const HOISTED = ['setPath', 'setContentType', 'identify', 'setConsent', 'doNotTrack'];
+/** The order the pre-load queue runs in: configuration first, in this order, so that what was
+ * pushed before the script loaded applies to the automatic first page view (the anchor's hoisting
+ * order); then that page view; then everything else, first in first out. */
+const ORDER = ['setPath', 'setContentType', 'identify', 'setConsent', 'doNotTrack', 'trackPageView'];
 
 export function start(config: TrackerConfig): Tracker {
   const queue: SvcQueue = (window._svcq ||= []);
   if (queue.t) return queue.t;
 
-  const log: (...a: unknown[]) => void = config.debug ? console.debug.bind(console, '[svc]') : () => {};
-  const mode = config.consent || 'none';
+  const log = (...a: unknown[]) => config.debug && console.debug('[svc]', ...a);
+  const mode = config.consent;
   const days = +config.cookieDays! || 180;
   configureCookies(config.cookieDomain, days);
+  const signals = config.respectPrivacySignals;
+  const nav = navigator as unknown as { globalPrivacyControl?: boolean; doNotTrack?: unknown };
+  /** Global Privacy Control or Do-Not-Track, when honoured (by default in opt-in mode): a decline
+   * that sends nothing and stores nothing, whatever `setConsent` says later. */
+  const declined =
+    String(signals ?? mode == 'opt-in') != 'false' &&
+    (nav.globalPrivacyControl || nav.doNotTrack == 1 || (window as { doNotTrack?: unknown }).doNotTrack == 1);
+  /** No decision can change consent: cookieless mode, or a privacy signal. */
+  const fixed = mode == 'cookieless' || declined;
+  /** Consent before (or after revoking) a decision. */
+  const fresh = () => !fixed && (mode != 'opt-in' || undefined);
   const stored = getCookie(OPT_OUT);
   /** true: cookies allowed; false: send without identifiers; undefined: wait for a decision. */
-  let consent: boolean | undefined = mode == 'cookieless' ? false : stored ? stored == OPTED_IN : mode != 'opt-in' || undefined;
+  let consent: boolean | undefined = !fixed && stored ? stored == OPTED_IN : fresh();
   const listeners: ((c: PrivacyConsent) => void)[] = [];
   const waiting: WireEvent[] = [];
   const net = transport(config.collector, () => !!consent, log);
 
-  let path = location.pathname;
+  /** With hash routing the route in the fragment is part of the page (`/app#/pricing`); otherwise
+   * a fragment is an anchor on the same page. */
+  const fragment = () => (config.spa == 'hash' ? location.hash : '');
+  let path = location.pathname + fragment();
   let previousPath: string | undefined;
   let referrer = document.referrer;
   let lastUrl: string | undefined;
+  /** The latest page view: its title is read when it is sent (below). */
+  let view = {} as WireEvent;
+  /** The page's URL as far as page views go: without the fragment unless hash routing is on. */
+  const url = () => location.href.split('#')[0] + fragment();
   let contentType: string | undefined;
   let identity: Record<string, string> | undefined;
 
@@ -38,39 +57,49 @@ export function start(config: TrackerConfig): Tracker {
     } catch {}
   };
 
-  /** Sends what waited for a consent decision, with identifiers when cookies are allowed. */
-  const release = () => {
-    if (consent == undefined) return;
-    for (const e of waiting.splice(0)) {
-      if (consent) Object.assign(e, visit(+e.cts, e.k == PAGE_VIEW));
-      else e.ce = 'false';
-      net.send(e);
-    }
+  /** Sends an event once consent is decided: with identifiers when cookies are allowed. */
+  const send = (e: WireEvent) => {
+    // (Only page views have a path.)
+    if (consent) Object.assign(e, visit(+e.cts, !!e.po));
+    else e.ce = 'false';
+    net.send(e);
   };
 
   const track = (params: Record<string, unknown>) => {
-    if (getCookie(DNT) == 'yes') return;
-    // `k` and the rest come from params below.
-    const e = {
+    // Not sent: an event of its own that nothing reads.
+    if (declined || getCookie(DNT) == 'yes') return {} as WireEvent;
+    const e = {} as WireEvent;
+    params = {
       eid: newId(),
-      a: config.portalId + '',
+      a: config.portalId,
       v: WIRE_VERSION,
-      cts: Date.now() + '',
+      cts: Date.now(),
       pu: location.href,
       t: document.title,
       ln: navigator.language,
-    } as WireEvent;
-    if (identity) params.i = new URLSearchParams(identity) + '';
+      ...params,
+      i: identity && new URLSearchParams(identity),
+    };
     identity = undefined;
+    // Every value a string; what is missing is left out.
     for (const k in params) if (params[k] != null) e[k] = params[k] + '';
-    waiting.push(e);
-    release();
+    // Undecided: the event waits for the decision.
+    consent == undefined ? waiting.push(e) : send(e);
+    return e;
   };
 
   const commands: Commands = {
     trackPageView() {
-      lastUrl = location.href.split('#')[0];
-      track({ k: PAGE_VIEW, po: path, rpo: previousPath, r: referrer, ct: contentType });
+      lastUrl = url();
+      // A page view's title is document.title when the view is sent (a batch waits up to 5 s, or
+      // the page is hidden), not when it is tracked: a page that sets its title after loading, or
+      // a single-page app that sets it after pushState, is sent with that title. `t` is a value
+      // that JSON.stringify (toJSON) and URLSearchParams (toString) read then. A view still
+      // unsent when the next one starts gets the title of now, the one its page had.
+      view.t = document.title;
+      const title = () => document.title;
+      view = track({ k: PAGE_VIEW, po: path, rpo: previousPath, r: referrer, ct: contentType });
+      view.t = { toJSON: title, toString: title } as unknown as string;
     },
     setPath(p) {
       previousPath = path;
@@ -88,17 +117,17 @@ export function start(config: TrackerConfig): Tracker {
       track(params);
     },
     doNotTrack(options) {
-      if (options && options.track) removeCookie(DNT);
+      if (options?.track) removeCookie(DNT);
       else setCookie(DNT, 'yes', days), net.clear(), (waiting.length = 0);
     },
     setConsent(allowed) {
-      if (mode == 'cookieless') return;
+      if (fixed) return;
       consent = !!allowed;
       if (!consent) forgetVisitor();
       // The decision itself is remembered for 13 months, like the anchor's banner.
       setCookie(OPT_OUT, consent ? OPTED_IN : OPTED_OUT, 395);
       listeners.forEach(notify);
-      release();
+      waiting.splice(0).forEach(send);
     },
     addPrivacyConsentListener(fn) {
       listeners.push(fn);
@@ -106,7 +135,7 @@ export function start(config: TrackerConfig): Tracker {
     },
     revokeCookieConsent() {
       forgetVisitor();
-      consent = mode == 'none' || (mode == 'opt-in' ? undefined : false);
+      consent = fresh();
     },
   };
 
@@ -122,22 +151,20 @@ export function start(config: TrackerConfig): Tracker {
   };
   const tracker: Tracker = { ...commands, push: (...entries) => entries.forEach(run) };
 
-  // The pre-load queue: hoisted configuration, the automatic page view, then everything else.
-  const pending = queue.splice(0);
-  // (Function entries and garbage have no name, so they are never hoisted.)
-  const nameOf = (e: QueueEntry) => (e as string[] | null)?.[0];
-  HOISTED.forEach((name) => pending.forEach((e) => nameOf(e) == name && run(e)));
-  run(['trackPageView']);
-  pending.forEach((e) => HOISTED.includes(nameOf(e)!) || run(e));
+  // The pre-load queue and the automatic page view, in ORDER (a stable sort; what is not in ORDER
+  // ranks -1 >>> 0, last; function entries and garbage have no name, so they are never hoisted).
+  const rank = (e: QueueEntry) => ORDER.indexOf((e as string[] | null)?.[0]!) >>> 0;
+  [...queue.splice(0), ['trackPageView'] as QueueEntry].sort((a, b) => rank(a) - rank(b)).forEach(run);
   queue.push = tracker.push as never;
   queue.t = tracker;
 
   if (String(config.spa) != 'false')
     watchHistory(() => {
-      if (location.href.split('#')[0] == lastUrl) return;
+      if (url() == lastUrl) return;
       previousPath = path;
-      path = location.pathname;
-      referrer = lastUrl || referrer;
+      path = location.pathname + fragment();
+      // (Set by the automatic page view, which ran before.)
+      referrer = lastUrl!;
       commands.trackPageView();
     });
   return tracker;

@@ -16,8 +16,8 @@ export function transport(collector: string, canStore: () => boolean, log: (...a
   let buffer: WireEvent[] = [];
   let memory: WireEvent[] = [];
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set from scheduling a retry until its batch is answered: one stored batch in flight at a time. */
   let retryTimer: ReturnType<typeof setTimeout> | undefined;
-  let busy = false;
   let failures = 0;
   let blocked = 0;
 
@@ -41,41 +41,43 @@ export function transport(collector: string, canStore: () => boolean, log: (...a
   const backoff = () => Math.min(60000, 500 * 2 ** failures++) * (0.9 + Math.random() / 5);
 
   const schedule = (ms: number) => {
-    if (!retryTimer && !busy && blocked < MAX_BLOCKED && navigator.onLine && load().length)
+    if (!retryTimer && blocked < MAX_BLOCKED && navigator.onLine && load().length)
       retryTimer = setTimeout(retry, ms);
   };
   const retry = () => {
-    retryTimer = undefined;
     const q = save(load());
-    if (q.length) post(q.slice(0, BATCH), true);
+    q.length ? post(q.slice(0, BATCH), true) : (retryTimer = undefined);
   };
 
   function post(batch: WireEvent[], stored?: boolean) {
-    if (!navigator.onLine || blocked >= MAX_BLOCKED) return stored || update(batch, true);
+    if (!navigator.onLine || blocked >= MAX_BLOCKED) return stored ? (retryTimer = undefined) : update(batch, true);
     if (!self.fetch) return batch.forEach((e) => (new Image().src = base + PIXEL_FILE + '?' + new URLSearchParams(e as Record<string, string>)));
-    if (stored) busy = true;
     log('send', batch);
-    // Inside a promise so that a fetch that throws (a broken polyfill) counts as a network error.
-    new Promise<Response>((ok) => ok(fetch(base + BATCH_FILE, { method: 'POST', body: JSON.stringify(batch), keepalive: true }))).then(
-      (res) => {
-        const s = res.status;
-        const again = s == 408 || s == 429 || s > 499;
-        const after = res.headers.get('Retry-After') || 0;
-        const wait = isNaN(+after) ? Date.parse(after as string) - Date.now() : +after * 1000;
-        if (stored) busy = false;
-        blocked = 0;
-        if (!again) failures = 0;
-        update(batch, again);
-        schedule(again ? Math.max(wait, backoff()) : 0);
-      },
-      (err) => {
-        log('send', err);
-        if (stored) busy = false;
-        blocked++;
-        update(batch, true);
-        schedule(backoff());
-      },
-    );
+    // In an async function so that a fetch that throws (a broken polyfill) counts as a network error.
+    (async () => fetch(base + BATCH_FILE, { method: 'POST', body: JSON.stringify(batch), keepalive: true }))()
+      .then(
+        (res) => {
+          const s = res.status;
+          const again = /408|429|^5/.test(s as unknown as string);
+          const after = res.headers.get('Retry-After') as string;
+          // Seconds, else an HTTP date; missing or unreadable: 0.
+          const wait = (after as unknown as number) * 1000 || Date.parse(after) - Date.now() || 0;
+          blocked = 0;
+          if (!again) failures = 0;
+          return again ? Math.max(wait, backoff()) : 0;
+        },
+        (err) => {
+          log('send', err);
+          blocked++;
+          return backoff();
+        },
+      )
+      // The wait before the next try: 0 when this batch went through.
+      .then((ms) => {
+        if (stored) retryTimer = undefined;
+        update(batch, ms > 0);
+        schedule(ms);
+      });
   }
 
   const flush = () => {
@@ -90,19 +92,19 @@ export function transport(collector: string, canStore: () => boolean, log: (...a
     flushTimer = undefined;
     while (buffer.length) {
       const batch = buffer.splice(0, BATCH);
-      let queued = false;
+      let queued: boolean | undefined;
       try {
         // Offline, a beacon is accepted and then lost: store the batch instead.
         queued = navigator.onLine && navigator.sendBeacon(base + BATCH_FILE, JSON.stringify(batch));
       } catch {}
       // Refused (too big, quota) or offline: keep it for the next page. Missing: keepalive fetch.
-      if (!queued) 'sendBeacon' in navigator ? update(batch, true) : post(batch);
+      if (!queued) (navigator as Partial<Navigator>).sendBeacon ? update(batch, true) : post(batch);
     }
   };
 
   addEventListener('online', () => ((blocked = 0), schedule(0)));
   addEventListener('pagehide', leave);
-  addEventListener('visibilitychange', () => document.visibilityState == 'hidden' && leave());
+  addEventListener('visibilitychange', () => document.hidden && leave());
   schedule(0);
 
   return {

@@ -22,8 +22,13 @@ export interface TrackerConfig {
   cookieDomain?: string;
   /** Lifetime of the identity cookies in days. Default 180. */
   cookieDays?: number;
-  /** Automatic page views on `history.pushState`/`replaceState`/`popstate`. Default true. */
-  spa?: boolean;
+  /** Automatic page views on `history.pushState`/`replaceState`/`popstate`. Default true.
+   * `'hash'` for apps that route in the fragment (`/#/pricing`): a `hashchange` to a new route is a
+   * page view too, its path includes the fragment. Otherwise a fragment change never counts. */
+  spa?: boolean | 'hash';
+  /** Treat Global Privacy Control and Do-Not-Track as a decline: nothing is sent and no cookie
+   * set. Default true in `'opt-in'` mode, false otherwise. */
+  respectPrivacySignals?: boolean;
   /** Log every command, send and ignored call to `console.debug`. */
   debug?: boolean;
 }

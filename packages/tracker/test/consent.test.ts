@@ -140,3 +140,74 @@ describe('revokeCookieConsent', () => {
     next.close();
   });
 });
+
+/** Page code that turns on a browser privacy signal before the tracker loads. */
+const GPC = `Object.defineProperty(navigator, 'globalPrivacyControl', { value: true, configurable: true });`;
+const DNT = `Object.defineProperty(navigator, 'doNotTrack', { value: '1', configurable: true });`;
+const WINDOW_DNT = `window.doNotTrack = '1';`;
+const LISTEN = `window.seen = []; _svcq = [['addPrivacyConsentListener', (c) => seen.push(c)]];`;
+
+describe('browser privacy signals', () => {
+  const nothingHappens = async (page: Page) => {
+    page.push(['identify', { email: 'ada@example.com' }], ['trackEvent', { id: 'x' }], ['setConsent', true], ['trackPageView']);
+    await page.tick(60_000);
+    page.hide();
+    expect(page.sent).toEqual([]);
+    expect(page.window.document.cookie).toBe('');
+    expect(page.storage()).toEqual({});
+  };
+
+  for (const [name, signal] of [['Global Privacy Control', GPC], ['navigator.doNotTrack', DNT], ['window.doNotTrack', WINDOW_DNT]])
+    it(`opt-in mode honours ${name} by default: a decline that sends nothing and stores nothing, whatever setConsent says`, async () => {
+      page = openPage({ attrs: { consent: 'opt-in' }, before: signal + LISTEN });
+      expect((page.window as unknown as { seen: unknown[] }).seen).toEqual([{ allowed: false, categories: { analytics: false } }]);
+      await nothingHappens(page);
+    });
+
+  it('an earlier consent and stored retries are not used while the signal is on', async () => {
+    const first = openPage({ attrs: { consent: 'opt-in' }, before: `_svcq = [['setConsent', true]]`, collector: () => 503 });
+    await first.tick(5000);
+    expect(first.storage().svc_retry).toContain('"k":"1"');
+    const cookies = first.window.document.cookie;
+    page = first.next({ before: GPC });
+    first.window.close();
+    await page.tick(60_000);
+    expect(page.sent).toEqual([]);
+    expect(page.window.document.cookie).toBe(cookies); // left as they were, not renewed
+  });
+
+  it('is off by default without opt-in: the signals change nothing', async () => {
+    page = openPage({ before: GPC + DNT });
+    await page.tick(5000);
+    expect(page.events()).toHaveLength(1);
+    expect(page.cookie('svcutk')).toBeDefined();
+  });
+
+  it('data-respect-privacy-signals="true" switches it on in any mode', async () => {
+    page = openPage({ attrs: { 'respect-privacy-signals': 'true' }, before: DNT });
+    await nothingHappens(page);
+  });
+
+  it('the JS option respectPrivacySignals: true does the same', async () => {
+    page = openPage({ before: GPC + `window.svc = { config: { respectPrivacySignals: true } }` });
+    await nothingHappens(page);
+  });
+
+  it('an explicit "false" wins over the opt-in default', async () => {
+    page = openPage({ attrs: { consent: 'opt-in', 'respect-privacy-signals': 'false' }, before: GPC + DNT });
+    page.push(['setConsent', true]);
+    await page.tick(5000);
+    expect(page.events()[0].vi).toBe(page.cookie('svcutk')!.value);
+  });
+
+  it('only "1" (DNT) and true (GPC) are signals', async () => {
+    page = openPage({
+      attrs: { consent: 'opt-in' },
+      before: `Object.defineProperty(navigator, 'doNotTrack', { value: '0' }); window.doNotTrack = 'unspecified';
+        Object.defineProperty(navigator, 'globalPrivacyControl', { value: false });`,
+    });
+    page.push(['setConsent', true]);
+    await page.tick(5000);
+    expect(page.events()).toHaveLength(1);
+  });
+});

@@ -66,6 +66,7 @@ export function openPage(options: PageOptions = {}) {
   const state = { online: options.online ?? true, visibility: 'visible' as DocumentVisibilityState };
   Object.defineProperty(window.navigator, 'onLine', { get: () => state.online, configurable: true });
   Object.defineProperty(window.document, 'visibilityState', { get: () => state.visibility, configurable: true });
+  Object.defineProperty(window.document, 'hidden', { get: () => state.visibility == 'hidden', configurable: true });
 
   const collector = options.collector || (() => 204);
   if (options.fetch == 'missing') delete (window as Partial<Window>).fetch;
