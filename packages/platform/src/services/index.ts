@@ -85,8 +85,8 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const contacts = contactStore(db, properties, now, changed);
   const lists = listStore(db, contacts, now, onContactsChanged);
   const forms = formStore(db, contacts, properties, now);
-  const email = emailStore(db, now);
-  const workflows = workflowStore(db, { contacts, properties, lists, email }, now, options.fetch ?? fetch);
+  const email = emailStore(engine, now);
+  const workflows = workflowStore(db, { contacts, properties, lists, email, tx: (fn) => engine.tx(fn) }, now, options.fetch ?? fetch);
   const tracking = trackingStore(db, contacts, now);
   const visitors = visitorLinks(contacts, tracking);
   const removeProperty = propertyRemoval(properties, contacts, lists);
