@@ -96,14 +96,14 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const settings = settingStore(db, now);
   const social = socialStore(db, now);
   socialPublishing(content, social);
-  const prospects = prospectStore(db, options.prospects);
+  const prospects = prospectStore(engine, options.prospects);
   const intake = trackingIntake({
     portals,
     tracking,
     contacts,
     properties,
     links: visitors,
-    onPageView: (e, ip) => prospects.pageView(e.portalId, ip, e.utk ?? '', e.url, e.timestamp),
+    onPageView: (t, e, ip) => prospects.pageView(t, e.portalId, ip, e.utk ?? '', e.url, e.timestamp),
   });
   const blobs = blobStore(options.filesDir ?? mkdtempSync(join(tmpdir(), 'svc-files-')));
   const files = fileStore(db, content, blobs, now);

@@ -10,6 +10,7 @@
  *
  * A batch runs its events in one unit of analytics totals (tracking.batch). */
 import { PAGE_VIEW, type WireEvent } from '@svc/protocol';
+import type { Queryable } from '../db/engine';
 import { PlatformError } from '../domain/errors';
 import type { ContactStore } from '../store/contacts';
 import type { PortalStore } from '../store/portals';
@@ -49,8 +50,9 @@ export function fromWire(w: WireEvent): TrackedEvent {
   };
 }
 
-/** Told of each new page view with the visitor's address (prospects map addresses to organisations). */
-export type PageViewListener = (event: TrackedEvent, ip: string) => void;
+/** Told of each new page view with the visitor's address (prospects map addresses to organisations),
+ * and where the intake runs (its caller's transaction): what it writes is part of the event's. */
+export type PageViewListener = (db: Queryable, event: TrackedEvent, ip: string) => Promise<void>;
 
 export function trackingIntake(deps: {
   portals: PortalStore;
@@ -95,21 +97,23 @@ export function trackingIntake(deps: {
     tracking.count(linked, e);
   }
 
-  /** One event through admit, store, identify, count and notify. */
-  function accept(e: TrackedEvent, ip?: string): Intake {
+  /** One event through admit, store, identify, count and notify; `db`: where it runs (the caller's
+   * transaction). Everything but notify runs before its first await, so a batch's events are all
+   * stored and counted inside `tracking.batch`. */
+  async function accept(db: Queryable, e: TrackedEvent, ip?: string): Promise<Intake> {
     const refused = admit(e);
     if (refused) return refused;
     const linked = e.utk ? tracking.linkedVid(e.portalId, e.utk) : undefined;
     if (!tracking.insert(e, linked)) return drop('duplicate', `event ${e.eid} was received before`);
     identifyAndCount(e, linked);
-    if (e.kind == 1 && ip !== undefined) onPageView(e, ip);
+    if (e.kind == 1 && ip !== undefined) await onPageView(db, e, ip);
     return { kept: true, event: e };
   }
 
   return {
     accept,
     /** Several events with analytics totals written once per contact. */
-    acceptAll: (events: TrackedEvent[], ip?: string) => tracking.batch(() => events.map((e) => accept(e, ip))),
+    acceptAll: (db: Queryable, events: TrackedEvent[], ip?: string) => Promise.all(tracking.batch(() => events.map((e) => accept(db, e, ip)))),
   };
 }
 
