@@ -158,11 +158,12 @@ export function prospectStore(engine: Engine, organizations: IpOrganization[] = 
   }
 
   return {
-    /** A page view from `ip` (from the collector): kept when the address maps to an organisation. */
-    async pageView(db: Queryable, portalId: number, ip: string, utk: string, url: string | undefined, timestamp: number) {
+    /** A page view from `ip` (from the collector): kept when the address maps to an organisation;
+     * then the write to wait for, else nothing (no promise for the common case). */
+    pageView(db: Queryable, portalId: number, ip: string, utk: string, url: string | undefined, timestamp: number): Promise<number> | undefined {
       const address = ip.replace(/^::ffff:/, '');
       const org = organizations.find((o) => address.startsWith(o.prefix));
-      if (org) await db.run(q.view, portalId, org.organization, address, utk, url ?? null, timestamp);
+      return org && db.run(q.view, portalId, org.organization, address, utk, url ?? null, timestamp);
     },
     timeline: (db: Queryable, portalId: number, paging: ProspectPaging) => page(db, portalId, 'timeline', paging, [portalId]),
     async organization(db: Queryable, portalId: number, slug: string) {
