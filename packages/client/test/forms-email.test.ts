@@ -7,7 +7,7 @@ import { clientFor, startTestPlatform, type TestPlatform } from './harness';
 let t: TestPlatform;
 beforeAll(async () => {
   t = await startTestPlatform();
-  seedEmailDefaults(t.platform.db, t.portals[0].portalId, t.clock.now);
+  await seedEmailDefaults(t.platform.services.engine, t.portals[0].portalId, t.clock.now);
 });
 afterAll(() => t.close());
 

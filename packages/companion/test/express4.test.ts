@@ -18,7 +18,7 @@ const ada = newUtk();
 
 beforeAll(async () => {
   t = await startTestPlatform();
-  seedEmailDefaults(t.platform.db, t.portals[0].portalId, t.clock.now);
+  await seedEmailDefaults(t.platform.services.engine, t.portals[0].portalId, t.clock.now);
   await identifiedVisitor(t, ada, { email: 'ada@example.com', firstname: 'Ada' });
   m = await mountOn(t, { events: { secret: 'shared-secret-of-the-backends-0123' } });
 });

@@ -15,7 +15,7 @@ let browser: Browser;
 beforeAll(async () => {
   if (!haveChromium) return;
   t = await startTestPlatform();
-  seedEmailDefaults(t.platform.db, t.portals[0].portalId, t.clock.now);
+  await seedEmailDefaults(t.platform.services.engine, t.portals[0].portalId, t.clock.now);
   m = await mountOn(t, { subscriptions: { linkSecret: 'link-signing-key-of-the-site-0123456789' } });
   browser = await launchChromium();
 }, 30_000);

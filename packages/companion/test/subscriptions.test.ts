@@ -15,7 +15,7 @@ let typeIds: number[];
 
 beforeAll(async () => {
   t = await startTestPlatform();
-  seedEmailDefaults(t.platform.db, t.portals[0].portalId, t.clock.now);
+  await seedEmailDefaults(t.platform.services.engine, t.portals[0].portalId, t.clock.now);
   typeIds = (await t.call('GET', '/email/public/v1/subscriptions')).json.subscriptionDefinitions.filter((d: { active: boolean }) => d.active).map((d: { id: number }) => d.id);
   await identifiedVisitor(t, ada, { email: 'ada@example.com', firstname: 'Ada' });
   m = await mountOn(t, { publicUrl: 'https://www.example.com/svc/', allowedOrigins: ['https://www.example.com'], subscriptions: { linkSecret: LINK_SECRET } });

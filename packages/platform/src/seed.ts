@@ -1,17 +1,17 @@
 /** The demo portal seeded on first start: credentials, a custom property, forms, lists,
  * subscription types and campaigns with events, and a welcome workflow. */
-import { transaction } from './db/open';
 import type { Services } from './services';
 import { seedEmailDefaults } from './store/email-seed';
 import { createPortal, issuePortalCredentials, type PortalCredentials } from './store/portals';
 
 export const DEMO_PORTAL = 62515;
 
-/** Seeds the demo portal unless it exists; returns its new credentials (shown once). */
-export function seedDemo(services: Services): PortalCredentials | undefined {
+/** Seeds the demo portal unless it exists; resolves to its new credentials (shown once). */
+export async function seedDemo(services: Services): Promise<PortalCredentials | undefined> {
   const { db, now } = services;
   if (services.portals.tier(DEMO_PORTAL)) return undefined;
-  return transaction(db, () => {
+  // In one transaction of the engine; the stores not yet on it write on the same connection, in it.
+  return services.engine.tx(async (tx) => {
     const t = now();
     createPortal(db, { id: DEMO_PORTAL, name: 'Acme Widgets (demo)', tier: 'enterprise', now: t });
     const credentials = issuePortalCredentials(db, DEMO_PORTAL, t);
@@ -65,9 +65,9 @@ export function seedDemo(services: Services): PortalCredentials | undefined {
     });
     services.lists.create(p, { name: 'Acme colleagues', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: '@acme.test', type: 'string' }]] });
 
-    seedEmailDefaults(db, p, t);
+    await seedEmailDefaults(tx, p, t);
 
-    services.workflows.create(p, {
+    await services.workflows.create(tx, p, {
       name: 'Welcome new leads',
       type: 'DRIP_DELAY',
       enabled: true,
@@ -79,5 +79,5 @@ export function seedDemo(services: Services): PortalCredentials | undefined {
       ],
     });
     return credentials;
-  })();
+  });
 }

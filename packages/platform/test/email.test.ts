@@ -8,7 +8,7 @@ let types: Record<string, number>;
 
 beforeAll(async () => {
   t = await startPlatform();
-  for (const p of t.portals) seedEmailDefaults(t.platform.db, p.portalId, t.clock.now);
+  for (const p of t.portals) await seedEmailDefaults(t.platform.services.engine, p.portalId, t.clock.now);
   const defs = await t.call('GET', '/email/public/v1/subscriptions');
   types = Object.fromEntries(defs.json.subscriptionDefinitions.map((d: { name: string; id: number }) => [d.name, d.id]));
 });
@@ -43,7 +43,7 @@ async function statusChangesCampaign() {
 
 describe('subscription types and status', () => {
   it('lists the default subscription types, and seeding again changes nothing', async () => {
-    seedEmailDefaults(t.platform.db, 62515, t.clock.now);
+    await seedEmailDefaults(t.platform.services.engine, 62515, t.clock.now);
     const res = await t.call('GET', '/email/public/v1/subscriptions');
     expect(res.status).toBe(200);
     expect(res.json.subscriptionDefinitions).toHaveLength(4);

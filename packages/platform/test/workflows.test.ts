@@ -326,7 +326,7 @@ describe('engine', () => {
   });
 
   it('sends an EMAIL step as send and delivery events, skipping contacts who opted out of its type', async () => {
-    seedEmailDefaults(t.platform.db, t.portals[0].portalId, t.clock.now);
+    await seedEmailDefaults(t.platform.services.engine, t.portals[0].portalId, t.clock.now);
     const listed = await t.call('GET', '/email/public/v1/campaigns');
     const campaigns = await Promise.all(listed.json.campaigns.map(async (c: { id: number }) => (await t.call('GET', `/email/public/v1/campaigns/${c.id}`)).json));
     const newsletter = campaigns.find((c: { name: string }) => c.name == 'Weekly Newsletter #42');

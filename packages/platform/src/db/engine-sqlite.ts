@@ -16,6 +16,7 @@ export const sqliteDialect: Dialect = {
   jsonText: (column, path) => `json_extract(${column}, '${path}')`,
   jsonNumber: (column, path) => `json_extract(${column}, '${path}')`,
   instr: (haystack, needle) => `instr(${haystack}, ${needle})`,
+  jsonArrayValues: (json) => `SELECT value FROM json_each(${json})`,
   ilike: (expr, pattern) => `${expr} LIKE ${pattern}`,
   groupConcat: (expr, separator) => `group_concat(${expr}, ${separator})`,
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',

@@ -31,6 +31,8 @@ export interface Dialect {
   jsonNumber(column: string, path: string): string;
   /** The position of `needle` in `haystack` from 1, 0 when absent. */
   instr(haystack: string, needle: string): string;
+  /** The elements of a JSON array (a text expression), as a subquery of one column: `x IN (${…})`. */
+  jsonArrayValues(json: string): string;
   /** Case-insensitive LIKE (SQLite's LIKE is, PostgreSQL's is not). */
   ilike(expr: string, pattern: string): string;
   /** Concatenation of the group's values with `separator` (a SQL string literal). */

@@ -4,16 +4,16 @@ import type { Services } from '../services';
 
 export function emailHandlers({ email }: Services): Handlers {
   return {
-    'email.subscriptionTypes': ({ portalId }) => ({ subscriptionDefinitions: email.definitions(portalId) }),
-    'email.getStatus': ({ portalId, params }) => email.status(portalId, params.email_address),
-    'email.updateStatus': ({ portalId, params, body }) => {
-      email.update(portalId, params.email_address, body);
+    'email.subscriptionTypes': async ({ db, portalId }) => ({ subscriptionDefinitions: await email.definitions(db, portalId) }),
+    'email.getStatus': ({ db, portalId, params }) => email.status(db, portalId, params.email_address),
+    'email.updateStatus': async ({ db, portalId, params, body }) => {
+      await email.update(db, portalId, params.email_address, body);
       return { status: 'ok' };
     },
-    'email.listCampaigns': ({ portalId, query }) => email.campaigns(portalId, query.limit, query.offset),
-    'email.listAllCampaigns': ({ portalId, query }) => email.campaigns(portalId, query.limit, query.offset),
-    'email.getCampaign': ({ portalId, params }) => email.campaign(portalId, params.campaign_id),
-    'email.campaignEvents': ({ portalId, params, query }) => email.events(portalId, params.campaign_id, query),
-    'email.listEvents': ({ portalId, query }) => email.events(portalId, query.campaignId, query),
+    'email.listCampaigns': ({ db, portalId, query }) => email.campaigns(db, portalId, query.limit, query.offset),
+    'email.listAllCampaigns': ({ db, portalId, query }) => email.campaigns(db, portalId, query.limit, query.offset),
+    'email.getCampaign': ({ db, portalId, params }) => email.campaign(db, portalId, params.campaign_id),
+    'email.campaignEvents': ({ db, portalId, params, query }) => email.events(db, portalId, params.campaign_id, query),
+    'email.listEvents': ({ db, portalId, query }) => email.events(db, portalId, query.campaignId, query),
   };
 }

@@ -5,15 +5,15 @@ import type { Services } from '../services';
 
 export function prospectHandlers({ prospects }: Services): Handlers {
   return {
-    'prospects.timeline': ({ portalId, query }) => prospects.timeline(portalId, query),
-    'prospects.getOrganization': ({ portalId, params }) => prospects.organization(portalId, params.organization),
-    'prospects.search': ({ portalId, params, query }) => prospects.search(portalId, params.search_type, query.q, query),
-    'prospects.hide': ({ portalId, body }) => prospects.hide(portalId, body.organization),
-    'prospects.listHidden': ({ portalId }) => prospects.hidden(portalId),
-    'prospects.unhide': ({ portalId, body, query }) => {
+    'prospects.timeline': ({ db, portalId, query }) => prospects.timeline(db, portalId, query),
+    'prospects.getOrganization': ({ db, portalId, params }) => prospects.organization(db, portalId, params.organization),
+    'prospects.search': ({ db, portalId, params, query }) => prospects.search(db, portalId, params.search_type, query.q, query),
+    'prospects.hide': ({ db, portalId, body }) => prospects.hide(db, portalId, body.organization),
+    'prospects.listHidden': ({ db, portalId }) => prospects.hidden(db, portalId),
+    'prospects.unhide': ({ db, portalId, body, query }) => {
       const organization = body.organization ?? query.organization;
       if (!organization) throw badRequest('body.organization: is required (or give it as ?organization=)');
-      return prospects.unhide(portalId, organization);
+      return prospects.unhide(db, portalId, organization);
     },
   };
 }

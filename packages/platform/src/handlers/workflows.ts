@@ -7,7 +7,7 @@ export function workflowHandlers({ workflows }: Services): Handlers {
   return {
     'workflows.list': ({ portalId }) => ({ workflows: workflows.list(portalId) }),
     'workflows.get': ({ portalId, params }) => workflows.get(portalId, params.workflowId),
-    'workflows.create': ({ portalId, body }) => workflows.create(portalId, body),
+    'workflows.create': ({ db, portalId, body }) => workflows.create(db, portalId, body),
     'workflows.delete': ({ portalId, params }) => workflows.remove(portalId, params.workflowId),
     'workflows.enroll': ({ portalId, params }) => workflows.enroll(portalId, params.workflowId, params.email),
     'workflows.unenroll': ({ portalId, params }) => workflows.unenroll(portalId, params.workflowId, params.email),

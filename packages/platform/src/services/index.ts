@@ -85,8 +85,8 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const contacts = contactStore(db, properties, now, changed);
   const lists = listStore(db, contacts, now, onContactsChanged);
   const forms = formStore(db, contacts, properties, now);
-  const email = emailStore(db, now);
-  const workflows = workflowStore(db, { contacts, properties, lists, email }, now, options.fetch ?? fetch);
+  const email = emailStore(engine, now);
+  const workflows = workflowStore(db, { contacts, properties, lists, email, tx: (fn) => engine.tx(fn) }, now, options.fetch ?? fetch);
   const tracking = trackingStore(db, contacts, now);
   const visitors = visitorLinks(contacts, tracking);
   const removeProperty = propertyRemoval(properties, contacts, lists);
@@ -96,14 +96,14 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const settings = settingStore(db, now);
   const social = socialStore(db, now);
   socialPublishing(content, social);
-  const prospects = prospectStore(db, options.prospects);
+  const prospects = prospectStore(engine, options.prospects);
   const intake = trackingIntake({
     portals,
     tracking,
     contacts,
     properties,
     links: visitors,
-    onPageView: (e, ip) => prospects.pageView(e.portalId, ip, e.utk ?? '', e.url, e.timestamp),
+    onPageView: (t, e, ip) => prospects.pageView(t, e.portalId, ip, e.utk ?? '', e.url, e.timestamp),
   });
   const blobs = blobStore(options.filesDir ?? mkdtempSync(join(tmpdir(), 'svc-files-')));
   const files = fileStore(db, content, blobs, now);

@@ -10,6 +10,7 @@
  *
  * A batch runs its events in one unit of analytics totals (tracking.batch). */
 import { PAGE_VIEW, type WireEvent } from '@svc/protocol';
+import type { Queryable } from '../db/engine';
 import { PlatformError } from '../domain/errors';
 import type { ContactStore } from '../store/contacts';
 import type { PortalStore } from '../store/portals';
@@ -49,8 +50,10 @@ export function fromWire(w: WireEvent): TrackedEvent {
   };
 }
 
-/** Told of each new page view with the visitor's address (prospects map addresses to organisations). */
-export type PageViewListener = (event: TrackedEvent, ip: string) => void;
+/** Told of each new page view with the visitor's address (prospects map addresses to organisations),
+ * and where the intake runs (its caller's transaction): what it writes is part of the event's. It
+ * returns what to wait for, if anything (most page views come from no known organisation). */
+export type PageViewListener = (db: Queryable, event: TrackedEvent, ip: string) => Promise<unknown> | undefined;
 
 export function trackingIntake(deps: {
   portals: PortalStore;
@@ -95,21 +98,36 @@ export function trackingIntake(deps: {
     tracking.count(linked, e);
   }
 
-  /** One event through admit, store, identify, count and notify. */
-  function accept(e: TrackedEvent, ip?: string): Intake {
+  /** One event through admit, store, identify, count and notify; `db`: where it runs (the caller's
+   * transaction). What notify started goes on `later`, awaited once per request: the events of a
+   * batch are all stored and counted inside `tracking.batch`, and an event costs no promise. */
+  function accept(db: Queryable, e: TrackedEvent, ip: string | undefined, later: Promise<unknown>[]): Intake {
     const refused = admit(e);
     if (refused) return refused;
     const linked = e.utk ? tracking.linkedVid(e.portalId, e.utk) : undefined;
     if (!tracking.insert(e, linked)) return drop('duplicate', `event ${e.eid} was received before`);
     identifyAndCount(e, linked);
-    if (e.kind == 1 && ip !== undefined) onPageView(e, ip);
+    if (e.kind == 1 && ip !== undefined) {
+      const notified = onPageView(db, e, ip);
+      if (notified) later.push(notified);
+    }
     return { kept: true, event: e };
   }
 
   return {
-    accept,
+    async accept(db: Queryable, e: TrackedEvent, ip?: string): Promise<Intake> {
+      const later: Promise<unknown>[] = [];
+      const outcome = accept(db, e, ip, later);
+      if (later.length) await Promise.all(later);
+      return outcome;
+    },
     /** Several events with analytics totals written once per contact. */
-    acceptAll: (events: TrackedEvent[], ip?: string) => tracking.batch(() => events.map((e) => accept(e, ip))),
+    async acceptAll(db: Queryable, events: TrackedEvent[], ip?: string): Promise<Intake[]> {
+      const later: Promise<unknown>[] = [];
+      const outcomes = tracking.batch(() => events.map((e) => accept(db, e, ip, later)));
+      if (later.length) await Promise.all(later);
+      return outcomes;
+    },
   };
 }
 

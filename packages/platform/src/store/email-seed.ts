@@ -1,7 +1,7 @@
 /** A portal's starting email data: subscription types, and three sent campaigns whose events follow
  * the lifecycle of a send (PROCESSED → SENT → DELIVERED | BOUNCE → OPEN → CLICK) for a handful of
  * recipients, so the campaign and event routes have something real to show. */
-import { type Db, transaction } from '../db/open';
+import { type Queryable, sql } from '../db/engine';
 import { appendEvent, createCampaign, type CampaignData, type NewEvent } from './email';
 
 const TYPES = [
@@ -81,39 +81,47 @@ const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
 const OPENED_BY = { deviceType: 'COMPUTER', userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)' };
 
+const q = {
+  any: sql<[number]>('SELECT 1 FROM subscription_types WHERE portal_id = ?'),
+  type: sql<[number, string, string, number], { id: number }>(
+    'INSERT INTO subscription_types (portal_id, name, description, active) VALUES (?, ?, ?, ?) RETURNING id',
+  ),
+};
+
 /** Creates the default subscription types and sample campaigns; does nothing if the portal already
- * has subscription types, so it is safe to call on every start. */
-export function seedEmailDefaults(db: Db, portalId: number, now: number) {
-  transaction(db, () => {
-    if (db.prepare('SELECT 1 FROM subscription_types WHERE portal_id = ?').get(portalId)) return;
-    const type = db.prepare('INSERT INTO subscription_types (portal_id, name, description, active) VALUES (?, ?, ?, ?)');
-    const typeIds = new Map(TYPES.map((t) => [t.name, Number(type.run(portalId, t.name, t.description, t.active ? 1 : 0).lastInsertRowid)]));
+ * has subscription types, so it is safe to call on every start. `db`: where it runs (the engine, or
+ * a transaction's handle). */
+export function seedEmailDefaults(db: Queryable, portalId: number, now: number): Promise<void> {
+  return db.tx(async (t) => {
+    if (await t.get(q.any, portalId)) return;
+    const typeIds = new Map<string, number>();
+    for (const type of TYPES) typeIds.set(type.name, Number((await t.get(q.type, portalId, type.name, type.description, type.active ? 1 : 0))!.id));
 
     for (const { daysAgo, link, recipients, subscription, ...data } of CAMPAIGNS) {
       const sentAt = now - daysAgo * DAY;
       const addresses = Object.entries(recipients);
-      const id = createCampaign(
-        db,
+      const id = await createCampaign(
+        t,
         portalId,
         { ...data, subscriptionTypeId: typeIds.get(subscription), numIncluded: addresses.length, numQueued: addresses.length, processingState: 'DONE', lastProcessingFinishedAt: sentAt + 5 * MINUTE },
         sentAt,
       );
-      addresses.forEach(([recipient, outcome], i) => {
+      for (const [i, [recipient, outcome]] of addresses.entries()) {
         const at = sentAt + i * 10_000;
         const add = (type: NewEvent['type'], created: number, extra: Record<string, unknown> = {}) =>
-          appendEvent(db, portalId, id, { type, recipient, created, data: extra });
-        add('PROCESSED', at);
+          appendEvent(t, portalId, id, { type, recipient, created, data: extra });
+        await add('PROCESSED', at);
         // Later events point back at the SENT event, as in the legacy API.
-        const sentBy = add('SENT', at + MINUTE, { subject: data.subject, fromEmail: 'news@example.com' });
+        const sentBy = await add('SENT', at + MINUTE, { subject: data.subject, fromEmail: 'news@example.com' });
         if (outcome == 'bounced') {
-          add('BOUNCE', at + 2 * MINUTE, { sentBy, category: 'UNKNOWN_USER', status: '5.1.1', response: '550 5.1.1 mailbox does not exist' });
-          return;
+          await add('BOUNCE', at + 2 * MINUTE, { sentBy, category: 'UNKNOWN_USER', status: '5.1.1', response: '550 5.1.1 mailbox does not exist' });
+          continue;
         }
-        add('DELIVERED', at + 2 * MINUTE, { sentBy, response: '250 2.0.0 OK' });
-        if (outcome == 'delivered') return;
-        add('OPEN', at + 90 * MINUTE, { sentBy, ...OPENED_BY });
-        if (outcome == 'clicked') add('CLICK', at + 95 * MINUTE, { sentBy, url: link, ...OPENED_BY });
-      });
+        await add('DELIVERED', at + 2 * MINUTE, { sentBy, response: '250 2.0.0 OK' });
+        if (outcome == 'delivered') continue;
+        await add('OPEN', at + 90 * MINUTE, { sentBy, ...OPENED_BY });
+        if (outcome == 'clicked') await add('CLICK', at + 95 * MINUTE, { sentBy, url: link, ...OPENED_BY });
+      }
     }
-  })();
+  });
 }

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { type Db, transaction } from '../db/open';
+import { type Engine, type Param, type Queryable, sql } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
 
 type EventType = (typeof schemas.EMAIL_EVENT_TYPES)[number];
@@ -55,19 +55,28 @@ const FIRST_CAMPAIGN_ID = 10_329_957;
 /** The `type` of the campaign that collects a portal's subscription changes made through the API. */
 const STATUS_CHANGES = 'SUBSCRIPTION_CHANGES';
 
-export function createCampaign(db: Db, portalId: number, data: CampaignData, lastUpdated: number): number {
-  const { id } = db.prepare('SELECT coalesce(max(id), ?) + 1 AS id FROM campaigns').get(FIRST_CAMPAIGN_ID - 1) as { id: number };
-  db.prepare('INSERT INTO campaigns (id, portal_id, data, last_updated) VALUES (?, ?, ?, ?)').run(id, portalId, JSON.stringify(data), lastUpdated);
+const campaignQ = {
+  nextId: sql<[number], { id: number }>('SELECT coalesce(max(id), ?) + 1 AS id FROM campaigns'),
+  insert: sql<[number, number, string, number]>('INSERT INTO campaigns (id, portal_id, data, last_updated) VALUES (?, ?, ?, ?)'),
+  event: sql<[string, number, number, number, string, string, string]>(
+    'INSERT INTO email_events (id, portal_id, campaign_id, created, type, recipient, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  ),
+  // Moves forward only (SQLite's max(a, b) is PostgreSQL's greatest: a condition says it in both).
+  touch: sql<[number, number, number]>('UPDATE campaigns SET last_updated = ? WHERE id = ? AND last_updated < ?'),
+};
+
+/** `db`: where it runs (the engine, or a transaction's handle). */
+export async function createCampaign(db: Queryable, portalId: number, data: CampaignData, lastUpdated: number): Promise<number> {
+  const id = Number(await db.value(campaignQ.nextId, FIRST_CAMPAIGN_ID - 1));
+  await db.run(campaignQ.insert, id, portalId, JSON.stringify(data), lastUpdated);
   return id;
 }
 
 /** Appends one event and moves the campaign's `lastUpdatedTime`; returns the event's key. */
-export function appendEvent(db: Db, portalId: number, campaignId: number, e: NewEvent) {
+export async function appendEvent(db: Queryable, portalId: number, campaignId: number, e: NewEvent) {
   const id = randomUUID();
-  db.prepare('INSERT INTO email_events (id, portal_id, campaign_id, created, type, recipient, data) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-    id, portalId, campaignId, e.created, e.type, e.recipient.toLowerCase(), JSON.stringify(e.data ?? {}),
-  );
-  db.prepare('UPDATE campaigns SET last_updated = max(last_updated, ?) WHERE id = ?').run(e.created, campaignId);
+  await db.run(campaignQ.event, id, portalId, campaignId, e.created, e.type, e.recipient.toLowerCase(), JSON.stringify(e.data ?? {}));
+  await db.run(campaignQ.touch, e.created, campaignId, e.created);
   return { id, created: e.created };
 }
 
@@ -108,52 +117,54 @@ interface EventRow {
   campaign: string;
 }
 
-export function emailStore(db: Db, now: () => number) {
+/** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
+export function emailStore(engine: Engine, now: () => number) {
+  const { jsonText, jsonNumber } = engine.dialect;
   const q = {
-    types: db.prepare<[number], TypeRow>('SELECT id, name, description, active, category FROM subscription_types WHERE portal_id = ? ORDER BY id'),
-    statuses: db.prepare<[number, string], StatusRow>(
+    types: sql<[number], TypeRow>('SELECT id, name, description, active, category FROM subscription_types WHERE portal_id = ? ORDER BY id'),
+    statuses: sql<[number, string], StatusRow>(
       `SELECT type_id, subscribed, opt_state, legal_basis, legal_basis_explanation, updated_at
        FROM subscription_statuses WHERE portal_id = ? AND email = ? ORDER BY type_id`,
     ),
-    setStatus: db.prepare<[number, string, number, number, OptState, string | null, string | null, number]>(
+    setStatus: sql<[number, string, number, number, OptState, string | null, string | null, number]>(
       `INSERT INTO subscription_statuses (portal_id, email, type_id, subscribed, opt_state, legal_basis, legal_basis_explanation, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (portal_id, email, type_id) DO UPDATE SET subscribed = excluded.subscribed, opt_state = excluded.opt_state,
-         legal_basis = coalesce(excluded.legal_basis, legal_basis),
-         legal_basis_explanation = coalesce(excluded.legal_basis_explanation, legal_basis_explanation),
+         legal_basis = coalesce(excluded.legal_basis, subscription_statuses.legal_basis),
+         legal_basis_explanation = coalesce(excluded.legal_basis_explanation, subscription_statuses.legal_basis_explanation),
          updated_at = excluded.updated_at`,
     ),
-    unsubscribedAll: db.prepare<[number, string], { at: number }>('SELECT at FROM portal_unsubscribes WHERE portal_id = ? AND email = ?'),
-    unsubscribeAll: db.prepare<[number, string, number]>('INSERT INTO portal_unsubscribes (portal_id, email, at) VALUES (?, ?, ?)'),
-    deliveryMarks: db.prepare<[number, string], { type: EventType }>(
+    unsubscribedAll: sql<[number, string], { at: number }>('SELECT at FROM portal_unsubscribes WHERE portal_id = ? AND email = ?'),
+    unsubscribeAll: sql<[number, string, number]>('INSERT INTO portal_unsubscribes (portal_id, email, at) VALUES (?, ?, ?)'),
+    deliveryMarks: sql<[number, string], { type: EventType }>(
       `SELECT type FROM email_events WHERE portal_id = ? AND recipient = ? AND type IN ('BOUNCE', 'UNBOUNCE', 'SPAMREPORT')
        ORDER BY created, seq`,
     ),
-    campaign: db.prepare<[number, number], { data: string }>('SELECT data FROM campaigns WHERE portal_id = ? AND id = ?'),
-    campaignPage: db.prepare<[number, number, number], { id: number; data: string; last_updated: number }>(
+    campaign: sql<[number, number], { data: string }>('SELECT data FROM campaigns WHERE portal_id = ? AND id = ?'),
+    campaignPage: sql<[number, number, number], { id: number; data: string; last_updated: number }>(
       'SELECT id, data, last_updated FROM campaigns WHERE portal_id = ? AND id > ? ORDER BY id LIMIT ?',
     ),
-    statusCampaign: db.prepare<[number, string], { id: number }>(
-      "SELECT id FROM campaigns WHERE portal_id = ? AND json_extract(data, '$.type') = ?",
+    statusCampaign: sql<[number, string], { id: number }>(
+      `SELECT id FROM campaigns WHERE portal_id = ? AND ${jsonText('data', '$.type')} = ?`,
     ),
-    byContent: db.prepare<[number, number], { id: number }>(
-      "SELECT id FROM campaigns WHERE portal_id = ? AND json_extract(data, '$.contentId') = ? ORDER BY id DESC LIMIT 1",
+    byContent: sql<[number, number], { id: number }>(
+      `SELECT id FROM campaigns WHERE portal_id = ? AND ${jsonNumber('data', '$.contentId')} = ? ORDER BY id DESC LIMIT 1`,
     ),
-    counts: db.prepare<[number, number], { type: EventType; n: number }>(
+    counts: sql<[number, number], { type: EventType; n: number }>(
       'SELECT type, count(*) AS n FROM email_events WHERE portal_id = ? AND campaign_id = ? GROUP BY type',
     ),
   };
 
-  function requireCampaign(portalId: number, id: number): CampaignData {
-    const row = q.campaign.get(portalId, id);
+  async function requireCampaign(db: Queryable, portalId: number, id: number): Promise<CampaignData> {
+    const row = await db.get(q.campaign, portalId, id);
     if (!row) throw notFound(`campaign ${id} does not exist`);
     return JSON.parse(row.data);
   }
 
   /** The portal's "Subscription changes" campaign, created on the first change. */
-  function statusCampaign(portalId: number, t: number) {
+  async function statusCampaign(db: Queryable, portalId: number, t: number) {
     return (
-      q.statusCampaign.get(portalId, STATUS_CHANGES)?.id ??
+      (await db.get(q.statusCampaign, portalId, STATUS_CHANGES))?.id ??
       createCampaign(
         db,
         portalId,
@@ -174,9 +185,37 @@ export function emailStore(db: Db, now: () => number) {
     );
   }
 
+  async function status(db: Queryable, portalId: number, email: string) {
+    const address = email.toLowerCase();
+    const rows = await db.all(q.statuses, portalId, address);
+    const unsubscribeFromPortal = !!(await db.get(q.unsubscribedAll, portalId, address));
+    const optedOut = new Set(rows.filter((r) => !r.subscribed).map((r) => r.type_id));
+    const active = (await db.all(q.types, portalId)).filter((t) => t.active);
+    // "Subscribed" until opted out of everything: from the portal, or from every active type.
+    const subscribed = !unsubscribeFromPortal && !(active.length && active.every((t) => optedOut.has(t.id)));
+    const marks = (await db.all(q.deliveryMarks, portalId, address)).map((m) => m.type);
+    return {
+      subscribed,
+      markedAsSpam: marks.includes('SPAMREPORT'),
+      unsubscribeFromPortal,
+      portalId,
+      bounced: marks.filter((m) => m != 'SPAMREPORT').at(-1) == 'BOUNCE',
+      email: address,
+      status: subscribed ? ('subscribed' as const) : ('unsubscribed' as const),
+      subscriptionStatuses: rows.map((r) => ({
+        id: r.type_id,
+        subscribed: !!r.subscribed,
+        updatedAt: r.updated_at,
+        optState: r.opt_state,
+        legalBasis: r.legal_basis,
+        legalBasisExplanation: r.legal_basis_explanation,
+      })),
+    };
+  }
+
   return {
-    definitions: (portalId: number) =>
-      q.types.all(portalId).map((t) => ({
+    definitions: async (db: Queryable, portalId: number) =>
+      (await db.all(q.types, portalId)).map((t) => ({
         id: t.id,
         portalId,
         name: t.name,
@@ -187,78 +226,55 @@ export function emailStore(db: Db, now: () => number) {
         channel: 'EMAIL',
       })),
 
-    status(portalId: number, email: string) {
-      const address = email.toLowerCase();
-      const rows = q.statuses.all(portalId, address);
-      const unsubscribeFromPortal = !!q.unsubscribedAll.get(portalId, address);
-      const optedOut = new Set(rows.filter((r) => !r.subscribed).map((r) => r.type_id));
-      const active = q.types.all(portalId).filter((t) => t.active);
-      // "Subscribed" until opted out of everything: from the portal, or from every active type.
-      const subscribed = !unsubscribeFromPortal && !(active.length && active.every((t) => optedOut.has(t.id)));
-      const marks = q.deliveryMarks.all(portalId, address).map((m) => m.type);
-      return {
-        subscribed,
-        markedAsSpam: marks.includes('SPAMREPORT'),
-        unsubscribeFromPortal,
-        portalId,
-        bounced: marks.filter((m) => m != 'SPAMREPORT').at(-1) == 'BOUNCE',
-        email: address,
-        status: subscribed ? ('subscribed' as const) : ('unsubscribed' as const),
-        subscriptionStatuses: rows.map((r) => ({
-          id: r.type_id,
-          subscribed: !!r.subscribed,
-          updatedAt: r.updated_at,
-          optState: r.opt_state,
-          legalBasis: r.legal_basis,
-          legalBasisExplanation: r.legal_basis_explanation,
-        })),
-      };
-    },
+    status,
 
     /** Applies `{subscribed}` to every active type (or `unsubscribeFromAll` to every type), then the
      * per-type entries; records one STATUSCHANGE event when anything changed. */
-    update: transaction(db, (portalId: number, email: string, body: StatusUpdate) => {
-      const address = email.toLowerCase();
-      const t = now();
-      const types = q.types.all(portalId);
-      const alreadyOut = !!q.unsubscribedAll.get(portalId, address);
-      const unknown = body.subscriptionStatuses?.find((s) => !types.some((type) => type.id == s.id));
-      if (unknown) throw badRequest(`subscription type ${unknown.id} does not exist in this portal`);
-      const subscribing = body.subscribed === true || body.unsubscribeFromAll === false || !!body.subscriptionStatuses?.some((s) => s.subscribed);
-      if (alreadyOut && subscribing)
-        throw badRequest(`${address} has unsubscribed from all email of this portal; that cannot be undone through the API`);
-      if (body.unsubscribeFromAll && subscribing) throw badRequest('unsubscribeFromAll cannot be combined with subscribing');
+    update(db: Queryable, portalId: number, email: string, body: StatusUpdate) {
+      return db.tx(async (tx) => {
+        const address = email.toLowerCase();
+        const t = now();
+        const types = await tx.all(q.types, portalId);
+        const alreadyOut = !!(await tx.get(q.unsubscribedAll, portalId, address));
+        const unknown = body.subscriptionStatuses?.find((s) => !types.some((type) => type.id == s.id));
+        if (unknown) throw badRequest(`subscription type ${unknown.id} does not exist in this portal`);
+        const subscribing = body.subscribed === true || body.unsubscribeFromAll === false || !!body.subscriptionStatuses?.some((s) => s.subscribed);
+        if (alreadyOut && subscribing)
+          throw badRequest(`${address} has unsubscribed from all email of this portal; that cannot be undone through the API`);
+        if (body.unsubscribeFromAll && subscribing) throw badRequest('unsubscribeFromAll cannot be combined with subscribing');
 
-      const leavingPortal = !!body.unsubscribeFromAll && !alreadyOut;
-      const changes = new Map<number, { subscribed: boolean; optState?: OptState; legalBasis?: LegalBasis; legalBasisExplanation?: string }>();
-      if (leavingPortal) for (const type of types) changes.set(type.id, { subscribed: false });
-      else if (body.subscribed !== undefined) for (const type of types.filter((x) => x.active)) changes.set(type.id, { subscribed: body.subscribed });
-      for (const s of body.subscriptionStatuses ?? []) changes.set(s.id, s);
-      if (!changes.size && !leavingPortal) return;
+        const leavingPortal = !!body.unsubscribeFromAll && !alreadyOut;
+        const changes = new Map<number, { subscribed: boolean; optState?: OptState; legalBasis?: LegalBasis; legalBasisExplanation?: string }>();
+        if (leavingPortal) for (const type of types) changes.set(type.id, { subscribed: false });
+        else if (body.subscribed !== undefined) for (const type of types.filter((x) => x.active)) changes.set(type.id, { subscribed: body.subscribed });
+        for (const s of body.subscriptionStatuses ?? []) changes.set(s.id, s);
+        if (!changes.size && !leavingPortal) return;
 
-      if (leavingPortal) q.unsubscribeAll.run(portalId, address, t);
-      const subscriptions = [...changes].map(([id, c]) => {
-        const legalBasis = c.legalBasis ?? body.portalSubscriptionLegalBasis ?? null;
-        const explanation = c.legalBasisExplanation ?? body.portalSubscriptionLegalBasisExplanation ?? null;
-        q.setStatus.run(portalId, address, id, c.subscribed ? 1 : 0, c.optState ?? (c.subscribed ? 'OPT_IN' : 'OPT_OUT'), legalBasis, explanation, t);
-        return { id, status: c.subscribed ? 'SUBSCRIBED' : 'UNSUBSCRIBED', ...(legalBasis ? { legalBasis, legalBasisExplanation: explanation } : {}) };
+        if (leavingPortal) await tx.run(q.unsubscribeAll, portalId, address, t);
+        const subscriptions = [];
+        for (const [id, c] of changes) {
+          const legalBasis = c.legalBasis ?? body.portalSubscriptionLegalBasis ?? null;
+          const explanation = c.legalBasisExplanation ?? body.portalSubscriptionLegalBasisExplanation ?? null;
+          await tx.run(q.setStatus, portalId, address, id, c.subscribed ? 1 : 0, c.optState ?? (c.subscribed ? 'OPT_IN' : 'OPT_OUT'), legalBasis, explanation, t);
+          subscriptions.push({ id, status: c.subscribed ? 'SUBSCRIBED' : 'UNSUBSCRIBED', ...(legalBasis ? { legalBasis, legalBasisExplanation: explanation } : {}) });
+        }
+        await appendEvent(tx, portalId, await statusCampaign(tx, portalId, t), {
+          type: 'STATUSCHANGE',
+          recipient: address,
+          created: t,
+          data: {
+            source: 'SOURCE_API',
+            subscriptions,
+            portalSubscriptionStatus: alreadyOut || leavingPortal ? 'UNSUBSCRIBED' : 'SUBSCRIBED',
+          },
+        });
       });
-      appendEvent(db, portalId, statusCampaign(portalId, t), {
-        type: 'STATUSCHANGE',
-        recipient: address,
-        created: t,
-        data: {
-          source: 'SOURCE_API',
-          subscriptions,
-          portalSubscriptionStatus: alreadyOut || leavingPortal ? 'UNSUBSCRIBED' : 'SUBSCRIBED',
-        },
-      });
-    }),
+    },
 
     /** The campaign an email step names, by campaign id or content id (the newest with it). */
-    findCampaign(portalId: number, by: { campaignId?: number; contentId?: number }) {
-      const id = by.campaignId ?? (by.contentId === undefined ? undefined : q.byContent.get(portalId, by.contentId)?.id);
-      const row = id === undefined ? undefined : q.campaign.get(portalId, id);
+    async findCampaign(db: Queryable, portalId: number, by: { campaignId?: number; contentId?: number }) {
+      const id = by.campaignId ?? (by.contentId === undefined ? undefined : (await db.get(q.byContent, portalId, by.contentId))?.id);
+      const row = id === undefined ? undefined : await db.get(q.campaign, portalId, id);
       if (!row) return undefined;
       const data: CampaignData = JSON.parse(row.data);
       return { id: id!, contentId: data.contentId, name: data.name };
@@ -268,33 +284,33 @@ export function emailStore(db: Db, now: () => number) {
      * legacy API's events: PROCESSED, then SENT and DELIVERED, or DROPPED with the reason when
      * the address unsubscribed (from the portal, or from the email's subscription type) or
      * bounced. There is no mail server: a send is delivered. */
-    send(portalId: number, campaignId: number, recipient: string): { sent: true } | { sent: false; dropReason: DropReason } {
-      const campaign = requireCampaign(portalId, campaignId);
-      const status = this.status(portalId, recipient);
-      const typeOut = campaign.subscriptionTypeId !== undefined && status.subscriptionStatuses.some((s) => s.id == campaign.subscriptionTypeId && !s.subscribed);
-      const dropReason: DropReason | undefined = status.unsubscribeFromPortal || !status.subscribed
+    async send(db: Queryable, portalId: number, campaignId: number, recipient: string): Promise<{ sent: true } | { sent: false; dropReason: DropReason }> {
+      const campaign = await requireCampaign(db, portalId, campaignId);
+      const current = await status(db, portalId, recipient);
+      const typeOut = campaign.subscriptionTypeId !== undefined && current.subscriptionStatuses.some((s) => s.id == campaign.subscriptionTypeId && !s.subscribed);
+      const dropReason: DropReason | undefined = current.unsubscribeFromPortal || !current.subscribed
         ? 'PREVIOUSLY_UNSUBSCRIBED_PORTAL'
         : typeOut
           ? 'PREVIOUSLY_UNSUBSCRIBED_MESSAGE'
-          : status.bounced
+          : current.bounced
             ? 'PREVIOUSLY_BOUNCED'
             : undefined;
       const t = now();
       const add = (type: EventType, data?: Record<string, unknown>) => appendEvent(db, portalId, campaignId, { type, recipient, created: t, data });
-      add('PROCESSED');
+      await add('PROCESSED');
       if (dropReason) {
-        add('DROPPED', { dropReason, dropMessage: `not sent: ${dropReason.toLowerCase().replaceAll('_', ' ')}` });
+        await add('DROPPED', { dropReason, dropMessage: `not sent: ${dropReason.toLowerCase().replaceAll('_', ' ')}` });
         return { sent: false, dropReason };
       }
-      const sentBy = add('SENT', { subject: campaign.subject });
-      add('DELIVERED', { sentBy, response: '250 2.0.0 OK' });
+      const sentBy = await add('SENT', { subject: campaign.subject });
+      await add('DELIVERED', { sentBy, response: '250 2.0.0 OK' });
       return { sent: true };
     },
 
     /** By id ascending; `offset` is the previous page's last id. */
-    campaigns(portalId: number, limit: number, offset?: string) {
+    async campaigns(db: Queryable, portalId: number, limit: number, offset?: string) {
       const [after = 0] = decodeOffset(offset, 1) ?? [];
-      const rows = q.campaignPage.all(portalId, after, limit + 1);
+      const rows = await db.all(q.campaignPage, portalId, after, limit + 1);
       const page = rows.slice(0, limit);
       return {
         campaigns: page.map((r) => {
@@ -306,17 +322,17 @@ export function emailStore(db: Db, now: () => number) {
       };
     },
 
-    campaign(portalId: number, id: number) {
-      const data = requireCampaign(portalId, id);
+    async campaign(db: Queryable, portalId: number, id: number) {
+      const data = await requireCampaign(db, portalId, id);
       const counters = Object.fromEntries(schemas.EMAIL_EVENT_TYPES.map((type) => [type.toLowerCase(), 0]));
-      for (const c of q.counts.all(portalId, id)) counters[c.type.toLowerCase()] = c.n;
+      for (const c of await db.all(q.counts, portalId, id)) counters[c.type.toLowerCase()] = c.n;
       return { id, ...data, counters };
     },
 
     /** Oldest first (by `created`, then insertion); `offset` is the previous page's last key. The
      * events of one campaign (an unknown one is a 404), or of every campaign of the portal. */
-    events(portalId: number, campaignId: number | undefined, f: EventFilter) {
-      if (campaignId !== undefined) requireCampaign(portalId, campaignId);
+    async events(db: Queryable, portalId: number, campaignId: number | undefined, f: EventFilter) {
+      if (campaignId !== undefined) await requireCampaign(db, portalId, campaignId);
       const where = ['e.portal_id = ?'];
       const args: (string | number)[] = [portalId];
       const filter = (sql: string, ...values: (string | number)[]) => {
@@ -330,13 +346,12 @@ export function emailStore(db: Db, now: () => number) {
       if (f.endTimestamp !== undefined) filter('e.created <= ?', f.endTimestamp);
       const after = decodeOffset(f.offset, 2);
       if (after) filter('(e.created > ? OR (e.created = ? AND e.seq > ?))', after[0], after[0], after[1]);
-      const rows = db
-        .prepare<(string | number)[], EventRow>(
-          `SELECT e.seq, e.id, e.created, e.type, e.recipient, e.data, e.campaign_id, c.data AS campaign
-           FROM email_events e JOIN campaigns c ON c.id = e.campaign_id
-           WHERE ${where.join(' AND ')} ORDER BY e.created, e.seq LIMIT ?`,
-        )
-        .all(...args, f.limit + 1);
+      const query = sql<Param[], EventRow>(
+        `SELECT e.seq, e.id, e.created, e.type, e.recipient, e.data, e.campaign_id, c.data AS campaign
+         FROM email_events e JOIN campaigns c ON c.id = e.campaign_id
+         WHERE ${where.join(' AND ')} ORDER BY e.created, e.seq LIMIT ?`,
+      );
+      const rows = await db.all(query, ...args, f.limit + 1);
       const page = rows.slice(0, f.limit);
       const last = page.at(-1);
       return {
@@ -360,3 +375,5 @@ export function emailStore(db: Db, now: () => number) {
     },
   };
 }
+
+export type EmailStore = ReturnType<typeof emailStore>;

@@ -3,7 +3,7 @@
  * timeline sums them per organisation (page views, visitors, visitors who became contacts),
  * newest first. Organisations can be hidden from the timeline and searches, and shown again. */
 import { z } from 'zod';
-import type { Db } from '../db/open';
+import { type Engine, type Queryable, sql } from '../db/engine';
 import { notFound } from '../domain/errors';
 import { slugify } from './content/collections';
 
@@ -70,46 +70,53 @@ export interface ProspectPaging {
 
 export type SearchType = 'city' | 'region' | 'country';
 
-export function prospectStore(db: Db, organizations: IpOrganization[] = SAMPLE_ORGANIZATIONS) {
+/** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
+export function prospectStore(engine: Engine, organizations: IpOrganization[] = SAMPLE_ORGANIZATIONS) {
   const byName = new Map(organizations.map((o) => [o.organization, o]));
   const bySlug = new Map(organizations.map((o) => [slugify(o.organization), o]));
   const q = {
-    view: db.prepare<[number, string, string, string, string | null, number]>(
+    view: sql<[number, string, string, string, string | null, number]>(
       'INSERT INTO prospect_views (portal_id, organization, ip, utk, url, timestamp) VALUES (?, ?, ?, ?, ?, ?)',
     ),
-    latest: db.prepare<[number, string], { ip: string; url: string | null }>(
+    latest: sql<[number, string], { ip: string; url: string | null }>(
       'SELECT ip, url FROM prospect_views WHERE portal_id = ? AND organization = ? ORDER BY timestamp DESC, seq DESC LIMIT 1',
     ),
-    urls: db.prepare<[number, string], { url: string }>('SELECT DISTINCT url FROM prospect_views WHERE portal_id = ? AND organization = ? AND url IS NOT NULL'),
-    hide: db.prepare<[number, string]>('INSERT OR IGNORE INTO prospect_hidden (portal_id, organization) VALUES (?, ?)'),
-    unhide: db.prepare<[number, string]>('DELETE FROM prospect_hidden WHERE portal_id = ? AND organization = ?'),
-    hidden: db.prepare<[number], { organization: string }>('SELECT organization FROM prospect_hidden WHERE portal_id = ? ORDER BY organization'),
+    urls: sql<[number, string], { url: string }>('SELECT DISTINCT url FROM prospect_views WHERE portal_id = ? AND organization = ? AND url IS NOT NULL'),
+    hide: sql<[number, string]>('INSERT INTO prospect_hidden (portal_id, organization) VALUES (?, ?) ON CONFLICT DO NOTHING'),
+    unhide: sql<[number, string]>('DELETE FROM prospect_hidden WHERE portal_id = ? AND organization = ?'),
+    hidden: sql<[number], { organization: string }>('SELECT organization FROM prospect_hidden WHERE portal_id = ? ORDER BY organization'),
   };
 
-  /** Per organisation, newest first; `where` narrows which organisations (bound by name). */
-  const summarySql = (where: string) => `
+  /** Per organisation, newest first; `where` narrows which organisations (its parameters follow
+   * the portal's). After a page (`paged`), the organisations older than its last, or as old and
+   * after it by name: two more parameters, the time and the name. The aggregate is repeated in
+   * HAVING since PostgreSQL does not see the select list's names there. */
+  const summarySql = (where: string, paged: boolean) =>
+    sql<(string | number)[], Summary>(`
     SELECT v.organization, count(*) AS views, count(DISTINCT v.utk) AS visitors,
            count(DISTINCT CASE WHEN u.vid IS NOT NULL THEN v.utk END) AS leads, max(v.timestamp) AS last_at
     FROM prospect_views v LEFT JOIN utks u ON u.portal_id = v.portal_id AND u.utk = v.utk AND v.utk != ''
-    WHERE v.portal_id = @portal ${where}
+    WHERE v.portal_id = ? ${where}
     GROUP BY v.organization
-    HAVING @timeOffset IS NULL OR last_at < @timeOffset OR (last_at = @timeOffset AND v.organization > @orgOffset)
+    ${paged ? 'HAVING max(v.timestamp) < ? OR (max(v.timestamp) = ? AND v.organization > ?)' : ''}
     ORDER BY last_at DESC, v.organization
-    LIMIT @limit`;
-  const visible = 'AND v.organization NOT IN (SELECT organization FROM prospect_hidden WHERE portal_id = @portal)';
+    LIMIT ?`);
+  const visible = 'AND v.organization NOT IN (SELECT organization FROM prospect_hidden WHERE portal_id = ?)';
+  const among = `${visible} AND v.organization IN (${engine.dialect.jsonArrayValues('?')})`;
+  /** The first page, and a later one, of each kind. */
   const q2 = {
-    timeline: db.prepare<[object], Summary>(summarySql(visible)),
-    one: db.prepare<[object], Summary>(summarySql('AND v.organization = @org')),
-    among: db.prepare<[object], Summary>(summarySql(`${visible} AND v.organization IN (SELECT value FROM json_each(@orgs))`)),
+    timeline: [summarySql(visible, false), summarySql(visible, true)],
+    one: summarySql('AND v.organization = ?', false),
+    among: [summarySql(among, false), summarySql(among, true)],
   };
 
   /** An organisation named by its name or its slug. */
   const nameOf = (nameOrSlug: string) => bySlug.get(nameOrSlug)?.organization ?? nameOrSlug;
 
-  function record(portalId: number, s: Summary) {
+  async function record(db: Queryable, portalId: number, s: Summary) {
     const o = byName.get(s.organization);
-    const latest = q.latest.get(portalId, s.organization);
-    const domains = [...new Set(q.urls.all(portalId, s.organization).flatMap(({ url }) => (URL.canParse(url) ? [new URL(url).hostname] : [])))];
+    const latest = await db.get(q.latest, portalId, s.organization);
+    const domains = [...new Set((await db.all(q.urls, portalId, s.organization)).flatMap(({ url }) => (URL.canParse(url) ? [new URL(url).hostname] : [])))];
     return {
       slug: slugify(s.organization),
       organization: s.organization,
@@ -128,15 +135,22 @@ export function prospectStore(db: Db, organizations: IpOrganization[] = SAMPLE_O
     };
   }
 
-  /** One page of summaries: asks for one more than the page to know whether more follow. */
-  function page(portalId: number, stmt: { all(p: object): Summary[] }, paging: ProspectPaging, extra: object = {}) {
+  /** One page of summaries: asks for one more than the page to know whether more follow. `where`:
+   * the parameters of the kind's condition. */
+  async function page(db: Queryable, portalId: number, kind: 'timeline' | 'among', paging: ProspectPaging, where: (string | number)[]) {
     const limit = paging.count ?? 20;
-    const rows = stmt.all({ portal: portalId, timeOffset: paging.timeOffset ?? null, orgOffset: paging.orgOffset ?? '', limit: limit + 1, ...extra });
+    const [first, later] = q2[kind];
+    const rows =
+      paging.timeOffset == null
+        ? await db.all(first, portalId, ...where, limit + 1)
+        : await db.all(later, portalId, ...where, paging.timeOffset, paging.timeOffset, paging.orgOffset ?? '', limit + 1);
     const more = rows.length > limit;
     const shown = rows.slice(0, limit);
     const last = shown.at(-1);
+    const prospects = [];
+    for (const s of shown) prospects.push(await record(db, portalId, s));
     return {
-      prospects: shown.map((s) => record(portalId, s)),
+      prospects,
       'has-more': more,
       timeOffset: more && last ? last.last_at : null,
       orgOffset: more && last ? last.organization : null,
@@ -144,29 +158,30 @@ export function prospectStore(db: Db, organizations: IpOrganization[] = SAMPLE_O
   }
 
   return {
-    /** A page view from `ip` (from the collector): kept when the address maps to an organisation. */
-    pageView(portalId: number, ip: string, utk: string, url: string | undefined, timestamp: number) {
+    /** A page view from `ip` (from the collector): kept when the address maps to an organisation;
+     * then the write to wait for, else nothing (no promise for the common case). */
+    pageView(db: Queryable, portalId: number, ip: string, utk: string, url: string | undefined, timestamp: number): Promise<number> | undefined {
       const address = ip.replace(/^::ffff:/, '');
       const org = organizations.find((o) => address.startsWith(o.prefix));
-      if (org) q.view.run(portalId, org.organization, address, utk, url ?? null, timestamp);
+      return org && db.run(q.view, portalId, org.organization, address, utk, url ?? null, timestamp);
     },
-    timeline: (portalId: number, paging: ProspectPaging) => page(portalId, q2.timeline, paging),
-    organization(portalId: number, slug: string) {
+    timeline: (db: Queryable, portalId: number, paging: ProspectPaging) => page(db, portalId, 'timeline', paging, [portalId]),
+    async organization(db: Queryable, portalId: number, slug: string) {
       const org = bySlug.get(slug) ?? byName.get(slug);
-      const summary = org && q2.one.get({ portal: portalId, org: org.organization, timeOffset: null, orgOffset: '', limit: 1 });
+      const summary = org && (await db.get(q2.one, portalId, org.organization, 1));
       if (!summary) throw notFound(`no prospect organization ${slug}`);
-      return record(portalId, summary);
+      return record(db, portalId, summary);
     },
     /** Organisations whose city, region or country contains `text` (any case). */
-    search(portalId: number, type: SearchType, text: string, paging: ProspectPaging) {
+    search(db: Queryable, portalId: number, type: SearchType, text: string, paging: ProspectPaging) {
       const orgs = organizations.filter((o) => (o[type] ?? '').toLowerCase().includes(text.toLowerCase())).map((o) => o.organization);
-      return page(portalId, q2.among, paging, { orgs: JSON.stringify(orgs) });
+      return page(db, portalId, 'among', paging, [portalId, JSON.stringify(orgs)]);
     },
-    hide: (portalId: number, organization: string) => void q.hide.run(portalId, nameOf(organization)),
-    unhide(portalId: number, organization: string) {
-      if (!q.unhide.run(portalId, nameOf(organization)).changes) throw notFound(`${organization} is not hidden`);
+    hide: async (db: Queryable, portalId: number, organization: string) => void (await db.run(q.hide, portalId, nameOf(organization))),
+    async unhide(db: Queryable, portalId: number, organization: string) {
+      if (!(await db.run(q.unhide, portalId, nameOf(organization)))) throw notFound(`${organization} is not hidden`);
     },
-    hidden: (portalId: number) => q.hidden.all(portalId),
+    hidden: (db: Queryable, portalId: number) => db.all(q.hidden, portalId),
   };
 }
 

@@ -3,11 +3,15 @@
  * a slow receiver does not hold the database's write lock. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
+import type { Queryable } from '../db/engine';
 import { type Db, transaction } from '../db/open';
 import { PlatformError } from '../domain/errors';
 import type { ContactRow, ContactStore } from './contacts';
 
 export type Action = z.output<typeof schemas.workflowAction>;
+type EmailAction = Extract<Action, { type: 'EMAIL' }>;
+/** The steps run by the stores not yet on the engine (db/engine.ts), synchronously. */
+type LocalAction = Exclude<Action, { type: 'WEBHOOK' | 'EMAIL' }>;
 export type LogEventType = (typeof schemas.LOG_EVENT_TYPES)[number];
 export type Log = (workflowId: number, vid: number, eventType: LogEventType, stepId: number | null, detail?: string) => void;
 
@@ -20,8 +24,8 @@ export interface ListMembers {
 
 /** The part of the email store the engine uses (EMAIL), and workflows to check a step's email. */
 export interface EmailSender {
-  findCampaign(portalId: number, by: { campaignId?: number; contentId?: number }): { id: number; contentId: number } | undefined;
-  send(portalId: number, campaignId: number, recipient: string): { sent: true } | { sent: false; dropReason: string };
+  findCampaign(db: Queryable, portalId: number, by: { campaignId?: number; contentId?: number }): Promise<{ id: number; contentId: number } | undefined>;
+  send(db: Queryable, portalId: number, campaignId: number, recipient: string): Promise<{ sent: true } | { sent: false; dropReason: string }>;
 }
 
 export interface EngineDeps {
@@ -31,6 +35,8 @@ export interface EngineDeps {
   log: Log;
   /** The actions of a workflow, by id (deleted ones too: their enrollments are already ended). */
   actionsOf: (workflowId: number) => Action[];
+  /** Runs a step in a transaction of the engine (an EMAIL step: the email store is on it). */
+  tx: <T>(fn: (t: Queryable) => Promise<T>) => Promise<T>;
 }
 
 export interface EnrollmentRow {
@@ -52,7 +58,7 @@ interface Outcome {
 
 const WEBHOOK_TIMEOUT_MS = 5000;
 
-export function workflowEngine(db: Db, { contacts, lists, email, log, actionsOf }: EngineDeps, now: () => number, fetchFn: typeof fetch) {
+export function workflowEngine(db: Db, { contacts, lists, email, log, actionsOf, tx }: EngineDeps, now: () => number, fetchFn: typeof fetch) {
   const q = {
     due: db.prepare<[number], { id: number }>(
       "SELECT id FROM enrollments WHERE status = 'active' AND next_run_at <= ? ORDER BY next_run_at, id",
@@ -72,7 +78,7 @@ export function workflowEngine(db: Db, { contacts, lists, email, log, actionsOf 
   };
 
   /** A contact or list action, in a savepoint so a failure leaves no partial writes behind. */
-  const apply = transaction(db, (e: EnrollmentRow, action: Exclude<Action, { type: 'WEBHOOK' }>): Outcome => {
+  const apply = transaction(db, (e: EnrollmentRow, action: LocalAction): Outcome => {
     switch (action.type) {
       case 'DELAY':
         return { eventType: 'DELAY', delayMillis: action.delayMillis, detail: `${action.delayMillis} ms` };
@@ -85,20 +91,33 @@ export function workflowEngine(db: Db, { contacts, lists, email, log, actionsOf 
       case 'ADD_TO_LIST':
         lists.addMembers(e.portal_id, action.listId, [e.vid]);
         return { eventType: 'ADD_TO_LIST', detail: `list ${action.listId}` };
-      case 'EMAIL': {
-        // The step is written with both ids (workflows.create): the campaign is the one to send.
-        const campaignId = action.emailCampaignId!;
-        // A contact without an address, or one who opted out, skips the email and goes on: the
-        // later steps do not depend on it.
-        const address = contacts.get(e.portal_id, e.vid)?.email;
-        if (!address) return { eventType: 'EMAIL', detail: `email ${campaignId} skipped: the contact has no email address` };
-        const result = email.send(e.portal_id, campaignId, address);
-        return { eventType: 'EMAIL', detail: result.sent ? `email ${campaignId} sent to ${address}` : `email ${campaignId} dropped: ${result.dropReason}` };
-      }
     }
   });
 
-  const runLocalStep = transaction(db, (e: EnrollmentRow, action: Exclude<Action, { type: 'WEBHOOK' }>) => {
+  /** An EMAIL step, in a savepoint of `t` like `apply`. */
+  async function sendEmail(t: Queryable, e: EnrollmentRow, action: EmailAction): Promise<Outcome> {
+    // The step is written with both ids (workflows.create): the campaign is the one to send.
+    const campaignId = action.emailCampaignId!;
+    // A contact without an address, or one who opted out, skips the email and goes on: the
+    // later steps do not depend on it.
+    const address = contacts.get(e.portal_id, e.vid)?.email;
+    if (!address) return { eventType: 'EMAIL', detail: `email ${campaignId} skipped: the contact has no email address` };
+    const result = await t.tx((s) => email.send(s, e.portal_id, campaignId, address));
+    return { eventType: 'EMAIL', detail: result.sent ? `email ${campaignId} sent to ${address}` : `email ${campaignId} dropped: ${result.dropReason}` };
+  }
+
+  const runEmailStep = (e: EnrollmentRow, action: EmailAction) =>
+    tx(async (t) => {
+      let outcome: Outcome;
+      try {
+        outcome = await sendEmail(t, e, action);
+      } catch (err) {
+        outcome = { eventType: 'FAILED', detail: failureMessage(err), failed: true };
+      }
+      settle(e, outcome);
+    });
+
+  const runLocalStep = transaction(db, (e: EnrollmentRow, action: LocalAction) => {
     let outcome: Outcome;
     try {
       outcome = apply(e, action);
@@ -160,6 +179,7 @@ export function workflowEngine(db: Db, { contacts, lists, email, log, actionsOf 
     if (!action) return complete(e);
     const contact = contacts.get(e.portal_id, e.vid);
     if (!contact) return fail(e, 'the contact no longer exists');
+    if (action.type == 'EMAIL') return runEmailStep(e, action);
     if (action.type != 'WEBHOOK') return runLocalStep(e, action);
     settleWebhook(e, await callWebhook(e, contact, action));
   }

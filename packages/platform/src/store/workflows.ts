@@ -3,11 +3,12 @@
  * at most one active enrollment per workflow. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
+import type { Queryable } from '../db/engine';
 import { type Db, transaction } from '../db/open';
 import { PlatformError, badRequest, notFound } from '../domain/errors';
 import type { ContactStore } from './contacts';
 import type { PropertyStore } from './properties';
-import { workflowEngine, type Action, type EmailSender, type ListMembers, type Log, type LogEventType } from './workflow-engine';
+import { workflowEngine, type Action, type EmailSender, type EngineDeps, type ListMembers, type Log, type LogEventType } from './workflow-engine';
 
 type Definition = z.output<typeof schemas.workflowWrite>;
 export type WorkflowRecord = z.input<typeof schemas.workflow>;
@@ -30,9 +31,11 @@ interface WorkflowDeps {
   properties: Pick<PropertyStore, 'validate'>;
   lists: ListMembers;
   email: EmailSender;
+  /** Runs a step in a transaction of the engine (workflow-engine.ts). */
+  tx: EngineDeps['tx'];
 }
 
-export function workflowStore(db: Db, { contacts, properties, lists, email }: WorkflowDeps, now: () => number, fetchFn: typeof fetch) {
+export function workflowStore(db: Db, { contacts, properties, lists, email, tx }: WorkflowDeps, now: () => number, fetchFn: typeof fetch) {
   const q = {
     insert: db.prepare<[number, string, number, number]>('INSERT INTO workflows (portal_id, definition, created_at, updated_at) VALUES (?, ?, ?, ?)'),
     byId: db.prepare<[number, number], WorkflowRow>(`SELECT ${COLUMNS} FROM workflows WHERE portal_id = ? AND id = ? AND deleted = 0`),
@@ -104,7 +107,7 @@ export function workflowStore(db: Db, { contacts, properties, lists, email }: Wo
   /** A step is checked when the workflow is written, so a mistake is a 4xx to its author rather
    * than a failure for every contact later. It names the portal's own lists and emails (another
    * portal's are not there to see); an EMAIL step is stored with both of its email's ids. */
-  function checkedStep(portalId: number, action: Action, at: string): Action {
+  async function checkedStep(db: Queryable, portalId: number, action: Action, at: string): Promise<Action> {
     switch (action.type) {
       case 'SET_CONTACT_PROPERTY': {
         const [problem] = properties.validate(portalId, [{ property: action.propertyName, value: action.newValue }]);
@@ -118,7 +121,7 @@ export function workflowStore(db: Db, { contacts, properties, lists, email }: Wo
         return action;
       }
       case 'EMAIL': {
-        const found = email.findCampaign(portalId, { campaignId: action.emailCampaignId, contentId: action.emailContentId });
+        const found = await email.findCampaign(db, portalId, { campaignId: action.emailCampaignId, contentId: action.emailContentId });
         const field = action.emailCampaignId === undefined ? 'emailContentId' : 'emailCampaignId';
         if (!found || (action.emailContentId !== undefined && found.contentId != action.emailContentId))
           throw notFound(`${at}.${field}: no email ${action[field]} in this portal`);
@@ -134,7 +137,7 @@ export function workflowStore(db: Db, { contacts, properties, lists, email }: Wo
 
   const engine = workflowEngine(
     db,
-    { contacts, lists, email, log, actionsOf: (id) => (JSON.parse(q.definition.get(id)!.definition) as Definition).actions },
+    { contacts, lists, email, log, actionsOf: (id) => (JSON.parse(q.definition.get(id)!.definition) as Definition).actions, tx },
     now,
     fetchFn,
   );
@@ -143,8 +146,11 @@ export function workflowStore(db: Db, { contacts, properties, lists, email }: Wo
     list: (portalId: number) => q.all.all(portalId).map(record),
     get: (portalId: number, workflowId: number) => record(requireRow(portalId, workflowId)),
 
-    create(portalId: number, definition: Definition) {
-      definition.actions = definition.actions.map((action, i) => checkedStep(portalId, action, `body.actions.${i}`));
+    /** `db`: where the step checks run (the email store is on the engine). */
+    async create(db: Queryable, portalId: number, definition: Definition) {
+      const actions: Action[] = [];
+      for (const [i, action] of definition.actions.entries()) actions.push(await checkedStep(db, portalId, action, `body.actions.${i}`));
+      definition.actions = actions;
       const t = now();
       const id = Number(q.insert.run(portalId, JSON.stringify(definition), t, t).lastInsertRowid);
       return record(requireRow(portalId, id));
