@@ -24,7 +24,7 @@ export const INSPECTOR_KEY = 'e2e-inspector-key';
 export async function startSystem() {
   const dir = mkdtempSync(join(os.tmpdir(), 'svc-e2e-'));
   const platform = createPlatform({ database: join(dir, 'platform.db'), inspectorKey: INSPECTOR_KEY, logger: false });
-  const credentials = seedDemo(platform.services)!;
+  const credentials = (await seedDemo(platform.services))!;
   const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
   const contactForm = platform.services.forms.list(DEMO_PORTAL).find((f) => f.name == 'Contact us')!;
   const { app, companion } = createDemoSite({ baseUrl, formsUrl, credentials, contactFormId: contactForm.guid, dataDir: dir, linkSecret: 'e2e-link-secret-'.padEnd(40, 'x'), logger: false });

@@ -93,7 +93,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   const deps = {
     handlers,
     clientIp: ipOf,
-    authenticate: authenticator(services.credentials, now),
+    authenticate: authenticator(services.credentials, services.engine, now),
     limit: rateLimiter(options.rateLimit ?? { max: 100, windowMs: 10_000 }, now),
     limitAddress: options.publicRateLimit === false ? undefined : addressLimiter(options.publicRateLimit ?? { max: 60, windowMs: 60_000 }, now),
     log,

@@ -85,7 +85,7 @@ export async function main(argv: string[]) {
     publicUrl: values['public-url'],
     prospects: values.prospects === undefined ? undefined : parseMapping(readFileSync(values.prospects, 'utf8')),
   });
-  const credentials = seedDemo(platform.services);
+  const credentials = await seedDemo(platform.services);
   if (credentials) {
     saveCredentials(values.credentials, credentials);
     console.log(`Seeded demo portal ${DEMO_PORTAL}; its credentials are in ${values.credentials} (keep that file private).`);

@@ -1,6 +1,5 @@
 /** The demo portal seeded on first start: credentials, a custom property, forms, lists,
  * subscription types and campaigns with events, and a welcome workflow. */
-import { transaction } from './db/open';
 import type { Services } from './services';
 import { seedEmailDefaults } from './store/email-seed';
 import { createPortal, issuePortalCredentials, type PortalCredentials } from './store/portals';
@@ -8,13 +7,13 @@ import { createPortal, issuePortalCredentials, type PortalCredentials } from './
 export const DEMO_PORTAL = 62515;
 
 /** Seeds the demo portal unless it exists; returns its new credentials (shown once). */
-export function seedDemo(services: Services): PortalCredentials | undefined {
-  const { db, now } = services;
-  if (services.portals.tier(DEMO_PORTAL)) return undefined;
-  return transaction(db, () => {
+export async function seedDemo(services: Services): Promise<PortalCredentials | undefined> {
+  const { db, engine, now } = services;
+  if (await services.portals.tier(engine, DEMO_PORTAL)) return undefined;
+  return engine.tx(async (tx) => {
     const t = now();
-    createPortal(db, { id: DEMO_PORTAL, name: 'Acme Widgets (demo)', tier: 'enterprise', now: t });
-    const credentials = issuePortalCredentials(db, DEMO_PORTAL, t);
+    await createPortal(tx, services, { id: DEMO_PORTAL, name: 'Acme Widgets (demo)', tier: 'enterprise', now: t });
+    const credentials = await issuePortalCredentials(tx, DEMO_PORTAL, t);
     const p = DEMO_PORTAL;
 
     services.properties.createGroup(p, 'widgetinformation', { displayName: 'Widget Information', displayOrder: 10 });
@@ -79,5 +78,5 @@ export function seedDemo(services: Services): PortalCredentials | undefined {
       ],
     });
     return credentials;
-  })();
+  });
 }

@@ -30,7 +30,7 @@ describe.skipIf(!havePostgres)('svc-platform migrate', () => {
 
   beforeAll(async () => {
     const platform = createPlatform({ database: file, logger: false });
-    seedDemo(platform.services);
+    await seedDemo(platform.services);
     seedContacts(platform.services, 62515, 2_500, () => {});
     await platform.close();
     lite = sqliteEngine(openDatabase(file));

@@ -16,10 +16,10 @@ function read(raw: unknown, where: string): TrackedEvent | Intake {
 
 export function collectHandlers({ intake }: Services): Handlers {
   return {
-    'collect.batch': ({ body, ip }) => {
+    'collect.batch': async ({ db, body, ip }) => {
       const readAll = body.map((raw, i) => read(raw, `event ${i}`));
       const events = readAll.filter((r): r is TrackedEvent => 'eid' in r);
-      const kept = intake.acceptAll(events, ip);
+      const kept = await intake.acceptAll(db, events, ip);
       const outcomes = readAll.map((r) => ('eid' in r ? kept.shift()! : r));
       const out = { accepted: 0, duplicates: 0, rejected: [] as { eid?: unknown; message: string }[] };
       outcomes.forEach((o, i) => {
@@ -31,9 +31,9 @@ export function collectHandlers({ intake }: Services): Handlers {
       return out;
     },
 
-    'collect.pixel': ({ query, ip }) => {
+    'collect.pixel': async ({ db, query, ip }) => {
       const event = read(query, 'query');
-      const outcome = 'eid' in event ? intake.accept(event, ip) : event;
+      const outcome = 'eid' in event ? await intake.accept(db, event, ip) : event;
       const refused = refusalOf(outcome);
       if (refused) throw refused;
       return gifReply();

@@ -24,11 +24,11 @@ const strings = (o: Record<string, unknown>) =>
 export function eventHandlers({ intake, now }: Services): Handlers {
   const newEid = () => randomUUID().replace(/-/g, '');
   return {
-    'events.trigger': ({ query }) => {
+    'events.trigger': async ({ db, query }) => {
       const { _n, _a, _m, email, utk, id, ...rest } = query;
       who(email, utk);
       answer(
-        intake.accept({
+        await intake.accept(db, {
           eid: newEid(),
           portalId: _a,
           kind: 3,
@@ -45,10 +45,10 @@ export function eventHandlers({ intake, now }: Services): Handlers {
       return gifReply();
     },
 
-    'events.send': ({ portalId, body }) => {
+    'events.send': async ({ db, portalId, body }) => {
       who(body.email, body.utk);
       answer(
-        intake.accept({
+        await intake.accept(db, {
           // The caller's id makes retries idempotent.
           eid: body.id ? `api:${body.id}` : newEid(),
           portalId,

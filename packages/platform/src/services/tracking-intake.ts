@@ -12,7 +12,8 @@
 import { PAGE_VIEW, type WireEvent } from '@svc/protocol';
 import { PlatformError } from '../domain/errors';
 import type { ContactStore } from '../store/contacts';
-import type { PortalStore } from '../store/portals';
+import type { Queryable } from '../db/engine';
+import type { PortalStore, Tier } from '../store/portals';
 import { isEmail, type PropertyStore } from '../store/properties';
 import type { TrackedEvent, TrackingStore } from '../store/tracking';
 import type { VisitorLinks } from './visitor-links';
@@ -62,9 +63,8 @@ export function trackingIntake(deps: {
 }) {
   const { portals, tracking, contacts, properties, links, onPageView } = deps;
 
-  /** admit: the portal exists, and custom events need an Enterprise portal. */
-  function admit(e: TrackedEvent): Intake | undefined {
-    const tier = portals.tier(e.portalId);
+  /** admit: the portal exists (it has a tier), and custom events need an Enterprise portal. */
+  function admit(e: TrackedEvent, tier: Tier | undefined): Intake | undefined {
     if (!tier) return drop('unknown-portal', `unknown portal ${e.portalId}`);
     if (e.kind == 3 && tier != 'enterprise') return drop('tier-required', `Custom events need an Enterprise portal; portal ${e.portalId} is ${tier}.`);
     return undefined;
@@ -95,9 +95,9 @@ export function trackingIntake(deps: {
     tracking.count(linked, e);
   }
 
-  /** One event through admit, store, identify, count and notify. */
-  function accept(e: TrackedEvent, ip?: string): Intake {
-    const refused = admit(e);
+  /** One event through admit, store, identify, count and notify; `tier` is its portal's. */
+  function accept(e: TrackedEvent, tier: Tier | undefined, ip?: string): Intake {
+    const refused = admit(e, tier);
     if (refused) return refused;
     const linked = e.utk ? tracking.linkedVid(e.portalId, e.utk) : undefined;
     if (!tracking.insert(e, linked)) return drop('duplicate', `event ${e.eid} was received before`);
@@ -107,9 +107,13 @@ export function trackingIntake(deps: {
   }
 
   return {
-    accept,
-    /** Several events with analytics totals written once per contact. */
-    acceptAll: (events: TrackedEvent[], ip?: string) => tracking.batch(() => events.map((e) => accept(e, ip))),
+    accept: async (db: Queryable, e: TrackedEvent, ip?: string) => accept(e, await portals.tier(db, e.portalId), ip),
+    /** Several events with analytics totals written once per contact (their portals' tiers found first). */
+    async acceptAll(db: Queryable, events: TrackedEvent[], ip?: string) {
+      const tiers = new Map<number, Tier | undefined>();
+      for (const id of new Set(events.map((e) => e.portalId))) tiers.set(id, await portals.tier(db, id));
+      return tracking.batch(() => events.map((e) => accept(e, tiers.get(e.portalId), ip)));
+    },
   };
 }
 
