@@ -95,7 +95,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const content = contentEngine(db, now);
   const blogV1 = blogV1Store(db, content);
   const keywords = keywordStore(engine, now);
-  const settings = settingStore(db, now);
+  const settings = settingStore(now);
   const social = socialStore(db, now);
   socialPublishing(content, social);
   const prospects = prospectStore(db, options.prospects);
