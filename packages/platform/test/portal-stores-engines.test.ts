@@ -1,5 +1,5 @@
-/** The portals, credentials, OAuth and settings stores, the same tests on SQLite and on
- * PostgreSQL: their SQL is written once and runs on both engines. (A new portal's site and social
+/** The portals, credentials, OAuth and settings stores and the inspector's reads, the same tests
+ * on SQLite and on PostgreSQL: their SQL is written once and runs on both engines. (A new portal's site and social
  * channels are seeded through stores not yet on the engine: here a stand-in records the call.) */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Engine, sql } from '../src/db/engine';
@@ -8,6 +8,7 @@ import { openDatabase } from '../src/db/open';
 import { openPostgres } from '../src/db/open-postgres';
 import { credentialStore } from '../src/store/credentials';
 import { DEFAULT_CONTACT_GROUPS, DEFAULT_CONTACT_PROPERTIES, DEFAULT_DEAL_GROUPS, DEFAULT_DEAL_PROPERTIES } from '../src/store/default-properties';
+import { inspectorQueries } from '../src/store/inspector';
 import { oauthStore } from '../src/store/oauth';
 import { createPortal, issuePortalCredentials, portalStore, type PortalSeeding } from '../src/store/portals';
 import { settingStore } from '../src/store/settings';
@@ -84,6 +85,34 @@ for (const [name, available, open] of engines) {
       await settings.remove(db, 7, 'b');
       await expect(settings.remove(db, 7, 'b')).rejects.toThrow('no setting named b');
       await expect(settings.get(db, 7, 'b')).rejects.toThrow('no setting named b');
+    });
+
+    it("reads what the inspector shows: portals, contacts found without case, a contact's identities and lists, forms, the feed", async () => {
+      const inspector = inspectorQueries(db);
+      const props = JSON.stringify({ email: 'Ada@Example.test', firstname: 'Ada', lastname: 'Lovelace', company: 'Engines 100%' });
+      await db.run(sql<[string]>("INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at) VALUES (41, 7, 'Ada@Example.test', ?, 100, 300)"), props);
+      await db.run(sql("INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at) VALUES (42, 7, 'bob@example.test', '{}', 100, 200)"));
+      await db.run(sql("INSERT INTO utks (portal_id, utk, vid, linked_at) VALUES (7, 'u-ada', 41, 150)"));
+      await db.run(sql("INSERT INTO lists (list_id, portal_id, internal_list_id, name, dynamic, created_at, updated_at, processed_at) VALUES (5, 7, 5, 'Readers', 0, 1, 1, 1)"));
+      await db.run(sql("INSERT INTO list_members (list_id, vid, added_at) VALUES (5, 41, 250)"));
+      await db.run(sql(`INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('f1', 7, '{"name":"Contact us"}', 1, 1)`));
+
+      expect(await inspector.portals(db)).toEqual([{ id: 7, name: 'Seven', tier: 'starter' }]);
+      const all = await inspector.contacts(db, 7, '', 0);
+      expect(all.contacts.map((c) => c.vid)).toEqual([41, 42]);
+      expect(all.contacts[0]).toMatchObject({ email: 'Ada@Example.test', name: 'Ada Lovelace', company: 'Engines 100%', utks: ['u-ada'] });
+      expect((await inspector.contacts(db, 7, 'ada@example', 0)).contacts.map((c) => c.vid)).toEqual([41]);
+      expect((await inspector.contacts(db, 7, 'LOVELACE', 0)).contacts.map((c) => c.vid)).toEqual([41]);
+      expect((await inspector.contacts(db, 7, '100%', 0)).contacts.map((c) => c.vid)).toEqual([41]); // % is a character, not a wildcard
+      expect((await inspector.contacts(db, 7, '1_0', 0)).contacts).toEqual([]);
+      const ada = await inspector.contact(db, 7, 41);
+      expect(ada?.identities.map((i) => i.value)).toEqual(['Ada@Example.test', 'u-ada']);
+      expect(ada?.lists).toEqual([{ name: 'Readers', dynamic: false, addedAt: 250 }]);
+      expect(ada?.timeline).toEqual([{ at: 250, kind: 'list', title: 'joined Readers' }]);
+      expect(await inspector.contact(db, 7, 999)).toBeUndefined();
+      expect(await inspector.lists(db, 7)).toEqual([{ id: 5, name: 'Readers', dynamic: false, size: 1 }]);
+      expect(await inspector.forms(db, 7)).toEqual([{ guid: 'f1', name: 'Contact us', submissions: 0 }]);
+      expect(await inspector.feed(db, 7, 0)).toEqual([]);
     });
   });
 }

@@ -46,7 +46,6 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const portals = portalStore();
   const credentials = credentialStore();
   const oauth = oauthStore(now, options.oauth ?? { tokenLifetimeSeconds: 1800, rotateRefreshTokens: false });
-  const inspector = inspectorQueries(db);
   const properties = propertyStore(db, now);
   /** Contact changes (create, update, delete, batch): dynamic lists re-evaluate on them. */
   const contactListeners: ((portalId: number, changed: ChangedContact[]) => void)[] = [];
@@ -95,6 +94,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const content = contentEngine(db, now);
   const blogV1 = blogV1Store(db, content);
   const keywords = keywordStore(engine, now);
+  const inspector = inspectorQueries(engine);
   const settings = settingStore(now);
   const social = socialStore(db, now);
   socialPublishing(content, social);
