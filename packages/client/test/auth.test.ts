@@ -47,7 +47,7 @@ describe('API key and bearer token', () => {
 
   it('sends a fixed bearer token, and does not loop when the platform says it expired', async () => {
     expect((await createClient({ baseUrl: t.baseUrl, auth: { accessToken: t.portals[0].privateAppToken } }).contacts.statistics()).contacts).toBe(0);
-    const expired = issueCredential(t.platform.db, 'access', { portalId: t.portals[0].portalId, now: t.clock.now, expiresAt: t.clock.now - 60_000 });
+    const expired = await issueCredential(t.platform.services.engine, 'access', { portalId: t.portals[0].portalId, now: t.clock.now, expiresAt: t.clock.now - 60_000 });
     const c = createClient({ baseUrl: t.baseUrl, auth: { accessToken: expired } });
     await expect(c.contacts.statistics()).rejects.toMatchObject({ status: 401, category: 'EXPIRED_AUTHENTICATION' });
   });
@@ -195,7 +195,7 @@ describe('OAuth', () => {
     await expect(oauthClient(p, store).contacts.statistics()).rejects.toMatchObject({ status: 401, category: 'INVALID_AUTHENTICATION' });
 
     // A token the platform expired early (revocation, clock skew): one refresh, then success.
-    const expired = issueCredential(t.platform.db, 'access', { portalId: p.portalId, now: t.clock.now, expiresAt: t.clock.now - 1000, clientId: p.oauth.clientId });
+    const expired = await issueCredential(t.platform.services.engine, 'access', { portalId: p.portalId, now: t.clock.now, expiresAt: t.clock.now - 1000, clientId: p.oauth.clientId });
     store.set({ accessToken: expired, refreshToken: p.oauth.refreshToken, expiresAt: t.clock.now + 3_600_000 });
     const before = issued(p);
     const c = oauthClient(p, store);

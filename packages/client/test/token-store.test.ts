@@ -86,7 +86,7 @@ describe('a token store with exclusive', () => {
 
   it('refuses the token the platform called expired, though it looks fresh, and refreshes once for every client that got the 401', async () => {
     const p = t.portals[1];
-    const expired = issueCredential(t.platform.db, 'access', { portalId: p.portalId, now: t.clock.now, expiresAt: t.clock.now - 1000, clientId: p.oauth.clientId });
+    const expired = await issueCredential(t.platform.services.engine, 'access', { portalId: p.portalId, now: t.clock.now, expiresAt: t.clock.now - 1000, clientId: p.oauth.clientId });
     const store = new ExclusiveStore();
     store.tokens = { accessToken: expired, refreshToken: p.oauth.refreshToken, expiresAt: t.clock.now + 3_600_000, obtainedAt: t.clock.now };
     const before = issued(p);

@@ -93,7 +93,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   const deps = {
     handlers,
     clientIp: ipOf,
-    authenticate: authenticator(services.credentials, now),
+    authenticate: authenticator(services.credentials, services.engine, now),
     limit: rateLimiter(options.rateLimit ?? { max: 100, windowMs: 10_000 }, now),
     limitAddress: options.publicRateLimit === false ? undefined : addressLimiter(options.publicRateLimit ?? { max: 60, windowMs: 60_000 }, now),
     log,
@@ -108,7 +108,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   base.set('etag', false); // API answers are not cached; hashing every body costs throughput
   base.set('query parser', 'simple');
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
-  if (options.inspectorKey) base.use('/_inspector', inspectorRouter(services.inspector, options.inspectorKey));
+  if (options.inspectorKey) base.use('/_inspector', inspectorRouter(services.inspector, services.engine, options.inspectorKey));
   mountSite(base, services.content);
   mountFileServer(base, services.files);
   mountCatalog(base, 'base', deps, COLLECTOR_ROUTES);

@@ -6,15 +6,15 @@ import { createPortal, issuePortalCredentials, type PortalCredentials } from './
 
 export const DEMO_PORTAL = 62515;
 
-/** Seeds the demo portal unless it exists; resolves to its new credentials (shown once). */
+/** Seeds the demo portal unless it exists; returns its new credentials (shown once). */
 export async function seedDemo(services: Services): Promise<PortalCredentials | undefined> {
-  const { db, now } = services;
-  if (services.portals.tier(DEMO_PORTAL)) return undefined;
+  const { engine, now } = services;
+  if (await services.portals.tier(engine, DEMO_PORTAL)) return undefined;
   // In one transaction of the engine; the stores not yet on it write on the same connection, in it.
-  return services.engine.tx(async (tx) => {
+  return engine.tx(async (tx) => {
     const t = now();
-    createPortal(db, { id: DEMO_PORTAL, name: 'Acme Widgets (demo)', tier: 'enterprise', now: t });
-    const credentials = issuePortalCredentials(db, DEMO_PORTAL, t);
+    await createPortal(tx, services, { id: DEMO_PORTAL, name: 'Acme Widgets (demo)', tier: 'enterprise', now: t });
+    const credentials = await issuePortalCredentials(tx, DEMO_PORTAL, t);
     const p = DEMO_PORTAL;
 
     services.properties.createGroup(p, 'widgetinformation', { displayName: 'Widget Information', displayOrder: 10 });

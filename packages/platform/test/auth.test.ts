@@ -91,7 +91,7 @@ describe('credentials and scopes', () => {
   });
 
   it('answers 403 MISSING_SCOPES with the required scopes', async () => {
-    const token = issueCredential(t.platform.db, 'privateApp', { portalId: 62515, scopes: ['forms'], now: t.clock.now });
+    const token = await issueCredential(t.platform.services.engine, 'privateApp', { portalId: 62515, scopes: ['forms'], now: t.clock.now });
     const res = await t.call('GET', '/contacts/v1/lists/all/contacts/all', { portal: null, headers: { authorization: `Bearer ${token}` } });
     expect(res.status).toBe(403);
     expect(res.json).toMatchObject({

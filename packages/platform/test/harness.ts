@@ -11,11 +11,13 @@ export async function startPlatform(options: PlatformOptions & { portals?: { id:
   const clock = { now: Date.now() };
   const platform = createPlatform({ database: ':memory:', logger: false, checkResponses: true, now: () => clock.now, ...options });
   const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
-  const portals: TestPortal[] = (options.portals ?? [{ id: 62515 }, { id: 99999 }]).map(({ id, tier = 'enterprise' }) => {
-    createPortal(platform.db, { id, name: `portal ${id}`, tier, now: clock.now });
-    const creds = issuePortalCredentials(platform.db, id, clock.now);
-    return { ...creds, auth: { authorization: `Bearer ${creds.privateAppToken}` } };
-  });
+  const { engine } = platform.services;
+  const portals: TestPortal[] = [];
+  for (const { id, tier = 'enterprise' } of options.portals ?? [{ id: 62515 }, { id: 99999 }]) {
+    await createPortal(engine, platform.services, { id, name: `portal ${id}`, tier, now: clock.now });
+    const creds = await issuePortalCredentials(engine, id, clock.now);
+    portals.push({ ...creds, auth: { authorization: `Bearer ${creds.privateAppToken}` } });
+  }
 
   /** fetch on {base_url} (or a full URL) with the portal's token; JSON bodies are encoded. */
   function call(method: string, path: string, { body, headers, portal = portals[0] }: { body?: unknown; headers?: Record<string, string>; portal?: TestPortal | null } = {}) {

@@ -31,7 +31,7 @@ describe('schema migrations', () => {
   it('brings a version 2 database and its portals up to date', async () => {
     const file = join(dir, 'v2.db');
     const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
-    createPortal(made.db, { id: 7, name: 'Old portal', tier: 'starter', now: 1 });
+    await createPortal(made.services.engine, made.services, { id: 7, name: 'Old portal', tier: 'starter', now: 1 });
     // Back to what a part-1 platform left: no part-2 tables, version 2, and v3's old index name.
     for (const table of PART2_TABLES) made.db.exec(`DROP TABLE ${table}`);
     made.db.exec(PROPERTY_HISTORY_V4 + TRACKING_EVENTS_V5);
@@ -74,7 +74,7 @@ describe('schema migrations', () => {
   it('turns version 4 property history into contact history, every version kept', async () => {
     const file = join(dir, 'v4.db');
     const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
-    createPortal(made.db, { id: 9, name: 'Portal', tier: 'starter', now: 1 });
+    await createPortal(made.services.engine, made.services, { id: 9, name: 'Portal', tier: 'starter', now: 1 });
     const properties = JSON.stringify({ email: 'ada@example.test', firstname: 'Augusta', lifecyclestage: 'lead', createdate: '100' });
     made.db.prepare("INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at) VALUES (5, 9, 'ada@example.test', ?, 100, 300)").run(properties);
     made.db.exec(PROPERTY_HISTORY_V4 + TRACKING_EVENTS_V5);

@@ -9,10 +9,10 @@ export function miscHandlers({ keywords, settings, social }: Services): Handlers
     'keywords.create': ({ db, portalId, body }) => keywords.create(db, portalId, body),
     'keywords.delete': ({ db, portalId, params }) => keywords.remove(db, portalId, params.keywords_guid),
 
-    'settings.get': ({ portalId, query }) => settings.get(portalId, query.name),
-    'settings.create': ({ portalId, body }) => settings.put(portalId, body),
-    'settings.update': ({ portalId, body }) => settings.put(portalId, body),
-    'settings.delete': ({ portalId, query }) => settings.remove(portalId, query.name),
+    'settings.get': ({ db, portalId, query }) => settings.get(db, portalId, query.name),
+    'settings.create': ({ db, portalId, body }) => settings.put(db, portalId, body),
+    'settings.update': ({ db, portalId, body }) => settings.put(db, portalId, body),
+    'settings.delete': ({ db, portalId, query }) => settings.remove(db, portalId, query.name),
 
     'social.listChannels': ({ portalId, query }) => social.listChannels(portalId, query.settings ?? true),
     'social.getChannel': ({ portalId, params }) => social.getChannel(portalId, params.channel_guid),

@@ -15,11 +15,11 @@ export function platformHandlers(services: Services): Handlers {
   const { contacts, oauth, portals } = services;
 
   return {
-    'auth.refresh': ({ body }) => oauth.refresh(body.client_id, body.client_secret, body.refresh_token),
-    'auth.token': ({ body }) => oauth.refresh(body.client_id, body.client_secret, body.refresh_token),
+    'auth.refresh': ({ db, body }) => oauth.refresh(db, body.client_id, body.client_secret, body.refresh_token),
+    'auth.token': ({ db, body }) => oauth.refresh(db, body.client_id, body.client_secret, body.refresh_token),
 
-    'limits.records': ({ portalId }) => {
-      const limit = CONTACT_LIMIT[portals.tier(portalId)!];
+    'limits.records': async ({ db, portalId }) => {
+      const limit = CONTACT_LIMIT[(await portals.tier(db, portalId))!];
       const usage: Record<string, number> = { '0-1': contacts.statistics(portalId).contacts };
       return {
         svcDefinedObjectTypes: OBJECTS.map(([objectTypeId, singularLabel, pluralLabel]) => ({

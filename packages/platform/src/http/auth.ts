@@ -4,14 +4,17 @@
 import type { RouteDef } from '@svc/api';
 import type { Request } from 'express';
 import type { Caller } from '../handlers/handler';
+import type { Queryable } from '../db/engine';
 import type { CredentialStore } from '../store/credentials';
 import { PlatformError } from '../domain/errors';
 
 const invalid = (message: string) => new PlatformError('unauthenticated', message, { category: 'INVALID_AUTHENTICATION' });
 
-export function authenticator(credentials: CredentialStore, now: () => number) {
+/** `db`: where credentials are looked up (the engine: authentication runs before the request's
+ * transaction). */
+export function authenticator(credentials: CredentialStore, db: Queryable, now: () => number) {
 
-  return function authenticate(req: Request, route: RouteDef): Caller {
+  return async function authenticate(req: Request, route: RouteDef): Promise<Caller> {
     // A public route needs no credentials and ignores any sent: clients attach their token to
     // every call, form submissions and token refreshes included.
     if (route.public) return { kind: 'none', scopes: [] };
@@ -27,7 +30,7 @@ export function authenticator(credentials: CredentialStore, now: () => number) {
     if (header) {
       const [scheme, token] = header.split(' ');
       if (scheme?.toLowerCase() != 'bearer' || !token) throw invalid('The Authorization header must be "Bearer <access token>".');
-      const row = credentials.find(token);
+      const row = await credentials.find(db, token);
       if (!row || row.revoked || (row.kind != 'access' && row.kind != 'privateApp'))
         throw invalid('The access token is not valid for this portal.');
       if (row.kind == 'access' && row.expires_at! <= now()) {
@@ -44,7 +47,7 @@ export function authenticator(credentials: CredentialStore, now: () => number) {
     } else {
       if (!route.auth.includes('hapikey'))
         throw invalid('This endpoint does not accept the hapikey parameter; use an OAuth or private-app access token.');
-      const row = credentials.find(hapikey!);
+      const row = await credentials.find(db, hapikey!);
       if (!row || row.revoked || row.kind != 'hapikey') throw invalid("This key doesn't exist.");
       caller = { portalId: row.portal_id, kind: 'hapikey', scopes: JSON.parse(row.scopes), key: `portal:${row.portal_id}` };
     }

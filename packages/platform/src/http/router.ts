@@ -16,7 +16,7 @@ import { Reply, type Caller, type Handler, type Handlers } from '../handlers/han
 
 export interface RouterDeps {
   handlers: Handlers;
-  authenticate: (req: Request, route: RouteDef) => Caller;
+  authenticate: (req: Request, route: RouteDef) => Promise<Caller>;
   /** The API budget of a portal (or an app in a portal): throws a 429 when it is spent. */
   limit: (key: string, res: Response) => Promise<void>;
   /** Per-address limits of the public routes; off when undefined. */
@@ -143,7 +143,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
     const { writes } = route;
     const run = async (req: Request, res: Response) => {
       try {
-        const caller = deps.authenticate(req, route);
+        const caller = await deps.authenticate(req, route);
         if (caller.key) await deps.limit(caller.key, res);
         else if (route.public && deps.limitAddress) await deps.limitAddress(route.id, deps.clientIp(req));
         const params = parse(route.params, req.params, 'path');
@@ -180,12 +180,7 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: RouterD
     const authFirst =
       route.bodyType == 'multipart' || route.bodyType == 'atom'
         ? [(req: Request, _res: Response, next: NextFunction) => {
-            try {
-              deps.authenticate(req, route);
-              next();
-            } catch (err) {
-              next(err);
-            }
+            deps.authenticate(req, route).then(() => next(), next);
           }]
         : [];
     app[method](route.path, ...authFirst, ...parsers[route.bodyType], ...urlencodedToo, ...atom, run);

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { errorBody } from '../http/errors';
+import type { Engine } from '../db/engine';
 import type { InspectorQueries } from '../store/inspector';
 
 /** The package's own folder, found from this module whether it runs from src/ or dist/chunks/. */
@@ -24,7 +25,8 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 /** Security headers for the page: it runs no inline script or style, so it can say so. */
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-export function inspectorRouter(queries: InspectorQueries, key: string): Router {
+/** `engine`: where the queries run (a read answers once what it saw is committed). */
+export function inspectorRouter(queries: InspectorQueries, engine: Engine, key: string): Router {
   const router = express.Router();
   const expected = digest(key);
 
@@ -45,16 +47,24 @@ export function inspectorRouter(queries: InspectorQueries, key: string): Router 
   const int = (value: unknown, fallback = 0) => (typeof value == 'string' && /^\d{1,15}$/.test(value) ? Number(value) : fallback);
   const portalOf = (req: Request) => int(req.query.portal);
 
-  api.get('/portals', (_req, res) => void res.json(queries.portals()));
-  api.get('/contacts', (req, res) => void res.json(queries.contacts(portalOf(req), typeof req.query.q == 'string' ? req.query.q.slice(0, 200) : '', int(req.query.offset))));
-  api.get('/contacts/:vid', (req, res) => {
-    const contact = queries.contact(portalOf(req), int(req.params.vid));
+  /** Answers what `read` found, once what it saw is committed. */
+  const answer = async (res: Response, read: Promise<unknown>) => {
+    const found = await read;
+    await engine.settled();
+    res.json(found);
+  };
+
+  api.get('/portals', (_req, res) => answer(res, queries.portals(engine)));
+  api.get('/contacts', (req, res) =>
+    answer(res, queries.contacts(engine, portalOf(req), typeof req.query.q == 'string' ? req.query.q.slice(0, 200) : '', int(req.query.offset))));
+  api.get('/contacts/:vid', async (req, res) => {
+    const contact = await queries.contact(engine, portalOf(req), int(req.params.vid));
     if (!contact) return void res.status(404).json(errorBody(`no contact ${req.params.vid} in portal ${portalOf(req)}`));
-    res.json(contact);
+    await answer(res, Promise.resolve(contact));
   });
-  api.get('/lists', (req, res) => void res.json(queries.lists(portalOf(req))));
-  api.get('/forms', (req, res) => void res.json(queries.forms(portalOf(req))));
-  api.get('/feed', (req, res) => void res.json(queries.feed(portalOf(req), int(req.query.after))));
+  api.get('/lists', (req, res) => answer(res, queries.lists(engine, portalOf(req))));
+  api.get('/forms', (req, res) => answer(res, queries.forms(engine, portalOf(req))));
+  api.get('/feed', (req, res) => answer(res, queries.feed(engine, portalOf(req), int(req.query.after))));
   api.use((req, res) => void res.status(404).json(errorBody(`no inspector data at ${req.path}`)));
   router.use('/api', api);
   return router;

@@ -16,7 +16,7 @@ import { prospectStore, type IpOrganization } from '../store/prospects';
 import { credentialStore } from '../store/credentials';
 import { inspectorQueries } from '../store/inspector';
 import { oauthStore } from '../store/oauth';
-import { portalStore } from '../store/portals';
+import { portalIdsAtStartup, portalStore } from '../store/portals';
 import { settingStore } from '../store/settings';
 import { socialStore } from '../store/social';
 import { seedSite } from '../store/content/seed';
@@ -43,10 +43,9 @@ export interface ServiceOptions {
 }
 
 export function createServices(db: Db, now: () => number, options: ServiceOptions = {}) {
-  const portals = portalStore(db);
-  const credentials = credentialStore(db);
-  const oauth = oauthStore(db, now, options.oauth ?? { tokenLifetimeSeconds: 1800, rotateRefreshTokens: false });
-  const inspector = inspectorQueries(db);
+  const portals = portalStore();
+  const credentials = credentialStore();
+  const oauth = oauthStore(now, options.oauth ?? { tokenLifetimeSeconds: 1800, rotateRefreshTokens: false });
   const properties = propertyStore(db, now);
   /** Contact changes (create, update, delete, batch): dynamic lists re-evaluate on them. */
   const contactListeners: ((portalId: number, changed: ChangedContact[]) => void)[] = [];
@@ -54,18 +53,20 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const notify = (portalId: number, changed: ChangedContact[]) => contactListeners.forEach((fn) => fn(portalId, changed));
   /** Inside `gatherChanges`, changes are gathered and announced once at its end (a collector
    * batch or a form submission touches the same contact several times); a contact's last change
-   * is the one announced. */
+   * is the one announced. Its end is when `fn`'s promise settles: on SQLite the transactions'
+   * bodies run one at a time (a group's savepoints are serial) and await nothing but their
+   * statements, so what is gathered meanwhile is this one's. */
   let gathered: Map<number, Map<number, ChangedContact>> | undefined;
   const changed = (portalId: number, contacts: ChangedContact[]) => {
     if (!gathered) return notify(portalId, contacts);
     const byVid = gathered.get(portalId) ?? gathered.set(portalId, new Map()).get(portalId)!;
     for (const c of contacts) byVid.set(c.vid, c);
   };
-  const gatherChanges = <T>(fn: () => T): T => {
-    if (gathered) return fn();
+  const gatherChanges = async <T>(fn: () => T): Promise<Awaited<T>> => {
+    if (gathered) return await fn();
     gathered = new Map();
     try {
-      const result = fn();
+      const result = await fn();
       for (const [portalId, byVid] of gathered) notify(portalId, [...byVid.values()]);
       return result;
     } finally {
@@ -77,7 +78,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const engine = sqliteEngine(db, { groupCommit: true, afterCommit: () => afterCommit?.() });
   /** One request's writes: a savepoint in the group commit, its contact changes announced once;
    * resolves once they are durable. */
-  const write = <T>(fn: (t: Queryable) => T): Promise<Awaited<T>> => engine.tx((t) => Promise.resolve(gatherChanges(() => fn(t))));
+  const write = <T>(fn: (t: Queryable) => T): Promise<Awaited<T>> => engine.tx((t) => gatherChanges(() => fn(t)));
   const group = {
     settled: () => engine.settled(),
     onCommit: (fn: (() => void) | undefined) => (afterCommit = fn),
@@ -93,7 +94,8 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const content = contentEngine(db, now);
   const blogV1 = blogV1Store(db, content);
   const keywords = keywordStore(engine, now);
-  const settings = settingStore(db, now);
+  const inspector = inspectorQueries(engine);
+  const settings = settingStore(now);
   const social = socialStore(db, now);
   socialPublishing(content, social);
   const prospects = prospectStore(engine, options.prospects);
@@ -108,9 +110,10 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const blobs = blobStore(options.filesDir ?? mkdtempSync(join(tmpdir(), 'svc-files-')));
   const files = fileStore(db, content, blobs, now);
   // Portals made before part 2 get their site (blog, domain, layout, site map) and social
-  // channels on first start.
+  // channels on first start. (Synchronously, on the SQLite database, so that createPlatform stays
+  // synchronous: the content and social stores it seeds through are not on the engine yet.)
   transaction(db, () => {
-    for (const id of portals.ids()) {
+    for (const id of portalIdsAtStartup(db)) {
       seedSite(content, id, now());
       social.seedChannels(id, now());
     }

@@ -13,7 +13,7 @@ import { PAGE_VIEW, type WireEvent } from '@svc/protocol';
 import type { Queryable } from '../db/engine';
 import { PlatformError } from '../domain/errors';
 import type { ContactStore } from '../store/contacts';
-import type { PortalStore } from '../store/portals';
+import type { PortalStore, Tier } from '../store/portals';
 import { isEmail, type PropertyStore } from '../store/properties';
 import type { TrackedEvent, TrackingStore } from '../store/tracking';
 import type { VisitorLinks } from './visitor-links';
@@ -65,9 +65,8 @@ export function trackingIntake(deps: {
 }) {
   const { portals, tracking, contacts, properties, links, onPageView } = deps;
 
-  /** admit: the portal exists, and custom events need an Enterprise portal. */
-  function admit(e: TrackedEvent): Intake | undefined {
-    const tier = portals.tier(e.portalId);
+  /** admit: the portal exists (it has a tier), and custom events need an Enterprise portal. */
+  function admit(e: TrackedEvent, tier: Tier | undefined): Intake | undefined {
     if (!tier) return drop('unknown-portal', `unknown portal ${e.portalId}`);
     if (e.kind == 3 && tier != 'enterprise') return drop('tier-required', `Custom events need an Enterprise portal; portal ${e.portalId} is ${tier}.`);
     return undefined;
@@ -99,10 +98,11 @@ export function trackingIntake(deps: {
   }
 
   /** One event through admit, store, identify, count and notify; `db`: where it runs (the caller's
-   * transaction). What notify started goes on `later`, awaited once per request: the events of a
-   * batch are all stored and counted inside `tracking.batch`, and an event costs no promise. */
-  function accept(db: Queryable, e: TrackedEvent, ip: string | undefined, later: Promise<unknown>[]): Intake {
-    const refused = admit(e);
+   * transaction), `tier`: its portal's. What notify started goes on `later`, awaited once per
+   * request: the events of a batch are all stored and counted inside `tracking.batch`, and an
+   * event costs no promise. */
+  function accept(db: Queryable, e: TrackedEvent, tier: Tier | undefined, ip: string | undefined, later: Promise<unknown>[]): Intake {
+    const refused = admit(e, tier);
     if (refused) return refused;
     const linked = e.utk ? tracking.linkedVid(e.portalId, e.utk) : undefined;
     if (!tracking.insert(e, linked)) return drop('duplicate', `event ${e.eid} was received before`);
@@ -117,14 +117,16 @@ export function trackingIntake(deps: {
   return {
     async accept(db: Queryable, e: TrackedEvent, ip?: string): Promise<Intake> {
       const later: Promise<unknown>[] = [];
-      const outcome = accept(db, e, ip, later);
+      const outcome = accept(db, e, await portals.tier(db, e.portalId), ip, later);
       if (later.length) await Promise.all(later);
       return outcome;
     },
-    /** Several events with analytics totals written once per contact. */
+    /** Several events with analytics totals written once per contact (their portals' tiers found first). */
     async acceptAll(db: Queryable, events: TrackedEvent[], ip?: string): Promise<Intake[]> {
+      const tiers = new Map<number, Tier | undefined>();
+      for (const id of new Set(events.map((e) => e.portalId))) tiers.set(id, await portals.tier(db, id));
       const later: Promise<unknown>[] = [];
-      const outcomes = tracking.batch(() => events.map((e) => accept(db, e, ip, later)));
+      const outcomes = tracking.batch(() => events.map((e) => accept(db, e, tiers.get(e.portalId), ip, later)));
       if (later.length) await Promise.all(later);
       return outcomes;
     },

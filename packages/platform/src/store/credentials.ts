@@ -1,5 +1,5 @@
 /** Who a presented credential is: a bearer token or API key, found by the hash of its value. */
-import type { Db } from '../db/open';
+import { type Queryable, sql } from '../db/engine';
 import { hashSecret } from './secrets';
 
 export interface CredentialRow {
@@ -11,11 +11,12 @@ export interface CredentialRow {
   revoked: number;
 }
 
-export function credentialStore(db: Db) {
-  const find = db.prepare<[string], CredentialRow>('SELECT kind, portal_id, client_id, scopes, expires_at, revoked FROM credentials WHERE hash = ?');
+const find = sql<[string], CredentialRow>('SELECT kind, portal_id, client_id, scopes, expires_at, revoked FROM credentials WHERE hash = ?');
+
+export function credentialStore() {
   return {
     /** The credential with this value, or undefined. */
-    find: (value: string): CredentialRow | undefined => find.get(hashSecret(value)),
+    find: (db: Queryable, value: string): Promise<CredentialRow | undefined> => db.get(find, hashSecret(value)),
   };
 }
 

@@ -1,9 +1,10 @@
 /** Portals and their credentials. A new portal gets the default property groups and properties. */
-import { type Db, transaction } from '../db/open';
+import { type Param, type Queryable, sql } from '../db/engine';
+import type { Db } from '../db/open';
 import { hashSecret, newSecret, type CredentialKind } from './secrets';
-import { contentEngine } from './content/engine';
+import type { ContentEngine } from './content/engine';
 import { seedSite } from './content/seed';
-import { socialStore } from './social';
+import type { SocialStore } from './social';
 import { DEFAULT_CONTACT_GROUPS, DEFAULT_CONTACT_PROPERTIES, DEFAULT_DEAL_GROUPS, DEFAULT_DEAL_PROPERTIES } from './default-properties';
 
 export type Tier = 'starter' | 'professional' | 'enterprise';
@@ -30,32 +31,60 @@ export const ALL_SCOPES = [
   'analytics.behavioral_events.send',
 ];
 
-export function createPortal(db: Db, { id, name, tier, now }: { id: number; name: string; tier: Tier; now: number }) {
-  transaction(db, () => {
-    db.prepare('INSERT INTO portals (id, name, tier, created_at) VALUES (?, ?, ?, ?)').run(id, name, tier, now);
-    const group = db.prepare(
-      'INSERT INTO property_groups (portal_id, object_type, name, display_name, display_order, svc_defined) VALUES (?, ?, ?, ?, ?, 1)',
-    );
-    const property = db.prepare('INSERT INTO properties (portal_id, object_type, name, definition) VALUES (?, ?, ?, ?)');
-    for (const g of DEFAULT_CONTACT_GROUPS) group.run(id, 'contacts', g.name, g.displayName, g.displayOrder);
-    for (const g of DEFAULT_DEAL_GROUPS) group.run(id, 'deals', g.name, g.displayName, g.displayOrder);
-    for (const p of DEFAULT_CONTACT_PROPERTIES) property.run(id, 'contacts', p.name, JSON.stringify({ ...p, createdAt: now, updatedAt: now }));
-    for (const p of DEFAULT_DEAL_PROPERTIES) property.run(id, 'deals', p.name, JSON.stringify({ ...p, createdAt: now, updatedAt: now }));
-    seedSite(contentEngine(db, () => now), id, now);
-    socialStore(db, () => now).seedChannels(id, now);
-  })();
+/** The stores a new portal's site and social channels are seeded through (the content engine and
+ * the social store, not yet on the engine: on SQLite they write on the same connection, so inside
+ * `db`'s transaction). */
+export interface PortalSeeding {
+  content: ContentEngine;
+  social: SocialStore;
+}
+
+const q = {
+  portal: sql<[number, string, Tier, number]>('INSERT INTO portals (id, name, tier, created_at) VALUES (?, ?, ?, ?)'),
+  credential: sql<[string, CredentialKind, number, string | null, string, number | null, number]>(
+    'INSERT INTO credentials (hash, kind, portal_id, client_id, scopes, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  ),
+  ids: sql<[], { id: number }>('SELECT id FROM portals ORDER BY id'),
+  tier: sql<[number], { tier: Tier }>('SELECT tier FROM portals WHERE id = ?'),
+};
+
+/** One INSERT of every default group (or property) of a new portal: `rows` rows of `columns` placeholders. */
+const manyRows = (head: string, columns: number, rows: number) =>
+  sql<Param[]>(`${head} VALUES ${Array.from({ length: rows }, () => `(${Array(columns).fill('?').join(', ')})`).join(', ')}`);
+const GROUPS = [
+  ...DEFAULT_CONTACT_GROUPS.map((g) => ['contacts', g] as const),
+  ...DEFAULT_DEAL_GROUPS.map((g) => ['deals', g] as const),
+];
+const PROPERTIES = [
+  ...DEFAULT_CONTACT_PROPERTIES.map((p) => ['contacts', p] as const),
+  ...DEFAULT_DEAL_PROPERTIES.map((p) => ['deals', p] as const),
+];
+const insertGroups = manyRows(
+  'INSERT INTO property_groups (portal_id, object_type, name, display_name, display_order, svc_defined)', 6, GROUPS.length);
+const insertProperties = manyRows('INSERT INTO properties (portal_id, object_type, name, definition)', 4, PROPERTIES.length);
+
+export async function createPortal(
+  db: Queryable,
+  seeding: PortalSeeding,
+  { id, name, tier, now }: { id: number; name: string; tier: Tier; now: number },
+) {
+  await db.tx(async (t) => {
+    await t.run(q.portal, id, name, tier, now);
+    await t.run(insertGroups, ...GROUPS.flatMap(([type, g]) => [id, type, g.name, g.displayName, g.displayOrder, 1]));
+    await t.run(insertProperties, ...PROPERTIES.flatMap(([type, p]) => [id, type, p.name, JSON.stringify({ ...p, createdAt: now, updatedAt: now })]));
+    seedSite(seeding.content, id, now);
+    seeding.social.seedChannels(id, now);
+  });
 }
 
 /** Stores a credential's hash and returns the value (shown once, never stored). */
-export function issueCredential(
-  db: Db,
+export async function issueCredential(
+  db: Queryable,
   kind: CredentialKind,
   { portalId, scopes = ALL_SCOPES, clientId = null, expiresAt = null, now, value = newSecret(kind) }:
     { portalId: number; scopes?: string[]; clientId?: string | null; expiresAt?: number | null; now: number; value?: string },
 ) {
-  db.prepare(
-    'INSERT INTO credentials (hash, kind, portal_id, client_id, scopes, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-  ).run(hashSecret(value), kind, portalId, clientId, JSON.stringify(scopes), expiresAt, now);
+  await db.run(q.credential, hashSecret(value), kind, portalId, clientId, JSON.stringify(scopes), expiresAt, now);
   return value;
 }
 
@@ -67,38 +96,34 @@ export interface PortalCredentials {
   oauth: { clientId: string; clientSecret: string; refreshToken: string };
 }
 
-export function issuePortalCredentials(db: Db, portalId: number, now: number, scopes = ALL_SCOPES): PortalCredentials {
-  return transaction(db, () => {
+export function issuePortalCredentials(db: Queryable, portalId: number, now: number, scopes = ALL_SCOPES): Promise<PortalCredentials> {
+  return db.tx(async (t) => {
     const clientId = crypto.randomUUID();
     return {
       portalId,
-      apiKey: issueCredential(db, 'hapikey', { portalId, now }),
-      privateAppToken: issueCredential(db, 'privateApp', { portalId, scopes, now }),
+      apiKey: await issueCredential(t, 'hapikey', { portalId, now }),
+      privateAppToken: await issueCredential(t, 'privateApp', { portalId, scopes, now }),
       oauth: {
         clientId,
-        clientSecret: issueCredential(db, 'oauthClient', { portalId, clientId, scopes, now }),
-        refreshToken: issueCredential(db, 'refresh', { portalId, clientId, scopes, now }),
+        clientSecret: await issueCredential(t, 'oauthClient', { portalId, clientId, scopes, now }),
+        refreshToken: await issueCredential(t, 'refresh', { portalId, clientId, scopes, now }),
       },
     };
-  })();
+  });
 }
 
 /** Reads of the portals table the rest of the platform needs: which portals exist and their tier
  * (remembered once found: a portal's tier does not change while the platform runs; a portal not
  * found may be created later, so that is asked again). */
-export function portalStore(db: Db) {
-  const q = {
-    ids: db.prepare<[], number>('SELECT id FROM portals ORDER BY id').pluck(),
-    tier: db.prepare<[number], Tier>('SELECT tier FROM portals WHERE id = ?').pluck(),
-  };
+export function portalStore() {
   const tiers = new Map<number, Tier>();
   return {
-    ids: () => q.ids.all(),
+    ids: async (db: Queryable) => (await db.all(q.ids)).map((r) => r.id),
     /** The portal's tier, or undefined when there is no such portal. */
-    tier(portalId: number): Tier | undefined {
+    async tier(db: Queryable, portalId: number): Promise<Tier | undefined> {
       const known = tiers.get(portalId);
       if (known) return known;
-      const tier = q.tier.get(portalId);
+      const tier = await db.value(q.tier, portalId);
       if (tier) tiers.set(portalId, tier);
       return tier;
     },
@@ -106,3 +131,8 @@ export function portalStore(db: Db) {
 }
 
 export type PortalStore = ReturnType<typeof portalStore>;
+
+/** The portal ids, read synchronously on the SQLite database: for createServices' startup only,
+ * which seeds older portals' sites through the content and social stores (not on the engine yet)
+ * and keeps createPlatform synchronous. Goes once those stores are on the engine. */
+export const portalIdsAtStartup = (db: Db) => db.prepare<[], number>('SELECT id FROM portals ORDER BY id').pluck().all();

@@ -1,29 +1,32 @@
 /** Portal settings (§4.10, reference §13): name → string value. */
-import type { Db } from '../db/open';
+import { type Queryable, sql } from '../db/engine';
 import { notFound } from '../domain/errors';
 
-export function settingStore(db: Db, now: () => number) {
-  const q = {
-    all: db.prepare<[number], { name: string; value: string }>('SELECT name, value FROM settings WHERE portal_id = ? ORDER BY name'),
-    one: db.prepare<[number, string], { name: string; value: string }>('SELECT name, value FROM settings WHERE portal_id = ? AND name = ?'),
-    put: db.prepare<[number, string, string, number]>(
-      'INSERT INTO settings (portal_id, name, value, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (portal_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-    ),
-    remove: db.prepare<[number, string]>('DELETE FROM settings WHERE portal_id = ? AND name = ?'),
-  };
+const q = {
+  all: sql<[number], { name: string; value: string }>('SELECT name, value FROM settings WHERE portal_id = ? ORDER BY name'),
+  one: sql<[number, string], { name: string; value: string }>('SELECT name, value FROM settings WHERE portal_id = ? AND name = ?'),
+  put: sql<[number, string, string, number]>(
+    'INSERT INTO settings (portal_id, name, value, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (portal_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+  ),
+  remove: sql<[number, string]>('DELETE FROM settings WHERE portal_id = ? AND name = ?'),
+};
+
+export function settingStore(now: () => number) {
   const missing = (name: string) => notFound(`no setting named ${name}`);
 
   return {
     /** Every setting, or the one named. */
-    get(portalId: number, name?: string) {
-      if (name === undefined) return q.all.all(portalId);
-      const one = q.one.get(portalId, name);
+    async get(db: Queryable, portalId: number, name?: string) {
+      if (name === undefined) return db.all(q.all, portalId);
+      const one = await db.get(q.one, portalId, name);
       if (!one) throw missing(name);
       return one;
     },
-    put: (portalId: number, { name, value }: { name: string; value: string }) => void q.put.run(portalId, name, value, now()),
-    remove(portalId: number, name: string) {
-      if (!q.remove.run(portalId, name).changes) throw missing(name);
+    async put(db: Queryable, portalId: number, { name, value }: { name: string; value: string }) {
+      await db.run(q.put, portalId, name, value, now());
+    },
+    async remove(db: Queryable, portalId: number, name: string) {
+      if (!(await db.run(q.remove, portalId, name))) throw missing(name);
     },
   };
 }
