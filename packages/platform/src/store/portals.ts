@@ -1,9 +1,8 @@
 /** Portals and their credentials. A new portal gets the default property groups and properties. */
 import { type Db, transaction } from '../db/open';
 import { hashSecret, newSecret, type CredentialKind } from './secrets';
-import { contentEngine } from './content/engine';
-import { seedSite } from './content/seed';
-import { socialStore } from './social';
+import { seedSiteSync } from './content/seed';
+import { seedChannelsSync } from './social';
 import { DEFAULT_CONTACT_GROUPS, DEFAULT_CONTACT_PROPERTIES, DEFAULT_DEAL_GROUPS, DEFAULT_DEAL_PROPERTIES } from './default-properties';
 
 export type Tier = 'starter' | 'professional' | 'enterprise';
@@ -41,8 +40,8 @@ export function createPortal(db: Db, { id, name, tier, now }: { id: number; name
     for (const g of DEFAULT_DEAL_GROUPS) group.run(id, 'deals', g.name, g.displayName, g.displayOrder);
     for (const p of DEFAULT_CONTACT_PROPERTIES) property.run(id, 'contacts', p.name, JSON.stringify({ ...p, createdAt: now, updatedAt: now }));
     for (const p of DEFAULT_DEAL_PROPERTIES) property.run(id, 'deals', p.name, JSON.stringify({ ...p, createdAt: now, updatedAt: now }));
-    seedSite(contentEngine(db, () => now), id, now);
-    socialStore(db, () => now).seedChannels(id, now);
+    seedSiteSync(db, id, now);
+    seedChannelsSync(db, id, now);
   })();
 }
 
