@@ -153,24 +153,24 @@ function prepareKeys(database) {
 
 /** POSTS blog posts in the demo portal's blog (written by the store, not HTTP), half of them
  * published, one a minute: the content list measurement pages through them. */
-function seedBlogPosts(database) {
+async function seedBlogPosts(database) {
   const started = performance.now();
   const platform = createPlatform({ database, logger: false });
   try {
-    const content = platform.services.content;
-    const blog = content.list(PORTAL, 'blogs', { limit: 1 }, new Set()).objects[0];
+    const { content, engine } = platform.services;
+    const blog = (await content.list(engine, PORTAL, 'blogs', { limit: 1 }, new Set())).objects[0];
     const body = { content_group_id: blog.id, post_body: `<p>${'Lorem ipsum dolor sit amet. '.repeat(20)}</p>`, post_summary: 'Summary', topic_ids: [], keywords: [], widgets: {} };
     const start = Date.now() - POSTS * 60_000;
-    platform.db.transaction(() => {
+    await engine.tx(async (t) => {
       for (let i = 0; i < POSTS; i++) {
         const at = start + i * 60_000;
         const published = i % 2 == 1;
-        content.insertRaw(PORTAL, 'blog-posts', {
+        await content.insertRaw(t, PORTAL, 'blog-posts', {
           ...body, created: at, updated: at, name: `Bench post ${i}`, slug: `blog/bench-post-${i}`,
           state: published ? 'PUBLISHED' : 'DRAFT', is_draft: !published, publish_date: at,
         });
       }
-    })();
+    });
     return { blogId: blog.id, seconds: (performance.now() - started) / 1000 };
   } finally {
     platform.db.close(); // never listened: nothing else to stop
@@ -368,7 +368,7 @@ async function main() {
     let posts;
     if (wanted('content')) {
       say(`adding ${fmt(POSTS)} blog posts…`);
-      posts = seedBlogPosts(database);
+      posts = await seedBlogPosts(database);
       keys.blogId = posts.blogId;
     }
     const access = await portalAccess(dir, server.baseUrl);

@@ -109,8 +109,8 @@ export function createPlatform(options: PlatformOptions = {}) {
   base.set('query parser', 'simple');
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
   if (options.inspectorKey) base.use('/_inspector', inspectorRouter(services.inspector, services.engine, options.inspectorKey));
-  mountSite(base, services.content);
-  mountFileServer(base, services.files);
+  mountSite(base, services.content, services.engine, services.group.settled);
+  mountFileServer(base, services.files, services.engine, services.group.settled);
   mountCatalog(base, 'base', deps, COLLECTOR_ROUTES);
 
   const forms = express();

@@ -57,7 +57,7 @@ describe('blog post states (§3)', () => {
       const served = await page(p.url);
       expect(served.status).toBe(200);
       expect(served.text).toContain('<p>Live text</p>');
-      expect(t.platform.services.content.history(p.id)).toEqual([{ event: 'send enabled emails and tweets', timestamp: t.clock.now }]);
+      expect(await t.platform.services.content.history(t.platform.services.engine, p.id)).toEqual([{ event: 'send enabled emails and tweets', timestamp: t.clock.now }]);
     }
   });
 
@@ -73,12 +73,12 @@ describe('blog post states (§3)', () => {
       await runDue();
       expect((await get(p.id)).state).toBe('SCHEDULED');
       expect((await page(p.url)).status).toBe(404);
-      expect(t.platform.services.content.history(p.id)).toEqual([]);
+      expect(await t.platform.services.content.history(t.platform.services.engine, p.id)).toEqual([]);
       t.clock.now = at;
       expect((await runDue()).publish).toBeGreaterThanOrEqual(1);
       expect(await get(p.id)).toMatchObject({ state: 'PUBLISHED', is_draft: false, publish_date: at });
       expect((await page(p.url)).status).toBe(200);
-      expect(t.platform.services.content.history(p.id)).toEqual([{ event: 'send enabled emails and tweets', timestamp: at }]);
+      expect(await t.platform.services.content.history(t.platform.services.engine, p.id)).toEqual([{ event: 'send enabled emails and tweets', timestamp: at }]);
     } finally {
       t.clock.now = start;
     }

@@ -67,6 +67,24 @@ for (const [name, available, open] of engines) {
       ]);
       expect(await db.all(sql<[string], { name: string }>(`SELECT name FROM items WHERE ${d.ilike('name', '?')}`), 'GRA%')).toEqual([{ name: 'grace' }]);
       expect(await db.value(sql<[], { joined: string }>(`SELECT ${d.groupConcat('name', "','")} AS joined FROM (SELECT name FROM items ORDER BY id) t`))).toBe('Ada,grace');
+      // The content engine's and the stores' JSON fragments.
+      const flags = sql<[string, string], { name: string; flag: number | null }>(`SELECT ? AS name, ${d.jsonBoolean('?', '$.on')} AS flag`);
+      expect(await db.get(flags, 'yes', '{"on": true}')).toEqual({ name: 'yes', flag: 1 });
+      expect(await db.get(flags, 'no', '{"on": false}')).toEqual({ name: 'no', flag: 0 });
+      expect(await db.get(flags, 'absent', '{}')).toEqual({ name: 'absent', flag: null });
+      const has = sql<[string, number], { yes: number }>(`SELECT CASE WHEN ${d.jsonHas('?', '$.ids', '?')} THEN 1 ELSE 0 END AS yes`);
+      expect(await db.value(has, '{"ids": [3, 5]}', 5)).toBe(1);
+      expect(await db.value(has, '{"ids": 5}', 5)).toBe(1);
+      expect(await db.value(has, '{"ids": [3]}', 5)).toBe(0);
+      expect(await db.value(has, '{"ids": null}', 5)).toBe(0);
+      expect(await db.value(has, '{}', 5)).toBe(0);
+      const picked = sql<[string], { n: number }>(`SELECT n FROM items WHERE n IN (${d.jsonNumbers('?')}) ORDER BY n`);
+      expect((await db.all(picked, JSON.stringify([12, 99]))).map((r) => r.n)).toEqual([12]);
+      const sorted = sql<[], { k: string }>(
+        `SELECT k FROM (SELECT 'a' AS k, '{"v": 10}' AS data UNION ALL SELECT 'b', '{"v": 9}' UNION ALL SELECT 'c', '{"v": "x"}' UNION ALL SELECT 'd', '{}') t ORDER BY ${d.jsonSortKey('data', '$.v')}`,
+      );
+      expect((await db.all(sorted)).map((r) => r.k)).toEqual(['d', 'b', 'a', 'c']);
+      expect(await db.all(sql<[], { name: string }>(`SELECT name FROM items ORDER BY ${d.rowid}`))).toEqual([{ name: 'Ada' }, { name: 'grace' }]);
     });
 
     it('commits a transaction, and rolls it back whole when it throws', async () => {

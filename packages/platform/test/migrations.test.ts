@@ -41,16 +41,16 @@ describe('schema migrations', () => {
     const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
     try {
       expect(platform.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
-      expect(platform.services.content.list(7, 'blogs', { limit: 5 }, new Set()).objects.map((b) => b.name)).toEqual(['Blog']);
-      expect(platform.services.content.list(7, 'domains', { limit: 5 }, new Set()).total).toBe(1);
-      expect(platform.services.social.listChannels(7).map((c) => c.type)).toEqual(['Twitter', 'LinkedIn']);
+      expect((await platform.services.content.list(platform.services.engine, 7, 'blogs', { limit: 5 }, new Set())).objects.map((b) => b.name)).toEqual(['Blog']);
+      expect((await platform.services.content.list(platform.services.engine, 7, 'domains', { limit: 5 }, new Set())).total).toBe(1);
+      expect((await platform.services.social.listChannels(platform.services.engine, 7)).map((c) => c.type)).toEqual(['Twitter', 'LinkedIn']);
     } finally {
       await platform.close();
     }
     // Opening again seeds nothing twice.
     const again = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
-    expect(again.services.content.list(7, 'blogs', { limit: 5 }, new Set()).total).toBe(1);
-    expect(again.services.social.listChannels(7)).toHaveLength(2);
+    expect((await again.services.content.list(again.services.engine, 7, 'blogs', { limit: 5 }, new Set())).total).toBe(1);
+    expect(await again.services.social.listChannels(again.services.engine, 7)).toHaveLength(2);
     await again.close();
   });
 

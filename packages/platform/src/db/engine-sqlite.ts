@@ -15,10 +15,15 @@ import type { Db } from './open';
 export const sqliteDialect: Dialect = {
   jsonText: (column, path) => `json_extract(${column}, '${path}')`,
   jsonNumber: (column, path) => `json_extract(${column}, '${path}')`,
+  jsonBoolean: (column, path) => `json_extract(${column}, '${path}')`,
+  jsonSortKey: (column, path) => `json_extract(${column}, '${path}')`,
+  jsonHas: (column, path, value) => `EXISTS (SELECT 1 FROM json_each(${column}, '${path}') WHERE value = ${value})`,
+  jsonNumbers: (array) => `SELECT value FROM json_each(${array})`,
   instr: (haystack, needle) => `instr(${haystack}, ${needle})`,
   jsonArrayValues: (json) => `SELECT value FROM json_each(${json})`,
   ilike: (expr, pattern) => `${expr} LIKE ${pattern}`,
   groupConcat: (expr, separator) => `group_concat(${expr}, ${separator})`,
+  rowid: 'rowid',
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
 };
 

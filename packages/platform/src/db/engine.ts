@@ -29,6 +29,15 @@ export interface Dialect {
   jsonText(column: string, path: string): string;
   /** The number at a JSON path of a JSON text column; null when absent. */
   jsonNumber(column: string, path: string): string;
+  /** A JSON boolean at a JSON path as 1 or 0 (how SQLite reads one); null when absent. */
+  jsonBoolean(column: string, path: string): string;
+  /** The value at a JSON path to sort by, as SQLite sorts it: null (or absent) first, then
+   * numbers in number order, then text. */
+  jsonSortKey(column: string, path: string): string;
+  /** Whether the value at a JSON path is the number `value`, or an array holding it. */
+  jsonHas(column: string, path: string, value: string): string;
+  /** A subquery: the numbers of a JSON array (a text parameter), one row each. */
+  jsonNumbers(array: string): string;
   /** The position of `needle` in `haystack` from 1, 0 when absent. */
   instr(haystack: string, needle: string): string;
   /** The elements of a JSON array (a text expression), as a subquery of one column: `x IN (${…})`. */
@@ -37,6 +46,10 @@ export interface Dialect {
   ilike(expr: string, pattern: string): string;
   /** Concatenation of the group's values with `separator` (a SQL string literal). */
   groupConcat(expr: string, separator: string): string;
+  /** A sort key in the order a table's rows were inserted (a tie-break for tables without an
+   * auto-numbered key): SQLite's rowid. PostgreSQL has no such thing: `ctid`, a row's place in
+   * its table, follows insertion only until the row is updated (an updated row moves). */
+  readonly rowid: string;
   /** The type of an auto-numbered primary key column, in CREATE TABLE. */
   readonly autoId: string;
 }

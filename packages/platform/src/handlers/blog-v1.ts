@@ -5,7 +5,7 @@ import { atomDocument } from './atom-document';
 import { Reply, type Handlers } from './handler';
 import type { Services } from '../services';
 
-type Post = ReturnType<Services['blogV1']['post']>;
+type Post = Awaited<ReturnType<Services['blogV1']['post']>>;
 type Comment = ReturnType<Services['blogV1']['comment']>;
 type Blog = ReturnType<Services['blogV1']['blog']>;
 
@@ -48,45 +48,45 @@ const location = (p: Post) => ({ Location: p.jsonUrl.replace(/\.json$/, '.atom')
 
 export function blogV1Handlers({ blogV1 }: Services): Handlers {
   return {
-    'blogV1.listBlogs': ({ portalId, params, query }) => {
-      const blogs = blogV1.listBlogs(portalId, query);
+    'blogV1.listBlogs': async ({ db, portalId, params, query }) => {
+      const blogs = await blogV1.listBlogs(db, portalId, query);
       return as(params.ext, blogs, () => atomDocument('feed', { title: 'Blogs', entry: blogs.map(blogFeed) }));
     },
-    'blogV1.getBlog': ({ portalId, params }) => {
-      const b = blogV1.getBlog(portalId, params.blog_guid);
+    'blogV1.getBlog': async ({ db, portalId, params }) => {
+      const b = await blogV1.getBlog(db, portalId, params.blog_guid);
       return as(params.ext, b, () => atomDocument('feed', blogFeed(b)));
     },
-    'blogV1.listPosts': ({ portalId, params, query }) => {
-      const posts = blogV1.listPosts(portalId, params.blog_guid, query);
-      const b = blogV1.getBlog(portalId, params.blog_guid);
+    'blogV1.listPosts': async ({ db, portalId, params, query }) => {
+      const posts = await blogV1.listPosts(db, portalId, params.blog_guid, query);
+      const b = await blogV1.getBlog(db, portalId, params.blog_guid);
       return as(params.ext, posts, () => atomDocument('feed', { ...blogFeed(b), entry: posts.map(postEntry) }));
     },
-    'blogV1.getPost': ({ portalId, params }) => {
-      const p = blogV1.getPost(portalId, params.post_guid);
+    'blogV1.getPost': async ({ db, portalId, params }) => {
+      const p = await blogV1.getPost(db, portalId, params.post_guid);
       return as(params.ext, p, () => atomDocument('entry', postEntry(p)));
     },
-    'blogV1.listBlogComments': ({ portalId, params, query }) => {
-      const comments = blogV1.listBlogComments(portalId, params.blog_guid, query);
+    'blogV1.listBlogComments': async ({ db, portalId, params, query }) => {
+      const comments = await blogV1.listBlogComments(db, portalId, params.blog_guid, query);
       return as(params.ext, comments, () => atomDocument('feed', { title: 'Comments', entry: comments.map(commentEntry) }));
     },
-    'blogV1.listPostComments': ({ portalId, params, query }) => {
-      const comments = blogV1.listPostComments(portalId, params.post_guid, query);
+    'blogV1.listPostComments': async ({ db, portalId, params, query }) => {
+      const comments = await blogV1.listPostComments(db, portalId, params.post_guid, query);
       return as(params.ext, comments, () => atomDocument('feed', { title: 'Comments', entry: comments.map(commentEntry) }));
     },
-    'blogV1.getComment': ({ portalId, params }) => {
-      const c = blogV1.getComment(portalId, params.comment_guid);
+    'blogV1.getComment': async ({ db, portalId, params }) => {
+      const c = await blogV1.getComment(db, portalId, params.comment_guid);
       return as(params.ext, c, () => atomDocument('entry', commentEntry(c)));
     },
-    'blogV1.createPost': ({ portalId, params, body, req }) => {
-      const p = blogV1.createPost(portalId, params.blog_guid, body);
+    'blogV1.createPost': async ({ db, portalId, params, body, req }) => {
+      const p = await blogV1.createPost(db, portalId, params.blog_guid, body);
       return written(req, 201, p, () => atomDocument('entry', postEntry(p)), location(p));
     },
-    'blogV1.updatePost': ({ portalId, params, body, req }) => {
-      const p = blogV1.updatePost(portalId, params.post_guid, body);
+    'blogV1.updatePost': async ({ db, portalId, params, body, req }) => {
+      const p = await blogV1.updatePost(db, portalId, params.post_guid, body);
       return written(req, 200, p, () => atomDocument('entry', postEntry(p)));
     },
-    'blogV1.createComment': ({ portalId, params, body, req }) => {
-      const c = blogV1.createComment(portalId, params.post_guid, body);
+    'blogV1.createComment': async ({ db, portalId, params, body, req }) => {
+      const c = await blogV1.createComment(db, portalId, params.post_guid, body);
       return written(req, 201, c, () => atomDocument('entry', commentEntry(c)));
     },
   };

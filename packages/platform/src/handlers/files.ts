@@ -7,17 +7,17 @@ import type { Record_ } from '../store/content/collections';
 
 export function fileHandlers({ files, content }: Services): Handlers {
   return {
-    'content.files.upload': ({ portalId, body, files: uploaded }) => files.upload(portalId, uploaded, body),
-    'content.files.replace': ({ portalId, params, body, files: uploaded }) => files.replace(portalId, params.file_id, uploaded, body),
+    'content.files.upload': ({ db, portalId, body, files: uploaded }) => files.upload(db, portalId, uploaded, body),
+    'content.files.replace': ({ db, portalId, params, body, files: uploaded }) => files.replace(db, portalId, params.file_id, uploaded, body),
     // Archived files are hidden in the file manager: out of lists unless asked for.
-    'content.files.list': ({ portalId, query }) => content.list(portalId, 'files', { archived: false, ...query }, FILE_FIELDS),
-    'content.files.archive': ({ portalId, params }) => files.archive(portalId, params.file_id),
-    'content.files.fullDelete': ({ portalId, params }) => files.fullDelete(portalId, params.file_id),
-    'content.files.move': ({ portalId, params, body }) => files.move(portalId, params.file_id, body),
-    'content.folders.update': ({ portalId, params, body }) => files.updateFolder(portalId, params.folder_id, body as Record_),
-    'content.folders.move': ({ portalId, params, body }) => files.moveFolder(portalId, params.folder_id, body),
-    'content.folders.delete': ({ portalId, params }) => files.removeFolder(portalId, params.folder_id),
-    'content.folders.restoreVersion': ({ portalId, params, body }) => files.restoreFolderVersion(portalId, params.folder_id, body.version_id),
+    'content.files.list': ({ db, portalId, query }) => content.list(db, portalId, 'files', { archived: false, ...query }, FILE_FIELDS),
+    'content.files.archive': ({ db, portalId, params }) => files.archive(db, portalId, params.file_id),
+    'content.files.fullDelete': ({ db, portalId, params }) => files.fullDelete(db, portalId, params.file_id),
+    'content.files.move': ({ db, portalId, params, body }) => files.move(db, portalId, params.file_id, body),
+    'content.folders.update': ({ db, portalId, params, body }) => files.updateFolder(db, portalId, params.folder_id, body as Record_),
+    'content.folders.move': ({ db, portalId, params, body }) => files.moveFolder(db, portalId, params.folder_id, body),
+    'content.folders.delete': ({ db, portalId, params }) => files.removeFolder(db, portalId, params.folder_id),
+    'content.folders.restoreVersion': ({ db, portalId, params, body }) => files.restoreFolderVersion(db, portalId, params.folder_id, body.version_id),
   };
 }
 

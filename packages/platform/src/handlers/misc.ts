@@ -14,11 +14,11 @@ export function miscHandlers({ keywords, settings, social }: Services): Handlers
     'settings.update': ({ db, portalId, body }) => settings.put(db, portalId, body),
     'settings.delete': ({ db, portalId, query }) => settings.remove(db, portalId, query.name),
 
-    'social.listChannels': ({ portalId, query }) => social.listChannels(portalId, query.settings ?? true),
-    'social.getChannel': ({ portalId, params }) => social.getChannel(portalId, params.channel_guid),
-    'social.listBroadcasts': ({ portalId, query }) => social.list(portalId, query),
-    'social.getBroadcast': ({ portalId, params }) => social.get(portalId, params.broadcast_guid),
-    'social.createBroadcast': ({ portalId, body }) => social.create(portalId, body),
-    'social.cancelBroadcast': ({ portalId, params }) => social.cancel(portalId, params.broadcast_guid),
+    'social.listChannels': ({ db, portalId, query }) => social.listChannels(db, portalId, query.settings ?? true),
+    'social.getChannel': ({ db, portalId, params }) => social.getChannel(db, portalId, params.channel_guid),
+    'social.listBroadcasts': ({ db, portalId, query }) => social.list(db, portalId, query),
+    'social.getBroadcast': ({ db, portalId, params }) => social.get(db, portalId, params.broadcast_guid),
+    'social.createBroadcast': ({ db, portalId, body }) => social.create(db, portalId, body),
+    'social.cancelBroadcast': ({ db, portalId, params }) => social.cancel(db, portalId, params.broadcast_guid),
   };
 }

@@ -18,8 +18,8 @@ import { inspectorQueries } from '../store/inspector';
 import { oauthStore } from '../store/oauth';
 import { portalIdsAtStartup, portalStore } from '../store/portals';
 import { settingStore } from '../store/settings';
-import { socialStore } from '../store/social';
-import { seedSite } from '../store/content/seed';
+import { seedChannelsSync, socialStore } from '../store/social';
+import { seedSiteSync } from '../store/content/seed';
 import { emailStore } from '../store/email';
 import { formStore } from '../store/forms';
 import { listStore } from '../store/lists';
@@ -91,12 +91,12 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const tracking = trackingStore(db, contacts, now);
   const visitors = visitorLinks(contacts, tracking);
   const removeProperty = propertyRemoval(properties, contacts, lists);
-  const content = contentEngine(db, now);
-  const blogV1 = blogV1Store(db, content);
+  const content = contentEngine(engine, now);
+  const blogV1 = blogV1Store(content);
   const keywords = keywordStore(engine, now);
   const inspector = inspectorQueries(engine);
   const settings = settingStore(now);
-  const social = socialStore(db, now);
+  const social = socialStore(engine, now);
   socialPublishing(content, social);
   const prospects = prospectStore(engine, options.prospects);
   const intake = trackingIntake({
@@ -108,19 +108,19 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
     onPageView: (t, e, ip) => prospects.pageView(t, e.portalId, ip, e.utk ?? '', e.url, e.timestamp),
   });
   const blobs = blobStore(options.filesDir ?? mkdtempSync(join(tmpdir(), 'svc-files-')));
-  const files = fileStore(db, content, blobs, now);
+  const files = fileStore(engine, content, blobs, now);
   // Portals made before part 2 get their site (blog, domain, layout, site map) and social
-  // channels on first start. (Synchronously, on the SQLite database, so that createPlatform stays
-  // synchronous: the content and social stores it seeds through are not on the engine yet.)
+  // channels on first start (synchronously, on the SQLite connection, so that createPlatform
+  // stays synchronous; the engine versions are seedSite and social.seedChannels).
   transaction(db, () => {
     for (const id of portalIdsAtStartup(db)) {
-      seedSite(content, id, now());
-      social.seedChannels(id, now());
+      seedSiteSync(db, id, now());
+      seedChannelsSync(db, id, now());
     }
   })();
   const jobs = scheduler(write, [
-    { name: 'publish', run: content.publishDue },
-    { name: 'broadcasts', run: social.publishDue },
+    { name: 'publish', run: (t) => content.publishDue(t) },
+    { name: 'broadcasts', run: (t) => social.publishDue(t) },
   ]);
   return {
     db, now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,

@@ -3,6 +3,7 @@
  * portal's social channels as a broadcast (visible through the broadcast API), once per channel:
  * a post taken back to draft and published again is not announced twice. There is no mail
  * server, so the emails are left at the job's record in the post's history. */
+import type { Queryable } from '../db/engine';
 import type { CollectionName, ContentRecord } from '../store/content/collections';
 import type { ContentEngine } from '../store/content/engine';
 import type { SocialStore } from '../store/social';
@@ -17,8 +18,9 @@ function message(post: ContentRecord) {
 }
 
 export function socialPublishing(content: ContentEngine, social: SocialStore) {
-  content.onLive((collection: CollectionName, record: ContentRecord) => {
+  // In the transaction that publishes the post (`db`).
+  content.onLive(async (db: Queryable, collection: CollectionName, record: ContentRecord) => {
     if (collection != 'blog-posts' || !enabled(record.is_social_publishing_enabled)) return;
-    social.announce(Number(record.portal_id), { type: 'BLOG_POST', id: String(record.id) }, message(record));
+    await social.announce(db, Number(record.portal_id), { type: 'BLOG_POST', id: String(record.id) }, message(record));
   });
 }

@@ -2,7 +2,7 @@
  * post a v2 blog post, a v1 comment a v2 comment, and a guid is the v2 id. What one API writes the
  * other reads. Post states follow §3: created as a draft, published by an update with
  * `draft=false`; comments are live at once. */
-import { type Db, transaction } from '../db/open';
+import type { Queryable } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
 import type { ContentRecord } from './content/collections';
 import type { ContentEngine } from './content/engine';
@@ -38,14 +38,15 @@ export interface CommentWrite {
 
 const str = (v: unknown) => (typeof v == 'string' ? v : null);
 
-export function blogV1Store(db: Db, content: ContentEngine) {
+/** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
+export function blogV1Store(content: ContentEngine) {
   const base = () => content.site.base;
   // The catalog clamps `max` (pageSize(300)).
   const page = (p: Paging) => ({ limit: p.max ?? 20, offset: p.offset ?? 0 });
 
   /** A v1 guid names a v2 id; anything else names nothing. */
-  function find(portalId: number, collection: 'blogs' | 'blog-posts' | 'comments', guid: string, what: string) {
-    const found = /^\d{1,15}$/.test(guid) ? content.lookup.get(portalId, collection, Number(guid)) : undefined;
+  async function find(db: Queryable, portalId: number, collection: 'blogs' | 'blog-posts' | 'comments', guid: string, what: string) {
+    const found = /^\d{1,15}$/.test(guid) ? await content.lookup.get(db, portalId, collection, Number(guid)) : undefined;
     if (!found) throw notFound(`no ${what} with guid ${guid}`);
     return found;
   }
@@ -60,9 +61,13 @@ export function blogV1Store(db: Db, content: ContentEngine) {
     authorEmail: null,
   });
 
-  function post(p: ContentRecord) {
+  async function post(db: Queryable, p: ContentRecord) {
     const author = p.blog_author as ContentRecord | null;
-    const tags = ((p.topic_ids ?? []) as number[]).flatMap((id) => content.lookup.get(Number(p.portal_id), 'topics', id)?.name ?? []) as string[];
+    const tags: string[] = [];
+    for (const id of (p.topic_ids ?? []) as number[]) {
+      const name = (await content.lookup.get(db, Number(p.portal_id), 'topics', id))?.name;
+      if (name != null) tags.push(name as string);
+    }
     const published = p.state == 'PUBLISHED';
     return {
       guid: String(p.id),
@@ -96,18 +101,22 @@ export function blogV1Store(db: Db, content: ContentEngine) {
   });
 
   /** The portal's blog author with this email: v1 posts must be written by a user of the portal. */
-  function authorId(portalId: number, email: string) {
-    const [author] = content.list(portalId, 'blog-authors', { email, limit: 1 }, FIELDS).objects;
+  async function authorId(db: Queryable, portalId: number, email: string) {
+    const [author] = (await content.list(db, portalId, 'blog-authors', { email, limit: 1 }, FIELDS)).objects;
     if (!author) throw badRequest(`body.authorEmail: ${email} is not a user of this portal (create a blog author with this email)`);
     return author.id;
   }
 
   /** Topic ids for tags, making the topics that do not exist yet. */
-  const topicIds = (portalId: number, tags: string[]) =>
-    tags.map((name) => (content.list(portalId, 'topics', { name, limit: 1 }, FIELDS).objects[0] ?? content.create(portalId, 'topics', { name })).id);
+  async function topicIds(db: Queryable, portalId: number, tags: string[]) {
+    const ids: number[] = [];
+    for (const name of tags)
+      ids.push(((await content.list(db, portalId, 'topics', { name, limit: 1 }, FIELDS)).objects[0] ?? (await content.create(db, portalId, 'topics', { name }))).id);
+    return ids;
+  }
 
   /** The v2 fields of a v1 post write. */
-  function v2Fields(portalId: number, w: PostWrite) {
+  async function v2Fields(db: Queryable, portalId: number, w: PostWrite) {
     const fields: Record<string, unknown> = {
       name: w.title,
       post_summary: w.summary,
@@ -118,70 +127,77 @@ export function blogV1Store(db: Db, content: ContentEngine) {
     };
     // A scheduled post moves with its publish_date (the engine keeps the schedule on it).
     if (w.published !== undefined) fields.publish_date = Date.parse(w.published);
-    if (w.authorEmail !== undefined) fields.blog_author_id = authorId(portalId, w.authorEmail);
-    if (w.tags !== undefined) fields.topic_ids = topicIds(portalId, w.tags);
+    if (w.authorEmail !== undefined) fields.blog_author_id = await authorId(db, portalId, w.authorEmail);
+    if (w.tags !== undefined) fields.topic_ids = await topicIds(db, portalId, w.tags);
     return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
   }
 
   /** The publishing a v1 write asks for, through the v2 state machine (§3): `draft=false` publishes
    * at `published` (publish_immediately false makes a future date wait for the scheduler), or at
    * once without one; `draft=true` cancels. */
-  function publishAsAsked(portalId: number, id: number, w: PostWrite) {
-    const { state } = content.get(portalId, 'blog-posts', id);
+  async function publishAsAsked(db: Queryable, portalId: number, id: number, w: PostWrite) {
+    const { state } = await content.get(db, portalId, 'blog-posts', id);
     if (w.draft === false && state != 'PUBLISHED') {
-      content.update(portalId, 'blog-posts', id, { publish_immediately: w.published === undefined });
-      content.publishAction(portalId, 'blog-posts', id, 'schedule-publish');
-    } else if (w.draft === true && state != 'DRAFT') content.publishAction(portalId, 'blog-posts', id, 'cancel-publish');
+      await content.update(db, portalId, 'blog-posts', id, { publish_immediately: w.published === undefined });
+      await content.publishAction(db, portalId, 'blog-posts', id, 'schedule-publish');
+    } else if (w.draft === true && state != 'DRAFT') await content.publishAction(db, portalId, 'blog-posts', id, 'cancel-publish');
   }
+
+  /** Posts as v1 answers them. */
+  const posts = async (db: Queryable, records: ContentRecord[]) => {
+    const out = [];
+    for (const p of records) out.push(await post(db, p));
+    return out;
+  };
 
   return {
     blog,
     post,
     comment,
-    listBlogs: (portalId: number, p: Paging) => content.list(portalId, 'blogs', page(p), FIELDS).objects.map(blog),
-    getBlog: (portalId: number, guid: string) => blog(find(portalId, 'blogs', guid, 'blog')),
-    listPosts(portalId: number, blogGuid: string, p: Paging & { draft?: boolean }) {
-      const b = find(portalId, 'blogs', blogGuid, 'blog');
+    listBlogs: async (db: Queryable, portalId: number, p: Paging) => (await content.list(db, portalId, 'blogs', page(p), FIELDS)).objects.map(blog),
+    getBlog: async (db: Queryable, portalId: number, guid: string) => blog(await find(db, portalId, 'blogs', guid, 'blog')),
+    async listPosts(db: Queryable, portalId: number, blogGuid: string, p: Paging & { draft?: boolean }) {
+      const b = await find(db, portalId, 'blogs', blogGuid, 'blog');
       const state = p.draft === undefined ? {} : p.draft ? { state__ne: 'PUBLISHED' } : { state: 'PUBLISHED' };
-      return content.list(portalId, 'blog-posts', { content_group_id: String(b.id), ...state, order_by: '-created', ...page(p) }, FIELDS).objects.map(post);
+      return posts(db, (await content.list(db, portalId, 'blog-posts', { content_group_id: String(b.id), ...state, order_by: '-created', ...page(p) }, FIELDS)).objects);
     },
-    getPost: (portalId: number, guid: string) => post(find(portalId, 'blog-posts', guid, 'post')),
-    listPostComments(portalId: number, postGuid: string, p: Paging) {
-      const found = find(portalId, 'blog-posts', postGuid, 'post');
-      return content.list(portalId, 'comments', { content_id: String(found.id), ...page(p) }, FIELDS).objects.map(comment);
+    getPost: async (db: Queryable, portalId: number, guid: string) => post(db, await find(db, portalId, 'blog-posts', guid, 'post')),
+    async listPostComments(db: Queryable, portalId: number, postGuid: string, p: Paging) {
+      const found = await find(db, portalId, 'blog-posts', postGuid, 'post');
+      return (await content.list(db, portalId, 'comments', { content_id: String(found.id), ...page(p) }, FIELDS)).objects.map(comment);
     },
-    listBlogComments(portalId: number, blogGuid: string, p: Paging) {
-      const b = find(portalId, 'blogs', blogGuid, 'blog');
-      return content.list(portalId, 'comments', { collection_id: String(b.id), ...page(p) }, FIELDS).objects.map(comment);
+    async listBlogComments(db: Queryable, portalId: number, blogGuid: string, p: Paging) {
+      const b = await find(db, portalId, 'blogs', blogGuid, 'blog');
+      return (await content.list(db, portalId, 'comments', { collection_id: String(b.id), ...page(p) }, FIELDS)).objects.map(comment);
     },
-    getComment: (portalId: number, guid: string) => comment(find(portalId, 'comments', guid, 'comment')),
+    getComment: async (db: Queryable, portalId: number, guid: string) => comment(await find(db, portalId, 'comments', guid, 'comment')),
 
     /** A new post: a draft (§3), unless the entry says `draft=false` (then as an update would). */
-    createPost(portalId: number, blogGuid: string, w: PostWrite) {
-      const b = find(portalId, 'blogs', blogGuid, 'blog');
-      return transaction(db, () => {
-        const { id } = content.create(portalId, 'blog-posts', { ...v2Fields(portalId, w), content_group_id: b.id });
-        publishAsAsked(portalId, id, w);
-        return post(content.get(portalId, 'blog-posts', id));
-      })();
+    async createPost(db: Queryable, portalId: number, blogGuid: string, w: PostWrite) {
+      const b = await find(db, portalId, 'blogs', blogGuid, 'blog');
+      return db.tx(async (t) => {
+        const { id } = await content.create(t, portalId, 'blog-posts', { ...(await v2Fields(t, portalId, w)), content_group_id: b.id });
+        await publishAsAsked(t, portalId, id, w);
+        return post(t, await content.get(t, portalId, 'blog-posts', id));
+      });
     },
 
     /** Changes the fields given; `draft=false` publishes a draft (at `published` when given: scheduled
      * when that is in the future), `draft=true` takes a published or scheduled post back to draft. */
-    updatePost(portalId: number, guid: string, w: PostWrite) {
-      const id = find(portalId, 'blog-posts', guid, 'post').id;
-      return transaction(db, () => {
-        const fields = v2Fields(portalId, w);
-        if (Object.keys(fields).length) content.update(portalId, 'blog-posts', id, fields);
-        publishAsAsked(portalId, id, w);
-        return post(content.get(portalId, 'blog-posts', id));
-      })();
+    async updatePost(db: Queryable, portalId: number, guid: string, w: PostWrite) {
+      const id = (await find(db, portalId, 'blog-posts', guid, 'post')).id;
+      return db.tx(async (t) => {
+        const fields = await v2Fields(t, portalId, w);
+        if (Object.keys(fields).length) await content.update(t, portalId, 'blog-posts', id, fields);
+        await publishAsAsked(t, portalId, id, w);
+        return post(t, await content.get(t, portalId, 'blog-posts', id));
+      });
     },
 
     /** Comments are live at once: there is no draft state for them (§3). */
-    createComment(portalId: number, postGuid: string, w: CommentWrite) {
-      const p = find(portalId, 'blog-posts', postGuid, 'post');
-      return comment(content.create(portalId, 'comments', { content_id: p.id, comment: w.comment, user_name: w.anonyName, user_email: w.anonyEmail, user_url: w.anonyUrl ?? null }));
+    async createComment(db: Queryable, portalId: number, postGuid: string, w: CommentWrite) {
+      const p = await find(db, portalId, 'blog-posts', postGuid, 'post');
+      return comment(await content.create(db, portalId, 'comments', { content_id: p.id, comment: w.comment, user_name: w.anonyName, user_email: w.anonyEmail, user_url: w.anonyUrl ?? null }));
     },
   };
 }

@@ -31,9 +31,7 @@ export const ALL_SCOPES = [
   'analytics.behavioral_events.send',
 ];
 
-/** The stores a new portal's site and social channels are seeded through (the content engine and
- * the social store, not yet on the engine: on SQLite they write on the same connection, so inside
- * `db`'s transaction). */
+/** The stores a new portal's site and social channels are seeded through, in its transaction. */
 export interface PortalSeeding {
   content: ContentEngine;
   social: SocialStore;
@@ -72,8 +70,8 @@ export async function createPortal(
     await t.run(q.portal, id, name, tier, now);
     await t.run(insertGroups, ...GROUPS.flatMap(([type, g]) => [id, type, g.name, g.displayName, g.displayOrder, 1]));
     await t.run(insertProperties, ...PROPERTIES.flatMap(([type, p]) => [id, type, p.name, JSON.stringify({ ...p, createdAt: now, updatedAt: now })]));
-    seedSite(seeding.content, id, now);
-    seeding.social.seedChannels(id, now);
+    await seedSite(t, seeding.content, id, now);
+    await seeding.social.seedChannels(t, id, now);
   });
 }
 

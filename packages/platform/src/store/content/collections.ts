@@ -24,10 +24,11 @@ export type CollectionName =
   | 'files';
 
 /** What a collection's rules may look up. */
+/** What a collection's rules may look up (in the transaction of the write they check). */
 export interface Lookup {
-  get(portalId: number, collection: CollectionName, id: number): Record_ | undefined;
+  get(portalId: number, collection: CollectionName, id: number): Promise<Record_ | undefined>;
   /** The live folder at `fullPath` (`/docs/logos`). */
-  folderByPath(portalId: number, fullPath: string): Record_ | undefined;
+  folderByPath(portalId: number, fullPath: string): Promise<Record_ | undefined>;
 }
 
 export interface Collection {
@@ -37,7 +38,7 @@ export interface Collection {
   defaults(input: Record_, now: number, portalId: number): Record_;
   /** Checks and derived fields after a write body is applied (throws a 400). `id` is the
    * object's own and `before` its live record (both undefined on create). */
-  complete?(record: Record_, lookup: Lookup, portalId: number, id?: number, before?: Record_): void;
+  complete?(record: Record_, lookup: Lookup, portalId: number, id?: number, before?: Record_): void | Promise<void>;
   /** Fields of other collections that hold ids of this one's objects (`list`: an array of ids). A
    * delete drops the id from them, so that nothing refers to a deleted object. */
   referencedBy?: readonly { collection: CollectionName; field: string; list?: boolean }[];
@@ -113,15 +114,15 @@ const blogPost: Collection = {
     is_social_publishing_enabled: false,
     personas: [],
   }),
-  complete(post, lookup, portalId, _id, before) {
-    const blog = lookup.get(portalId, 'blogs', Number(post.content_group_id));
+  async complete(post, lookup, portalId, _id, before) {
+    const blog = await lookup.get(portalId, 'blogs', Number(post.content_group_id));
     if (!blog) throw badRequest(`body.content_group_id: no blog with id ${String(post.content_group_id)}`);
     if (!post.slug) post.slug = `${str(blog.slug) || 'blog'}/${slugify(str(post.name))}`;
-    if (post.blog_author_id != null && changes(post, before, 'blog_author_id') && !lookup.get(portalId, 'blog-authors', Number(post.blog_author_id)))
+    if (post.blog_author_id != null && changes(post, before, 'blog_author_id') && !(await lookup.get(portalId, 'blog-authors', Number(post.blog_author_id))))
       throw badRequest(`body.blog_author_id: no blog author with id ${String(post.blog_author_id)}`);
     const had = new Set((before?.topic_ids ?? []) as number[]);
     for (const [i, t] of (post.topic_ids as number[]).entries())
-      if (!had.has(t) && !lookup.get(portalId, 'topics', t)) throw badRequest(`body.topic_ids.${i}: no topic with id ${t}`);
+      if (!had.has(t) && !(await lookup.get(portalId, 'topics', t))) throw badRequest(`body.topic_ids.${i}: no topic with id ${t}`);
   },
 };
 
@@ -168,15 +169,15 @@ const comment: Collection = {
     user_url: null,
     state: 'APPROVED',
   }),
-  complete(c, lookup, portalId, _id, before) {
+  async complete(c, lookup, portalId, _id, before) {
     // A comment stays with its post: it can be edited while the post is deleted (restorable).
     if (changes(c, before, 'content_id')) {
-      const post = lookup.get(portalId, 'blog-posts', Number(c.content_id));
+      const post = await lookup.get(portalId, 'blog-posts', Number(c.content_id));
       if (!post) throw badRequest(`body.content_id: no blog post with id ${String(c.content_id)}`);
       c.collection_id = post.content_group_id;
       c.content_title = post.name;
     }
-    if (c.parent_id != null && changes(c, before, 'parent_id') && !lookup.get(portalId, 'comments', Number(c.parent_id)))
+    if (c.parent_id != null && changes(c, before, 'parent_id') && !(await lookup.get(portalId, 'comments', Number(c.parent_id))))
       throw badRequest(`body.parent_id: no comment with id ${String(c.parent_id)}`);
   },
 };
@@ -237,9 +238,9 @@ const template: Collection = {
 const urlMapping: Collection = {
   serverFields: COMMON,
   // A mapping may name one of the portal's own blogs: another portal's is not there to see.
-  complete(mapping, lookup, portalId) {
+  async complete(mapping, lookup, portalId) {
     const blog = mapping.content_group_id;
-    if (blog != null && !lookup.get(portalId, 'blogs', Number(blog))) throw notFound(`body.content_group_id: no blog ${String(blog)} in this portal`);
+    if (blog != null && !(await lookup.get(portalId, 'blogs', Number(blog)))) throw notFound(`body.content_group_id: no blog ${String(blog)} in this portal`);
   },
   defaults: (_input, now) => ({
     ...stamps(now),
@@ -275,20 +276,20 @@ export function checkName(name: string, field: string) {
 const folder: Collection = {
   serverFields: [...COMMON, 'full_path', 'category'],
   defaults: (_input, now) => ({ ...stamps(now), parent_folder_id: null, category: 0 }),
-  complete(f, lookup, portalId, id) {
+  async complete(f, lookup, portalId, id) {
     const name = checkName(str(f.name), 'body.name');
     let parentPath = '';
     if (f.parent_folder_id != null) {
-      const parent = lookup.get(portalId, 'folders', Number(f.parent_folder_id));
+      const parent = await lookup.get(portalId, 'folders', Number(f.parent_folder_id));
       if (!parent) throw badRequest(`body.parent_folder_id: no folder with id ${String(f.parent_folder_id)}`);
       // A folder cannot move under itself or its own subfolders.
-      for (let up: Record_ | undefined = parent; up; up = up.parent_folder_id == null ? undefined : lookup.get(portalId, 'folders', Number(up.parent_folder_id)))
+      for (let up: Record_ | undefined = parent; up; up = up.parent_folder_id == null ? undefined : await lookup.get(portalId, 'folders', Number(up.parent_folder_id)))
         if (id !== undefined && up.id === id) throw badRequest('body.parent_folder_id: a folder cannot move into itself or its subfolders');
       parentPath = str(parent.full_path);
     }
     const fullPath = `${parentPath}/${name}`;
     f.full_path = fullPath;
-    const taken = lookup.folderByPath(portalId, fullPath);
+    const taken = await lookup.folderByPath(portalId, fullPath);
     if (taken && taken.id !== id) throw new PlatformError('conflict', `a folder ${fullPath} exists already`);
   },
 };

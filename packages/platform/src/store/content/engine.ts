@@ -2,10 +2,10 @@
  * order), get, update, soft delete and restore, the auto-save buffer, version history, clone, and
  * the publishing state machine of §3 for posts and pages (with the scheduler that publishes at
  * `publish_date`). Collection specifics live in collections.ts. */
-import type Database from 'better-sqlite3';
-import { type Db, transaction } from '../../db/open';
+import { type Engine, type Param, type Queryable, sql } from '../../db/engine';
+import type { Db } from '../../db/open';
 import { badRequest, conflict, notFound } from '../../domain/errors';
-import { COLLECTIONS, type CollectionName, type ContentRecord, type Record_ } from './collections';
+import { COLLECTIONS, type CollectionName, type ContentRecord, type Lookup, type Record_ } from './collections';
 import { listSql } from './filters';
 
 interface Row {
@@ -42,77 +42,90 @@ const isTrue = (v: unknown) => v === true || v === 'true';
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const label = (collection: CollectionName) => collection.replace(/s$/, '').replace('-', ' ');
 
+/** Where the site server answers until app.ts says otherwise (a record's URLs start with it). */
+const DEFAULT_BASE = 'http://127.0.0.1:3200';
+
+/** Inserts an object as it is, synchronously on SQLite, for seeding a portal's read-only
+ * collections while portal creation and the services' startup seed in a synchronous transaction
+ * (until they are on the engine; then they use the engine's `insertRaw`). Not for posts and
+ * pages, whose records have URLs and related objects. */
+export function insertRawSync(db: Db, portalId: number, collection: CollectionName, record: Record_) {
+  if (COLLECTIONS[collection].publishable) throw new Error(`insertRawSync: not for ${collection}`);
+  const data = stored(record);
+  const id = Number(db.prepare('INSERT INTO content_objects (portal_id, collection, data) VALUES (?, ?, ?)').run(portalId, collection, data).lastInsertRowid);
+  const view: ContentRecord = { ...(JSON.parse(data) as Record_), id, portal_id: portalId, deleted_at: 0 };
+  COLLECTIONS[collection].decorate?.(view, { id, portalId, base: DEFAULT_BASE });
+  db.prepare('INSERT INTO content_versions (object_id, data, updated) VALUES (?, ?, ?)').run(id, JSON.stringify(view), Number(record.updated));
+  return view;
+}
+
 export type PublishAction = 'schedule-publish' | 'cancel-publish' | 'push-buffer-live';
 
-export function contentEngine(db: Db, now: () => number) {
+/** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
+export function contentEngine(engine: Engine, now: () => number) {
+  const d = engine.dialect;
   const q = {
-    insert: db.prepare<[number, string, string]>('INSERT INTO content_objects (portal_id, collection, data) VALUES (?, ?, ?)'),
-    byId: db.prepare<[number, string, number], Row>(`SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND id = ?`),
-    save: db.prepare<[string, string | null, number, number | null, number]>(
-      'UPDATE content_objects SET data = ?, buffer = ?, deleted_at = ?, publish_at = ? WHERE id = ?',
+    insert: sql<[number, string, string], { id: number }>('INSERT INTO content_objects (portal_id, collection, data) VALUES (?, ?, ?) RETURNING id'),
+    byId: sql<[number, string, number], Row>(`SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND id = ?`),
+    save: sql<[string, string | null, number, number | null, number]>('UPDATE content_objects SET data = ?, buffer = ?, deleted_at = ?, publish_at = ? WHERE id = ?'),
+    version: sql<[number, string, number]>('INSERT INTO content_versions (object_id, data, updated) VALUES (?, ?, ?)'),
+    versions: sql<[number], { id: number; data: string; updated: number }>('SELECT id, data, updated FROM content_versions WHERE object_id = ? ORDER BY id DESC'),
+    versionById: sql<[number, number], { id: number; data: string; updated: number }>('SELECT id, data, updated FROM content_versions WHERE object_id = ? AND id = ?'),
+    history: sql<[number, string, number]>('INSERT INTO content_history (object_id, event, timestamp) VALUES (?, ?, ?)'),
+    historyOf: sql<[number], { event: string; timestamp: number }>('SELECT event, timestamp FROM content_history WHERE object_id = ? ORDER BY seq'),
+    due: sql<[number], Row>(`SELECT ${COLS} FROM content_objects WHERE publish_at IS NOT NULL AND publish_at <= ? ORDER BY publish_at, id`),
+    folderByPath: sql<[number, string], Row>(
+      `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = 'folders' AND deleted_at = 0 AND ${d.jsonText('data', '$.full_path')} = ?`,
     ),
-    version: db.prepare<[number, string, number]>('INSERT INTO content_versions (object_id, data, updated) VALUES (?, ?, ?)'),
-    versions: db.prepare<[number], { id: number; data: string; updated: number }>(
-      'SELECT id, data, updated FROM content_versions WHERE object_id = ? ORDER BY id DESC',
-    ),
-    versionById: db.prepare<[number, number], { id: number; data: string; updated: number }>(
-      'SELECT id, data, updated FROM content_versions WHERE object_id = ? AND id = ?',
-    ),
-    history: db.prepare<[number, string, number]>('INSERT INTO content_history (object_id, event, timestamp) VALUES (?, ?, ?)'),
-    historyOf: db.prepare<[number], { event: string; timestamp: number }>(
-      'SELECT event, timestamp FROM content_history WHERE object_id = ? ORDER BY seq',
-    ),
-    due: db.prepare<[number], Row>(`SELECT ${COLS} FROM content_objects WHERE publish_at IS NOT NULL AND publish_at <= ? ORDER BY publish_at, id`),
-    folderByPath: db.prepare<[number, string], Row>(
-      `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = 'folders' AND deleted_at = 0 AND json_extract(data, '$.full_path') = ?`,
-    ),
-    purge: db.prepare<[number]>('DELETE FROM content_objects WHERE id = ?'),
-    purgeVersions: db.prepare<[number]>('DELETE FROM content_versions WHERE object_id = ?'),
-    purgeHistory: db.prepare<[number]>('DELETE FROM content_history WHERE object_id = ?'),
+    purge: sql<[number]>('DELETE FROM content_objects WHERE id = ?'),
+    purgeVersions: sql<[number]>('DELETE FROM content_versions WHERE object_id = ?'),
+    purgeHistory: sql<[number]>('DELETE FROM content_history WHERE object_id = ?'),
     /** Another post or page holding a URL (published or scheduled) at this slug. */
-    urlHolder: db.prepare<[number, string, number], Pick<Row, 'id' | 'collection'> & { state: string }>(
+    urlHolder: sql<[number, string, number], Pick<Row, 'id' | 'collection'> & { state: string }>(
       `SELECT id, collection, state FROM content_objects WHERE portal_id = ? AND slug = ? AND state IN ('PUBLISHED', 'SCHEDULED') AND deleted_at = 0
        AND collection IN ('blog-posts', 'pages') AND id != ? ORDER BY id LIMIT 1`,
     ),
-    /** Objects of a collection whose live record holds `value` at a JSON path (an id, or an id in a
-     * list), and those with a buffer (which may hold it too). */
-    referring: db.prepare<[number, string, string, number], Row>(
-      `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ?
-       AND (buffer IS NOT NULL OR EXISTS (SELECT 1 FROM json_each(data, ?) WHERE value = ?))`,
-    ),
     // A post's live comments, for many posts at once (a list page asks once, not once per post).
-    commentCounts: db.prepare<[number, string], { post: number; n: number }>(
-      `SELECT json_extract(data, '$.content_id') AS post, count(*) AS n FROM content_objects
+    commentCounts: sql<[number, string], { post: number; n: number }>(
+      `SELECT ${d.jsonNumber('data', '$.content_id')} AS post, count(*) AS n FROM content_objects
        WHERE portal_id = ? AND collection = 'comments' AND deleted_at = 0
-       AND json_extract(data, '$.content_id') IN (SELECT value FROM json_each(?)) GROUP BY post`,
+       AND ${d.jsonNumber('data', '$.content_id')} IN (${d.jsonNumbers('?')}) GROUP BY post`,
     ),
-    allLive: db.prepare<[number, string], Row>(`SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND deleted_at = 0 ORDER BY id`),
-    liveBySlug: db.prepare<[number, string], Row>(
+    allLive: sql<[number, string], Row>(`SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND deleted_at = 0 ORDER BY id`),
+    liveBySlug: sql<[number, string], Row>(
       `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND slug = ? AND state = 'PUBLISHED' AND deleted_at = 0
        AND collection IN ('blog-posts', 'pages') ORDER BY id DESC LIMIT 1`,
     ),
   };
+  /** Objects of a collection whose live record holds an id at a JSON path (the id, or an id in a
+   * list), and those with a buffer (which may hold it too). The path is a known field, written
+   * into the text (one statement per referring field). */
+  const referring = (field: string) =>
+    sql<[number, string, number], Row>(
+      `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND (buffer IS NOT NULL OR ${d.jsonHas('data', `$.${field}`, '?')})`,
+    );
   /** Where the site server answers: the platform's public URL, or the address it listens on (set
    * by app.ts). Every URL in a record (a post's, a file's, a blog's root) starts with it. */
-  const site = { base: 'http://127.0.0.1:3200' };
+  const site = { base: DEFAULT_BASE };
 
   /** Live comments per post id. */
-  function commentCounts(portalId: number, postIds: number[]) {
-    return new Map(q.commentCounts.all(portalId, JSON.stringify(postIds)).map((r) => [r.post, r.n]));
+  async function commentCounts(db: Queryable, portalId: number, postIds: number[]) {
+    return new Map((await db.all(q.commentCounts, portalId, JSON.stringify(postIds))).map((r) => [r.post, r.n]));
   }
 
   /** What a post shows of other objects, read fresh so it never goes stale: its author (the
    * record, or null) and how many live comments it has. `counts` comes from a list's one query. */
-  function relate(record: ContentRecord, counts = commentCounts(Number(record.portal_id), [record.id])) {
+  async function relate(db: Queryable, record: ContentRecord, counts?: Map<number, number>) {
+    counts ??= await commentCounts(db, Number(record.portal_id), [record.id]);
     const authorId = record.blog_author_id;
-    const author = authorId == null ? undefined : lookup.get(Number(record.portal_id), 'blog-authors', Number(authorId));
+    const author = authorId == null ? undefined : await lookup.get(db, Number(record.portal_id), 'blog-authors', Number(authorId));
     record.blog_author = author ?? null;
     record.comment_count = counts.get(record.id) ?? 0;
   }
 
-  function toRecord(row: Row, counts?: Map<number, number>): ContentRecord {
+  async function toRecord(db: Queryable, row: Row, counts?: Map<number, number>): Promise<ContentRecord> {
     const record: ContentRecord = { ...(JSON.parse(row.data) as Record_), id: row.id, portal_id: row.portal_id, deleted_at: row.deleted_at };
-    if (row.collection == 'blog-posts') relate(record, counts);
+    if (row.collection == 'blog-posts') await relate(db, record, counts);
     if (COLLECTIONS[row.collection].publishable) {
       // §2.1: the URL is known from the start; it answers 404 until the post is published.
       record.url = `${site.base}/sites/${row.portal_id}/${String(record.slug)}`;
@@ -122,29 +135,34 @@ export function contentEngine(db: Db, now: () => number) {
     return record;
   }
 
-  function find(portalId: number, collection: CollectionName, id: number) {
-    const row = q.byId.get(portalId, collection, id);
+  async function find(db: Queryable, portalId: number, collection: CollectionName, id: number) {
+    const row = await db.get(q.byId, portalId, collection, id);
     if (!row) throw notFound(`no ${label(collection)} with id ${id}`);
     return row;
   }
 
   /** A row that may be changed: deleted objects only come back through restore-deleted. */
-  function findLive(portalId: number, collection: CollectionName, id: number) {
-    const row = find(portalId, collection, id);
+  async function findLive(db: Queryable, portalId: number, collection: CollectionName, id: number) {
+    const row = await find(db, portalId, collection, id);
     if (row.deleted_at) throw badRequest(`${collection} ${id} is deleted; restore it first (POST .../restore-deleted)`);
     return row;
   }
 
   const lookup = {
-    get: (portalId: number, collection: CollectionName, id: number) => {
-      const row = Number.isInteger(id) ? q.byId.get(portalId, collection, id) : undefined;
-      return row && !row.deleted_at ? toRecord(row) : undefined;
+    async get(db: Queryable, portalId: number, collection: CollectionName, id: number) {
+      const row = Number.isInteger(id) ? await db.get(q.byId, portalId, collection, id) : undefined;
+      return row && !row.deleted_at ? toRecord(db, row) : undefined;
     },
-    folderByPath: (portalId: number, fullPath: string) => {
-      const row = q.folderByPath.get(portalId, fullPath);
-      return row && toRecord(row);
+    async folderByPath(db: Queryable, portalId: number, fullPath: string) {
+      const row = await db.get(q.folderByPath, portalId, fullPath);
+      return row && toRecord(db, row);
     },
   };
+  /** What the collections' rules look up, where the write they check runs. */
+  const lookupIn = (db: Queryable): Lookup => ({
+    get: (portalId, collection, id) => lookup.get(db, portalId, collection, id),
+    folderByPath: (portalId, fullPath) => lookup.folderByPath(db, portalId, fullPath),
+  });
 
   /** The URL a post or page holds: its slug while it is published or scheduled (not deleted). */
   function urlOf(collection: CollectionName, record: Record_, deletedAt: number) {
@@ -154,10 +172,10 @@ export function contentEngine(db: Db, now: () => number) {
 
   /** Two live objects never share a URL: an object that comes to hold one (published, scheduled,
    * restored, or its slug changed while live) must find it free. Drafts may share slugs. */
-  function checkUrlFree(row: Row, record: Record_, deletedAt: number) {
+  async function checkUrlFree(db: Queryable, row: Row, record: Record_, deletedAt: number) {
     const slug = urlOf(row.collection, record, deletedAt);
     if (slug === undefined || slug === urlOf(row.collection, JSON.parse(row.data) as Record_, row.deleted_at)) return;
-    const other = q.urlHolder.get(row.portal_id, slug, row.id);
+    const other = await db.get(q.urlHolder, row.portal_id, slug, row.id);
     if (other)
       throw conflict(
         `slug ${slug} is the URL of ${other.state.toLowerCase()} ${label(other.collection)} ${other.id}: change the slug, or unpublish that one first`,
@@ -177,105 +195,99 @@ export function contentEngine(db: Db, now: () => number) {
 
   /** Writes the live record (and the buffer, deletion) and keeps a version of it; the schedule
    * follows the record's state and publish_date. */
-  function save(row: Row, record: Record_, changes: Partial<Pick<Row, 'buffer' | 'deleted_at'>> = {}) {
+  async function save(db: Queryable, row: Row, record: Record_, changes: Partial<Pick<Row, 'buffer' | 'deleted_at'>> = {}) {
     const next = { ...row, ...changes, data: stored(record) };
-    checkUrlFree(row, record, next.deleted_at);
+    await checkUrlFree(db, row, record, next.deleted_at);
     next.publish_at = publishAt(row, record, next.deleted_at);
-    q.save.run(next.data, next.buffer, next.deleted_at, next.publish_at, row.id);
-    q.version.run(row.id, JSON.stringify(toRecord(next)), Number(record.updated));
+    await db.run(q.save, next.data, next.buffer, next.deleted_at, next.publish_at, row.id);
+    await db.run(q.version, row.id, JSON.stringify(await toRecord(db, next)), Number(record.updated));
     return next;
   }
 
-  function insert(portalId: number, collection: CollectionName, record: Record_) {
-    const { lastInsertRowid } = q.insert.run(portalId, collection, stored(record));
-    const row = q.byId.get(portalId, collection, Number(lastInsertRowid))!;
-    q.version.run(row.id, JSON.stringify(toRecord(row)), Number(record.updated));
+  async function insert(db: Queryable, portalId: number, collection: CollectionName, record: Record_) {
+    const data = stored(record);
+    const { id } = (await db.get(q.insert, portalId, collection, data))!;
+    // The row as inserted (the columns' defaults), without reading it back.
+    const row: Row = { id, portal_id: portalId, collection, data, buffer: null, deleted_at: 0, publish_at: null };
+    await db.run(q.version, row.id, JSON.stringify(await toRecord(db, row)), Number(record.updated));
     return row;
   }
 
-  function create(portalId: number, collection: CollectionName, body: Record_) {
-    return transaction(db, () => {
+  function create(db: Queryable, portalId: number, collection: CollectionName, body: Record_) {
+    return db.tx(async (t) => {
       const c = COLLECTIONS[collection];
       const record = { ...c.defaults(body, now(), portalId), ...writable(collection, body) };
-      c.complete?.(record, lookup, portalId);
-      return toRecord(insert(portalId, collection, record));
-    })();
+      await c.complete?.(record, lookupIn(t), portalId);
+      return toRecord(t, await insert(t, portalId, collection, record));
+    });
   }
 
   /** The live record with `body` applied (not saved), checked against the live record it changes. */
-  function applied(row: Row, base: Record_, body: Record_) {
+  async function applied(db: Queryable, row: Row, base: Record_, body: Record_) {
     const record = { ...base, ...writable(row.collection, body), updated: now() };
-    COLLECTIONS[row.collection].complete?.(record, lookup, row.portal_id, row.id, JSON.parse(row.data) as Record_);
+    await COLLECTIONS[row.collection].complete?.(record, lookupIn(db), row.portal_id, row.id, JSON.parse(row.data) as Record_);
     return record;
   }
 
-  function update(portalId: number, collection: CollectionName, id: number, body: Record_) {
-    return transaction(db, () => {
-      const row = findLive(portalId, collection, id);
+  function update(db: Queryable, portalId: number, collection: CollectionName, id: number, body: Record_) {
+    return db.tx(async (t) => {
+      const row = await findLive(t, portalId, collection, id);
       // §3: updating never publishes, whatever publish_date says; a scheduled object moves with it.
-      return toRecord(save(row, applied(row, JSON.parse(row.data) as Record_, body)));
-    })();
+      return toRecord(t, await save(t, row, await applied(t, row, JSON.parse(row.data) as Record_, body)));
+    });
   }
 
-  /** List queries differ only in their filters: each shape is prepared once (a few hundred at most). */
-  const statements = new Map<string, Database.Statement<unknown[]>>();
-  function prepared(sql: string) {
-    let stmt = statements.get(sql);
-    if (!stmt) {
-      if (statements.size > 500) statements.clear();
-      statements.set(sql, (stmt = db.prepare<unknown[]>(sql)));
-    }
-    return stmt;
-  }
-
-  function list(portalId: number, collection: CollectionName, query: Record_, fields: ReadonlySet<string>) {
-    const { where, args, order } = listSql(query, fields);
+  async function list(db: Queryable, portalId: number, collection: CollectionName, query: Record_, fields: ReadonlySet<string>) {
+    const { where, args, order } = listSql(query, fields, d);
     const limit = Number(query.limit ?? 20);
     const offset = Number(query.offset ?? 0);
-    const sql = `FROM content_objects WHERE portal_id = ? AND collection = ? AND ${where.join(' AND ')}`;
-    const total = prepared(`SELECT count(*) ${sql}`).pluck().get(portalId, collection, ...args) as number;
-    const rows = prepared(`SELECT ${COLS} ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(portalId, collection, ...args, limit, offset) as Row[];
-    const counts = collection == 'blog-posts' ? commentCounts(portalId, rows.map((r) => r.id)) : undefined;
-    return { limit, offset, total, total_count: total, objects: rows.map((row) => toRecord(row, counts)) };
+    // List queries differ only in their filters: the engine prepares each shape once.
+    const from = `FROM content_objects WHERE portal_id = ? AND collection = ? AND ${where.join(' AND ')}`;
+    const total = Number(await db.value(sql<Param[], { n: number }>(`SELECT count(*) AS n ${from}`), portalId, collection, ...args));
+    const rows = await db.all(sql<Param[], Row>(`SELECT ${COLS} ${from} ORDER BY ${order} LIMIT ? OFFSET ?`), portalId, collection, ...args, limit, offset);
+    const counts = collection == 'blog-posts' ? await commentCounts(db, portalId, rows.map((r) => r.id)) : undefined;
+    const objects: ContentRecord[] = [];
+    for (const row of rows) objects.push(await toRecord(db, row, counts));
+    return { limit, offset, total, total_count: total, objects };
   }
 
-  function remove(portalId: number, collection: CollectionName, id: number) {
-    transaction(db, () => {
-      const row = findLive(portalId, collection, id);
+  function remove(db: Queryable, portalId: number, collection: CollectionName, id: number) {
+    return db.tx(async (t) => {
+      const row = await findLive(t, portalId, collection, id);
       // A deleted scheduled post is not published by the scheduler (save drops its schedule).
-      save(row, { ...(JSON.parse(row.data) as Record_), updated: now() }, { deleted_at: now() });
-      dropReferencesTo(row);
-    })();
+      await save(t, row, { ...(JSON.parse(row.data) as Record_), updated: now() }, { deleted_at: now() });
+      await dropReferencesTo(t, row);
+    });
   }
 
   /** What refers to a deleted object lets go of it (a post's topic or author), so that those objects
    * stay editable and publishable; restoring the object does not bring the references back. */
-  function dropReferencesTo(row: Row) {
+  async function dropReferencesTo(db: Queryable, row: Row) {
     for (const ref of COLLECTIONS[row.collection].referencedBy ?? []) {
       const drop = (value: unknown) =>
         ref.list ? (Array.isArray(value) ? value.filter((v) => Number(v) !== row.id) : value) : Number(value) === row.id ? null : value;
       const without = (record: Record_) => (ref.field in record ? { ...record, [ref.field]: drop(record[ref.field]) } : record);
-      for (const other of q.referring.all(row.portal_id, ref.collection, `$.${ref.field}`, row.id)) {
+      for (const other of await db.all(referring(ref.field), row.portal_id, ref.collection, row.id)) {
         const live = JSON.parse(other.data) as Record_;
         const edits = readBuffer(other);
         const buffer = edits ? writeBuffer({ edits: without(edits.edits), base: without(edits.base) }) : null;
-        if (!same(without(live), live)) save(other, { ...without(live), updated: now() }, { buffer });
-        else if (buffer !== other.buffer) q.save.run(other.data, buffer, other.deleted_at, other.publish_at, other.id);
+        if (!same(without(live), live)) await save(db, other, { ...without(live), updated: now() }, { buffer });
+        else if (buffer !== other.buffer) await db.run(q.save, other.data, buffer, other.deleted_at, other.publish_at, other.id);
       }
     }
   }
 
-  function restoreDeleted(portalId: number, collection: CollectionName, id: number) {
-    return transaction(db, () => {
-      const row = find(portalId, collection, id);
+  function restoreDeleted(db: Queryable, portalId: number, collection: CollectionName, id: number) {
+    return db.tx(async (t) => {
+      const row = await find(t, portalId, collection, id);
       if (!row.deleted_at) throw badRequest(`${collection} ${id} is not deleted`);
       const record = JSON.parse(row.data) as Record_;
       // A post that was scheduled when deleted comes back as a draft: nothing publishes behind one's back.
       if (record.state == 'SCHEDULED') Object.assign(record, { state: 'DRAFT', is_draft: true, current_state: 'DRAFT' });
       // Checked as a save is: a folder's path (its parent may have moved) must be free, a live
       // post's URL too (save).
-      return toRecord(save(row, applied(row, record, {}), { deleted_at: 0 }));
-    })();
+      return toRecord(t, await save(t, row, await applied(t, row, record, {}), { deleted_at: 0 }));
+    });
   }
 
   // ---- the auto-save buffer (§3, §4.8) ----
@@ -305,27 +317,27 @@ export function contentEngine(db: Db, now: () => number) {
   /** The object as its editor sees it: the live record with the buffer's edits over it. */
   const bufferView = (row: Row): Record_ => ({ ...(JSON.parse(row.data) as Record_), ...readBuffer(row)?.edits });
 
-  function getBuffer(portalId: number, collection: CollectionName, id: number) {
-    const row = find(portalId, collection, id);
-    return toRecord({ ...row, data: JSON.stringify(bufferView(row)) });
+  async function getBuffer(db: Queryable, portalId: number, collection: CollectionName, id: number) {
+    const row = await find(db, portalId, collection, id);
+    return toRecord(db, { ...row, data: JSON.stringify(bufferView(row)) });
   }
 
-  function updateBuffer(portalId: number, collection: CollectionName, id: number, body: Record_) {
-    return transaction(db, () => {
-      const row = findLive(portalId, collection, id);
+  function updateBuffer(db: Queryable, portalId: number, collection: CollectionName, id: number, body: Record_) {
+    return db.tx(async (t) => {
+      const row = await findLive(t, portalId, collection, id);
       const live = JSON.parse(row.data) as Record_;
       const { edits, base } = readBuffer(row) ?? { edits: {}, base: {} };
       // An auto-save holds whatever the editor has: checked by validate-buffer and on push, not here.
       const changes = writable(collection, body);
       const next = writeBuffer({ edits: { ...edits, ...changes }, base: { ...base, ...Object.fromEntries(Object.keys(changes).map((k) => [k, live[k]])) } });
       // The live object is not affected (§3): only the buffer column changes, no version.
-      q.save.run(row.data, next, row.deleted_at, row.publish_at, row.id);
-      return toRecord({ ...row, data: JSON.stringify(bufferView({ ...row, buffer: next })) });
-    })();
+      await t.run(q.save, row.data, next, row.deleted_at, row.publish_at, row.id);
+      return toRecord(t, { ...row, data: JSON.stringify(bufferView({ ...row, buffer: next })) });
+    });
   }
 
-  function hasBufferedChanges(portalId: number, collection: CollectionName, id: number) {
-    const row = find(portalId, collection, id);
+  async function hasBufferedChanges(db: Queryable, portalId: number, collection: CollectionName, id: number) {
+    const row = await find(db, portalId, collection, id);
     const live = JSON.parse(row.data) as Record_;
     return { has_buffered_changes: Object.entries(readBuffer(row)?.edits ?? {}).some(([k, v]) => !same(v, live[k])) };
   }
@@ -334,9 +346,9 @@ export function contentEngine(db: Db, now: () => number) {
    * A field edited both in the buffer and on the live object since (and not set by `body`) is a
    * 409 naming it: the editor edits it in the buffer again (which takes the live value as seen) or
    * discards the buffer. */
-  function pushBufferLive(portalId: number, collection: CollectionName, id: number, body: Record_ = {}) {
-    return transaction(db, () => {
-      const row = findLive(portalId, collection, id);
+  function pushBufferLive(db: Queryable, portalId: number, collection: CollectionName, id: number, body: Record_ = {}) {
+    return db.tx(async (t) => {
+      const row = await findLive(t, portalId, collection, id);
       const live = JSON.parse(row.data) as Record_;
       const { edits, base } = readBuffer(row) ?? { edits: {}, base: {} };
       const given = writable(collection, body);
@@ -347,31 +359,31 @@ export function contentEngine(db: Db, now: () => number) {
           { fields: clashes },
         );
       // The state machine's fields are not in the edits: pushing the buffer is a save, not a publish.
-      return toRecord(save(row, applied(row, { ...live, ...edits }, body), { buffer: null }));
-    })();
+      return toRecord(t, await save(t, row, await applied(t, row, { ...live, ...edits }, body), { buffer: null }));
+    });
   }
 
   /** Drops the buffer; answers with the live (previously published) object. */
-  function discardBuffer(portalId: number, collection: CollectionName, id: number) {
-    return transaction(db, () => {
-      const row = find(portalId, collection, id);
-      q.save.run(row.data, null, row.deleted_at, row.publish_at, row.id);
-      return toRecord({ ...row, buffer: null });
-    })();
+  function discardBuffer(db: Queryable, portalId: number, collection: CollectionName, id: number) {
+    return db.tx(async (t) => {
+      const row = await find(t, portalId, collection, id);
+      await t.run(q.save, row.data, null, row.deleted_at, row.publish_at, row.id);
+      return toRecord(t, { ...row, buffer: null });
+    });
   }
 
   /** The buffer would make a valid live object (the checks a save runs). */
-  function validateBuffer(portalId: number, collection: CollectionName, id: number) {
-    const row = find(portalId, collection, id);
+  async function validateBuffer(db: Queryable, portalId: number, collection: CollectionName, id: number) {
+    const row = await find(db, portalId, collection, id);
     const buffer = bufferView(row);
     if (!buffer.name) throw badRequest('buffer.name: is required');
-    COLLECTIONS[collection].complete?.(buffer, lookup, portalId, row.id, JSON.parse(row.data) as Record_);
+    await COLLECTIONS[collection].complete?.(buffer, lookupIn(db), portalId, row.id, JSON.parse(row.data) as Record_);
     return { succeeded: true as const };
   }
 
-  function clone(portalId: number, collection: CollectionName, id: number, name: string) {
-    return transaction(db, () => {
-      const source = JSON.parse(findLive(portalId, collection, id).data) as Record_;
+  function clone(db: Queryable, portalId: number, collection: CollectionName, id: number, name: string) {
+    return db.tx(async (t) => {
+      const source = JSON.parse((await findLive(t, portalId, collection, id)).data) as Record_;
       const c = COLLECTIONS[collection];
       const record = {
         ...source,
@@ -382,9 +394,9 @@ export function contentEngine(db: Db, now: () => number) {
         slug: '',
         cloned_from: id,
       };
-      c.complete?.(record, lookup, portalId);
-      return toRecord(insert(portalId, collection, record));
-    })();
+      await c.complete?.(record, lookupIn(t), portalId);
+      return toRecord(t, await insert(t, portalId, collection, record));
+    });
   }
 
   // ---- publishing (§3) ----
@@ -393,46 +405,46 @@ export function contentEngine(db: Db, now: () => number) {
   const DRAFT = { state: 'DRAFT', is_draft: true, current_state: 'DRAFT', processing_status: 'draft' };
 
   /** Told of every object that goes live, in the same transaction (services send its tweets). */
-  const liveListeners: ((collection: CollectionName, record: ContentRecord) => void)[] = [];
+  const liveListeners: ((db: Queryable, collection: CollectionName, record: ContentRecord) => Promise<unknown>)[] = [];
 
   /** Goes live now and runs the job that sends the enabled emails and tweets (§3). */
-  function goLive(row: Row, record: Record_) {
+  async function goLive(db: Queryable, row: Row, record: Record_) {
     const at = now();
-    q.history.run(row.id, 'send enabled emails and tweets', at);
-    const next = save(row, { ...record, ...PUBLISHED, publish_date: record.publish_date ?? at, unpublished_at: null, updated: at });
-    const live = toRecord(next);
-    for (const fn of liveListeners) fn(row.collection, live);
+    await db.run(q.history, row.id, 'send enabled emails and tweets', at);
+    const next = await save(db, row, { ...record, ...PUBLISHED, publish_date: record.publish_date ?? at, unpublished_at: null, updated: at });
+    const live = await toRecord(db, next);
+    for (const fn of liveListeners) await fn(db, row.collection, live);
     return next;
   }
 
-  function publishAction(portalId: number, collection: CollectionName, id: number, action: PublishAction) {
-    transaction(db, () => {
-      const row = findLive(portalId, collection, id);
+  function publishAction(db: Queryable, portalId: number, collection: CollectionName, id: number, action: PublishAction) {
+    return db.tx(async (t) => {
+      const row = await findLive(t, portalId, collection, id);
       const record = JSON.parse(row.data) as Record_;
-      if (action == 'push-buffer-live') return void pushBufferLive(portalId, collection, id);
+      if (action == 'push-buffer-live') return void (await pushBufferLive(t, portalId, collection, id));
       if (action == 'cancel-publish') {
         if (record.state == 'DRAFT') throw badRequest(`${collection} ${id} is neither scheduled nor published`);
         const unpublished = record.state == 'PUBLISHED' ? { unpublished_at: now() } : {};
-        return void save(row, { ...record, ...DRAFT, ...unpublished, updated: now() });
+        return void (await save(t, row, { ...record, ...DRAFT, ...unpublished, updated: now() }));
       }
       if (record.state == 'PUBLISHED') throw badRequest(`${collection} ${id} is already published`);
       // §3: null or true publishes at once and ignores publish_date; false waits for publish_date.
       if (record.publish_immediately == null || isTrue(record.publish_immediately))
-        return void goLive(row, { ...record, publish_date: now() });
+        return void (await goLive(t, row, { ...record, publish_date: now() }));
       const at = Number(record.publish_date);
       if (record.publish_date == null || !Number.isFinite(at))
         throw badRequest(`${collection} ${id} has publish_immediately false and no publish_date to publish at`);
-      if (at <= now()) return void goLive(row, record);
+      if (at <= now()) return void (await goLive(t, row, record));
       // Scheduled for publish_date as it will be then: save keeps the schedule on it.
-      save(row, { ...record, state: 'SCHEDULED', is_draft: true, current_state: 'SCHEDULED', processing_status: 'scheduled', updated: now() });
-    })();
+      await save(t, row, { ...record, state: 'SCHEDULED', is_draft: true, current_state: 'SCHEDULED', processing_status: 'scheduled', updated: now() });
+    });
   }
 
   /** Publishes every scheduled object whose publish_date has come; returns how many. */
-  function publishDue() {
+  async function publishDue(db: Queryable) {
     let n = 0;
-    for (const row of q.due.all(now())) {
-      goLive(row, JSON.parse(row.data) as Record_);
+    for (const row of await db.all(q.due, now())) {
+      await goLive(db, row, JSON.parse(row.data) as Record_);
       n++;
     }
     return n;
@@ -442,28 +454,28 @@ export function contentEngine(db: Db, now: () => number) {
 
   const version = (v: { id: number; data: string; updated: number }) => ({ id: v.id, object: JSON.parse(v.data) as Record_, updated: v.updated, user: null });
 
-  function listVersions(portalId: number, collection: CollectionName, id: number) {
-    return q.versions.all(find(portalId, collection, id).id).map(version);
+  async function listVersions(db: Queryable, portalId: number, collection: CollectionName, id: number) {
+    return (await db.all(q.versions, (await find(db, portalId, collection, id)).id)).map(version);
   }
 
-  function getVersion(portalId: number, collection: CollectionName, id: number, versionId: number) {
-    const v = q.versionById.get(find(portalId, collection, id).id, versionId);
+  async function getVersion(db: Queryable, portalId: number, collection: CollectionName, id: number, versionId: number) {
+    const v = await db.get(q.versionById, (await find(db, portalId, collection, id)).id, versionId);
     if (!v) throw notFound(`no version ${versionId} of ${collection} ${id}`);
     return version(v);
   }
 
   /** Brings back a version's content; the object's state (published, draft) stays as it is now. */
-  function restoreVersion(portalId: number, collection: CollectionName, id: number, versionId: number) {
-    return transaction(db, () => {
-      const row = findLive(portalId, collection, id);
-      const v = q.versionById.get(row.id, versionId);
+  function restoreVersion(db: Queryable, portalId: number, collection: CollectionName, id: number, versionId: number) {
+    return db.tx(async (t) => {
+      const row = await findLive(t, portalId, collection, id);
+      const v = await t.get(q.versionById, row.id, versionId);
       if (!v) throw notFound(`no version ${versionId} of ${collection} ${id}`);
       const live = JSON.parse(row.data) as Record_;
       const old = JSON.parse(v.data) as Record_;
       for (const k of COLLECTIONS[collection].serverFields) if (k in live) old[k] = live[k];
       // Derived fields (a folder's path) follow the restored content.
-      return toRecord(save(row, applied(row, old, {})));
-    })();
+      return toRecord(t, await save(t, row, await applied(t, row, old, {})));
+    });
   }
 
   return {
@@ -471,7 +483,7 @@ export function contentEngine(db: Db, now: () => number) {
     lookup,
     create,
     list,
-    get: (portalId: number, collection: CollectionName, id: number) => toRecord(find(portalId, collection, id)),
+    get: async (db: Queryable, portalId: number, collection: CollectionName, id: number) => toRecord(db, await find(db, portalId, collection, id)),
     update,
     remove,
     restoreDeleted,
@@ -488,25 +500,29 @@ export function contentEngine(db: Db, now: () => number) {
     getVersion,
     restoreVersion,
     /** Calls `fn` with every post or page as it goes live (published now, or by the scheduler). */
-    onLive: (fn: (collection: CollectionName, record: ContentRecord) => void) => void liveListeners.push(fn),
+    onLive: (fn: (db: Queryable, collection: CollectionName, record: ContentRecord) => Promise<unknown>) => void liveListeners.push(fn),
     /** Jobs run for an object (publishing's "send enabled emails and tweets"), oldest first. */
-    history: (id: number) => q.historyOf.all(id),
+    history: (db: Queryable, id: number) => db.all(q.historyOf, id),
     /** Every object of a collection that is not deleted (a portal's URL mappings, for the site server). */
-    allLive: (portalId: number, collection: CollectionName) => q.allLive.all(portalId, collection).map((row) => toRecord(row)),
+    async allLive(db: Queryable, portalId: number, collection: CollectionName) {
+      const out: ContentRecord[] = [];
+      for (const row of await db.all(q.allLive, portalId, collection)) out.push(await toRecord(db, row));
+      return out;
+    },
     /** The published post or page at `slug`, for the site server. */
-    liveBySlug: (portalId: number, slug: string) => {
-      const row = q.liveBySlug.get(portalId, slug);
-      return row && toRecord(row);
+    async liveBySlug(db: Queryable, portalId: number, slug: string) {
+      const row = await db.get(q.liveBySlug, portalId, slug);
+      return row && toRecord(db, row);
     },
     /** Removes an object for good, with its versions and history (a file's full delete). */
-    purge(portalId: number, collection: CollectionName, id: number) {
-      const row = find(portalId, collection, id);
-      q.purge.run(row.id);
-      q.purgeVersions.run(row.id);
-      q.purgeHistory.run(row.id);
+    async purge(db: Queryable, portalId: number, collection: CollectionName, id: number) {
+      const row = await find(db, portalId, collection, id);
+      await db.run(q.purge, row.id);
+      await db.run(q.purgeVersions, row.id);
+      await db.run(q.purgeHistory, row.id);
     },
     /** Inserts an object as it is (seeding read-only collections, uploaded files). */
-    insertRaw: (portalId: number, collection: CollectionName, record: Record_) => toRecord(insert(portalId, collection, record)),
+    insertRaw: async (db: Queryable, portalId: number, collection: CollectionName, record: Record_) => toRecord(db, await insert(db, portalId, collection, record)),
   };
 }
 

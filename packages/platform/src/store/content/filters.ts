@@ -1,6 +1,7 @@
 /** A content v2 list query (`name__icontains=spring&created__gt=…&order_by=-publish_date`) as SQL.
  * Field names are checked against the collection's record keys before they reach the SQL, so only
  * known identifiers are ever interpolated; values are always bound. */
+import type { Dialect, Param } from '../../db/engine';
 import { badRequest } from '../../domain/errors';
 
 /** Fields with a generated, indexable column (see content_objects in db/schema.ts). */
@@ -14,24 +15,32 @@ const NOT_FILTERS = new Set(['limit', 'offset', 'order_by', 'casing']);
 
 export interface ListSql {
   where: string[];
-  args: unknown[];
+  args: Param[];
   order: string;
 }
 
-const expr = (field: string) => (COLUMNS.has(field) ? field : `json_extract(data, '$.${field}')`);
+type Kind = 'number' | 'boolean' | 'text';
 
-/** A query-string value as SQLite compares it: numbers as numbers, true/false as 1/0 (how
- * json_extract reads JSON booleans), anything else as text. */
-function value(raw: string): unknown {
-  if (/^-?\d+(\.\d+)?$/.test(raw)) return Number(raw);
-  if (raw == 'true' || raw == 'false') return raw == 'true' ? 1 : 0;
-  return raw;
-}
+/** What a query-string value is compared as: numbers as numbers, true/false as 1/0 (how SQLite
+ * reads JSON booleans), anything else as text. */
+const kindOf = (raw: string): Kind => (/^-?\d+(\.\d+)?$/.test(raw) ? 'number' : raw == 'true' || raw == 'false' ? 'boolean' : 'text');
+const value = (raw: string): Param => ({ number: Number(raw), boolean: raw == 'true' ? 1 : 0, text: raw })[kindOf(raw)];
 
 /** `query` holds the validated list query; `fields` the record keys that may be filtered on. */
-export function listSql(query: Record<string, unknown>, fields: ReadonlySet<string>): ListSql {
+export function listSql(query: Record<string, unknown>, fields: ReadonlySet<string>, d: Dialect): ListSql {
+  /** The field as an expression compared with values of `kind` (a JSON field is read as one). */
+  const expr = (field: string, kind: Kind = 'text') => {
+    if (COLUMNS.has(field)) return field;
+    const path = `$.${field}`;
+    return kind == 'number' ? d.jsonNumber('data', path) : kind == 'boolean' ? d.jsonBoolean('data', path) : d.jsonText('data', path);
+  };
+  /** One kind for several values: text unless they are all of one kind. */
+  const kindOfAll = (raws: string[]) => {
+    const kinds = new Set(raws.map(kindOf));
+    return kinds.size == 1 ? [...kinds][0] : 'text';
+  };
   const where: string[] = [];
-  const args: unknown[] = [];
+  const args: Param[] = [];
   let deletedFiltered = false;
   for (const [key, raw] of Object.entries(query)) {
     if (NOT_FILTERS.has(key) || raw === undefined) continue;
@@ -42,7 +51,7 @@ export function listSql(query: Record<string, unknown>, fields: ReadonlySet<stri
     const text = typeof raw == 'boolean' || typeof raw == 'number' ? String(raw) : raw;
     if (typeof text != 'string') throw badRequest(`query.${key}: give it once`);
     if (field == 'deleted_at') deletedFiltered = true;
-    const e = expr(field);
+    const e = expr(field, kindOf(text));
     switch (op as Op) {
       case 'eq':
         where.push(`${e} = ?`), args.push(value(text));
@@ -51,10 +60,10 @@ export function listSql(query: Record<string, unknown>, fields: ReadonlySet<stri
         where.push(`(${e} IS NULL OR ${e} != ?)`), args.push(value(text));
         break;
       case 'contains':
-        where.push(`instr(${e}, ?) > 0`), args.push(text);
+        where.push(`${d.instr(expr(field), '?')} > 0`), args.push(text);
         break;
       case 'icontains':
-        where.push(`instr(lower(${e}), lower(?)) > 0`), args.push(text);
+        where.push(`${d.instr(`lower(${expr(field)})`, 'lower(?)')} > 0`), args.push(text);
         break;
       case 'gt':
       case 'gte':
@@ -66,18 +75,18 @@ export function listSql(query: Record<string, unknown>, fields: ReadonlySet<stri
       }
       case 'in': {
         const items = text.split(',');
-        where.push(`${e} IN (${items.map(() => '?').join(', ')})`), args.push(...items.map(value));
+        where.push(`${expr(field, kindOfAll(items))} IN (${items.map(() => '?').join(', ')})`), args.push(...items.map(value));
         break;
       }
       case 'range': {
         const [from, to, extra] = text.split(',');
         if (from === undefined || to === undefined || extra !== undefined) throw badRequest(`query.${key}: must be two values, from,to`);
-        where.push(`${e} BETWEEN ? AND ?`), args.push(value(from), value(to));
+        where.push(`${expr(field, kindOfAll([from, to]))} BETWEEN ? AND ?`), args.push(value(from), value(to));
         break;
       }
       case 'is_null':
         if (text != 'true' && text != 'false') throw badRequest(`query.${key}: must be true or false`);
-        where.push(`${e} IS ${text == 'true' ? '' : 'NOT '}NULL`);
+        where.push(`${expr(field)} IS ${text == 'true' ? '' : 'NOT '}NULL`);
         break;
     }
   }
@@ -90,7 +99,8 @@ export function listSql(query: Record<string, unknown>, fields: ReadonlySet<stri
     const desc = orderBy.startsWith('-');
     const field = desc ? orderBy.slice(1) : orderBy;
     if (!fields.has(field)) throw badRequest(`query.order_by: unknown field ${field}`);
-    order = field == 'id' ? `id ${desc ? 'DESC' : ''}` : `${expr(field)} ${desc ? 'DESC' : ''}, id ${desc ? 'DESC' : ''}`;
+    const key = COLUMNS.has(field) ? field : d.jsonSortKey('data', `$.${field}`);
+    order = field == 'id' ? `id ${desc ? 'DESC' : ''}` : `${key} ${desc ? 'DESC' : ''}, id ${desc ? 'DESC' : ''}`;
   }
   return { where, args, order };
 }

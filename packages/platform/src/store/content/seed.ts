@@ -1,12 +1,15 @@
 /** What every portal's site has from the start and the API cannot create (§4.8 lists them as
  * read-only): a blog, a domain, a layout and a site map. Seeded once per portal. */
-import type { ContentEngine } from './engine';
+import type { Queryable } from '../../db/engine';
+import type { Db } from '../../db/open';
+import type { CollectionName, Record_ } from './collections';
+import { type ContentEngine, insertRawSync } from './engine';
 
-export function seedSite(content: ContentEngine, portalId: number, now: number) {
-  if (content.list(portalId, 'blogs', { limit: 1 }, new Set()).total) return;
+/** The seeded objects, in the order they are inserted; the blog names the layout's id. */
+function siteObjects(portalId: number, now: number) {
   const stamps = { created: now, updated: now };
   const domain = `portal-${portalId}.sites.svc.local`;
-  content.insertRaw(portalId, 'domains', {
+  const domains: Record_ = {
     ...stamps,
     domain,
     is_resolving: true,
@@ -16,9 +19,9 @@ export function seedSite(content: ContentEngine, portalId: number, now: number) 
     primary_site_page: true,
     primary_blog_post: true,
     primary_email: false,
-  });
-  const layout = content.insertRaw(portalId, 'layouts', { ...stamps, label: 'Blog post', path: 'layouts/blog-post.html', body: {} });
-  content.insertRaw(portalId, 'blogs', {
+  };
+  const layouts: Record_ = { ...stamps, label: 'Blog post', path: 'layouts/blog-post.html', body: {} };
+  const blogs = (layout: number): Record_ => ({
     ...stamps,
     name: 'Blog',
     public_title: 'Blog',
@@ -33,12 +36,36 @@ export function seedSite(content: ContentEngine, portalId: number, now: number) 
     comment_notification_emails: [],
     posts_per_listing_page: 10,
     posts_per_rss_feed: 10,
-    item_layout_id: layout.id,
-    listing_layout_id: layout.id,
+    item_layout_id: layout,
+    listing_layout_id: layout,
     html_head: '',
     html_footer: '',
     html_keywords: [],
     attached_stylesheets: [],
   });
-  content.insertRaw(portalId, 'site-maps', { ...stamps, name: 'Main site map', pages: [] });
+  const siteMaps: Record_ = { ...stamps, name: 'Main site map', pages: [] };
+  return { domains, layouts, blogs, siteMaps };
+}
+
+/** Seeds the portal's site where `db` runs, unless it has a blog already. */
+export async function seedSite(db: Queryable, content: ContentEngine, portalId: number, now: number) {
+  if ((await content.list(db, portalId, 'blogs', { limit: 1 }, new Set())).total) return;
+  const o = siteObjects(portalId, now);
+  const insert = async (collection: CollectionName, record: Record_) => (await content.insertRaw(db, portalId, collection, record)).id;
+  await insert('domains', o.domains);
+  const layout = await insert('layouts', o.layouts);
+  await insert('blogs', o.blogs(layout));
+  await insert('site-maps', o.siteMaps);
+}
+
+/** The same, synchronously on SQLite: portal creation and the services' startup seed in a
+ * synchronous transaction until they are on the engine (then they call `seedSite`). */
+export function seedSiteSync(db: Db, portalId: number, now: number) {
+  if (db.prepare("SELECT 1 FROM content_objects WHERE portal_id = ? AND collection = 'blogs' AND deleted_at = 0 LIMIT 1").get(portalId)) return;
+  const o = siteObjects(portalId, now);
+  const insert = (collection: CollectionName, record: Record_) => insertRawSync(db, portalId, collection, record).id;
+  insert('domains', o.domains);
+  const layout = insert('layouts', o.layouts);
+  insert('blogs', o.blogs(layout));
+  insert('site-maps', o.siteMaps);
 }

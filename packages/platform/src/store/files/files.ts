@@ -3,8 +3,7 @@
  * delete, moves; folders with paths (`/docs/logos`) found or made on upload, moved with their
  * subfolders' paths kept right. */
 import { imageSize } from 'image-size';
-import type { Db } from '../../db/open';
-import { transaction } from '../../db/open';
+import { type Engine, type Queryable, sql } from '../../db/engine';
 import { PlatformError, badRequest } from '../../domain/errors';
 import { checkName, type Record_ } from '../content/collections';
 import type { ContentEngine } from '../content/engine';
@@ -72,40 +71,42 @@ export interface UploadFields {
   options?: { access?: string; overwrite?: boolean; duplicateValidationStrategy?: string };
 }
 
-export function fileStore(db: Db, content: ContentEngine, blobs: BlobStore, now: () => number) {
+/** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
+export function fileStore(engine: Engine, content: ContentEngine, blobs: BlobStore, now: () => number) {
+  const { jsonText, jsonNumber } = engine.dialect;
   const q = {
-    sameName: db.prepare<[number, string, string, number | null], { id: number }>(
+    sameName: sql<[number, string, string, number | null], { id: number }>(
       `SELECT id FROM content_objects WHERE portal_id = ? AND collection = 'files' AND deleted_at = 0
-       AND json_extract(data, '$.name') = ? AND json_extract(data, '$.extension') = ? AND json_extract(data, '$.folder_id') IS ?`,
+       AND ${jsonText('data', '$.name')} = ? AND ${jsonText('data', '$.extension')} = ? AND ${jsonNumber('data', '$.folder_id')} IS NOT DISTINCT FROM ?`,
     ),
-    hashUsed: db.prepare<[number, string], number>(
-      "SELECT count(*) FROM content_objects WHERE portal_id = ? AND collection = 'files' AND json_extract(data, '$.file_hash') = ?",
+    hashUsed: sql<[number, string], { n: number }>(
+      `SELECT count(*) AS n FROM content_objects WHERE portal_id = ? AND collection = 'files' AND ${jsonText('data', '$.file_hash')} = ?`,
     ),
-    children: db.prepare<[number, number], { id: number; collection: string }>(
+    children: sql<[number, number], { id: number; collection: string }>(
       `SELECT id, collection FROM content_objects WHERE portal_id = ? AND collection IN ('files', 'folders') AND deleted_at = 0
-       AND json_extract(data, CASE collection WHEN 'files' THEN '$.folder_id' ELSE '$.parent_folder_id' END) = ?`,
+       AND (CASE collection WHEN 'files' THEN ${jsonNumber('data', '$.folder_id')} ELSE ${jsonNumber('data', '$.parent_folder_id')} END) = ?`,
     ),
   };
 
   /** The folder at `/a/b/c`, made (with its parents) when missing. */
-  function folderAt(portalId: number, path: string, field: string) {
+  async function folderAt(db: Queryable, portalId: number, path: string, field: string) {
     const segments = path.split('/').filter(Boolean);
     let parent: Record_ | undefined;
     let at = '';
     for (const [i, name] of segments.entries()) {
       checkName(name, `${field} (segment ${i + 1})`);
       at += `/${name}`;
-      parent = content.lookup.folderByPath(portalId, at) ?? content.create(portalId, 'folders', { name, parent_folder_id: parent?.id ?? null });
+      parent = (await content.lookup.folderByPath(db, portalId, at)) ?? (await content.create(db, portalId, 'folders', { name, parent_folder_id: parent?.id ?? null }));
     }
     return parent ? Number(parent.id) : null;
   }
 
-  function folderId(portalId: number, fields: { folder_id?: number; folder_path?: string }, names: { id: string; path: string }) {
+  async function folderId(db: Queryable, portalId: number, fields: { folder_id?: number; folder_path?: string }, names: { id: string; path: string }) {
     if (fields.folder_id !== undefined) {
-      if (!content.lookup.get(portalId, 'folders', fields.folder_id)) throw badRequest(`${names.id}: no folder with id ${fields.folder_id}`);
+      if (!(await content.lookup.get(db, portalId, 'folders', fields.folder_id))) throw badRequest(`${names.id}: no folder with id ${fields.folder_id}`);
       return fields.folder_id;
     }
-    return fields.folder_path === undefined ? undefined : folderAt(portalId, fields.folder_path, names.path);
+    return fields.folder_path === undefined ? undefined : folderAt(db, portalId, fields.folder_path, names.path);
   }
 
   /** The name and type of an upload, checked (nothing is written yet). */
@@ -123,11 +124,11 @@ export function fileStore(db: Db, content: ContentEngine, blobs: BlobStore, now:
   }
 
   return {
-    upload(portalId: number, files: UploadedFile[], fields: UploadFields) {
+    async upload(db: Queryable, portalId: number, files: UploadedFile[], fields: UploadFields) {
       const parts = files.filter((f) => f.field == 'files');
       if (!parts.length) throw badRequest('files: give at least one file in the multipart part "files"');
-      return transaction(db, () => {
-        const folder = folderId(portalId, { folder_id: fields.folder_id, folder_path: fields.folder_paths }, { id: 'body.folder_id', path: 'body.folder_paths' }) ?? null;
+      return db.tx(async (t) => {
+        const folder = (await folderId(t, portalId, { folder_id: fields.folder_id, folder_path: fields.folder_paths }, { id: 'body.folder_id', path: 'body.folder_paths' })) ?? null;
         const overwrite = fields.overwrite ?? fields.options?.overwrite ?? false;
         const strategy = fields.options?.duplicateValidationStrategy ?? 'NONE';
         // Every part is checked before any byte is written: a refused upload leaves nothing behind.
@@ -135,18 +136,20 @@ export function fileStore(db: Db, content: ContentEngine, blobs: BlobStore, now:
           // file_names names the first file; the others keep the names they came with.
           i == 0 && fields.file_names !== undefined ? check(part, fields.file_names, 'body.file_names') : check(part, part.filename, `files.${i}.filename`),
         );
-        const objects = checked.map((c) => {
+        const objects = [];
+        for (const c of checked) objects.push(await uploadOne(t, c));
+        async function uploadOne(t: Queryable, c: ReturnType<typeof check>) {
           const { field } = c;
           const meta = store(portalId, c);
-          const same = q.sameName.get(portalId, meta.name, meta.extension, folder);
-          if (same && overwrite) return content.update(portalId, 'files', same.id, meta);
-          if (same && strategy == 'RETURN_EXISTING') return content.get(portalId, 'files', same.id);
+          const same = await t.get(q.sameName, portalId, meta.name, meta.extension, folder);
+          if (same && overwrite) return content.update(t, portalId, 'files', same.id, meta);
+          if (same && strategy == 'RETURN_EXISTING') return content.get(t, portalId, 'files', same.id);
           if (same && strategy == 'REJECT') throw new PlatformError('conflict', `${field}: a file ${meta.name}.${meta.extension} exists in this folder`);
           // Otherwise a second file of the same name gets a number: logo-1.png.
           let name = meta.name;
-          for (let n = 1; q.sameName.get(portalId, name, meta.extension, folder); n++) name = `${meta.name}-${n}`;
+          for (let n = 1; await t.get(q.sameName, portalId, name, meta.extension, folder); n++) name = `${meta.name}-${n}`;
           const at = now();
-          return content.insertRaw(portalId, 'files', {
+          return content.insertRaw(t, portalId, 'files', {
             created: at,
             updated: at,
             ...meta,
@@ -159,50 +162,50 @@ export function fileStore(db: Db, content: ContentEngine, blobs: BlobStore, now:
             archived: false,
             meta: { allows_anonymous_access: fields.options?.access != 'PRIVATE', url_scheme: 'HTTP', thumbs: null },
           });
-        });
+        }
         return { objects };
-      })();
+      });
     },
 
     /** New bytes for a file: same id and URL, a new version. */
-    replace(portalId: number, id: number, files: UploadedFile[], fields: UploadFields) {
+    async replace(db: Queryable, portalId: number, id: number, files: UploadedFile[], fields: UploadFields) {
       const part = files.find((f) => f.field == 'files');
       if (!part) throw badRequest('files: give the new file in the multipart part "files"');
-      const current = content.get(portalId, 'files', id);
+      const current = await content.get(db, portalId, 'files', id);
       const fullName = fields.file_names ?? (current.extension ? `${String(current.name)}.${String(current.extension)}` : String(current.name));
       const checked = check(part, fullName, 'body.file_names');
-      return transaction(db, () => content.update(portalId, 'files', id, store(portalId, checked)))();
+      return db.tx((t) => content.update(t, portalId, 'files', id, store(portalId, checked)));
     },
 
-    archive: (portalId: number, id: number) => content.update(portalId, 'files', id, { archived: true }),
+    archive: (db: Queryable, portalId: number, id: number) => content.update(db, portalId, 'files', id, { archived: true }),
 
     /** Gone for good: the record, its versions, and the bytes unless another file has the same. */
-    fullDelete(portalId: number, id: number) {
-      transaction(db, () => {
-        const file = content.get(portalId, 'files', id);
-        content.purge(portalId, 'files', id);
+    async fullDelete(db: Queryable, portalId: number, id: number) {
+      await db.tx(async (t) => {
+        const file = await content.get(t, portalId, 'files', id);
+        await content.purge(t, portalId, 'files', id);
         const hash = String(file.file_hash);
-        if (!q.hashUsed.get(portalId, hash)) blobs.remove(portalId, hash);
-      })();
+        if (!(await t.value(q.hashUsed, portalId, hash))) blobs.remove(portalId, hash);
+      });
     },
 
-    move(portalId: number, id: number, body: { folder_path?: string; folder_id?: number; name?: string }) {
-      return transaction(db, () => {
-        const current = content.get(portalId, 'files', id);
+    move(db: Queryable, portalId: number, id: number, body: { folder_path?: string; folder_id?: number; name?: string }) {
+      return db.tx(async (t) => {
+        const current = await content.get(t, portalId, 'files', id);
         const change: Record_ = {};
-        const folder = folderId(portalId, body, { id: 'body.folder_id', path: 'body.folder_path' });
+        const folder = await folderId(t, portalId, body, { id: 'body.folder_id', path: 'body.folder_path' });
         if (folder !== undefined) change.folder_id = folder;
         if (body.name !== undefined) {
           const [name, extension] = splitName(checkName(body.name, 'body.name'));
           Object.assign(change, { name, title: name, alt_key: name, extension: extension || current.extension });
         }
-        return content.update(portalId, 'files', id, change);
-      })();
+        return content.update(t, portalId, 'files', id, change);
+      });
     },
 
     /** The bytes behind a file's URL, while it is not deleted (archived files stay reachable). */
-    bytes(portalId: number, id: number) {
-      const file = content.lookup.get(portalId, 'files', id);
+    async bytes(db: Queryable, portalId: number, id: number) {
+      const file = await content.lookup.get(db, portalId, 'files', id);
       if (!file) return undefined;
       const bytes = blobs.get(portalId, String(file.file_hash));
       return bytes && { file, bytes };
@@ -211,41 +214,41 @@ export function fileStore(db: Db, content: ContentEngine, blobs: BlobStore, now:
     // ---- folders ----
 
     /** A folder update or move, then the paths of everything under it. */
-    updateFolder(portalId: number, id: number, body: Record_) {
-      return transaction(db, () => {
-        const folder = content.update(portalId, 'folders', id, body);
-        refreshPaths(portalId, id);
+    updateFolder(db: Queryable, portalId: number, id: number, body: Record_) {
+      return db.tx(async (t) => {
+        const folder = await content.update(t, portalId, 'folders', id, body);
+        await refreshPaths(t, portalId, id);
         return folder;
-      })();
+      });
     },
-    moveFolder(portalId: number, id: number, body: { folder_path?: string; parent_folder_id?: number | null }) {
-      return transaction(db, () => {
-        const parent = body.parent_folder_id !== undefined ? body.parent_folder_id : folderAt(portalId, body.folder_path!, 'body.folder_path');
-        const folder = content.update(portalId, 'folders', id, { parent_folder_id: parent });
-        refreshPaths(portalId, id);
+    moveFolder(db: Queryable, portalId: number, id: number, body: { folder_path?: string; parent_folder_id?: number | null }) {
+      return db.tx(async (t) => {
+        const parent = body.parent_folder_id !== undefined ? body.parent_folder_id : await folderAt(t, portalId, body.folder_path!, 'body.folder_path');
+        const folder = await content.update(t, portalId, 'folders', id, { parent_folder_id: parent });
+        await refreshPaths(t, portalId, id);
         return folder;
-      })();
+      });
     },
-    restoreFolderVersion(portalId: number, id: number, versionId: number) {
-      return transaction(db, () => {
-        const folder = content.restoreVersion(portalId, 'folders', id, versionId);
-        refreshPaths(portalId, id);
+    restoreFolderVersion(db: Queryable, portalId: number, id: number, versionId: number) {
+      return db.tx(async (t) => {
+        const folder = await content.restoreVersion(t, portalId, 'folders', id, versionId);
+        await refreshPaths(t, portalId, id);
         return folder;
-      })();
+      });
     },
     /** Only an empty folder can be deleted: its files would be left without a place. */
-    removeFolder(portalId: number, id: number) {
-      if (q.children.get(portalId, id)) throw badRequest(`folder ${id} is not empty; move or delete what is in it first`);
-      content.remove(portalId, 'folders', id);
+    async removeFolder(db: Queryable, portalId: number, id: number) {
+      if (await db.get(q.children, portalId, id)) throw badRequest(`folder ${id} is not empty; move or delete what is in it first`);
+      await content.remove(db, portalId, 'folders', id);
     },
   };
 
   /** Recomputes the full paths of a folder's subfolders after it was renamed or moved. */
-  function refreshPaths(portalId: number, id: number) {
-    for (const child of q.children.all(portalId, id)) {
+  async function refreshPaths(db: Queryable, portalId: number, id: number) {
+    for (const child of await db.all(q.children, portalId, id)) {
       if (child.collection != 'folders') continue;
-      content.update(portalId, 'folders', child.id, {});
-      refreshPaths(portalId, child.id);
+      await content.update(db, portalId, 'folders', child.id, {});
+      await refreshPaths(db, portalId, child.id);
     }
   }
 }
