@@ -1,6 +1,6 @@
 /** The portals, credentials, OAuth and settings stores and the inspector's reads, the same tests
- * on SQLite and on PostgreSQL: their SQL is written once and runs on both engines. (A new portal's site and social
- * channels are seeded through stores not yet on the engine: here a stand-in records the call.) */
+ * on SQLite and on PostgreSQL: their SQL is written once and runs on both engines. A new portal's
+ * site and social channels are seeded through the real content engine and social store. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Engine, sql } from '../src/db/engine';
 import { sqliteEngine } from '../src/db/engine-sqlite';
@@ -10,7 +10,9 @@ import { credentialStore } from '../src/store/credentials';
 import { DEFAULT_CONTACT_GROUPS, DEFAULT_CONTACT_PROPERTIES, DEFAULT_DEAL_GROUPS, DEFAULT_DEAL_PROPERTIES } from '../src/store/default-properties';
 import { inspectorQueries } from '../src/store/inspector';
 import { oauthStore } from '../src/store/oauth';
+import { contentEngine } from '../src/store/content/engine';
 import { createPortal, issuePortalCredentials, portalStore, type PortalSeeding } from '../src/store/portals';
+import { socialStore } from '../src/store/social';
 import { settingStore } from '../src/store/settings';
 import { havePostgres, PG_URL, pgSchema } from './postgres';
 
@@ -25,16 +27,13 @@ const count = (table: string) => sql<[number], { n: number }>(`SELECT count(*) A
 for (const [name, available, open] of engines) {
   describe.skipIf(!available)(`portal stores on ${name}`, () => {
     let db: Engine;
-    const seeded: number[] = [];
-    const seeding = {
-      content: { list: () => ({ total: 1 }) },
-      social: { seedChannels: (portalId: number) => void seeded.push(portalId) },
-    } as unknown as PortalSeeding;
+    let seeding: PortalSeeding;
     let clock = 1_000_000;
     const now = () => clock;
 
     beforeAll(async () => {
       db = await open();
+      seeding = { content: contentEngine(db, now), social: socialStore(db, now) };
     });
     afterAll(() => db?.close());
 
@@ -42,7 +41,9 @@ for (const [name, available, open] of engines) {
       await createPortal(db, seeding, { id: 7, name: 'Seven', tier: 'starter', now: clock });
       expect(await db.value(count('property_groups'), 7)).toBe(DEFAULT_CONTACT_GROUPS.length + DEFAULT_DEAL_GROUPS.length);
       expect(await db.value(count('properties'), 7)).toBe(DEFAULT_CONTACT_PROPERTIES.length + DEFAULT_DEAL_PROPERTIES.length);
-      expect(seeded).toEqual([7]);
+      // Its site (a blog among it) and its social channels, in the same transaction.
+      expect(await db.value(sql<[number], { n: number }>("SELECT count(*) AS n FROM content_objects WHERE portal_id = ? AND collection = 'blogs'"), 7)).toBe(1);
+      expect(await db.value(count('social_channels'), 7)).toBeGreaterThan(0);
       const portals = portalStore();
       expect(await portals.ids(db)).toEqual([7]);
       expect(await portals.tier(db, 7)).toBe('starter');
