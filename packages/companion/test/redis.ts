@@ -2,11 +2,10 @@
  * reachable Redis the tests skip locally and fail under CI=true. Each test file works under a key
  * prefix of its own and deletes its keys afterwards; a small TCP proxy in front of Redis stands in
  * for "Redis stopped" without stopping the Redis other tests use. */
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll } from 'vitest';
+import { tcpProxy } from '../../../test/tcp-proxy';
 
 export const REDIS_URL = process.env.SVC_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
@@ -52,35 +51,10 @@ export async function deleteKeys(prefix: string) {
   }
 }
 
-/** A TCP proxy to Redis that can be stopped (connections cut, new ones refused) and started again
- * on the same port. */
+/** A TCP proxy to Redis that can be stopped and started again on the same port. */
 export async function redisProxy() {
   const target = new URL(REDIS_URL);
-  const sockets = new Set<Socket>();
-  let server: Server | undefined;
-  let port = 0;
-  const start = () =>
-    new Promise<void>((resolve, reject) => {
-      server = createServer((client) => {
-        const upstream = connect(Number(target.port || 6379), target.hostname);
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on('error', () => undefined).on('close', () => sockets.delete(s));
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.once('error', reject).listen(port, '127.0.0.1', () => {
-        port = (server!.address() as AddressInfo).port;
-        resolve();
-      });
-    });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server ? server.close(() => resolve()) : resolve();
-      server = undefined;
-    });
-  await start();
+  const { port, start, stop } = await tcpProxy(target.hostname, Number(target.port || 6379));
   const auth = target.username || target.password ? `${target.username}:${target.password}@` : '';
   return { url: `redis://${auth}127.0.0.1:${port}${target.pathname}`, start, stop };
 }

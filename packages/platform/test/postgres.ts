@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll } from 'vitest';
+import { tcpProxy } from '../../../test/tcp-proxy';
 
 export const PG_URL = process.env.SVC_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -46,37 +47,11 @@ export async function pgSchema(name: string) {
   return schema;
 }
 
-/** A TCP proxy to PostgreSQL that can be stopped (connections cut, new ones refused) and started
- * again on the same port: "the database restarted" without restarting the one other tests use.
- * Its URL carries `schema` as the connections' search_path. */
+/** A TCP proxy to PostgreSQL that can be stopped and started again on the same port; its URL
+ * carries `schema` as the connections' search_path. */
 export async function pgProxy(schema: string) {
-  const { createServer, connect } = await import('node:net');
   const target = new URL(PG_URL);
-  const sockets = new Set<import('node:net').Socket>();
-  let server: import('node:net').Server | undefined;
-  let port = 0;
-  const start = () =>
-    new Promise<void>((resolve, reject) => {
-      server = createServer((client) => {
-        const upstream = connect(Number(target.port || 5432), target.hostname);
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on('error', () => undefined).on('close', () => sockets.delete(s));
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.once('error', reject).listen(port, '127.0.0.1', () => {
-        port = (server!.address() as import('node:net').AddressInfo).port;
-        resolve();
-      });
-    });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      server ? server.close(() => resolve()) : resolve();
-      server = undefined;
-    });
-  await start();
+  const { port, start, stop } = await tcpProxy(target.hostname, Number(target.port || 5432));
   const url = new URL(PG_URL);
   url.host = `127.0.0.1:${port}`;
   url.searchParams.set('options', `-c search_path=${schema}`);
