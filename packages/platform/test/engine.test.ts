@@ -80,6 +80,13 @@ for (const [name, available, open] of engines) {
       expect(await db.value(has, '{}', 5)).toBe(0);
       const picked = sql<[string], { n: number }>(`SELECT n FROM items WHERE n IN (${d.jsonNumbers('?')}) ORDER BY n`);
       expect((await db.all(picked, JSON.stringify([12, 99]))).map((r) => r.n)).toEqual([12]);
+      const byIds = sql<[string], { id: number; name: string }>(`SELECT id, name FROM items WHERE id IN (${d.jsonIds('?')}) ORDER BY id`);
+      const [ada, grace] = await db.all(sql<[], { id: number }>('SELECT id FROM items ORDER BY id'));
+      expect(await db.all(byIds, JSON.stringify([grace.id, 424242, ada.id]))).toEqual([
+        { id: ada.id, name: 'Ada' },
+        { id: grace.id, name: 'grace' },
+      ]);
+      expect(await db.all(sql<[string], { id: number }>(`SELECT id FROM (${d.jsonIds('?')}) ids ORDER BY id`), '[3, 1, 2]')).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
       const sorted = sql<[], { k: string }>(
         `SELECT k FROM (SELECT 'a' AS k, '{"v": 10}' AS data UNION ALL SELECT 'b', '{"v": 9}' UNION ALL SELECT 'c', '{"v": "x"}' UNION ALL SELECT 'd', '{}') t ORDER BY ${d.jsonSortKey('data', '$.v')}`,
       );
@@ -155,6 +162,39 @@ for (const [name, available, open] of engines) {
         expect(await other.exclusive('another', async () => 'its own')).toBe('its own');
         await expect(db.exclusive('failing', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
         expect(await other.exclusive('failing', async () => 'released after a failure')).toBe('released after a failure');
+      } finally {
+        if (other !== db) await other.close();
+      }
+    });
+
+    it('holds a transaction lock shared with other sharers, or alone until the holders end', async () => {
+      // A second engine stands for a second process (on SQLite, one process owns the database and
+      // its write transactions run one at a time: the lock is nothing to take).
+      const other = name == 'postgres' ? open() : db;
+      const shared = sql<[string]>(db.dialect.txLock('?', 'shared'));
+      const exclusive = sql<[string]>(db.dialect.txLock('?', 'exclusive'));
+      const events: string[] = [];
+      const holding = (on: Engine, lock: typeof shared, label: string, ms: number) =>
+        on.tx(async (t) => {
+          await t.run(lock, 'lists:7');
+          events.push(`${label} in`);
+          await sleep(ms);
+          events.push(`${label} out`);
+        });
+      try {
+        await Promise.all([holding(db, shared, 'a', 40), sleep(5).then(() => holding(other, shared, 'b', 10)), sleep(15).then(() => holding(other, exclusive, 'c', 1))]);
+        // Two sharers at once; the exclusive one after both (on SQLite the transactions run in turn).
+        if (name == 'postgres') expect(events).toEqual(['a in', 'b in', 'b out', 'a out', 'c in', 'c out']);
+        expect(events.indexOf('c in')).toBeGreaterThan(Math.max(events.indexOf('a out'), events.indexOf('b out')));
+        if (name == 'postgres') {
+          // Another key is another lock; outside a transaction one is let go at once.
+          await db.tx(async (t) => {
+            await t.run(exclusive, 'lists:7');
+            await other.tx((o) => o.run(exclusive, 'lists:8'));
+          });
+          await db.run(exclusive, 'lists:7');
+          await other.run(exclusive, 'lists:7');
+        }
       } finally {
         if (other !== db) await other.close();
       }

@@ -21,10 +21,12 @@ export const sqliteDialect: Dialect = {
   jsonNumbers: (array) => `SELECT value FROM json_each(${array})`,
   instr: (haystack, needle) => `instr(${haystack}, ${needle})`,
   jsonArrayValues: (json) => `SELECT value FROM json_each(${json})`,
+  jsonIds: (array) => `SELECT value AS id FROM json_each(${array})`,
   ilike: (expr, pattern) => `${expr} LIKE ${pattern}`,
   groupConcat: (expr, separator) => `group_concat(${expr}, ${separator})`,
   rowid: 'rowid',
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
+  txLock: (key) => `SELECT ${key} WHERE 0`,
 };
 
 export interface SqliteEngineOptions {

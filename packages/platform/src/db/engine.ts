@@ -42,6 +42,10 @@ export interface Dialect {
   instr(haystack: string, needle: string): string;
   /** The elements of a JSON array (a text expression), as a subquery of one column: `x IN (${…})`. */
   jsonArrayValues(json: string): string;
+  /** A subquery: the integers of a JSON array (a text parameter), one row each, in the column
+   * `id`. Unlike jsonNumbers, typed as the ids they are compared with, so that `vid IN (${…})`
+   * finds them through an index on PostgreSQL (a double precision would compare every row). */
+  jsonIds(array: string): string;
   /** Case-insensitive LIKE (SQLite's LIKE is, PostgreSQL's is not). */
   ilike(expr: string, pattern: string): string;
   /** Concatenation of the group's values with `separator` (a SQL string literal). */
@@ -52,6 +56,11 @@ export interface Dialect {
   readonly rowid: string;
   /** The type of an auto-numbered primary key column, in CREATE TABLE. */
   readonly autoId: string;
+  /** A statement that takes the lock named `key` (a text expression) until its transaction ends:
+   * `shared` with the other shared holders, or `exclusive`, alone (waiting for the holders). What
+   * two PostgreSQL processes must not interleave inside transactions (a transaction-scoped
+   * advisory lock). SQLite's write transactions run one at a time already: a SELECT of nothing. */
+  txLock(key: string, mode: 'shared' | 'exclusive'): string;
 }
 
 /** What runs queries: the engine itself (each statement on its own), or a transaction's handle. */
