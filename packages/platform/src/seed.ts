@@ -57,13 +57,13 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
       fields: [{ name: 'email', required: true }, { name: 'firstname' }],
     });
 
-    const newsletter = services.lists.create(p, { name: 'Newsletter readers', dynamic: false });
-    services.lists.create(p, {
+    const newsletter = await services.lists.create(tx, p, { name: 'Newsletter readers', dynamic: false });
+    await services.lists.create(tx, p, {
       name: 'Contact form leads',
       dynamic: true,
       filters: [[{ operator: 'HAS_FILLED_OUT_FORM', form: contactForm.guid }]],
     });
-    services.lists.create(p, { name: 'Acme colleagues', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: '@acme.test', type: 'string' }]] });
+    await services.lists.create(tx, p, { name: 'Acme colleagues', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: '@acme.test', type: 'string' }]] });
 
     await seedEmailDefaults(tx, p, t);
 

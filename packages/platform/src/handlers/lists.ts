@@ -1,4 +1,5 @@
 /** §4.3 Contact lists. */
+import type { Queryable } from '../db/engine';
 import type { Handlers } from './handler';
 import type { Services } from '../services';
 import type { MemberRow } from '../store/lists';
@@ -6,38 +7,38 @@ import type { ReadOptions } from '../store/contacts';
 
 export function listHandlers({ lists, contacts }: Services): Handlers {
   /** Contacts of a list carry `addedAt`: the time they joined it. */
-  const members = (rows: MemberRow[], opts: ReadOptions) => contacts.records(rows, opts, (r) => (r as MemberRow).added_at);
-  const page = ({ lists: found, hasMore }: ReturnType<typeof lists.page>, offset = 0) => ({
+  const members = (db: Queryable, rows: MemberRow[], opts: ReadOptions) => contacts.records(db, rows, opts, (r) => (r as MemberRow).added_at);
+  const page = ({ lists: found, hasMore }: Awaited<ReturnType<typeof lists.page>>, offset = 0) => ({
     lists: found,
     offset: offset + found.length,
     'has-more': hasMore,
   });
 
   return {
-    'lists.create': ({ portalId, body }) => lists.create(portalId, body),
-    'lists.update': ({ portalId, params, body }) => lists.update(portalId, params.list_id, body),
-    'lists.delete': ({ portalId, params }) => lists.remove(portalId, params.list_id),
-    'lists.get': ({ portalId, params }) => lists.get(portalId, params.list_id),
-    'lists.list': ({ portalId, query: { count, offset } }) => page(lists.page(portalId, count, offset), offset),
-    'lists.listStatic': ({ portalId, query: { count, offset } }) => page(lists.page(portalId, count, offset, 'STATIC'), offset),
-    'lists.listDynamic': ({ portalId, query: { count, offset } }) => page(lists.page(portalId, count, offset, 'DYNAMIC'), offset),
-    'lists.getBatch': ({ portalId, query }) => ({ lists: lists.getMany(portalId, query.listId) }),
-    'lists.getContacts': ({ portalId, params, query: { count, vidOffset, ...opts } }) => {
-      const { rows, hasMore } = lists.members(portalId, params.list_id, count, vidOffset);
-      return { contacts: members(rows, opts), 'has-more': hasMore, 'vid-offset': rows.at(-1)?.vid ?? vidOffset ?? 0 };
+    'lists.create': ({ db, portalId, body }) => lists.create(db, portalId, body),
+    'lists.update': ({ db, portalId, params, body }) => lists.update(db, portalId, params.list_id, body),
+    'lists.delete': ({ db, portalId, params }) => lists.remove(db, portalId, params.list_id),
+    'lists.get': ({ db, portalId, params }) => lists.get(db, portalId, params.list_id),
+    'lists.list': async ({ db, portalId, query: { count, offset } }) => page(await lists.page(db, portalId, count, offset), offset),
+    'lists.listStatic': async ({ db, portalId, query: { count, offset } }) => page(await lists.page(db, portalId, count, offset, 'STATIC'), offset),
+    'lists.listDynamic': async ({ db, portalId, query: { count, offset } }) => page(await lists.page(db, portalId, count, offset, 'DYNAMIC'), offset),
+    'lists.getBatch': async ({ db, portalId, query }) => ({ lists: await lists.getMany(db, portalId, query.listId) }),
+    'lists.getContacts': async ({ db, portalId, params, query: { count, vidOffset, ...opts } }) => {
+      const { rows, hasMore } = await lists.members(db, portalId, params.list_id, count, vidOffset);
+      return { contacts: await members(db, rows, opts), 'has-more': hasMore, 'vid-offset': rows.at(-1)?.vid ?? vidOffset ?? 0 };
     },
-    'lists.getRecentContacts': ({ portalId, params, query: { count, timeOffset, vidOffset, ...opts } }) => {
-      const { rows, hasMore } = lists.recentMembers(portalId, params.list_id, count, timeOffset, vidOffset);
+    'lists.getRecentContacts': async ({ db, portalId, params, query: { count, timeOffset, vidOffset, ...opts } }) => {
+      const { rows, hasMore } = await lists.recentMembers(db, portalId, params.list_id, count, timeOffset, vidOffset);
       const last = rows.at(-1);
       return {
-        contacts: members(rows, opts),
+        contacts: await members(db, rows, opts),
         'has-more': hasMore,
         'vid-offset': last?.vid ?? vidOffset ?? 0,
         'time-offset': last?.added_at ?? timeOffset ?? 0,
       };
     },
-    'lists.refresh': ({ portalId, params }) => lists.refresh(portalId, params.list_id),
-    'lists.add': ({ portalId, params, body }) => lists.addMembers(portalId, params.list_id, body.vids ?? [], body.emails ?? []),
-    'lists.remove': ({ portalId, params, body }) => lists.removeMembers(portalId, params.list_id, body.vids ?? [], body.emails ?? []),
+    'lists.refresh': ({ db, portalId, params }) => lists.refresh(db, portalId, params.list_id),
+    'lists.add': ({ db, portalId, params, body }) => lists.addMembers(db, portalId, params.list_id, body.vids ?? [], body.emails ?? []),
+    'lists.remove': ({ db, portalId, params, body }) => lists.removeMembers(db, portalId, params.list_id, body.vids ?? [], body.emails ?? []),
   };
 }

@@ -84,7 +84,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
     onCommit: (fn: (() => void) | undefined) => (afterCommit = fn),
   };
   const contacts = contactStore(db, properties, now, changed);
-  const lists = listStore(db, contacts, now, onContactsChanged);
+  const lists = listStore(engine, contacts, now, onContactsChanged);
   const forms = formStore(db, contacts, properties, now);
   const email = emailStore(engine, now);
   const workflows = workflowStore(db, { contacts, properties, lists, email, tx: (fn) => engine.tx(fn) }, now, options.fetch ?? fetch);

@@ -40,6 +40,9 @@ export function normaliseFilters(groups: ListFilters): ListFilters {
 
 export const matches = (groups: ListFilters, subject: Subject) => groups.some((group) => group.every((f) => test(f, subject)));
 
+/** The forms the filters ask about: a contact's submissions of these are read with it. */
+export const formsNamed = (groups: ListFilters) => groups.flat().flatMap((f) => (f.operator == 'HAS_FILLED_OUT_FORM' && f.form ? [f.form] : []));
+
 /** Equal as text, or as numbers ("10.50" is 10.5). */
 const equal = (a: string, b: string) => a == b || (num(a) !== undefined && num(a) === num(b));
 

@@ -1,13 +1,22 @@
 /** Contact lists. Static lists hold the contacts added to them; dynamic lists hold the portal's
  * contacts matching their filters, re-evaluated when the list changes, on refresh, and for the
  * changed contacts on every contact write. A membership row keeps the time the contact joined
- * (`addedAt`) for as long as the contact stays. */
+ * (`addedAt`) for as long as the contact stays.
+ *
+ * Several processes may write at once (PostgreSQL). What keeps memberships right is one lock per
+ * portal's lists, taken before anything is read: a transaction that changes memberships by the
+ * lists as they are (a contact write's re-check, a static list's add or remove) holds it shared;
+ * one that changes a list or evaluates it in full (create, update, remove, refresh, a deleted
+ * property) holds it alone. So a refresh never decides from contacts that a re-check is deciding
+ * about meanwhile (it would put back a contact that just left), two refreshes of one list run one
+ * after the other, and no member is added to a list being deleted. Evaluation is in memory (the
+ * rules are list-filters.ts, the same on both engines); only the membership changes go back. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { type Db, transaction } from '../db/open';
+import { type Engine, type Queryable, sql } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
 import { contactColumns, type ChangedContact, type ContactRow, type ContactStore } from './contacts';
-import { matches, normaliseFilters, type ListFilters, type Subject } from './list-filters';
+import { formsNamed, matches, normaliseFilters, type ListFilters, type Subject } from './list-filters';
 
 interface ListRow {
   list_id: number;
@@ -33,51 +42,60 @@ export type ListRecord = z.input<typeof schemas.contactList>;
 export type MembershipChange = z.output<typeof schemas.membershipChange>;
 export type MemberRow = ContactRow & { added_at: number };
 
+/** What the lists hear of contact writes: the changed contacts, in the writing transaction `db`. */
+export type ContactsChangedListener = (db: Queryable, portalId: number, changed: ChangedContact[]) => Promise<void>;
+
 const SELECT_LIST = 'SELECT l.*, (SELECT count(*) FROM list_members m WHERE m.list_id = l.list_id) AS size FROM lists l';
 const SELECT_MEMBER = `SELECT ${contactColumns('c')}, m.added_at
   FROM list_members m JOIN contacts c ON c.vid = m.vid WHERE m.list_id = ? AND c.deleted = 0`;
-/** Contacts read per step of a full evaluation (bounds memory on large portals). */
+/** Contacts read per step of a full evaluation, and members changed per statement (bounds memory
+ * and statement size on large portals). */
 const CHUNK = 1000;
 
-export function listStore(
-  db: Db,
-  contacts: ContactStore,
-  now: () => number,
-  onContactsChanged: (fn: (portalId: number, changed: ChangedContact[]) => void) => void,
-) {
+/** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
+export function listStore(engine: Engine, contacts: ContactStore, now: () => number, onContactsChanged: (fn: ContactsChangedListener) => void) {
+  const { jsonIds, jsonArrayValues, txLock } = engine.dialect;
   const q = {
-    formOfPortal: db.prepare<[number, string], number>('SELECT 1 FROM forms WHERE portal_id = ? AND guid = ?').pluck(),
-    byId: db.prepare<[number, number], ListRow>(`${SELECT_LIST} WHERE l.portal_id = ? AND l.list_id = ?`),
+    lock: { shared: sql<[string]>(txLock('?', 'shared')), exclusive: sql<[string]>(txLock('?', 'exclusive')) },
+    formOfPortal: sql<[number, string], { one: number }>('SELECT 1 AS one FROM forms WHERE portal_id = ? AND guid = ?'),
+    byId: sql<[number, number], ListRow>(`${SELECT_LIST} WHERE l.portal_id = ? AND l.list_id = ?`),
+    byIds: sql<[number, string], ListRow>(`${SELECT_LIST} WHERE l.portal_id = ? AND l.list_id IN (${jsonIds('?')})`),
     // `dynamic IN (?, ?)`: (0, 1) for all lists, (0, 0) static only, (1, 1) dynamic only.
-    page: db.prepare<[number, number, number, number, number], ListRow>(
+    page: sql<[number, number, number, number, number], ListRow>(
       `${SELECT_LIST} WHERE l.portal_id = ? AND l.dynamic IN (?, ?) ORDER BY l.list_id LIMIT ? OFFSET ?`,
     ),
-    dynamicOf: db.prepare<[number], Pick<ListRow, 'list_id' | 'filters'>>('SELECT list_id, filters FROM lists WHERE portal_id = ? AND dynamic = 1'),
-    nextInternalId: db.prepare<[], number>('SELECT coalesce(max(internal_list_id), 0) + 1 FROM lists').pluck(),
-    insert: db.prepare<[number, number, string, number, string, number, number, number]>(
-      'INSERT INTO lists (portal_id, internal_list_id, name, dynamic, filters, created_at, updated_at, processed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    dynamicOf: sql<[number], Pick<ListRow, 'list_id' | 'name' | 'filters'>>('SELECT list_id, name, filters FROM lists WHERE portal_id = ? AND dynamic = 1 ORDER BY list_id'),
+    nextInternalId: sql<[], { id: number }>('SELECT coalesce(max(internal_list_id), 0) + 1 AS id FROM lists'),
+    insert: sql<[number, number, string, number, string, number, number, number], { list_id: number }>(
+      'INSERT INTO lists (portal_id, internal_list_id, name, dynamic, filters, created_at, updated_at, processed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING list_id',
     ),
-    update: db.prepare<[string, number, string, number, number, number]>(
+    update: sql<[string, number, string, number, number, number]>(
       'UPDATE lists SET name = ?, dynamic = ?, filters = ?, internal_list_id = ?, updated_at = ? WHERE list_id = ?',
     ),
-    remove: db.prepare<[number]>('DELETE FROM lists WHERE list_id = ?'),
-    processed: db.prepare<[number, number]>('UPDATE lists SET processed_at = ? WHERE list_id = ?'),
-    sizeChanged: db.prepare<[number, number]>('UPDATE lists SET size_changed_at = ? WHERE list_id = ?'),
-    addMember: db.prepare<[number, number, number]>('INSERT OR IGNORE INTO list_members (list_id, vid, added_at) VALUES (?, ?, ?)'),
-    removeMember: db.prepare<[number, number]>('DELETE FROM list_members WHERE list_id = ? AND vid = ?'),
-    removeAll: db.prepare<[number]>('DELETE FROM list_members WHERE list_id = ?'),
-    memberVids: db.prepare<[number], number>('SELECT vid FROM list_members WHERE list_id = ?').pluck(),
-    members: db.prepare<[number, number, number], MemberRow>(`${SELECT_MEMBER} AND m.vid > ? ORDER BY m.vid LIMIT ?`),
-    recentMembers: db.prepare<[number, number, number, number, number], MemberRow>(
+    remove: sql<[number]>('DELETE FROM lists WHERE list_id = ?'),
+    processed: sql<[number, number]>('UPDATE lists SET processed_at = ? WHERE list_id = ?'),
+    sizeChanged: sql<[number, number]>('UPDATE lists SET size_changed_at = ? WHERE list_id = ?'),
+    // In vid order: two transactions adding the same contacts take their row locks in one order.
+    addMembers: sql<[number, number, string], { vid: number }>(
+      `INSERT INTO list_members (list_id, vid, added_at) SELECT ?, id, ? FROM (${jsonIds('?')}) ids ORDER BY id ON CONFLICT DO NOTHING RETURNING vid`,
+    ),
+    removeMembers: sql<[number, string], { vid: number }>(`DELETE FROM list_members WHERE list_id = ? AND vid IN (${jsonIds('?')}) RETURNING vid`),
+    removeAll: sql<[number]>('DELETE FROM list_members WHERE list_id = ?'),
+    memberVids: sql<[number], { vid: number }>('SELECT vid FROM list_members WHERE list_id = ?'),
+    members: sql<[number, number, number], MemberRow>(`${SELECT_MEMBER} AND m.vid > ? ORDER BY m.vid LIMIT ?`),
+    recentMembers: sql<[number, number, number, number, number], MemberRow>(
       `${SELECT_MEMBER} AND (m.added_at < ? OR (m.added_at = ? AND m.vid < ?)) ORDER BY m.added_at DESC, m.vid DESC LIMIT ?`,
     ),
-    contactsAfter: db.prepare<[number, number, number], Pick<ContactRow, 'vid' | 'properties'>>(
+    contactsAfter: sql<[number, number, number], Pick<ContactRow, 'vid' | 'properties'>>(
       'SELECT vid, properties FROM contacts WHERE portal_id = ? AND deleted = 0 AND vid > ? ORDER BY vid LIMIT ?',
     ),
-    submitted: db.prepare<[number, number, string], number>('SELECT 1 FROM form_submissions WHERE portal_id = ? AND vid = ? AND form_guid = ?').pluck(),
+    submitted: sql<[number, string, string], { vid: number; form_guid: string }>(
+      `SELECT DISTINCT vid, form_guid FROM form_submissions WHERE portal_id = ? AND vid IN (${jsonIds('?')}) AND form_guid IN (${jsonArrayValues('?')})`,
+    ),
   };
 
-  const tx = <A extends unknown[], R>(fn: (...a: A) => R) => transaction(db, fn);
+  /** Takes the portal's list lock (see the top of this file) in the transaction `t`. */
+  const lock = (t: Queryable, portalId: number, mode: 'shared' | 'exclusive') => t.run(q.lock[mode], `lists:${portalId}`);
 
   function record(row: ListRow): ListRecord {
     return {
@@ -93,7 +111,7 @@ export function listStore(
       createdAt: row.created_at,
       updatedAt: row.updated_at,
       filters: JSON.parse(row.filters),
-      // Evaluation is synchronous: a list is always processed by the time anyone reads it.
+      // Evaluation is part of the write: a list is always processed by the time anyone reads it.
       metaData: {
         processing: 'DONE',
         size: row.size,
@@ -105,175 +123,210 @@ export function listStore(
     };
   }
 
-  function require(portalId: number, listId: number) {
-    const row = q.byId.get(portalId, listId);
+  async function require(db: Queryable, portalId: number, listId: number) {
+    const row = await db.get(q.byId, portalId, listId);
     if (!row) throw notFound(`Couldn't find a List with the given id '${listId}'.`);
     return row;
   }
 
-  const subject = (portalId: number, vid: number, properties: Record<string, string>): Subject => ({
-    properties,
-    hasSubmitted: (guid) => !!q.submitted.get(portalId, vid, guid),
-  });
+  /** Which of `vids` submitted which of `forms`, as a Subject's `hasSubmitted` of each contact
+   * (one query for them all, none when no filter names a form). */
+  async function submissions(db: Queryable, portalId: number, vids: number[], forms: string[]) {
+    const done = new Set<string>();
+    if (forms.length && vids.length)
+      for (const r of await db.all(q.submitted, portalId, JSON.stringify(vids), JSON.stringify(forms))) done.add(`${r.vid} ${r.form_guid}`);
+    return (vid: number, properties: Record<string, string>): Subject => ({ properties, hasSubmitted: (guid) => done.has(`${vid} ${guid}`) });
+  }
 
-  /** Puts `vid` in or out of the list; a member that stays keeps its addedAt. True if it changed. */
-  const setMember = (listId: number, vid: number, member: boolean, t: number) =>
-    (member ? q.addMember.run(listId, vid, t) : q.removeMember.run(listId, vid)).changes > 0;
+  /** Puts the contacts in (or out of) the list; a member that stays keeps its addedAt. Answers the
+   * vids that changed. */
+  async function setMembers(db: Queryable, listId: number, vids: number[], member: boolean, at: number) {
+    const changed: number[] = [];
+    for (let i = 0; i < vids.length; i += CHUNK) {
+      const ids = JSON.stringify(vids.slice(i, i + CHUNK));
+      const rows = member ? await db.all(q.addMembers, listId, at, ids) : await db.all(q.removeMembers, listId, ids);
+      for (const r of rows) changed.push(r.vid);
+    }
+    return changed;
+  }
 
-  /** Full evaluation of a dynamic list over all the portal's contacts. */
-  function evaluate(list: ListRow) {
+  /** Full evaluation of a dynamic list over all the portal's contacts, in the transaction `t` that
+   * holds the portal's list lock alone. */
+  async function evaluate(t: Queryable, list: Pick<ListRow, 'list_id' | 'portal_id' | 'filters'>) {
     const filters: ListFilters = JSON.parse(list.filters);
+    const forms = formsNamed(filters);
     const keep = new Set<number>();
     for (let after = 0; ; ) {
-      const chunk = q.contactsAfter.all(list.portal_id, after, CHUNK);
-      for (const c of chunk) if (matches(filters, subject(list.portal_id, c.vid, JSON.parse(c.properties)))) keep.add(c.vid);
+      const chunk = await t.all(q.contactsAfter, list.portal_id, after, CHUNK);
+      const subject = await submissions(t, list.portal_id, chunk.map((c) => c.vid), forms);
+      for (const c of chunk) if (matches(filters, subject(c.vid, JSON.parse(c.properties)))) keep.add(c.vid);
       if (chunk.length < CHUNK) break;
       after = chunk[CHUNK - 1].vid;
     }
-    const t = now();
-    let changed = false;
-    for (const vid of q.memberVids.all(list.list_id)) if (!keep.has(vid)) changed = setMember(list.list_id, vid, false, t) || changed;
-    for (const vid of keep) changed = setMember(list.list_id, vid, true, t) || changed;
-    q.processed.run(t, list.list_id);
-    if (changed) q.sizeChanged.run(t, list.list_id);
+    const members = new Set((await t.all(q.memberVids, list.list_id)).map((m) => m.vid));
+    const at = now();
+    const left = await setMembers(t, list.list_id, [...members].filter((vid) => !keep.has(vid)), false, at);
+    const joined = await setMembers(t, list.list_id, [...keep].filter((vid) => !members.has(vid)), true, at);
+    await t.run(q.processed, at, list.list_id);
+    if (left.length || joined.length) await t.run(q.sizeChanged, at, list.list_id);
   }
 
   /** Re-checks only the changed contacts against the portal's dynamic lists, with the properties
-   * they were written with (a contact without them is read, and a deleted one leaves). */
-  const recheck = tx((portalId: number, contactsChanged: ChangedContact[]) => {
-    const lists = q.dynamicOf.all(portalId).map((l) => ({ id: l.list_id, filters: JSON.parse(l.filters) as ListFilters }));
+   * they were written with (a contact without them was deleted: it leaves). Runs in the writing
+   * transaction `db`. */
+  async function recheck(db: Queryable, portalId: number, changed: ChangedContact[]) {
+    await lock(db, portalId, 'shared');
+    const lists = (await db.all(q.dynamicOf, portalId)).map((l) => ({ id: l.list_id, filters: JSON.parse(l.filters) as ListFilters }));
     if (!lists.length) return;
-    const t = now();
-    const changed = new Set<number>();
     // A contact written twice counts with its last write.
-    const last = new Map(contactsChanged.map((c) => [c.vid, c.properties]));
-    for (const [vid, written] of last) {
-      const properties = written ?? JSON.parse(contacts.get(portalId, vid)?.properties ?? 'null');
-      const who = properties && subject(portalId, vid, properties);
-      for (const list of lists) if (setMember(list.id, vid, !!who && matches(list.filters, who), t)) changed.add(list.id);
+    const last = new Map(changed.map((c) => [c.vid, c.properties]));
+    const subject = await submissions(db, portalId, [...last.keys()], lists.flatMap((l) => formsNamed(l.filters)));
+    const at = now();
+    for (const list of lists) {
+      const [inside, outside]: number[][] = [[], []];
+      for (const [vid, properties] of last) (properties && matches(list.filters, subject(vid, properties)) ? inside : outside).push(vid);
+      const joined = await setMembers(db, list.id, inside, true, at);
+      const left = await setMembers(db, list.id, outside, false, at);
+      if (joined.length || left.length) await db.run(q.sizeChanged, at, list.id);
     }
-    for (const id of changed) q.sizeChanged.run(t, id);
-  });
+  }
   onContactsChanged(recheck);
 
   /** Adds or removes contacts of a static list, by vid or email. */
-  const change = tx((portalId: number, listId: number, vids: number[], emails: string[], add: boolean): MembershipChange => {
-    if (require(portalId, listId).dynamic) throw badRequest('Can not operate manually on a dynamic list');
-    const out: MembershipChange = { updated: [], discarded: [], invalidVids: [], invalidEmails: [] };
-    // A contact named twice (or by vid and by email) counts once.
-    const found = new Set<number>();
-    for (const vid of vids) {
-      if (contacts.get(portalId, vid)) found.add(vid);
-      else out.invalidVids.push(vid);
-    }
-    for (const email of emails) {
-      const row = contacts.getByEmail(portalId, email);
-      if (row) found.add(row.vid);
-      else out.invalidEmails.push(email);
-    }
-    const t = now();
-    for (const vid of found) (setMember(listId, vid, add, t) ? out.updated : out.discarded).push(vid);
-    if (out.updated.length) q.sizeChanged.run(t, listId);
-    return out;
-  });
+  function change(db: Queryable, portalId: number, listId: number, vids: number[], emails: string[], add: boolean) {
+    return db.tx(async (t): Promise<MembershipChange> => {
+      await lock(t, portalId, 'shared');
+      if ((await require(t, portalId, listId)).dynamic) throw badRequest('Can not operate manually on a dynamic list');
+      const out: MembershipChange = { updated: [], discarded: [], invalidVids: [], invalidEmails: [] };
+      // A contact named twice (or by vid and by email) counts once.
+      const found = new Set<number>();
+      for (const vid of vids) {
+        if (await contacts.get(t, portalId, vid)) found.add(vid);
+        else out.invalidVids.push(vid);
+      }
+      for (const email of emails) {
+        const row = await contacts.getByEmail(t, portalId, email);
+        if (row) found.add(row.vid);
+        else out.invalidEmails.push(email);
+      }
+      const at = now();
+      const changed = new Set(await setMembers(t, listId, [...found], add, at));
+      for (const vid of found) (changed.has(vid) ? out.updated : out.discarded).push(vid);
+      if (out.updated.length) await t.run(q.sizeChanged, at, listId);
+      return out;
+    });
+  }
 
   /** Filters are only kept (normalised) on dynamic lists; static lists answer `[]`. Normalising is
    * idempotent, so unchanged filters serialise the same. */
-  const filtersFor = (portalId: number, dynamic: boolean, filters: ListFilters | undefined) => {
+  async function filtersFor(db: Queryable, portalId: number, dynamic: boolean, filters: ListFilters | undefined) {
     if (!dynamic || !filters) return '[]';
     const normalised = normaliseFilters(filters);
     // A filter names one of the portal's own forms: another portal's is not there to see.
-    normalised.forEach((group, g) =>
-      group.forEach((f, i) => {
-        if (f.form !== undefined && !q.formOfPortal.get(portalId, f.form)) throw notFound(`body.filters.${g}.${i}.form: no form ${f.form} in this portal`);
-      }),
-    );
+    for (const [g, group] of normalised.entries())
+      for (const [i, f] of group.entries())
+        if (f.form !== undefined && !(await db.get(q.formOfPortal, portalId, f.form))) throw notFound(`body.filters.${g}.${i}.form: no form ${f.form} in this portal`);
     return JSON.stringify(normalised);
-  };
+  }
 
-  const get = (portalId: number, listId: number) => record(require(portalId, listId));
+  const nextInternalId = async (t: Queryable) => (await t.value(q.nextInternalId))!;
+  const get = async (db: Queryable, portalId: number, listId: number) => record(await require(db, portalId, listId));
 
   return {
     get,
-    kindOf(portalId: number, listId: number) {
-      const row = q.byId.get(portalId, listId);
+    async kindOf(db: Queryable, portalId: number, listId: number) {
+      const row = await db.get(q.byId, portalId, listId);
       return row && (row.dynamic ? ('DYNAMIC' as const) : ('STATIC' as const));
     },
 
     /** The lists that exist, in the order asked. */
-    getMany: (portalId: number, listIds: number[]) =>
-      listIds.flatMap((id) => {
-        const row = q.byId.get(portalId, id);
-        return row ? [record(row)] : [];
-      }),
+    async getMany(db: Queryable, portalId: number, listIds: number[]) {
+      const found = new Map((await db.all(q.byIds, portalId, JSON.stringify(listIds))).map((row) => [row.list_id, row]));
+      return listIds.flatMap((id) => (found.has(id) ? [record(found.get(id)!)] : []));
+    },
 
     /** By list id, `offset` lists in; one more than asked tells `hasMore`. */
-    page(portalId: number, count: number, offset = 0, type?: 'STATIC' | 'DYNAMIC') {
+    async page(db: Queryable, portalId: number, count: number, offset = 0, type?: 'STATIC' | 'DYNAMIC') {
       const [lo, hi] = type == 'STATIC' ? [0, 0] : type == 'DYNAMIC' ? [1, 1] : [0, 1];
-      const rows = q.page.all(portalId, lo, hi, count + 1, offset);
+      const rows = await db.all(q.page, portalId, lo, hi, count + 1, offset);
       return { lists: rows.slice(0, count).map(record), hasMore: rows.length > count };
     },
 
-    create: tx((portalId: number, body: ListWrite & { name: string }) => {
-      const dynamic = !!body.dynamic;
-      const t = now();
-      const listId = Number(q.insert.run(portalId, q.nextInternalId.get()!, body.name, dynamic ? 1 : 0, filtersFor(portalId, dynamic, body.filters), t, t, t).lastInsertRowid);
-      if (dynamic) evaluate(require(portalId, listId));
-      return get(portalId, listId);
-    }),
+    create(db: Queryable, portalId: number, body: ListWrite & { name: string }) {
+      return db.tx(async (t) => {
+        await lock(t, portalId, 'exclusive');
+        const dynamic = !!body.dynamic;
+        const filters = await filtersFor(t, portalId, dynamic, body.filters);
+        const at = now();
+        const { list_id } = (await t.get(q.insert, portalId, await nextInternalId(t), body.name, dynamic ? 1 : 0, filters, at, at, at))!;
+        if (dynamic) await evaluate(t, { list_id, portal_id: portalId, filters });
+        return get(t, portalId, list_id);
+      });
+    },
 
     /** Changing the filters (or the type) gives the list a new internalListId, as the legacy API does. */
-    update: tx((portalId: number, listId: number, body: ListWrite) => {
-      const row = require(portalId, listId);
-      const dynamic = body.dynamic ?? !!row.dynamic;
-      const filters = filtersFor(portalId, dynamic, body.filters ?? JSON.parse(row.filters));
-      const internalId = filters == row.filters && dynamic == !!row.dynamic ? row.internal_list_id : q.nextInternalId.get()!;
-      q.update.run(body.name ?? row.name, dynamic ? 1 : 0, filters, internalId, now(), listId);
-      if (dynamic) evaluate(require(portalId, listId));
-      return get(portalId, listId);
-    }),
+    update(db: Queryable, portalId: number, listId: number, body: ListWrite) {
+      return db.tx(async (t) => {
+        await lock(t, portalId, 'exclusive');
+        const row = await require(t, portalId, listId);
+        const dynamic = body.dynamic ?? !!row.dynamic;
+        const filters = await filtersFor(t, portalId, dynamic, body.filters ?? JSON.parse(row.filters));
+        const internalId = filters == row.filters && dynamic == !!row.dynamic ? row.internal_list_id : await nextInternalId(t);
+        await t.run(q.update, body.name ?? row.name, dynamic ? 1 : 0, filters, internalId, now(), listId);
+        if (dynamic) await evaluate(t, { list_id: listId, portal_id: portalId, filters });
+        return get(t, portalId, listId);
+      });
+    },
 
-    remove: tx((portalId: number, listId: number) => {
-      require(portalId, listId);
-      q.removeAll.run(listId);
-      q.remove.run(listId);
-    }),
+    remove(db: Queryable, portalId: number, listId: number) {
+      return db.tx(async (t) => {
+        await lock(t, portalId, 'exclusive');
+        await require(t, portalId, listId);
+        await t.run(q.removeAll, listId);
+        await t.run(q.remove, listId);
+      });
+    },
 
     /** Full re-evaluation of a dynamic list; nothing to do for a static one. */
-    refresh: tx((portalId: number, listId: number) => {
-      const row = require(portalId, listId);
-      if (row.dynamic) evaluate(row);
-    }),
+    refresh(db: Queryable, portalId: number, listId: number) {
+      return db.tx(async (t) => {
+        await lock(t, portalId, 'exclusive');
+        const row = await require(t, portalId, listId);
+        if (row.dynamic) await evaluate(t, row);
+      });
+    },
 
     /** A deleted property leaves the filters: its conditions go from each AND group (a group left
      * empty goes too, and a list left with no group matches no one), and the lists it was in are
      * re-evaluated. */
-    forgetProperty: tx((portalId: number, name: string) => {
-      for (const list of q.dynamicOf.all(portalId)) {
-        const filters: ListFilters = JSON.parse(list.filters);
-        if (!filters.some((group) => group.some((f) => f.property == name))) continue;
-        const kept = filters.map((group) => group.filter((f) => f.property != name)).filter((group) => group.length);
-        const row = require(portalId, list.list_id);
-        q.update.run(row.name, 1, JSON.stringify(kept), q.nextInternalId.get()!, now(), list.list_id);
-        evaluate(require(portalId, list.list_id));
-      }
-    }),
+    forgetProperty(db: Queryable, portalId: number, name: string) {
+      return db.tx(async (t) => {
+        await lock(t, portalId, 'exclusive');
+        for (const list of await t.all(q.dynamicOf, portalId)) {
+          const filters: ListFilters = JSON.parse(list.filters);
+          if (!filters.some((group) => group.some((f) => f.property == name))) continue;
+          const kept = JSON.stringify(filters.map((group) => group.filter((f) => f.property != name)).filter((group) => group.length));
+          await t.run(q.update, list.name, 1, kept, await nextInternalId(t), now(), list.list_id);
+          await evaluate(t, { list_id: list.list_id, portal_id: portalId, filters: kept });
+        }
+      });
+    },
 
     /** Static lists only (also used by workflow actions). */
-    addMembers: (portalId: number, listId: number, vids: number[], emails: string[] = []) => change(portalId, listId, vids, emails, true),
-    removeMembers: (portalId: number, listId: number, vids: number[], emails: string[] = []) => change(portalId, listId, vids, emails, false),
+    addMembers: (db: Queryable, portalId: number, listId: number, vids: number[], emails: string[] = []) => change(db, portalId, listId, vids, emails, true),
+    removeMembers: (db: Queryable, portalId: number, listId: number, vids: number[], emails: string[] = []) => change(db, portalId, listId, vids, emails, false),
 
     /** Members by vid ascending after `vidOffset`. */
-    members(portalId: number, listId: number, count: number, vidOffset = 0) {
-      require(portalId, listId);
-      const rows = q.members.all(listId, vidOffset, count + 1);
+    async members(db: Queryable, portalId: number, listId: number, count: number, vidOffset = 0) {
+      await require(db, portalId, listId);
+      const rows = await db.all(q.members, listId, vidOffset, count + 1);
       return { rows: rows.slice(0, count), hasMore: rows.length > count };
     },
 
     /** Members newest first, before (timeOffset, vidOffset). */
-    recentMembers(portalId: number, listId: number, count: number, timeOffset = Number.MAX_SAFE_INTEGER, vidOffset = Number.MAX_SAFE_INTEGER) {
-      require(portalId, listId);
-      const rows = q.recentMembers.all(listId, timeOffset, timeOffset, vidOffset, count + 1);
+    async recentMembers(db: Queryable, portalId: number, listId: number, count: number, timeOffset = Number.MAX_SAFE_INTEGER, vidOffset = Number.MAX_SAFE_INTEGER) {
+      await require(db, portalId, listId);
+      const rows = await db.all(q.recentMembers, listId, timeOffset, timeOffset, vidOffset, count + 1);
       return { rows: rows.slice(0, count), hasMore: rows.length > count };
     },
   };
