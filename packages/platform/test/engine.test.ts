@@ -21,6 +21,7 @@ describe('placeholders for PostgreSQL', () => {
     expect(toPostgres("SELECT a AS typeId, b AS plain, '?' AS \"q?\" FROM t -- why?\nWHERE a = ? AND b = 'it''s ?' AND c IN (?, ?)")).toBe(
       'SELECT a AS "typeId", b AS plain, \'?\' AS "q?" FROM t -- why?\nWHERE a = $1 AND b = \'it\'\'s ?\' AND c IN ($2, $3)',
     );
+    expect(toPostgres('SELECT CAST(? AS DOUBLE PRECISION) AS n')).toBe('SELECT CAST($1 AS DOUBLE PRECISION) AS n');
   });
 });
 

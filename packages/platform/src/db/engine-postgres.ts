@@ -72,12 +72,12 @@ const lineEnd = (text: string, i: number) => {
   return k < 0 ? text.length : k;
 };
 
-/** `?` → `$n`; a mixed-case alias (`AS typeId`) is quoted, since PostgreSQL folds unquoted names
- * to lower case and SQLite keeps them as written. */
+/** `?` → `$n`; a mixed-case alias (`AS typeId`; not an upper-case type, `CAST(x AS DOUBLE PRECISION)`)
+ * is quoted, since PostgreSQL folds unquoted names to lower case and SQLite keeps them as written. */
 export function toPostgres(text: string) {
   let n = 0;
   return mapCode(text, (code) =>
-    code.replace(/\?/g, () => `$${++n}`).replace(/\bAS\s+([A-Za-z_][A-Za-z0-9_]*)/g, (all, alias: string) => (/[A-Z]/.test(alias) ? `AS "${alias}"` : all)),
+    code.replace(/\?/g, () => `$${++n}`).replace(/\bAS\s+([A-Za-z_][A-Za-z0-9_]*)/g, (all, alias: string) => (/[A-Z]/.test(alias) && /[a-z]/.test(alias) ? `AS "${alias}"` : all)),
   );
 }
 
