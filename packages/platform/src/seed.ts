@@ -10,15 +10,15 @@ export const DEMO_PORTAL = 62515;
 export async function seedDemo(services: Services): Promise<PortalCredentials | undefined> {
   const { engine, now } = services;
   if (await services.portals.tier(engine, DEMO_PORTAL)) return undefined;
-  // In one transaction of the engine; the stores not yet on it write on the same connection, in it.
+  // In one transaction: a demo portal is made whole or not at all.
   return engine.tx(async (tx) => {
     const t = now();
     await createPortal(tx, services, { id: DEMO_PORTAL, name: 'Acme Widgets (demo)', tier: 'enterprise', now: t });
     const credentials = await issuePortalCredentials(tx, DEMO_PORTAL, t);
     const p = DEMO_PORTAL;
 
-    services.properties.createGroup(p, 'widgetinformation', { displayName: 'Widget Information', displayOrder: 10 });
-    services.properties.create(p, 'favorite_widget', {
+    await services.properties.createGroup(tx, p, 'widgetinformation', { displayName: 'Widget Information', displayOrder: 10 });
+    await services.properties.create(tx, p, 'favorite_widget', {
       label: 'Favourite widget',
       groupName: 'widgetinformation',
       type: 'enumeration',
@@ -27,7 +27,7 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
       options: ['sprocket', 'gizmo', 'doohickey'].map((value, displayOrder) => ({ value, label: value[0].toUpperCase() + value.slice(1), displayOrder })),
     });
 
-    const contactForm = services.forms.create(p, {
+    const contactForm = await services.forms.create(tx, p, {
       name: 'Contact us',
       submitText: 'Send',
       inlineMessage: 'Thanks! We will be in touch.',
@@ -50,7 +50,7 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
         { fields: [{ name: 'message' }] },
       ],
     });
-    services.forms.create(p, {
+    await services.forms.create(tx, p, {
       name: 'Newsletter sign-up',
       submitText: 'Subscribe',
       inlineMessage: 'You are on the list.',
