@@ -15,7 +15,7 @@ import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Engine, type Queryable, sql } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
-import { contactColumns, type ChangedContact, type ContactRow, type ContactStore } from './contacts';
+import { contactColumns, type ChangedContact, type ContactRow, type ContactsChanged, type ContactStore } from './contacts';
 import { formsNamed, matches, normaliseFilters, type ListFilters, type Subject } from './list-filters';
 
 interface ListRow {
@@ -42,9 +42,6 @@ export type ListRecord = z.input<typeof schemas.contactList>;
 export type MembershipChange = z.output<typeof schemas.membershipChange>;
 export type MemberRow = ContactRow & { added_at: number };
 
-/** What the lists hear of contact writes: the changed contacts, in the writing transaction `db`. */
-export type ContactsChangedListener = (db: Queryable, portalId: number, changed: ChangedContact[]) => Promise<void>;
-
 const SELECT_LIST = 'SELECT l.*, (SELECT count(*) FROM list_members m WHERE m.list_id = l.list_id) AS size FROM lists l';
 const SELECT_MEMBER = `SELECT ${contactColumns('c')}, m.added_at
   FROM list_members m JOIN contacts c ON c.vid = m.vid WHERE m.list_id = ? AND c.deleted = 0`;
@@ -53,7 +50,7 @@ const SELECT_MEMBER = `SELECT ${contactColumns('c')}, m.added_at
 const CHUNK = 1000;
 
 /** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
-export function listStore(engine: Engine, contacts: ContactStore, now: () => number, onContactsChanged: (fn: ContactsChangedListener) => void) {
+export function listStore(engine: Engine, contacts: ContactStore, now: () => number, onContactsChanged: (fn: ContactsChanged) => void) {
   const { jsonIds, jsonArrayValues, txLock } = engine.dialect;
   const q = {
     lock: { shared: sql<[string]>(txLock('?', 'shared')), exclusive: sql<[string]>(txLock('?', 'exclusive')) },
