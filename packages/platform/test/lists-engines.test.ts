@@ -1,0 +1,242 @@
+/** The list store on both engines: the filters answer alike, and memberships follow contact writes
+ * inside their transaction. Then what only PostgreSQL meets: two processes (here two engines, each
+ * with its own connection pool, on one schema) refreshing one dynamic list at once, and refreshing
+ * it while the other writes contacts. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Engine, type Queryable, sql } from '../src/db/engine';
+import { sqliteEngine } from '../src/db/engine-sqlite';
+import { openDatabase } from '../src/db/open';
+import { openPostgres } from '../src/db/open-postgres';
+import { contentEngine } from '../src/store/content/engine';
+import { type ContactsChanged, contactStore } from '../src/store/contacts';
+import type { ListFilters } from '../src/store/list-filters';
+import { listStore } from '../src/store/lists';
+import { createPortal } from '../src/store/portals';
+import { propertyStore } from '../src/store/properties';
+import { socialStore } from '../src/store/social';
+import { havePostgres, PG_URL, pgSchema } from './postgres';
+
+const schema = await pgSchema('lists_engines');
+const now = () => 1_700_000_000_000;
+
+/** The stores of one process on `engine`: the lists hear the contacts' writes, in their
+ * transaction, as services/index.ts wires them. */
+function stores(engine: Engine) {
+  const properties = propertyStore(engine, now);
+  let heard: ContactsChanged = () => undefined;
+  const contacts = contactStore(engine, properties, now, (db, portalId, changed) => heard(db, portalId, changed));
+  const lists = listStore(engine, contacts, now, (fn) => (heard = fn));
+  return { properties, contacts, lists };
+}
+
+const newPortal = (engine: Engine, id: number) =>
+  engine.tx((t) => createPortal(t, { content: contentEngine(engine, now), social: socialStore(engine, now) }, { id, name: `portal ${id}`, tier: 'enterprise', now: now() }));
+
+const membersOf = async (db: Queryable, listId: number) =>
+  (await db.all(sql<[number], { vid: number }>('SELECT vid FROM list_members WHERE list_id = ? ORDER BY vid'), listId)).map((r) => r.vid);
+
+const props = (o: Record<string, string>) => Object.entries(o).map(([property, value]) => ({ property, value }));
+
+const engines: [string, boolean, () => Promise<Engine>][] = [
+  ['sqlite', true, async () => sqliteEngine(openDatabase(':memory:'))],
+  ['postgres', havePostgres, () => openPostgres(PG_URL, { schema })],
+];
+
+for (const [name, available, open] of engines) {
+  describe.skipIf(!available)(`lists on ${name}`, () => {
+    const PORTAL = 62515;
+    let engine: Engine;
+    beforeAll(async () => {
+      engine = await open();
+      await newPortal(engine, PORTAL);
+    });
+    afterAll(() => engine?.close());
+
+    it('evaluates every operator alike: case without ASCII, numbers as numbers, % and _ as themselves, forms submitted', async () => {
+      const { properties, contacts, lists } = stores(engine);
+      await properties.create(engine, PORTAL, 'score', { label: 'Score', groupName: 'contactinformation', type: 'number', fieldType: 'number' });
+      const a = await contacts.create(engine, PORTAL, props({ email: 'a@ops.test', firstname: 'ÉMILE', city: 'Paris', score: '10.50', lifecyclestage: 'lead' }));
+      const b = await contacts.create(engine, PORTAL, props({ email: 'b@ops.test', firstname: 'bob', city: '100% Ly_on', score: '9' }));
+      const c = await contacts.create(engine, PORTAL, props({ email: 'c@ops.test' }));
+      await engine.run(sql<[number]>("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('ops-form', ?, '{}', 1, 1)"), PORTAL);
+      await engine.run(
+        sql<[number, number]>("INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, values_json) VALUES ('ops-1', ?, ?, 'ops-form', 1, '[]')"),
+        PORTAL,
+        b,
+      );
+      const cases: [ListFilters[number][number], number[]][] = [
+        [{ operator: 'EQ', property: 'firstname', value: 'émile' }, [a]],
+        [{ operator: 'NEQ', property: 'firstname', value: 'Émile' }, [b, c]],
+        [{ operator: 'EQ', property: 'score', value: '10.5' }, [a]],
+        [{ operator: 'GT', property: 'score', value: 9.5 }, [a]],
+        [{ operator: 'LT', property: 'score', value: '10' }, [b]],
+        [{ operator: 'CONTAINS', property: 'city', value: '0% LY_' }, [b]],
+        [{ operator: 'CONTAINS', property: 'city', value: '%' }, [b]],
+        [{ operator: 'CONTAINS', property: 'city', value: '_' }, [b]],
+        [{ operator: 'NOT_CONTAINS', property: 'city', value: 'ly' }, [a, c]],
+        [{ operator: 'IS_NOT_EMPTY', property: 'city' }, [a, b]],
+        [{ operator: 'IS_EMPTY', property: 'city' }, [c]],
+        [{ operator: 'SET_ANY', property: 'lifecyclestage', value: 'customer; LEAD' }, [a]],
+        [{ operator: 'HAS_FILLED_OUT_FORM', form: 'ops-form' }, [b]],
+      ];
+      for (const [filter, expected] of cases) {
+        const list = await lists.create(engine, PORTAL, { name: filter.operator, dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: '@ops.test' }, filter]] });
+        expect([filter, await membersOf(engine, list.listId)]).toEqual([filter, expected]);
+        expect(list.metaData.size).toBe(expected.length);
+      }
+    });
+
+    it('re-checks written contacts in their transaction: rolled back with it, and a refresh finds what no write announced', async () => {
+      const { contacts, lists } = stores(engine);
+      const list = await lists.create(engine, PORTAL, { name: 'Adas', dynamic: true, filters: [[{ operator: 'EQ', property: 'firstname', value: 'Ada' }]] });
+      const ada = await contacts.create(engine, PORTAL, props({ email: 'ada@tx.test', firstname: 'Ada' }));
+      const bob = await contacts.create(engine, PORTAL, props({ email: 'bob@tx.test', firstname: 'Bob' }));
+      expect(await membersOf(engine, list.listId)).toEqual([ada]);
+
+      // In a transaction that fails afterwards: the membership change goes with the write.
+      await expect(
+        engine.tx(async (t) => {
+          await contacts.update(t, PORTAL, bob, props({ firstname: 'Ada' }));
+          expect(await membersOf(t, list.listId)).toEqual([ada, bob]);
+          throw new Error('changed my mind');
+        }),
+      ).rejects.toThrow('changed my mind');
+      expect(await membersOf(engine, list.listId)).toEqual([ada]);
+
+      await contacts.update(engine, PORTAL, bob, props({ firstname: 'ada' }));
+      await contacts.remove(engine, PORTAL, ada);
+      expect(await membersOf(engine, list.listId)).toEqual([bob]);
+      expect((await lists.get(engine, PORTAL, list.listId)).metaData.size).toBe(1);
+
+      // Written behind the store's back (no re-check): a refresh puts it right.
+      await engine.run(sql<[number]>('DELETE FROM list_members WHERE list_id = ?'), list.listId);
+      await lists.refresh(engine, PORTAL, list.listId);
+      expect(await membersOf(engine, list.listId)).toEqual([bob]);
+    });
+  });
+}
+
+describe.skipIf(!havePostgres)('one dynamic list, two processes on one PostgreSQL database', () => {
+  const PORTAL = 70001;
+  const OTHER = 70002;
+  const filters: ListFilters = [[{ operator: 'EQ', property: 'firstname', value: 'in' }]];
+  let one: Engine;
+  let two: Engine;
+  beforeAll(async () => {
+    [one, two] = [await openPostgres(PG_URL, { schema }), await openPostgres(PG_URL, { schema })];
+    await newPortal(one, PORTAL);
+    await newPortal(one, OTHER);
+  });
+  afterAll(async () => {
+    await one?.close();
+    await two?.close();
+  });
+
+  /** The vids whose firstname is `in` now: what the list must hold. */
+  const matching = async () =>
+    (await one.all(sql<[number], { vid: number; properties: string }>('SELECT vid, properties FROM contacts WHERE portal_id = ? AND deleted = 0 ORDER BY vid'), PORTAL))
+      .filter((r) => JSON.parse(r.properties).firstname == 'in')
+      .map((r) => r.vid);
+
+  it('ends with exactly the right members when both refresh it at once', async () => {
+    const a = stores(one);
+    const b = stores(two);
+    await a.contacts.batch(one, PORTAL, Array.from({ length: 1200 }, (_, i) => ({ email: `r${i}@refresh.test`, properties: props({ firstname: i % 2 ? 'out' : 'in' }) })));
+    const list = await a.lists.create(one, PORTAL, { name: 'In', dynamic: true, filters });
+    const right = await matching();
+    expect(right).toHaveLength(600);
+    expect(await membersOf(one, list.listId)).toEqual(right);
+
+    for (let round = 0; round < 5; round++) {
+      // Wrong behind the store's back: half the members gone, and every other contact in.
+      await one.run(sql<[number]>('DELETE FROM list_members WHERE list_id = ? AND vid % 2 = 0'), list.listId);
+      await one.run(sql<[number, number]>('INSERT INTO list_members (list_id, vid, added_at) SELECT ?, vid, 1 FROM contacts WHERE portal_id = ? ON CONFLICT DO NOTHING'), list.listId, PORTAL);
+      await Promise.all([a.lists.refresh(one, PORTAL, list.listId), b.lists.refresh(two, PORTAL, list.listId), a.lists.refresh(one, PORTAL, list.listId), b.lists.refresh(two, PORTAL, list.listId)]);
+      expect(await membersOf(one, list.listId)).toEqual(right);
+    }
+    expect((await b.lists.get(two, PORTAL, list.listId)).metaData.size).toBe(600);
+  });
+
+  it('makes a list being made or refreshed wait for the contact writes in flight in the other process, and them wait for a refresh', async () => {
+    const a = stores(one);
+    const b = stores(two);
+    const list = (await a.lists.page(one, PORTAL, 10, 0, 'DYNAMIC')).lists[0];
+    const [x, y] = await matching();
+    /** Runs `write` in a transaction of `engine` that stays open until the returned `end()`. */
+    const held = async (engine: Engine, write: (t: Queryable) => Promise<unknown>) => {
+      let end!: () => void;
+      const ended = new Promise<void>((resolve) => (end = resolve));
+      let written!: () => void;
+      const inside = new Promise<void>((resolve) => (written = resolve));
+      const done = engine.tx(async (t) => {
+        await write(t);
+        written();
+        await ended;
+      });
+      await inside;
+      return { end: () => (end(), done) };
+    };
+    /** Whether `work` is still waiting after a while. */
+    const waiting = async (work: Promise<unknown>) => {
+      let finished = false;
+      void work.then(() => (finished = true));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      return !finished;
+    };
+
+    // A contact made in the second process's open transaction, while the first makes a list it
+    // matches: the list waits for it, and holds it (from the contacts as committed before, it
+    // would not; and the contact's re-check saw no list).
+    const making = await held(two, (t) => b.contacts.create(t, OTHER, props({ email: 'made@meanwhile.test', firstname: 'in' })));
+    const made = a.lists.create(one, OTHER, { name: 'In too', dynamic: true, filters });
+    expect(await waiting(made)).toBe(true);
+    await making.end();
+    expect((await made).metaData.size).toBe(1);
+
+    // x leaves in the second process's open transaction: the refresh waits for its end, and then
+    // does not put x back (it would have, from x as committed before).
+    const leaving = await held(two, (t) => b.contacts.update(t, PORTAL, x, props({ firstname: 'out' })));
+    const refreshed = a.lists.refresh(one, PORTAL, list.listId);
+    expect(await waiting(refreshed)).toBe(true);
+    await leaving.end();
+    await refreshed;
+    expect(await membersOf(one, list.listId)).not.toContain(x);
+
+    // A refresh in an open transaction: the other process's contact write waits for its end.
+    const refreshing = await held(one, (t) => a.lists.refresh(t, PORTAL, list.listId));
+    const written = b.contacts.update(two, PORTAL, y, props({ firstname: 'out' }));
+    expect(await waiting(written)).toBe(true);
+    await refreshing.end();
+    await written;
+    expect(await membersOf(one, list.listId)).toEqual(await matching());
+  });
+
+  it('ends with exactly the matching contacts when one refreshes while the other writes contacts', async () => {
+    const a = stores(one);
+    const b = stores(two);
+    const list = (await a.lists.page(one, PORTAL, 10, 0, 'DYNAMIC')).lists[0];
+    const vids = (await one.all(sql<[number], { vid: number }>('SELECT vid FROM contacts WHERE portal_id = ? ORDER BY vid'), PORTAL)).map((r) => r.vid);
+    let writing = true;
+    let refreshes = 0;
+    const refreshing = (async () => {
+      while (writing) {
+        await a.lists.refresh(one, PORTAL, list.listId);
+        refreshes++;
+      }
+    })();
+    // Five writers in the second process: contacts move in and out, and new ones come.
+    await Promise.all(
+      Array.from({ length: 5 }, async (_, w) => {
+        for (let i = 0; i < 60; i++) {
+          const vid = vids[(w * 41 + i * 7) % vids.length];
+          await b.contacts.update(two, PORTAL, vid, props({ firstname: (w + i) % 3 ? 'in' : 'out' }));
+          if (i % 10 == 0) await b.contacts.create(two, PORTAL, props({ email: `new${w}-${i}@refresh.test`, firstname: 'in' }));
+        }
+      }),
+    );
+    writing = false;
+    await refreshing;
+    expect(refreshes).toBeGreaterThan(1);
+    expect(await membersOf(one, list.listId)).toEqual(await matching());
+  });
+});
