@@ -79,11 +79,21 @@ for (const [name, available, open] of engines) {
         [{ operator: 'SET_ANY', property: 'lifecyclestage', value: 'customer; LEAD' }, [a]],
         [{ operator: 'HAS_FILLED_OUT_FORM', form: 'ops-form' }, [b]],
       ];
+      let formList = 0;
       for (const [filter, expected] of cases) {
         const list = await lists.create(engine, PORTAL, { name: filter.operator, dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: '@ops.test' }, filter]] });
         expect([filter, await membersOf(engine, list.listId)]).toEqual([filter, expected]);
         expect(list.metaData.size).toBe(expected.length);
+        formList = list.listId;
       }
+      // A write's re-check reads the contact's submissions too.
+      await engine.run(
+        sql<[number, number]>("INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, values_json) VALUES ('ops-2', ?, ?, 'ops-form', 2, '[]')"),
+        PORTAL,
+        c,
+      );
+      await contacts.update(engine, PORTAL, c, props({ firstname: 'Cy' }));
+      expect(await membersOf(engine, formList)).toEqual([b, c]);
     });
 
     it('re-checks written contacts in their transaction: rolled back with it, and a refresh finds what no write announced', async () => {

@@ -77,6 +77,8 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
       `INSERT INTO list_members (list_id, vid, added_at) SELECT ?, id, ? FROM (${jsonIds('?')}) ids ORDER BY id ON CONFLICT DO NOTHING RETURNING vid`,
     ),
     removeMembers: sql<[number, string], { vid: number }>(`DELETE FROM list_members WHERE list_id = ? AND vid IN (${jsonIds('?')}) RETURNING vid`),
+    addMember: sql<[number, number, number]>('INSERT INTO list_members (list_id, vid, added_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
+    removeMember: sql<[number, number]>('DELETE FROM list_members WHERE list_id = ? AND vid = ?'),
     removeAll: sql<[number]>('DELETE FROM list_members WHERE list_id = ?'),
     memberVids: sql<[number], { vid: number }>('SELECT vid FROM list_members WHERE list_id = ?'),
     members: sql<[number, number, number], MemberRow>(`${SELECT_MEMBER} AND m.vid > ? ORDER BY m.vid LIMIT ?`),
@@ -89,6 +91,7 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     submitted: sql<[number, string, string], { vid: number; form_guid: string }>(
       `SELECT DISTINCT vid, form_guid FROM form_submissions WHERE portal_id = ? AND vid IN (${jsonIds('?')}) AND form_guid IN (${jsonArrayValues('?')})`,
     ),
+    submittedBy: sql<[number, number], { vid: number; form_guid: string }>('SELECT DISTINCT vid, form_guid FROM form_submissions WHERE portal_id = ? AND vid = ?'),
   };
 
   /** Takes the portal's list lock (see the top of this file) in the transaction `t`. */
@@ -130,14 +133,23 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
    * (one query for them all, none when no filter names a form). */
   async function submissions(db: Queryable, portalId: number, vids: number[], forms: string[]) {
     const done = new Set<string>();
-    if (forms.length && vids.length)
-      for (const r of await db.all(q.submitted, portalId, JSON.stringify(vids), JSON.stringify(forms))) done.add(`${r.vid} ${r.form_guid}`);
+    if (forms.length && vids.length) {
+      // One contact (a single write's re-check) by its index alone: several times cheaper on SQLite.
+      const rows = vids.length == 1 ? await db.all(q.submittedBy, portalId, vids[0]) : await db.all(q.submitted, portalId, JSON.stringify(vids), JSON.stringify(forms));
+      for (const r of rows) done.add(`${r.vid} ${r.form_guid}`);
+    }
     return (vid: number, properties: Record<string, string>): Subject => ({ properties, hasSubmitted: (guid) => done.has(`${vid} ${guid}`) });
   }
 
   /** Puts the contacts in (or out of) the list; a member that stays keeps its addedAt. Answers the
    * vids that changed. */
   async function setMembers(db: Queryable, listId: number, vids: number[], member: boolean, at: number) {
+    // One contact (a single write's re-check, a workflow step) by its key: on SQLite a statement
+    // over json_each costs several times more, which a form submission would feel.
+    if (vids.length == 1) {
+      const changes = member ? await db.run(q.addMember, listId, vids[0], at) : await db.run(q.removeMember, listId, vids[0]);
+      return changes ? vids : [];
+    }
     const changed: number[] = [];
     for (let i = 0; i < vids.length; i += CHUNK) {
       const ids = JSON.stringify(vids.slice(i, i + CHUNK));
