@@ -23,7 +23,6 @@ export const sqliteDialect: Dialect = {
   jsonArrayValues: (json) => `SELECT value FROM json_each(${json})`,
   ilike: (expr, pattern) => `${expr} LIKE ${pattern}`,
   groupConcat: (expr, separator) => `group_concat(${expr}, ${separator})`,
-  rowid: 'rowid',
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
 };
 

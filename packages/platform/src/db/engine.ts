@@ -46,10 +46,6 @@ export interface Dialect {
   ilike(expr: string, pattern: string): string;
   /** Concatenation of the group's values with `separator` (a SQL string literal). */
   groupConcat(expr: string, separator: string): string;
-  /** A sort key in the order a table's rows were inserted (a tie-break for tables without an
-   * auto-numbered key): SQLite's rowid. PostgreSQL has no such thing: `ctid`, a row's place in
-   * its table, follows insertion only until the row is updated (an updated row moves). */
-  readonly rowid: string;
   /** The type of an auto-numbered primary key column, in CREATE TABLE. */
   readonly autoId: string;
 }

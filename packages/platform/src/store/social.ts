@@ -91,9 +91,9 @@ export function seedChannelsSync(db: Db, portalId: number, at: number) {
 
 /** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
 export function socialStore(engine: Engine, now: () => number) {
-  const { jsonText, rowid } = engine.dialect;
+  const { jsonText } = engine.dialect;
   const q = {
-    channels: sql<[number], { data: string }>(`SELECT data FROM social_channels WHERE portal_id = ? ORDER BY ${rowid}`),
+    channels: sql<[number], { data: string }>('SELECT data FROM social_channels WHERE portal_id = ? ORDER BY seq'),
     anyChannel: sql<[number], { one: number }>('SELECT 1 AS one FROM social_channels WHERE portal_id = ? LIMIT 1'),
     channel: sql<[number, string], { data: string }>('SELECT data FROM social_channels WHERE portal_id = ? AND guid = ?'),
     addChannel: sql<[string, number, string]>('INSERT INTO social_channels (guid, portal_id, data) VALUES (?, ?, ?)'),
@@ -159,7 +159,7 @@ export function socialStore(engine: Engine, now: () => number) {
       if (f.count) page = ' LIMIT ? OFFSET ?', args.push(f.count, Math.min(f.count * (f.page ?? 0), Number.MAX_SAFE_INTEGER));
       const rows = await db.all(
         sql<Param[], BroadcastRow>(
-          `SELECT guid, portal_id, status, trigger_at, created_at, data FROM broadcasts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, ${rowid} DESC${page}`,
+          `SELECT guid, portal_id, status, trigger_at, created_at, data FROM broadcasts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, seq DESC${page}`,
         ),
         ...args,
       );
