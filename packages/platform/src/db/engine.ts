@@ -46,6 +46,11 @@ export interface Dialect {
   ilike(expr: string, pattern: string): string;
   /** Concatenation of the group's values with `separator` (a SQL string literal). */
   groupConcat(expr: string, separator: string): string;
+  /** Ends a SELECT of due work (scheduled posts, waiting broadcasts): locks the rows it reads for
+   * its transaction, leaving out those another transaction holds, so two runs side by side (two
+   * processes on PostgreSQL) take different rows and never wait for each other. Nothing on
+   * SQLite: its one writer runs transactions one at a time. */
+  readonly forUpdateSkipLocked: string;
   /** The type of an auto-numbered primary key column, in CREATE TABLE. */
   readonly autoId: string;
 }
