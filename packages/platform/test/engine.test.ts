@@ -162,6 +162,31 @@ for (const [name, available, open] of engines) {
       }
     });
 
+    it("holds a transaction's lock until the transaction ends: another taking it waits till then", async () => {
+      const other = name == 'postgres' ? open() : db;
+      try {
+        const seen: string[] = [];
+        let locked!: () => void;
+        const hasLocked = new Promise<void>((resolve) => (locked = resolve));
+        const first = db.tx(async (t) => {
+          await t.lock('ids');
+          seen.push('first locked');
+          locked();
+          await sleep(30);
+          seen.push('first ends');
+        });
+        await hasLocked;
+        const second = other.tx(async (t) => {
+          await t.lock('ids');
+          seen.push('second locked');
+        });
+        await Promise.all([first, second]);
+        expect(seen).toEqual(['first locked', 'first ends', 'second locked']);
+      } finally {
+        if (other !== db) await other.close();
+      }
+    });
+
     it('runs concurrent transactions without losing an update', async () => {
       const bump = () =>
         db.tx(async (t) => {

@@ -1,12 +1,15 @@
 /** Two platform processes on one PostgreSQL database, each standing as an engine of its own (its
  * own pool of connections) with its own stores: the due work of the scheduler is done once between
- * them, whether their runs meet at the row claims or at the scheduler's exclusive lock. */
+ * them, whether their runs meet at the row claims or at the scheduler's exclusive lock, and the
+ * campaigns they make at once get ids of their own. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Engine, type Queryable, sql } from '../src/db/engine';
 import { openPostgres } from '../src/db/open-postgres';
 import { scheduler } from '../src/scheduler';
 import { socialPublishing } from '../src/services/social-publishing';
 import { contentEngine } from '../src/store/content/engine';
+import { createCampaign, emailStore } from '../src/store/email';
+import { seedEmailDefaults } from '../src/store/email-seed';
 import { createPortal } from '../src/store/portals';
 import { socialStore } from '../src/store/social';
 import { havePostgres, PG_URL, pgSchema } from './postgres';
@@ -30,7 +33,7 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
       { name: 'publish', run: (t) => content.publishDue(t) },
       { name: 'broadcasts', run: (t) => social.publishDue(t) },
     ]);
-    return { engine, content, social, scheduler: jobs };
+    return { engine, content, social, email: emailStore(engine, now), scheduler: jobs };
   }
   let a: ReturnType<typeof processOn>;
   let b: ReturnType<typeof processOn>;
@@ -174,5 +177,38 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
     expect(await publishing).toBe(1);
     expect(await cancelling).toBe(`broadcast ${guid} is SUCCESS; only waiting or draft broadcasts can be cancelled`);
     expect(await a.social.get(a.engine, PORTAL, guid)).toMatchObject({ status: 'SUCCESS' });
+  });
+
+  it('gives campaigns made at once in both processes ids of their own, each after the largest', async () => {
+    await seedEmailDefaults(a.engine, PORTAL, clock);
+    const largest = sql<[], { id: number }>('SELECT max(id) AS id FROM campaigns');
+    const before = (await a.engine.value(largest))!;
+    expect(before).toBeGreaterThanOrEqual(10_329_957);
+    const data = { appId: 1, appName: 'Batch', contentId: 1, name: 'At once', subject: 'Hi', type: 'BATCH_EMAIL', numIncluded: 0, numQueued: 0, processingState: 'DONE', lastProcessingFinishedAt: null };
+    // Each transaction stays open a while after choosing its id, as a request's would.
+    const ids = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).engine.tx(async (t) => {
+          const id = await createCampaign(t, PORTAL, data, clock);
+          await sleep(10);
+          return id;
+        }),
+      ),
+    );
+    expect([...ids].sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => before + 1 + i));
+
+    // A portal's first subscription changes, in both processes at once: one campaign collects them.
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) => {
+        const p = i % 2 ? a : b;
+        return p.email.update(p.engine, PORTAL, `reader${i}@example.test`, { subscribed: false });
+      }),
+    );
+    const collecting = await a.engine.all(
+      sql<[number], { id: number }>(`SELECT id FROM campaigns WHERE portal_id = ? AND ${a.engine.dialect.jsonText('data', '$.type')} = 'SUBSCRIPTION_CHANGES'`),
+      PORTAL,
+    );
+    expect(collecting).toHaveLength(1);
+    expect(await a.engine.value(sql<[number], { n: number }>("SELECT count(*) AS n FROM email_events WHERE campaign_id = ? AND type = 'STATUSCHANGE'"), collecting[0].id)).toBe(6);
   });
 });

@@ -3,7 +3,7 @@
  * text becomes a named prepared statement, parsed once per connection. */
 import pg from 'pg';
 import { PlatformError } from '../domain/errors';
-import { type Dialect, type Engine, type Param, type Query, type Queryable, serial } from './engine';
+import { type Dialect, type Engine, type Param, type Query, type Queryable, serial, sql, type Transaction } from './engine';
 
 /** `$.a.b` → `{a,b}`, PostgreSQL's path for `#>>`. */
 function pgPath(path: string) {
@@ -105,6 +105,9 @@ const types = {
 const bind = (params: Param[]) =>
   params.map((p) => (typeof p == 'boolean' ? Number(p) : typeof p == 'bigint' ? p.toString() : p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p));
 
+/** Held by the transaction until it ends (`Transaction.lock`). */
+const xactLock = sql<[string], { locked: string }>('SELECT pg_advisory_xact_lock(hashtext(?)) AS locked');
+
 /** One level of a transaction on its connection: savepoints inside it are a stack. */
 interface Level {
   client: pg.PoolClient;
@@ -163,9 +166,17 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
     } as unknown as Omit<Queryable, 'tx'>;
   }
 
-  const handle = (level: Level): Queryable => ({ ...queriesOn(level.client), tx: (fn) => savepoint(level, fn) });
+  const handle = (level: Level): Transaction => {
+    const queries = queriesOn(level.client);
+    return {
+      ...queries,
+      tx: (fn) => savepoint(level, fn),
+      // Keys of their own (not `exclusive`'s): a job may take a lock inside its exclusive run.
+      lock: async (name) => void (await queries.value(xactLock, `svc-tx:${name}`)),
+    };
+  };
 
-  function savepoint<T>(parent: Level, fn: (t: Queryable) => Promise<T>): Promise<T> {
+  function savepoint<T>(parent: Level, fn: (t: Transaction) => Promise<T>): Promise<T> {
     return parent.nested(async () => {
       const level = { ...parent, depth: parent.depth + 1, nested: serial() };
       const name = `sp${level.depth}`;
