@@ -201,6 +201,28 @@ for (const [name, available, open] of engines) {
       }
     });
 
+    it('shares a lock among shared holders; an exclusive one waits for them all', async () => {
+      // On SQLite, one process owns the database and its write transactions run one at a time:
+      // the lock is nothing to take.
+      const other = name == 'postgres' ? open() : db;
+      const events: string[] = [];
+      const holding = (on: Engine, mode: 'shared' | 'exclusive', label: string, ms: number) =>
+        on.tx(async (t) => {
+          await t.lock('lists:7', mode);
+          events.push(`${label} in`);
+          await sleep(ms);
+          events.push(`${label} out`);
+        });
+      try {
+        await Promise.all([holding(db, 'shared', 'a', 40), sleep(5).then(() => holding(other, 'shared', 'b', 10)), sleep(15).then(() => holding(other, 'exclusive', 'c', 1))]);
+        // Two sharers at once; the exclusive one after both (on SQLite the transactions run in turn).
+        if (name == 'postgres') expect(events).toEqual(['a in', 'b in', 'b out', 'a out', 'c in', 'c out']);
+        expect(events.indexOf('c in')).toBeGreaterThan(Math.max(events.indexOf('a out'), events.indexOf('b out')));
+      } finally {
+        if (other !== db) await other.close();
+      }
+    });
+
     it('runs concurrent transactions without losing an update', async () => {
       const bump = () =>
         db.tx(async (t) => {

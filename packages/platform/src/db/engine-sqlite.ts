@@ -28,7 +28,6 @@ export const sqliteDialect: Dialect = {
   groupConcat: (expr, separator) => `group_concat(${expr}, ${separator})`,
   forUpdateSkipLocked: '',
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
-  txLock: (key) => `SELECT ${key} WHERE 0`,
 };
 
 export interface SqliteEngineOptions {

@@ -61,11 +61,6 @@ export interface Dialect {
   readonly forUpdateSkipLocked: string;
   /** The type of an auto-numbered primary key column, in CREATE TABLE. */
   readonly autoId: string;
-  /** A statement that takes the lock named `key` (a text expression) until its transaction ends:
-   * `shared` with the other shared holders, or `exclusive`, alone (waiting for the holders). What
-   * two PostgreSQL processes must not interleave inside transactions (a transaction-scoped
-   * advisory lock). SQLite's write transactions run one at a time already: a SELECT of nothing. */
-  txLock(key: string, mode: 'shared' | 'exclusive'): string;
 }
 
 /** What runs queries: the engine itself (each statement on its own), or a transaction's handle. */
@@ -89,9 +84,12 @@ export interface Transaction extends Queryable {
   /** Holds the lock `name` until the transaction ends; another transaction taking it waits until
    * then. For a write decided by what the database holds (the next id after the largest) when
    * another process may decide the same meanwhile: neither would see the other's uncommitted
-   * row. On PostgreSQL a transaction's advisory lock; nothing on SQLite, whose one writer runs
-   * transactions one at a time. */
-  lock(name: string): Promise<void>;
+   * row. A `shared` hold waits only for an exclusive one (and it for them): many transactions
+   * that decide by the same rows without changing them, against the one that changes them (the
+   * contact writes re-checking a portal's dynamic lists, against a list's refresh). On PostgreSQL
+   * a transaction's advisory lock; nothing on SQLite, whose one writer runs transactions one at a
+   * time. */
+  lock(name: string, mode?: 'exclusive' | 'shared'): Promise<void>;
 }
 
 export interface Engine extends Queryable {

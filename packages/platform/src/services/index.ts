@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 /** The platform's stores, wired to one database and one clock. */
-import type { Queryable } from '../db/engine';
+import type { Queryable, Transaction } from '../db/engine';
 import { sqliteEngine } from '../db/engine-sqlite';
 import { txContext } from '../db/tx-context';
 import { type Db, transaction } from '../db/open';
@@ -55,7 +55,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
    * writing transaction. */
   const contactListeners: ContactsChanged[] = [];
   const onContactsChanged = (fn: ContactsChanged) => contactListeners.push(fn);
-  const notify = async (db: Queryable, portalId: number, changed: ChangedContact[]) => {
+  const notify = async (db: Transaction, portalId: number, changed: ChangedContact[]) => {
     for (const fn of contactListeners) await fn(db, portalId, changed);
   };
   /** In a request's write, changes are gathered and announced once at its end (a collector batch

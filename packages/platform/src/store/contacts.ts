@@ -2,7 +2,7 @@
  * identities (email on the row, visitor tokens in utks), and the v1 record shapes. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { type Engine, type Param, type Query, type Queryable, sql } from '../db/engine';
+import { type Engine, type Param, type Query, type Queryable, type Transaction, sql } from '../db/engine';
 import { PlatformError, badRequest, conflict, notFound } from '../domain/errors';
 import { isEmail, type PropertyStore } from './properties';
 
@@ -59,7 +59,7 @@ type Utk = { utk: string; linked_at: number };
 type Submission = { conversion_id: string; form_guid: string; timestamp: number; page_url: string | null; page_title: string | null; title: string | null };
 
 /** `onChange` hears every write, in its transaction `db`: dynamic lists re-check from it. */
-export type ContactsChanged = (db: Queryable, portalId: number, changed: ChangedContact[]) => Promise<void> | void;
+export type ContactsChanged = (db: Transaction, portalId: number, changed: ChangedContact[]) => Promise<void> | void;
 
 /** A new contact's insert found its email taken by a contact another transaction made meanwhile
  * (PostgreSQL: the two checks ran at once); the caller writes to that contact instead. */

@@ -4,16 +4,17 @@
  * (`addedAt`) for as long as the contact stays.
  *
  * Several processes may write at once (PostgreSQL). What keeps memberships right is one lock per
- * portal's lists, taken before anything is read: a transaction that changes memberships by the
- * lists as they are (a contact write's re-check, a static list's add or remove) holds it shared;
- * one that changes a list or evaluates it in full (create, update, remove, refresh, a deleted
- * property) holds it alone. So a refresh never decides from contacts that a re-check is deciding
- * about meanwhile (it would put back a contact that just left), two refreshes of one list run one
- * after the other, and no member is added to a list being deleted. Evaluation is in memory (the
- * rules are list-filters.ts, the same on both engines); only the membership changes go back. */
+ * portal's lists (`Transaction.lock`), taken before anything is read: a transaction that changes
+ * memberships by the lists as they are (a contact write's re-check, a static list's add or
+ * remove) holds it shared; one that changes a list or evaluates it in full (create, update,
+ * remove, refresh, a deleted property) holds it alone. So a refresh never decides from contacts
+ * that a re-check is deciding about meanwhile (it would put back a contact that just left), a new
+ * list sees the contacts being written as it is made, two refreshes of one list run one after the
+ * other, and no member is added to a list being deleted. Evaluation is in memory (the rules are
+ * list-filters.ts, the same on both engines); only the membership changes go back. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { type Engine, type Queryable, sql } from '../db/engine';
+import { type Engine, type Queryable, type Transaction, sql } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
 import { contactColumns, type ChangedContact, type ContactRow, type ContactsChanged, type ContactStore } from './contacts';
 import { formsNamed, matches, normaliseFilters, type ListFilters, type Subject } from './list-filters';
@@ -51,9 +52,8 @@ const CHUNK = 1000;
 
 /** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
 export function listStore(engine: Engine, contacts: ContactStore, now: () => number, onContactsChanged: (fn: ContactsChanged) => void) {
-  const { jsonIds, jsonArrayValues, txLock } = engine.dialect;
+  const { jsonIds, jsonArrayValues } = engine.dialect;
   const q = {
-    lock: { shared: sql<[string]>(txLock('?', 'shared')), exclusive: sql<[string]>(txLock('?', 'exclusive')) },
     formOfPortal: sql<[number, string], { one: number }>('SELECT 1 AS one FROM forms WHERE portal_id = ? AND guid = ?'),
     byId: sql<[number, number], ListRow>(`${SELECT_LIST} WHERE l.portal_id = ? AND l.list_id = ?`),
     byIds: sql<[number, string], ListRow>(`${SELECT_LIST} WHERE l.portal_id = ? AND l.list_id IN (${jsonIds('?')})`),
@@ -95,7 +95,7 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
   };
 
   /** Takes the portal's list lock (see the top of this file) in the transaction `t`. */
-  const lock = (t: Queryable, portalId: number, mode: 'shared' | 'exclusive') => t.run(q.lock[mode], `lists:${portalId}`);
+  const lock = (t: Transaction, portalId: number, mode: 'shared' | 'exclusive') => t.lock(`lists:${portalId}`, mode);
 
   function record(row: ListRow): ListRecord {
     return {
@@ -183,7 +183,7 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
   /** Re-checks only the changed contacts against the portal's dynamic lists, with the properties
    * they were written with (a contact without them was deleted: it leaves). Runs in the writing
    * transaction `db`. */
-  async function recheck(db: Queryable, portalId: number, changed: ChangedContact[]) {
+  async function recheck(db: Transaction, portalId: number, changed: ChangedContact[]) {
     await lock(db, portalId, 'shared');
     const lists = (await db.all(q.dynamicOf, portalId)).map((l) => ({ id: l.list_id, filters: JSON.parse(l.filters) as ListFilters }));
     if (!lists.length) return;
