@@ -148,6 +148,16 @@ describe.skipIf(!havePostgres)('one dynamic list, two processes on one PostgreSQ
       .filter((r) => JSON.parse(r.properties).firstname == 'in')
       .map((r) => r.vid);
 
+  it('numbers the lists both processes make at once one after the other (internalListId)', async () => {
+    const a = stores(one);
+    const b = stores(two);
+    // In two portals, whose lists are made side by side.
+    const made = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? b.lists.create(two, OTHER, { name: `n${i}` }) : a.lists.create(one, PORTAL, { name: `n${i}` }))));
+    const ids = made.map((l) => l.internalListId).sort((x, y) => x - y);
+    expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => ids[0] + i));
+    for (const l of made) await (l.portalId == PORTAL ? a.lists.remove(one, PORTAL, l.listId) : b.lists.remove(two, OTHER, l.listId));
+  });
+
   it('ends with exactly the right members when both refresh it at once', async () => {
     const a = stores(one);
     const b = stores(two);

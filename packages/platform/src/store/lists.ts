@@ -62,13 +62,12 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
       `${SELECT_LIST} WHERE l.portal_id = ? AND l.dynamic IN (?, ?) ORDER BY l.list_id LIMIT ? OFFSET ?`,
     ),
     dynamicOf: sql<[number], Pick<ListRow, 'list_id' | 'name' | 'filters'>>('SELECT list_id, name, filters FROM lists WHERE portal_id = ? AND dynamic = 1 ORDER BY list_id'),
-    nextInternalId: sql<[], { id: number }>('SELECT coalesce(max(internal_list_id), 0) + 1 AS id FROM lists'),
-    insert: sql<[number, number, string, number, string, number, number, number], { list_id: number }>(
-      'INSERT INTO lists (portal_id, internal_list_id, name, dynamic, filters, created_at, updated_at, processed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING list_id',
+    // Numbered by renumber() before the transaction ends.
+    insert: sql<[number, string, number, string, number, number, number], { list_id: number }>(
+      'INSERT INTO lists (portal_id, internal_list_id, name, dynamic, filters, created_at, updated_at, processed_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?) RETURNING list_id',
     ),
-    update: sql<[string, number, string, number, number, number]>(
-      'UPDATE lists SET name = ?, dynamic = ?, filters = ?, internal_list_id = ?, updated_at = ? WHERE list_id = ?',
-    ),
+    update: sql<[string, number, string, number, number]>('UPDATE lists SET name = ?, dynamic = ?, filters = ?, updated_at = ? WHERE list_id = ?'),
+    renumber: sql<[number]>('UPDATE lists SET internal_list_id = (SELECT coalesce(max(internal_list_id), 0) + 1 FROM lists) WHERE list_id = ?'),
     remove: sql<[number]>('DELETE FROM lists WHERE list_id = ?'),
     processed: sql<[number, number]>('UPDATE lists SET processed_at = ? WHERE list_id = ?'),
     sizeChanged: sql<[number, number]>('UPDATE lists SET size_changed_at = ? WHERE list_id = ?'),
@@ -238,7 +237,13 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     return JSON.stringify(normalised);
   }
 
-  const nextInternalId = async (t: Queryable) => (await t.value(q.nextInternalId))!;
+  /** Gives the list a new internalListId, the largest plus one: chosen last in the transaction,
+   * under a lock, so that two processes choosing at once (neither would see the other's
+   * uncommitted row) choose one after the other, and the lock is held only until the commit. */
+  async function renumber(t: Transaction, listId: number) {
+    await t.lock('list ids');
+    await t.run(q.renumber, listId);
+  }
   const get = async (db: Queryable, portalId: number, listId: number) => record(await require(db, portalId, listId));
 
   return {
@@ -267,8 +272,9 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
         const dynamic = !!body.dynamic;
         const filters = await filtersFor(t, portalId, dynamic, body.filters);
         const at = now();
-        const { list_id } = (await t.get(q.insert, portalId, await nextInternalId(t), body.name, dynamic ? 1 : 0, filters, at, at, at))!;
+        const { list_id } = (await t.get(q.insert, portalId, body.name, dynamic ? 1 : 0, filters, at, at, at))!;
         if (dynamic) await evaluate(t, { list_id, portal_id: portalId, filters });
+        await renumber(t, list_id);
         return get(t, portalId, list_id);
       });
     },
@@ -280,9 +286,9 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
         const row = await require(t, portalId, listId);
         const dynamic = body.dynamic ?? !!row.dynamic;
         const filters = await filtersFor(t, portalId, dynamic, body.filters ?? JSON.parse(row.filters));
-        const internalId = filters == row.filters && dynamic == !!row.dynamic ? row.internal_list_id : await nextInternalId(t);
-        await t.run(q.update, body.name ?? row.name, dynamic ? 1 : 0, filters, internalId, now(), listId);
+        await t.run(q.update, body.name ?? row.name, dynamic ? 1 : 0, filters, now(), listId);
         if (dynamic) await evaluate(t, { list_id: listId, portal_id: portalId, filters });
+        if (filters != row.filters || dynamic != !!row.dynamic) await renumber(t, listId);
         return get(t, portalId, listId);
       });
     },
@@ -311,13 +317,16 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     forgetProperty(db: Queryable, portalId: number, name: string) {
       return db.tx(async (t) => {
         await lock(t, portalId, 'exclusive');
+        const changed: number[] = [];
         for (const list of await t.all(q.dynamicOf, portalId)) {
           const filters: ListFilters = JSON.parse(list.filters);
           if (!filters.some((group) => group.some((f) => f.property == name))) continue;
           const kept = JSON.stringify(filters.map((group) => group.filter((f) => f.property != name)).filter((group) => group.length));
-          await t.run(q.update, list.name, 1, kept, await nextInternalId(t), now(), list.list_id);
+          await t.run(q.update, list.name, 1, kept, now(), list.list_id);
           await evaluate(t, { list_id: list.list_id, portal_id: portalId, filters: kept });
+          changed.push(list.list_id);
         }
+        for (const listId of changed) await renumber(t, listId);
       });
     },
 
