@@ -2,7 +2,8 @@
  * part-2 tables made and its portals given what part 2 seeds (a blog, a domain, a layout, a site
  * map, social channels); before version 5 with property history rewritten as contact history;
  * before version 6 with tracking events' wire fields copied into named columns; before version 7
- * with form submissions that may have no contact. */
+ * with form submissions that may have no contact; before version 8 with forms numbered in the
+ * order they were made. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -157,6 +158,37 @@ describe('schema migrations', () => {
       platform.db.prepare("INSERT INTO form_submissions VALUES ('conv-2', 1, NULL, 'guid-1', 200, NULL, NULL, '{}')").run();
       const indexes = platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'form_submissions'").pluck().all();
       expect(indexes).toContain('form_submissions_vid');
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('numbers version 7 forms in the order they were made (their rowid), guids still unique', async () => {
+    const file = join(dir, 'v7.db');
+    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    // Made in the same millisecond, their guids in the other order.
+    made.db.exec(`DROP TABLE forms;
+      CREATE TABLE forms (guid TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, definition TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+      CREATE INDEX forms_portal ON forms(portal_id, created_at);
+      INSERT INTO forms VALUES ('c', 7, '{}', 100, 100), ('b', 7, '{}', 100, 100), ('a', 7, '{}', 100, 100);`);
+    made.db.prepare("UPDATE meta SET value = '7' WHERE key = 'schema_version'").run();
+    await made.close();
+
+    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    try {
+      expect(platform.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
+      expect(platform.db.prepare('SELECT seq, guid FROM forms ORDER BY seq').all()).toEqual([
+        { seq: 1, guid: 'c' },
+        { seq: 2, guid: 'b' },
+        { seq: 3, guid: 'a' },
+      ]);
+      // New forms are numbered after them; a guid is still taken once.
+      const add = platform.db.prepare("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES (?, 7, '{}', 100, 100)");
+      add.run('d');
+      expect(platform.db.prepare('SELECT guid FROM forms WHERE portal_id = 7 ORDER BY created_at, seq').pluck().all()).toEqual(['c', 'b', 'a', 'd']);
+      expect(() => add.run('a')).toThrow(/UNIQUE/);
+      const indexes = platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'forms'").pluck().all();
+      expect(indexes).toContain('forms_portal');
     } finally {
       await platform.close();
     }

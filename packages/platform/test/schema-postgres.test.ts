@@ -12,6 +12,7 @@ import { havePostgres, PG_URL, pgSchema } from './postgres';
 
 const schema = await pgSchema('schema');
 const fresh = await pgSchema('open');
+const v7 = await pgSchema('v7');
 
 describe.skipIf(!havePostgres)('the schema on PostgreSQL', () => {
   let lite: Engine;
@@ -70,5 +71,35 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
     await newer.run(sql<[string]>("UPDATE meta SET value = ? WHERE key = 'schema_version'"), String(SCHEMA_VERSION + 1));
     await newer.close();
     await expect(openPostgres(PG_URL, { schema: fresh })).rejects.toThrow(`the database has schema version ${SCHEMA_VERSION + 1}; this platform knows up to ${SCHEMA_VERSION}`);
+  });
+
+  it('brings a version 7 database up to date: forms numbered in the order they were stored, guids still unique', async () => {
+    const made = await openPostgres(PG_URL, { schema: v7 });
+    await made.exec(`DROP TABLE forms;
+      CREATE TABLE forms (guid TEXT PRIMARY KEY, portal_id BIGINT NOT NULL, definition TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL);
+      CREATE INDEX forms_portal ON forms(portal_id, created_at);
+      INSERT INTO forms VALUES ('c', 7, '{}', 100, 100), ('b', 7, '{}', 100, 100), ('a', 7, '{}', 100, 100);
+      UPDATE meta SET value = '7' WHERE key = 'schema_version';`);
+    await made.close();
+
+    const db = await openPostgres(PG_URL, { schema: v7 });
+    try {
+      expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(String(SCHEMA_VERSION));
+      const forms = sql<[], { seq: number; guid: string }>('SELECT seq, guid FROM forms ORDER BY created_at, seq');
+      expect(await db.all(forms)).toEqual([
+        { seq: 1, guid: 'c' },
+        { seq: 2, guid: 'b' },
+        { seq: 3, guid: 'a' },
+      ]);
+      // New forms are numbered after them; a guid is still taken once.
+      await db.run(sql("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('d', 7, '{}', 100, 100)"));
+      expect((await db.all(forms)).map((f) => f.guid)).toEqual(['c', 'b', 'a', 'd']);
+      await expect(db.run(sql("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('a', 7, '{}', 1, 1)"))).rejects.toThrow(/forms_guid_key/);
+      const indexes = sql<[string], { name: string }>('SELECT indexname AS name FROM pg_indexes WHERE schemaname = ? AND tablename = ? ORDER BY 1');
+      expect((await db.all(indexes, v7, 'forms')).map((i) => i.name)).toEqual(['forms_guid_key', 'forms_pkey', 'forms_portal']);
+      expect(await db.value(sql<[string], { n: number }>("SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = ? AND table_name = 'forms_v7'"), v7)).toBe(0);
+    } finally {
+      await db.close();
+    }
   });
 });

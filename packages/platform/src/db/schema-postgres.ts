@@ -2,7 +2,7 @@
  * with its column types said the PostgreSQL way. Written as rules, so a table added to schema.ts
  * exists on both engines without a second declaration; a test checks that every table has the
  * same columns on both. */
-import { SCHEMA } from './schema';
+import { FORMS, SCHEMA } from './schema';
 
 /** SQLite's generated column over a JSON field (`… GENERATED ALWAYS AS (json_extract(data,
  * '$.f')) VIRTUAL`). PostgreSQL 15 stores generated columns, and a number column takes the field
@@ -46,4 +46,16 @@ export const FIRST_POSTGRES_VERSION = 7;
 
 /** Changes from one schema version to the next on PostgreSQL (from FIRST_POSTGRES_VERSION on):
  * each SQLite migration in schema.ts after it has its counterpart here. */
-export const POSTGRES_MIGRATIONS: Record<number, string> = {};
+export const POSTGRES_MIGRATIONS: Record<number, string> = {
+  // 7 → 8: forms get `seq` (schema.ts), numbered in the order the rows were stored in (their
+  // ctid: a copied database's rows went in in SQLite's rowid order).
+  8: `
+    ALTER TABLE forms RENAME TO forms_v7;
+    ALTER TABLE forms_v7 DROP CONSTRAINT forms_pkey;
+    DROP INDEX forms_portal;
+    ${toPostgresSchema(FORMS)}
+    INSERT INTO forms (guid, portal_id, definition, created_at, updated_at)
+      SELECT guid, portal_id, definition, created_at, updated_at FROM forms_v7 ORDER BY created_at, ctid;
+    DROP TABLE forms_v7;
+  `,
+};

@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only. */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -117,8 +117,10 @@ CREATE TABLE IF NOT EXISTS list_members (
 );
 CREATE INDEX IF NOT EXISTS list_members_vid ON list_members(vid);
 
+-- seq: the order forms were made in (a list's order within one millisecond; guids are random).
 CREATE TABLE IF NOT EXISTS forms (
-  guid TEXT PRIMARY KEY,
+  seq INTEGER PRIMARY KEY,
+  guid TEXT NOT NULL UNIQUE,
   portal_id INTEGER NOT NULL,
   definition TEXT NOT NULL,
   created_at INTEGER NOT NULL,
@@ -335,6 +337,7 @@ CREATE TABLE IF NOT EXISTS prospect_hidden (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
+export const FORMS = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS forms ('), SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS subscription_types'));
 const FORM_SUBMISSIONS = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS form_submissions'), SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS property_groups'));
 
 /** Changes from one schema version to the next, for databases made by an earlier version. */
@@ -400,5 +403,17 @@ export const MIGRATIONS: Record<number, string> = {
     ${FORM_SUBMISSIONS}
     INSERT INTO form_submissions SELECT * FROM form_submissions_v6;
     DROP TABLE form_submissions_v6;
+  `,
+  // 7 → 8: forms get `seq`, the order they were made in, which PostgreSQL keeps too (it was
+  // SQLite's rowid, so it is copied from it); the guid stays unique. The table is made first if
+  // missing (a database from before forms), so that the copy below always has one to copy.
+  8: `
+    ${FORMS}
+    DROP INDEX IF EXISTS forms_portal;
+    ALTER TABLE forms RENAME TO forms_v7;
+    ${FORMS}
+    INSERT INTO forms (seq, guid, portal_id, definition, created_at, updated_at)
+      SELECT rowid, guid, portal_id, definition, created_at, updated_at FROM forms_v7;
+    DROP TABLE forms_v7;
   `,
 };
