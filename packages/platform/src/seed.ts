@@ -27,7 +27,7 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
       options: ['sprocket', 'gizmo', 'doohickey'].map((value, displayOrder) => ({ value, label: value[0].toUpperCase() + value.slice(1), displayOrder })),
     });
 
-    const contactForm = services.forms.create(p, {
+    const contactForm = await services.forms.create(tx, p, {
       name: 'Contact us',
       submitText: 'Send',
       inlineMessage: 'Thanks! We will be in touch.',
@@ -50,7 +50,7 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
         { fields: [{ name: 'message' }] },
       ],
     });
-    services.forms.create(p, {
+    await services.forms.create(tx, p, {
       name: 'Newsletter sign-up',
       submitText: 'Subscribe',
       inlineMessage: 'You are on the list.',

@@ -85,7 +85,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   };
   const contacts = contactStore(db, properties, now, changed);
   const lists = listStore(db, contacts, now, onContactsChanged);
-  const forms = formStore(db, contacts, properties, now);
+  const forms = formStore(contacts, properties, now);
   const email = emailStore(engine, now);
   const workflows = workflowStore(db, { contacts, properties, lists, email, tx: (fn) => engine.tx(fn) }, now, options.fetch ?? fetch);
   const tracking = trackingStore(db, contacts, now);
