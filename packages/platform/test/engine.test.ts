@@ -21,6 +21,7 @@ describe('placeholders for PostgreSQL', () => {
     expect(toPostgres("SELECT a AS typeId, b AS plain, '?' AS \"q?\" FROM t -- why?\nWHERE a = ? AND b = 'it''s ?' AND c IN (?, ?)")).toBe(
       'SELECT a AS "typeId", b AS plain, \'?\' AS "q?" FROM t -- why?\nWHERE a = $1 AND b = \'it\'\'s ?\' AND c IN ($2, $3)',
     );
+    expect(toPostgres('SELECT CAST(? AS DOUBLE PRECISION) AS n')).toBe('SELECT CAST($1 AS DOUBLE PRECISION) AS n');
   });
 });
 
@@ -84,6 +85,12 @@ for (const [name, available, open] of engines) {
         `SELECT k FROM (SELECT 'a' AS k, '{"v": 10}' AS data UNION ALL SELECT 'b', '{"v": 9}' UNION ALL SELECT 'c', '{"v": "x"}' UNION ALL SELECT 'd', '{}') t ORDER BY ${d.jsonSortKey('data', '$.v')}`,
       );
       expect((await db.all(sorted)).map((r) => r.k)).toEqual(['d', 'b', 'a', 'c']);
+      // A contact's properties without one of them (a deleted property), and whether it has it.
+      const without = sql<[string, string], { rest: string }>(`SELECT ${d.jsonRemoveKey('?', '?')} AS rest`);
+      expect(JSON.parse((await db.value(without, '{"a": "1", "b": "2"}', 'a'))!)).toEqual({ b: '2' });
+      const hasKey = sql<[string, string], { yes: number }>(`SELECT CASE WHEN ${d.jsonHasKey('?', '?')} THEN 1 ELSE 0 END AS yes`);
+      expect(await db.value(hasKey, '{"a": ""}', 'a')).toBe(1);
+      expect(await db.value(hasKey, '{"a": "1"}', 'b')).toBe(0);
       expect(await db.all(sql<[], { name: string }>(`SELECT name FROM items ORDER BY ${d.rowid}`))).toEqual([{ name: 'Ada' }, { name: 'grace' }]);
     });
 

@@ -23,6 +23,9 @@ export const postgresDialect: Dialect = {
   },
   // A jsonb array contains a scalar it holds; a scalar contains itself.
   jsonHas: (column, path, value) => `coalesce((${column}::jsonb #> ${pgPath(path)}) @> to_jsonb((${value})::double precision), false)`,
+  jsonRemoveKey: (column, key) => `(${column}::jsonb - ${key}::text)::text`,
+  // jsonb_exists is the `?` operator, which would read as a placeholder.
+  jsonHasKey: (column, key) => `jsonb_exists(${column}::jsonb, ${key}::text)`,
   jsonNumbers: (array) => `SELECT jsonb_array_elements_text((${array})::jsonb)::double precision`,
   instr: (haystack, needle) => `strpos(${haystack}, ${needle})`,
   jsonArrayValues: (json) => `SELECT jsonb_array_elements_text(${json}::jsonb)`,
@@ -69,12 +72,12 @@ const lineEnd = (text: string, i: number) => {
   return k < 0 ? text.length : k;
 };
 
-/** `?` → `$n`; a mixed-case alias (`AS typeId`) is quoted, since PostgreSQL folds unquoted names
- * to lower case and SQLite keeps them as written. */
+/** `?` → `$n`; a mixed-case alias (`AS typeId`; not an upper-case type, `CAST(x AS DOUBLE PRECISION)`)
+ * is quoted, since PostgreSQL folds unquoted names to lower case and SQLite keeps them as written. */
 export function toPostgres(text: string) {
   let n = 0;
   return mapCode(text, (code) =>
-    code.replace(/\?/g, () => `$${++n}`).replace(/\bAS\s+([A-Za-z_][A-Za-z0-9_]*)/g, (all, alias: string) => (/[A-Z]/.test(alias) ? `AS "${alias}"` : all)),
+    code.replace(/\?/g, () => `$${++n}`).replace(/\bAS\s+([A-Za-z_][A-Za-z0-9_]*)/g, (all, alias: string) => (/[A-Z]/.test(alias) && /[a-z]/.test(alias) ? `AS "${alias}"` : all)),
   );
 }
 
@@ -89,8 +92,12 @@ function unreachable(err: unknown) {
   );
 }
 
-/** A connection failure as the platform's 503; anything else as it is. */
+/** A connection failure as the platform's 503; two transactions writing the same unique key at
+ * once (two processes creating one email's contact), the loser as a 409 to retry (SQLite's single
+ * writer never meets it: the loser's check sees the winner's row); anything else as it is. */
 export function asUnavailable(err: unknown): unknown {
+  if ((err as { code?: string }).code == '23505')
+    return new PlatformError('conflict', 'a concurrent request wrote the same record first; try again', { category: 'CONFLICT' });
   if (!unreachable(err)) return err;
   return new PlatformError('unavailable', 'the database is unavailable; try again shortly', { category: 'SERVICE_UNAVAILABLE' }, { 'Retry-After': '1' });
 }
