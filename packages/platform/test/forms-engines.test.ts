@@ -62,7 +62,8 @@ for (const [name, available, open] of engines) {
           timestamp: clock,
           page_url: context.pageUrl,
           page_title: context.pageName,
-          values_json: JSON.stringify({ email: 'Ada@Example.test', firstname: 'Ada', company: '' }),
+          // Blank values are not kept either.
+          values_json: JSON.stringify({ email: 'Ada@Example.test', firstname: 'Ada' }),
         },
       ]);
 

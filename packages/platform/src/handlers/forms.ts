@@ -47,7 +47,7 @@ export function formHandlers({ forms, visitors }: Services): Handlers {
       const context = parseContext(raw);
       const { conversionId, vid, redirect } = await forms.submit(db, params.portal_id, params.form_guid, values, context);
       // In the same write as the submission: the visitor's earlier page views now count for the contact.
-      if (context.svcutk && vid !== null) visitors.link(params.portal_id, context.svcutk, vid);
+      if (context.svcutk && vid !== null) await visitors.link(db, params.portal_id, context.svcutk, vid);
       return redirect ? new Reply(302, undefined, { location: withSubmissionGuid(redirect, conversionId) }) : new Reply(204);
     },
   };
