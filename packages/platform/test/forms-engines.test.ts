@@ -107,6 +107,18 @@ for (const [name, available, open] of engines) {
       expect(await forms.field(db, PORTAL, made[0], 'phone')).toMatchObject({ name: 'phone', label: 'Phone Number' });
       expect(await order()).toEqual(made);
 
+      // Updates at once (on PostgreSQL each in a transaction of its own) each keep the others' changes.
+      await Promise.all(
+        (['submitText', 'inlineMessage', 'cssClass', 'notifyRecipients', 'action'] as const).map((key) => db.tx((t) => forms.update(t, PORTAL, made[2], { [key]: `${key} set` }))),
+      );
+      expect(await forms.get(db, PORTAL, made[2])).toMatchObject({
+        submitText: 'submitText set',
+        inlineMessage: 'inlineMessage set',
+        cssClass: 'cssClass set',
+        notifyRecipients: 'notifyRecipients set',
+        action: 'action set',
+      });
+
       await forms.remove(db, PORTAL, made[1]);
       await expect(forms.remove(db, PORTAL, made[1])).rejects.toThrow(`No form found with guid '${made[1]}'`);
       await expect(forms.get(db, PORTAL, made[1])).rejects.toThrow(`No form found with guid '${made[1]}'`);
