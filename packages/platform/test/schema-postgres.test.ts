@@ -1,5 +1,6 @@
 /** The PostgreSQL schema is the SQLite one said the PostgreSQL way: the same tables with the same
- * columns, and generated columns that read the same values out of a row's JSON. */
+ * columns, and generated columns that read the same values out of a row's JSON; a database of an
+ * earlier version is brought up to it. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Engine, sql } from '../src/db/engine';
 import { postgresEngine } from '../src/db/engine-postgres';
@@ -12,7 +13,30 @@ import { havePostgres, PG_URL, pgSchema } from './postgres';
 
 const schema = await pgSchema('schema');
 const fresh = await pgSchema('open');
-const v7 = await pgSchema('v7');
+const older = await pgSchema('v7');
+const current = await pgSchema('current');
+const v8 = await pgSchema('v8');
+
+/** The columns, keys and indexes of `tables` in a schema, as they compare between databases. */
+async function shape(db: Engine, schemaName: string, tables: string[]) {
+  const named = tables.map((t) => `'${t}'`).join(', ');
+  return {
+    columns: await db.all(
+      sql<[string], Record<string, unknown>>(
+        `SELECT table_name, column_name, data_type, is_nullable, is_identity FROM information_schema.columns
+         WHERE table_schema = ? AND table_name IN (${named}) ORDER BY table_name, column_name`,
+      ),
+      schemaName,
+    ),
+    indexes: await db.all(
+      sql<[string, string], { indexdef: string }>(
+        `SELECT replace(indexdef, ? || '.', '') AS indexdef FROM pg_indexes WHERE schemaname = ? AND tablename IN (${named}) ORDER BY indexname`,
+      ),
+      schemaName,
+      schemaName,
+    ),
+  };
+}
 
 describe.skipIf(!havePostgres)('the schema on PostgreSQL', () => {
   let lite: Engine;
@@ -73,16 +97,51 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
     await expect(openPostgres(PG_URL, { schema: fresh })).rejects.toThrow(`the database has schema version ${SCHEMA_VERSION + 1}; this platform knows up to ${SCHEMA_VERSION}`);
   });
 
-  it('brings a version 7 database up to date: forms numbered in the order they were stored, guids still unique', async () => {
-    const made = await openPostgres(PG_URL, { schema: v7 });
+  it('brings a version 7 database up to date: social channels and broadcasts numbered in the order they lie in, as a new database has them', async () => {
+    const v7 = await openPostgres(PG_URL, { schema: older });
+    // Back to version 7's tables: keyed by guid, no seq.
+    await v7.exec(`
+      ALTER TABLE forms DROP COLUMN seq; ALTER TABLE forms DROP CONSTRAINT forms_guid_key; ALTER TABLE forms ADD PRIMARY KEY (guid);
+      ALTER TABLE social_channels DROP COLUMN seq; ALTER TABLE social_channels DROP CONSTRAINT social_channels_guid_key; ALTER TABLE social_channels ADD PRIMARY KEY (guid);
+      ALTER TABLE broadcasts DROP COLUMN seq; ALTER TABLE broadcasts DROP CONSTRAINT broadcasts_guid_key; ALTER TABLE broadcasts ADD PRIMARY KEY (guid);
+      UPDATE meta SET value = '7' WHERE key = 'schema_version';`);
+    // Guids out of their sorted order, so that only the order of insertion can give the order.
+    for (const guid of ['c-2', 'c-3', 'c-1']) await v7.run(sql<[string]>("INSERT INTO social_channels (guid, portal_id, data) VALUES (?, 7, '{}')"), guid);
+    for (const guid of ['b-2', 'b-3', 'b-1'])
+      await v7.run(sql<[string]>("INSERT INTO broadcasts (guid, portal_id, status, trigger_at, created_at, data) VALUES (?, 7, 'DRAFT', NULL, 5, '{}')"), guid);
+    await v7.close();
+
+    const migrated = await openPostgres(PG_URL, { schema: older });
+    const made = await openPostgres(PG_URL, { schema: current });
+    try {
+      const bySeq = (table: string) => sql<[], { seq: number; guid: string }>(`SELECT seq, guid FROM ${table} ORDER BY seq`);
+      expect(await migrated.all(bySeq('social_channels'))).toEqual([{ seq: 1, guid: 'c-2' }, { seq: 2, guid: 'c-3' }, { seq: 3, guid: 'c-1' }]);
+      expect(await migrated.all(bySeq('broadcasts'))).toEqual([{ seq: 1, guid: 'b-2' }, { seq: 2, guid: 'b-3' }, { seq: 3, guid: 'b-1' }]);
+      // New rows are numbered after them.
+      const added = await migrated.get(sql<[], { seq: number }>("INSERT INTO social_channels (guid, portal_id, data) VALUES ('c-4', 7, '{}') RETURNING seq"));
+      expect(added!.seq).toBe(4);
+      await expect(migrated.run(sql("INSERT INTO broadcasts (guid, portal_id, status, created_at, data) VALUES ('b-1', 7, 'DRAFT', 5, '{}')"))).rejects.toMatchObject({ kind: 'conflict' }); // guid is unique
+
+      // The same columns, keys and indexes as a new database.
+      const expected = await shape(made, current, ['social_channels', 'broadcasts']);
+      expect(expected.indexes.map((i) => i.indexdef)).toContain('CREATE UNIQUE INDEX broadcasts_guid_key ON broadcasts USING btree (guid)');
+      expect(await shape(migrated, older, ['social_channels', 'broadcasts'])).toEqual(expected);
+    } finally {
+      await migrated.close();
+      await made.close();
+      }
+    });
+
+  it('brings a version 8 database up to date: forms numbered in the order they were stored, guids still unique', async () => {
+    const made = await openPostgres(PG_URL, { schema: v8 });
     await made.exec(`DROP TABLE forms;
       CREATE TABLE forms (guid TEXT PRIMARY KEY, portal_id BIGINT NOT NULL, definition TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL);
       CREATE INDEX forms_portal ON forms(portal_id, created_at);
       INSERT INTO forms VALUES ('c', 7, '{}', 100, 100), ('b', 7, '{}', 100, 100), ('a', 7, '{}', 100, 100);
-      UPDATE meta SET value = '7' WHERE key = 'schema_version';`);
+      UPDATE meta SET value = '8' WHERE key = 'schema_version';`);
     await made.close();
 
-    const db = await openPostgres(PG_URL, { schema: v7 });
+    const db = await openPostgres(PG_URL, { schema: v8 });
     try {
       expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(String(SCHEMA_VERSION));
       const forms = sql<[], { seq: number; guid: string }>('SELECT seq, guid FROM forms ORDER BY created_at, seq');
@@ -94,11 +153,15 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
       // New forms are numbered after them; a guid is still taken once.
       await db.run(sql("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('d', 7, '{}', 100, 100)"));
       expect((await db.all(forms)).map((f) => f.guid)).toEqual(['c', 'b', 'a', 'd']);
-      await expect(db.run(sql("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('a', 7, '{}', 1, 1)"))).rejects.toThrow();
+      await expect(db.run(sql("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('a', 7, '{}', 1, 1)"))).rejects.toMatchObject({ kind: 'conflict' });
       expect(await db.value(sql<[], { n: number }>('SELECT count(*) AS n FROM forms'))).toBe(4);
-      const indexes = sql<[string], { name: string }>('SELECT indexname AS name FROM pg_indexes WHERE schemaname = ? AND tablename = ? ORDER BY 1');
-      expect((await db.all(indexes, v7, 'forms')).map((i) => i.name)).toEqual(['forms_guid_key', 'forms_pkey', 'forms_portal']);
-      expect(await db.value(sql<[string], { n: number }>("SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = ? AND table_name = 'forms_v7'"), v7)).toBe(0);
+      // The same columns, keys and indexes as a new database.
+      const newer = await openPostgres(PG_URL, { schema: current });
+      try {
+        expect(await shape(db, v8, ['forms'])).toEqual(await shape(newer, current, ['forms']));
+      } finally {
+        await newer.close();
+      }
     } finally {
       await db.close();
     }

@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only. */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -298,15 +298,19 @@ CREATE TABLE IF NOT EXISTS settings (
 );
 
 -- Social channels (seeded per portal) and broadcasts (§4.10). A broadcast's record is JSON; its
--- status and trigger time are columns so the scheduler finds due ones by index.
+-- status and trigger time are columns so the scheduler finds due ones by index. seq numbers the
+-- rows as they are inserted, the order they are listed in (channels) or that breaks ties
+-- (broadcasts made in the same millisecond); a guid is what the API knows them by.
 CREATE TABLE IF NOT EXISTS social_channels (
-  guid TEXT PRIMARY KEY,
+  seq INTEGER PRIMARY KEY,
+  guid TEXT NOT NULL UNIQUE,
   portal_id INTEGER NOT NULL,
   data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS social_channels_portal ON social_channels(portal_id);
 CREATE TABLE IF NOT EXISTS broadcasts (
-  guid TEXT PRIMARY KEY,
+  seq INTEGER PRIMARY KEY,
+  guid TEXT NOT NULL UNIQUE,
   portal_id INTEGER NOT NULL,
   status TEXT NOT NULL,
   trigger_at INTEGER,
@@ -337,8 +341,9 @@ CREATE TABLE IF NOT EXISTS prospect_hidden (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
-export const FORMS = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS forms ('), SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS subscription_types'));
+const FORMS = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS forms ('), SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS subscription_types'));
 const FORM_SUBMISSIONS = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS form_submissions'), SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS property_groups'));
+const SOCIAL = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS social_channels'), SCHEMA.indexOf('-- Prospects (§4.10)'));
 
 /** Changes from one schema version to the next, for databases made by an earlier version. */
 export const MIGRATIONS: Record<number, string> = {
@@ -404,16 +409,35 @@ export const MIGRATIONS: Record<number, string> = {
     INSERT INTO form_submissions SELECT * FROM form_submissions_v6;
     DROP TABLE form_submissions_v6;
   `,
-  // 7 → 8: forms get `seq`, the order they were made in, which PostgreSQL keeps too (it was
+  // 7 → 8: social channels and broadcasts get seq, their insertion order, which their rowids
+  // were (PostgreSQL has no rowid). The tables are made first if missing (a database from before
+  // part 2), so that the copy below always has one to copy.
+  8: `
+    CREATE TABLE IF NOT EXISTS social_channels (guid TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, data TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS broadcasts (guid TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, status TEXT NOT NULL, trigger_at INTEGER,
+      created_at INTEGER NOT NULL, data TEXT NOT NULL);
+    ALTER TABLE social_channels RENAME TO social_channels_v7;
+    ALTER TABLE broadcasts RENAME TO broadcasts_v7;
+    DROP INDEX IF EXISTS social_channels_portal;
+    DROP INDEX IF EXISTS broadcasts_portal;
+    DROP INDEX IF EXISTS broadcasts_due;
+    ${SOCIAL}
+    INSERT INTO social_channels (seq, guid, portal_id, data) SELECT rowid, guid, portal_id, data FROM social_channels_v7;
+    INSERT INTO broadcasts (seq, guid, portal_id, status, trigger_at, created_at, data)
+      SELECT rowid, guid, portal_id, status, trigger_at, created_at, data FROM broadcasts_v7;
+    DROP TABLE social_channels_v7;
+    DROP TABLE broadcasts_v7;
+  `,
+  // 8 → 9: forms get seq, the order they were made in, which PostgreSQL keeps too (it was
   // SQLite's rowid, so it is copied from it); the guid stays unique. The table is made first if
   // missing (a database from before forms), so that the copy below always has one to copy.
-  8: `
+  9: `
     ${FORMS}
     DROP INDEX IF EXISTS forms_portal;
-    ALTER TABLE forms RENAME TO forms_v7;
+    ALTER TABLE forms RENAME TO forms_v8;
     ${FORMS}
     INSERT INTO forms (seq, guid, portal_id, definition, created_at, updated_at)
-      SELECT rowid, guid, portal_id, definition, created_at, updated_at FROM forms_v7;
-    DROP TABLE forms_v7;
+      SELECT rowid, guid, portal_id, definition, created_at, updated_at FROM forms_v8;
+    DROP TABLE forms_v8;
   `,
 };
