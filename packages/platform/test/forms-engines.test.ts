@@ -78,6 +78,14 @@ for (const [name, available, open] of engines) {
       ]);
     });
 
+    it('counts every submission of one visitor made at once (each in a transaction of its own), with one contact', async () => {
+      const form = await forms.create(db, PORTAL, { name: 'Rush', fields: [{ name: 'email' }, { name: 'firstname' }] });
+      const made = await Promise.all([1, 2, 3, 4, 5].map((n) => db.tx((t) => forms.submit(t, PORTAL, form.guid, { email: 'rush@example.test', firstname: `R${n}` }, {}))));
+      expect(new Set(made.map((m) => m.vid)).size).toBe(1);
+      expect(await propertiesOf('rush@example.test')).toMatchObject({ num_conversion_events: '5' });
+      expect((await db.all(submissions, PORTAL)).filter((s) => s.form_guid == form.guid)).toHaveLength(5);
+    });
+
     it('writes nothing when the caller’s transaction rolls back, nor for a submission the form refuses', async () => {
       const form = (await forms.list(db, PORTAL)).find((f) => f.name == 'Signup')!;
       const before = await db.all(submissions, PORTAL);

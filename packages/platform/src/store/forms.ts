@@ -6,7 +6,7 @@ import { uuidV7 } from '../util/uuid-v7';
 import { schemas } from '@svc/api';
 import { FREE_MAIL_DOMAINS } from '@svc/protocol';
 import type { z } from 'zod';
-import { type Queryable, sql } from '../db/engine';
+import { type Queryable, sql, type Transaction } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
 import type { ContactStore, Source, Write } from './contacts';
 import { isEmail, type Property, type PropertyStore } from './properties';
@@ -232,13 +232,17 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
 
   /** The contact a submission writes: by its email, else the visitor's own (by svcutk) if known;
    * a form without an email field from an unknown visitor makes no contact. */
-  async function saveSubmission(db: Queryable, portalId: number, row: FormRow, values: Write[], asked: Definition, context: SubmissionContext) {
+  async function saveSubmission(db: Transaction, portalId: number, row: FormRow, values: Write[], asked: Definition, context: SubmissionContext) {
     const t = now();
     const conversionId = uuidV7(t);
     const source: Source = { type: 'FORM', id: conversionId };
     const onContact = new Set(allFields(asked).map((f) => f.name));
     const writes = values.filter((w) => onContact.has(w.property));
     const email = writes.find((w) => w.property == 'email')?.value;
+    // The count below is of the submissions stored: two of one visitor at once (two processes on
+    // PostgreSQL) take turns, so that the second counts the first.
+    const visitor = email?.toLowerCase() ?? context.svcutk;
+    if (visitor) await db.lock(`form submissions ${portalId} ${visitor}`);
     const existing = email ? await contacts.getByEmail(db, portalId, email) : context.svcutk ? await contacts.getByUtk(db, portalId, context.svcutk) : undefined;
     // The conversion counters go in the same contact write as the submitted values.
     const count = (existing ? (await db.get(q.conversions, portalId, existing.vid))!.n : 0) + 1;
