@@ -89,8 +89,16 @@ function unreachable(err: unknown) {
   );
 }
 
-/** A connection failure as the platform's 503; anything else as it is. */
-export function asUnavailable(err: unknown): unknown {
+/** Text PostgreSQL cannot hold: the NUL character, in a text value (22021) or a JSON string cast to
+ * jsonb (22P05). SQLite keeps it; the router refuses it by name before any store sees it, and this
+ * keeps whatever arrives another way a 400 too. */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+/** A connection failure as the platform's 503, text PostgreSQL cannot store as a 400; anything
+ * else as it is. */
+export function asPlatformError(err: unknown): unknown {
+  if (UNSTORABLE_TEXT.has((err as { code?: string }).code ?? ''))
+    return new PlatformError('invalid', 'text must not contain the NUL character (\\u0000)', { category: 'VALIDATION_ERROR' });
   if (!unreachable(err)) return err;
   return new PlatformError('unavailable', 'the database is unavailable; try again shortly', { category: 'SERVICE_UNAVAILABLE' }, { 'Retry-After': '1' });
 }
@@ -148,7 +156,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       try {
         return await on.query({ name, text, values: bind(params) });
       } catch (err) {
-        throw asUnavailable(err);
+        throw asPlatformError(err);
       }
     };
     return {
@@ -188,7 +196,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
     dialect: postgresDialect,
     async tx(fn) {
       const client = await pool.connect().catch((err: unknown) => {
-        throw asUnavailable(err);
+        throw asPlatformError(err);
       });
       let broken: Error | undefined;
       try {
@@ -204,7 +212,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       } catch (err) {
         // A commit lost with its connection is a 503: whether it landed is unknown, as with any
         // request whose answer did not arrive.
-        throw asUnavailable(err);
+        throw asPlatformError(err);
       } finally {
         // A connection that could not roll back is closed, not given to the next caller.
         client.release(broken);
@@ -214,7 +222,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       // A session lock on a connection of its own, held while `fn` runs: another process's
       // try fails at once; if this process dies, its connection and the lock go with it.
       const client = await pool.connect().catch((err: unknown) => {
-        throw asUnavailable(err);
+        throw asPlatformError(err);
       });
       let broken: Error | undefined;
       try {
@@ -226,7 +234,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
           await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`svc:${name}`]).catch((err: Error) => (broken = err));
         }
       } catch (err) {
-        throw asUnavailable(err);
+        throw asPlatformError(err);
       } finally {
         // A connection whose unlock failed still holds the lock: closing it lets go.
         client.release(broken);

@@ -64,9 +64,34 @@ function validationMessage(where: string, error: z.ZodError) {
   return { message: `${field}: ${issue.message}`, errors: error.issues.map((i) => ({ message: i.message, in: [where, ...i.path.map(String)].join('.') })) };
 }
 
+/** Where the first string (value or key) in `value` holding the NUL character is, which no text
+ * column of PostgreSQL can hold: refused on both engines alike, by name. Without recursion. */
+function nulAt(value: unknown): { path: string[]; key: boolean } | undefined {
+  const stack: [unknown, string[]][] = [[value, []]];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v == 'string') {
+      if (v.includes('\0')) return { path, key: false };
+    } else if (v && typeof v == 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        if (k.includes('\0')) return { path, key: true };
+        stack.push([child, [...path, k]]);
+      }
+    }
+  }
+  return undefined;
+}
+
 function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const result = schema.safeParse(value);
-  if (result.success) return result.data;
+  if (result.success) {
+    const nul = nulAt(result.data);
+    if (nul)
+      throw new PlatformError('invalid', `${[where, ...nul.path].join('.')}: ${nul.key ? 'keys ' : ''}must not contain the NUL character (\\u0000)`, {
+        category: 'VALIDATION_ERROR',
+      });
+    return result.data;
+  }
   const { message, errors } = validationMessage(where, result.error);
   throw new PlatformError('invalid', message, { category: 'VALIDATION_ERROR', errors });
 }
