@@ -5,6 +5,13 @@ import pg from 'pg';
 import { PlatformError } from '../domain/errors';
 import { type Dialect, type Engine, type Param, type Query, type Queryable, serial } from './engine';
 
+/** Whether `database` names a PostgreSQL database (a `postgres://` or `postgresql://` URL) rather
+ * than a SQLite file. */
+export const isPostgresUrl = (database: string) => /^postgres(ql)?:\/\//i.test(database);
+
+/** The URL without its password, for messages and logs. */
+export const withoutPassword = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+
 /** `$.a.b` → `{a,b}`, PostgreSQL's path for `#>>`. */
 function pgPath(path: string) {
   if (!/^\$(\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(path)) throw new Error(`unsupported JSON path ${path}`);
