@@ -4,6 +4,9 @@
  * The engine is env `SVC_TEST_ENGINE`: `sqlite` (the default; an in-memory database) or `postgres`
  * (each platform in a schema of its own on the server of test/postgres.ts, dropped when it
  * closes). The vitest config runs the platform's HTTP tests once on each. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createPlatform, createPortal, issuePortalCredentials, type PlatformOptions, type PortalCredentials, type Tier } from '../src';
 
 export interface TestPortal extends PortalCredentials {
@@ -15,18 +18,27 @@ export const TEST_ENGINE = process.env.SVC_TEST_ENGINE || 'sqlite';
 if (TEST_ENGINE != 'sqlite' && TEST_ENGINE != 'postgres') throw new Error(`SVC_TEST_ENGINE must be sqlite or postgres, not "${TEST_ENGINE}"`);
 
 /** Where a test platform keeps its data, and how to remove it after. */
-async function testDatabase() {
+async function testDatabase(): Promise<{ database: string; filesDir?: string; drop: () => Promise<void> }> {
+  // Uploads go to a temporary directory the platform removes itself.
   if (TEST_ENGINE == 'sqlite') return { database: ':memory:', drop: async () => {} };
   // Loaded only here: it reaches for PostgreSQL as it loads.
   const { pgDatabase } = await import('./postgres');
   const { url, drop } = await pgDatabase('platform');
-  return { database: url, drop };
+  const filesDir = mkdtempSync(join(tmpdir(), 'svc-files-'));
+  return {
+    database: url,
+    filesDir,
+    drop: async () => {
+      await drop();
+      rmSync(filesDir, { recursive: true, force: true });
+    },
+  };
 }
 
 export async function startPlatform(options: PlatformOptions & { portals?: { id: number; tier?: Tier }[] } = {}) {
   const clock = { now: Date.now() };
-  const { database, drop } = await testDatabase();
-  const platform = createPlatform({ database, logger: false, checkResponses: true, now: () => clock.now, ...options });
+  const { database, filesDir, drop } = await testDatabase();
+  const platform = createPlatform({ database, filesDir, logger: false, checkResponses: true, now: () => clock.now, ...options });
   const close = async () => {
     await platform.close();
     await drop();
