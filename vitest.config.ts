@@ -54,7 +54,7 @@ files(PENDING_ON_POSTGRES);
 
 // Locally, without a PostgreSQL server the second run is left out (with the warning
 // packages/platform/test/postgres.ts prints); under CI=true that module throws instead.
-const { havePostgres } = await import('./packages/platform/test/postgres');
+const { havePostgres } = await import('./packages/platform/test/postgres-server.js');
 
 export default defineConfig({
   resolve: {

@@ -1,32 +1,13 @@
-/** PostgreSQL for the tests: `SVC_TEST_DATABASE_URL` (default the machine's 127.0.0.1:5432, database
- * `test`). Without a reachable server the PostgreSQL tests skip locally and fail under CI=true. Each
- * test file works in a schema of its own, dropped after its tests. */
+/** PostgreSQL for the tests, on the server of test/postgres-server.ts (`SVC_TEST_DATABASE_URL`;
+ * without one the PostgreSQL tests skip locally and fail under CI=true). Each test file works in a
+ * schema of its own, dropped after its tests. */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll } from 'vitest';
 import { tcpProxy } from '../../../test/tcp-proxy';
+import { havePostgres, PG_URL } from './postgres-server';
 
-export const PG_URL = process.env.SVC_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-
-async function reachable() {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 2_000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-export const havePostgres = await reachable();
-if (!havePostgres) {
-  if (process.env.CI) throw new Error(`PostgreSQL is not reachable at ${PG_URL}: CI needs it (set SVC_TEST_DATABASE_URL)`);
-  console.warn(`PostgreSQL is not reachable at ${PG_URL}: the PostgreSQL tests are skipped (set SVC_TEST_DATABASE_URL)`);
-}
+export { havePostgres, PG_URL } from './postgres-server';
 
 async function admin(text: string) {
   const client = new pg.Client(PG_URL);
