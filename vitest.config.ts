@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 /** The platform's HTTP tests run twice: on SQLite with everything else, and again on PostgreSQL
  * (SVC_TEST_ENGINE=postgres, each platform in a schema of its own; see packages/platform/test/
  * harness.ts). On PostgreSQL for now only the files whose routes are all on the engine (issue 17). */
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
 const PLATFORM_TESTS = 'packages/platform/test';
 const ON_POSTGRES = [
   'blog-v1',
@@ -69,7 +70,8 @@ export default defineConfig({
     testTimeout: 20000,
     projects: [
       { extends: true, test: { name: 'all', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'] } },
-      ...(havePostgres ? [{ extends: true as const, test: { name: 'platform-postgres', include: onPostgres, env: { SVC_TEST_ENGINE: 'postgres' } } }] : []),
+      // Rooted here, so that it finds its files from packages/platform too.
+      ...(havePostgres ? [{ extends: true as const, root: ROOT, test: { name: 'platform-postgres', include: onPostgres, env: { SVC_TEST_ENGINE: 'postgres' } } }] : []),
     ],
   },
 });
