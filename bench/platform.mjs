@@ -137,15 +137,15 @@ async function prepareKeys(database) {
     const byVid = platform.db.prepare('SELECT email FROM contacts WHERE vid = ?');
     const emails = [];
     const utks = [];
-    platform.db.transaction(() => {
+    await platform.services.engine.tx(async (t) => {
       for (let i = 0; i < Math.min(LINKED_UTKS, CONTACTS); i++) {
         const vid = randomInt(lo, hi + 1);
         const utk = hex32();
-        platform.services.visitors.link(PORTAL, utk, vid);
+        await platform.services.visitors.link(t, PORTAL, utk, vid);
         utks.push(utk);
         emails.push(byVid.get(randomInt(lo, hi + 1)).email);
       }
-    })();
+    });
     return { lo, hi, emails, utks };
   } finally {
     await platform.close();

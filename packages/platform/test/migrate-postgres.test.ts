@@ -32,7 +32,7 @@ describe.skipIf(!havePostgres)('svc-platform migrate', () => {
     const platform = createPlatform({ database: file, logger: false });
     await platform.ready;
     await seedDemo(platform.services);
-    seedContacts(platform.services, 62515, 2_500, () => {});
+    await seedContacts(platform.services, 62515, 2_500, () => {});
     await platform.close();
     lite = sqliteEngine(openDatabase(file));
     pg = postgresEngine(PG_URL, { schema });

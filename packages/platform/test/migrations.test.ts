@@ -2,7 +2,8 @@
  * part-2 tables made and its portals given what part 2 seeds (a blog, a domain, a layout, a site
  * map, social channels); before version 5 with property history rewritten as contact history;
  * before version 6 with tracking events' wire fields copied into named columns; before version 7
- * with form submissions that may have no contact. */
+ * with form submissions that may have no contact; before version 8 with social channels and
+ * broadcasts numbered in the order they were inserted. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,8 +28,8 @@ const TRACKING_EVENTS_V5 = ['source', 'url', 'title', 'event_name', 'value', 'ex
 
 /** The platform on a SQLite file, ready (migrated, older portals seeded), with its better-sqlite3
  * database: these tests are about SQLite files. */
-async function open(file: string) {
-  const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+async function open(file: string, now?: () => number) {
+  const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files'), now });
   await platform.ready;
   if (!platform.db) throw new Error('migrations.test.ts runs on SQLite');
   return { ...platform, db: platform.db };
@@ -106,15 +107,15 @@ describe('schema migrations', () => {
         { seq: 3, prev: 2, timestamp: 300, source_type: 'API', source_id: null, changes: JSON.stringify({ lifecyclestage: 'lead' }) },
       ]);
       expect(platform.db.prepare('SELECT history_head FROM contacts WHERE vid = 5').pluck().get()).toBe(3);
-      const contacts = platform.services.contacts;
-      const { properties: read } = contacts.record(contacts.require(9, 5), { profile: true });
+      const { contacts, engine } = platform.services;
+      const { properties: read } = await contacts.record(engine, await contacts.require(engine, 9, 5), { profile: true });
       expect(read.firstname.versions!.map((v) => [v.value, v['source-type'], v.timestamp, v.selected])).toEqual([
         ['Augusta', 'FORM', 200, true],
         ['Ada', 'API', 100, false],
       ]);
       // A write after the migration continues the contact's chain.
-      contacts.update(9, 5, [{ property: 'firstname', value: 'Ada' }]);
-      const { properties: after } = contacts.record(contacts.require(9, 5), { profile: true });
+      await platform.services.write((t) => contacts.update(t, 9, 5, [{ property: 'firstname', value: 'Ada' }]));
+      const { properties: after } = await contacts.record(engine, await contacts.require(engine, 9, 5), { profile: true });
       expect(after.firstname.versions!.map((v) => v.value)).toEqual(['Ada', 'Augusta', 'Ada']);
       expect(after.lifecyclestage.versions!.map((v) => v.value)).toEqual(['lead']);
     } finally {
@@ -166,6 +167,51 @@ describe('schema migrations', () => {
       platform.db.prepare("INSERT INTO form_submissions VALUES ('conv-2', 1, NULL, 'guid-1', 200, NULL, NULL, '{}')").run();
       const indexes = platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'form_submissions'").pluck().all();
       expect(indexes).toContain('form_submissions_vid');
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('numbers version 7 social channels and broadcasts in the order they were inserted (their rowids)', async () => {
+    const file = join(dir, 'v7.db');
+    const made = await open(file, () => 1);
+    const { engine, social } = made.services;
+    await createPortal(engine, made.services, { id: 7, name: 'Portal', tier: 'starter', now: 1 });
+    const [twitter] = await social.listChannels(engine, 7);
+    // Made in the same millisecond (the clock stands still): only the insertion order tells them apart.
+    for (const body of ['one', 'two', 'three', 'four']) await social.create(engine, 7, { channelGuid: twitter.channelGuid, status: 'DRAFT', content: { body } });
+    // Back to version 7's tables (no seq), their rowids running against the guids' order and the
+    // order above, so that only the rowids can give the order.
+    made.db.exec(`
+      ALTER TABLE social_channels RENAME TO social_channels_v8;
+      ALTER TABLE broadcasts RENAME TO broadcasts_v8;
+      DROP INDEX social_channels_portal; DROP INDEX broadcasts_portal; DROP INDEX broadcasts_due;
+      CREATE TABLE social_channels (guid TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, data TEXT NOT NULL);
+      CREATE INDEX social_channels_portal ON social_channels(portal_id);
+      CREATE TABLE broadcasts (guid TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, status TEXT NOT NULL, trigger_at INTEGER, created_at INTEGER NOT NULL, data TEXT NOT NULL);
+      CREATE INDEX broadcasts_portal ON broadcasts(portal_id, created_at);
+      CREATE INDEX broadcasts_due ON broadcasts(status, trigger_at);
+      INSERT INTO social_channels (rowid, guid, portal_id, data) SELECT 100 - seq, guid, portal_id, data FROM social_channels_v8;
+      INSERT INTO broadcasts (rowid, guid, portal_id, status, trigger_at, created_at, data)
+        SELECT 100 - seq, guid, portal_id, status, trigger_at, created_at, data FROM broadcasts_v8;
+      DROP TABLE social_channels_v8; DROP TABLE broadcasts_v8;`);
+    made.db.prepare("UPDATE meta SET value = '7' WHERE key = 'schema_version'").run();
+    // What version 7 listed: channels by rowid, broadcasts newest first and then by rowid, descending.
+    const channelsThen = made.db.prepare('SELECT guid FROM social_channels WHERE portal_id = 7 ORDER BY rowid').pluck().all();
+    const broadcastsThen = made.db.prepare('SELECT guid FROM broadcasts WHERE portal_id = 7 ORDER BY created_at DESC, rowid DESC').pluck().all();
+    expect(broadcastsThen).toHaveLength(4);
+    await made.close();
+
+    const platform = await open(file, () => 1);
+    try {
+      const { engine, social } = platform.services;
+      expect((await social.listChannels(engine, 7)).map((c) => c.channelGuid)).toEqual(channelsThen);
+      expect((await social.list(engine, 7, { withChannelKeys: [] })).map((b) => b.broadcastGuid)).toEqual(broadcastsThen);
+      // A broadcast made now comes after them all, even in the same millisecond.
+      const later = await social.create(engine, 7, { channelGuid: twitter.channelGuid, status: 'DRAFT', content: { body: 'five' } });
+      expect((await social.list(engine, 7, { withChannelKeys: [] })).map((b) => b.broadcastGuid)).toEqual([later.broadcastGuid, ...broadcastsThen]);
+      const columns = platform.db.prepare("SELECT name FROM pragma_table_info('broadcasts')").pluck().all();
+      expect(columns).toEqual(['seq', 'guid', 'portal_id', 'status', 'trigger_at', 'created_at', 'data']);
     } finally {
       await platform.close();
     }

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine, Queryable } from '../db/engine';
 import type { Db } from '../db/open';
+import { txContext } from '../db/tx-context';
 import { scheduler } from '../scheduler';
 import { blogV1Store } from '../store/blog-v1';
-import { contactStore, type ChangedContact } from '../store/contacts';
+import { contactStore, type ChangedContact, type ContactsChanged } from '../store/contacts';
 import { contentEngine } from '../store/content/engine';
 import { blobStore } from '../store/files/blobs';
 import { fileStore } from '../store/files/files';
@@ -43,50 +44,47 @@ export interface ServiceOptions {
 }
 
 /** `engine`: where the stores run. `sqlite`: transitionally (issue 17), better-sqlite3's database
- * under a SQLite engine, for the stores not yet on the engine (properties, contacts, lists, forms,
- * workflows, tracking); on PostgreSQL (undefined) they get `notOnPostgres()` and answer 501. Each
- * such store takes `engine` once converted; then this parameter goes. */
+ * under a SQLite engine, for the stores not yet on the engine (lists, forms, workflows); on
+ * PostgreSQL (undefined) they get `notOnPostgres()` and answer 501. Each such store takes `engine`
+ * once converted; then this parameter goes. */
 export function createServices(engine: Engine, sqlite: Db | undefined, now: () => number, options: ServiceOptions = {}) {
   const db = sqlite ?? notOnPostgres();
   const portals = portalStore();
   const credentials = credentialStore();
   const oauth = oauthStore(now, options.oauth ?? { tokenLifetimeSeconds: 1800, rotateRefreshTokens: false });
-  const properties = propertyStore(db, now);
-  /** Contact changes (create, update, delete, batch): dynamic lists re-evaluate on them. */
-  const contactListeners: ((portalId: number, changed: ChangedContact[]) => void)[] = [];
-  const onContactsChanged = (fn: (portalId: number, changed: ChangedContact[]) => void) => contactListeners.push(fn);
-  const notify = (portalId: number, changed: ChangedContact[]) => contactListeners.forEach((fn) => fn(portalId, changed));
-  /** Inside `gatherChanges`, changes are gathered and announced once at its end (a collector
-   * batch or a form submission touches the same contact several times); a contact's last change
-   * is the one announced. Its end is when `fn`'s promise settles: on SQLite the transactions'
-   * bodies run one at a time (a group's savepoints are serial) and await nothing but their
-   * statements, so what is gathered meanwhile is this one's. */
-  let gathered: Map<number, Map<number, ChangedContact>> | undefined;
-  const changed = (portalId: number, contacts: ChangedContact[]) => {
-    if (!gathered) return notify(portalId, contacts);
+  const properties = propertyStore(engine, now);
+  /** Contact changes (create, update, delete, batch): dynamic lists re-evaluate on them, in the
+   * writing transaction. */
+  const contactListeners: ContactsChanged[] = [];
+  const onContactsChanged = (fn: ContactsChanged) => contactListeners.push(fn);
+  const notify = async (db: Queryable, portalId: number, changed: ChangedContact[]) => {
+    for (const fn of contactListeners) await fn(db, portalId, changed);
+  };
+  /** In a request's write, changes are gathered and announced once at its end (a collector batch
+   * or a form submission touches the same contact several times); a contact's last change is the
+   * one announced. */
+  const gathering = txContext<Map<number, Map<number, ChangedContact>>>();
+  const changed: ContactsChanged = (db, portalId, contacts) => {
+    const gathered = gathering.of(db);
+    if (!gathered) return notify(db, portalId, contacts);
     const byVid = gathered.get(portalId) ?? gathered.set(portalId, new Map()).get(portalId)!;
     for (const c of contacts) byVid.set(c.vid, c);
   };
-  const gatherChanges = async <T>(fn: () => T): Promise<Awaited<T>> => {
-    if (gathered) return await fn();
-    gathered = new Map();
-    try {
-      const result = await fn();
-      for (const [portalId, byVid] of gathered) notify(portalId, [...byVid.values()]);
+  /** One request's writes: a transaction (on SQLite a savepoint in the group commit), its contact
+   * changes announced once; resolves once they are durable. */
+  const write = <T>(fn: (t: Queryable) => T): Promise<Awaited<T>> =>
+    engine.tx(async (t): Promise<Awaited<T>> => {
+      const gathered = new Map<number, Map<number, ChangedContact>>();
+      const result = await fn(gathering.bind(t, gathered));
+      for (const [portalId, byVid] of gathered) await notify(t, portalId, [...byVid.values()]);
       return result;
-    } finally {
-      gathered = undefined;
-    }
-  };
-  /** One request's writes (on SQLite a savepoint in the group commit), its contact changes
-   * announced once; resolves once they are durable. */
-  const write = <T>(fn: (t: Queryable) => T): Promise<Awaited<T>> => engine.tx((t) => gatherChanges(() => fn(t)));
-  const contacts = contactStore(db, properties, now, changed);
+    });
+  const contacts = contactStore(engine, properties, now, changed);
   const lists = listStore(db, contacts, now, onContactsChanged);
   const forms = formStore(db, contacts, properties, now);
   const email = emailStore(engine, now);
   const workflows = workflowStore(db, { contacts, properties, lists, email, tx: (fn) => engine.tx(fn) }, now, options.fetch ?? fetch);
-  const tracking = trackingStore(db, contacts, now);
+  const tracking = trackingStore(contacts, now);
   const visitors = visitorLinks(contacts, tracking);
   const removeProperty = propertyRemoval(properties, contacts, lists);
   const content = contentEngine(engine, now);
@@ -119,7 +117,7 @@ export function createServices(engine: Engine, sqlite: Db | undefined, now: () =
         }
       }),
     );
-  const jobs = scheduler(write, [
+  const jobs = scheduler(engine, write, [
     { name: 'publish', run: (t) => content.publishDue(t) },
     { name: 'broadcasts', run: (t) => social.publishDue(t) },
   ]);
