@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPlatform, createPortal, issuePortalCredentials, type PlatformOptions, type PortalCredentials, type Tier } from '../src';
+import { createPlatform, createPortal, issuePortalCredentials, type Platform, type PlatformOptions, type PortalCredentials, type Tier } from '../src';
 
 export interface TestPortal extends PortalCredentials {
   /** `Authorization` header with the private-app token. */
@@ -38,29 +38,32 @@ async function testDatabase(): Promise<{ database: string; filesDir?: string; dr
 export async function startPlatform(options: PlatformOptions & { portals?: { id: number; tier?: Tier }[] } = {}) {
   const clock = { now: Date.now() };
   const { database, filesDir, drop } = await testDatabase();
-  const platform = createPlatform({ database, filesDir, logger: false, checkResponses: true, now: () => clock.now, ...options });
+  let started: Platform | undefined;
   const close = async () => {
-    await platform.close();
+    await started?.close();
     await drop();
   };
-  const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0 }).catch(async (err: unknown) => {
+  // Whatever fails while starting (a bad option throws in createPlatform), its database goes too.
+  try {
+    const platform = (started = createPlatform({ database, filesDir, logger: false, checkResponses: true, now: () => clock.now, ...options }));
+    const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
+    const { engine } = platform.services;
+    const portals: TestPortal[] = [];
+    for (const { id, tier = 'enterprise' } of options.portals ?? [{ id: 62515 }, { id: 99999 }]) {
+      await createPortal(engine, platform.services, { id, name: `portal ${id}`, tier, now: clock.now });
+      const creds = await issuePortalCredentials(engine, id, clock.now);
+      portals.push({ ...creds, auth: { authorization: `Bearer ${creds.privateAppToken}` } });
+    }
+
+    /** fetch on {base_url} (or a full URL) with the portal's token; JSON bodies are encoded. */
+    const call = (method: string, path: string, { body, headers, portal = portals[0] }: { body?: unknown; headers?: Record<string, string>; portal?: TestPortal | null } = {}) =>
+      fetchJson(path.startsWith('http') ? path : baseUrl + path, { method, body, headers: { ...(portal ? portal.auth : {}), ...headers } });
+
+    return { platform, baseUrl, formsUrl, portals, clock, call, close };
+  } catch (err) {
     await close();
     throw err;
-  });
-  const { engine } = platform.services;
-  const portals: TestPortal[] = [];
-  for (const { id, tier = 'enterprise' } of options.portals ?? [{ id: 62515 }, { id: 99999 }]) {
-    await createPortal(engine, platform.services, { id, name: `portal ${id}`, tier, now: clock.now });
-    const creds = await issuePortalCredentials(engine, id, clock.now);
-    portals.push({ ...creds, auth: { authorization: `Bearer ${creds.privateAppToken}` } });
   }
-
-  /** fetch on {base_url} (or a full URL) with the portal's token; JSON bodies are encoded. */
-  function call(method: string, path: string, { body, headers, portal = portals[0] }: { body?: unknown; headers?: Record<string, string>; portal?: TestPortal | null } = {}) {
-    return fetchJson(path.startsWith('http') ? path : baseUrl + path, { method, body, headers: { ...(portal ? portal.auth : {}), ...headers } });
-  }
-
-  return { platform, baseUrl, formsUrl, portals, clock, call, close };
 }
 
 export type TestPlatform = Awaited<ReturnType<typeof startPlatform>>;
