@@ -238,8 +238,7 @@ describe('groups, rich text, validation and dependent fields', () => {
     const form = await createForm({ name: 'Old', fields: [{ name: 'email' }, { name: 'firstname' }] });
     // A definition as earlier versions wrote it: no groups, no dependent-field rules.
     const { engine } = t.platform.services;
-    const row = await engine.get(sql<[string], { definition: string }>('SELECT definition FROM forms WHERE guid = ?'), form.guid);
-    const old = JSON.parse(row!.definition);
+    const old = JSON.parse((await engine.value(sql<[string], { definition: string }>('SELECT definition FROM forms WHERE guid = ?'), form.guid))!);
     for (const f of old.fields) delete f.dependentFieldFilters;
     await engine.run(sql<[string, string]>('UPDATE forms SET definition = ? WHERE guid = ?'), JSON.stringify(old), form.guid);
 
@@ -401,8 +400,7 @@ describe('form submission', () => {
 
   it('stores a submission of a form without an email field: no contact for an unknown visitor, the known visitor’s contact updated', async () => {
     const survey = await createForm({ name: 'Survey', fields: [{ name: 'company', required: true }, { name: 'jobtitle' }] });
-    const stored = () =>
-      t.platform.services.engine.all(sql<[string], { vid: number | null; values_json: string }>('SELECT vid, values_json FROM form_submissions WHERE form_guid = ? ORDER BY timestamp'), survey.guid);
+    const stored = () => t.platform.services.engine.all(sql<[string]>('SELECT vid, values_json FROM form_submissions WHERE form_guid = ? ORDER BY timestamp'), survey.guid);
     const stranger = 'c3'.repeat(16);
     const anonymous = await submit(survey.guid, [['company', 'Umbrella Corp'], ['jobtitle', 'Analyst']], { context: { svcutk: stranger } });
     expect(anonymous.status, anonymous.text).toBe(204);
