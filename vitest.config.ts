@@ -10,39 +10,39 @@ const PLATFORM_TESTS = 'packages/platform/test';
 const ON_POSTGRES = [
   'blog-v1',
   'client-error',
+  'contacts',
+  'contacts-more',
   'content-blog-posts',
   'content-collections',
   'email',
   'files',
+  'forms',
+  'inspector',
   'keywords-settings',
+  'lists',
   'part2-bad-input',
+  'properties',
+  'prospects',
+  'routes',
   'social',
+  'tracking',
   'utk-links',
 ];
-/** Pending conversion (issue 17): these reach stores not on the engine yet (lists, workflows),
- * which answer 501 on PostgreSQL; so does every contact write, which the dynamic lists re-check. Each file joins ON_POSTGRES once the stores it uses are converted
+/** Pending conversion (issue 17): these reach the store not on the engine yet (workflows), which
+ * answers 501 on PostgreSQL. Each file joins ON_POSTGRES once the stores it uses are converted
  * (`SVC_TEST_ENGINE=postgres npx vitest run --project all test/<file>` in packages/platform tells).
  * The root fuzz test (test/fuzz/platform.test.ts) calls every route: it joins last. */
 const PENDING_ON_POSTGRES = [
-  'auth', // the record-limit count and the cross-portal references write contacts, lists, forms
-  'contacts', // contact writes (lists)
-  'contacts-more',
-  'forms', // a submission's contact write (lists)
-  'inspector', // a form submission, a list
-  'legacy-client', // contacts, lists, forms, workflows
-  'lists',
-  'properties', // contact writes (lists)
-  'prospects', // a page view's contact (lists)
-  'routes', // the page-size clamp of every list route, the lists' among them
-  'tracking', // identify writes contacts (lists)
+  'auth', // the cross-portal references name a list in a workflow
+  'legacy-client', // workflows
   'workflows',
 ];
 // Not in either list, and run once (on SQLite, or on both engines inside the file): SQLite by
 // nature — checkpointer, durability (the SQLite file under SIGKILL), group-commit, migrations (of
 // SQLite files), cli (--data, --memory) — and the files that open both engines themselves or
-// PostgreSQL alone — engine, portal-stores-engines, contacts-engines, forms-engines, schema-postgres,
-// migrate-postgres, rolling-window, postgres-processes, two-processes, multi-process,
-// cli-postgres — and uuid-v7, which has no database.
+// PostgreSQL alone — engine, portal-stores-engines, contacts-engines, forms-engines,
+// lists-engines, schema-postgres, migrate-postgres, rolling-window, postgres-processes,
+// two-processes, multi-process, cli-postgres — and uuid-v7, which has no database.
 
 const files = (names: string[]) =>
   names.map((name) => {

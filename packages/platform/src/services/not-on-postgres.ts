@@ -1,5 +1,5 @@
-/** Transitional (issue 17): the database that the stores not yet on the engine (lists,
- * workflows) get on PostgreSQL, where there is no better-sqlite3 database. They prepare their
+/** Transitional (issue 17): the database that the store not yet on the engine (workflows) gets
+ * on PostgreSQL, where there is no better-sqlite3 database. It prepares its
  * statements when built, so preparing works; running a statement is a 501 saying so, rather than
  * data kept somewhere the other processes never see. This file goes once the last of those stores
  * takes the engine. */
@@ -9,7 +9,7 @@ import { PlatformError } from '../domain/errors';
 const notYet = (): never => {
   throw new PlatformError(
     'not-implemented',
-    'lists and workflows are not served on PostgreSQL yet; run the platform on SQLite for them',
+    'workflows are not served on PostgreSQL yet; run the platform on SQLite for them',
     { category: 'NOT_IMPLEMENTED' },
   );
 };
