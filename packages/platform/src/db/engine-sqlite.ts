@@ -26,6 +26,7 @@ export const sqliteDialect: Dialect = {
   jsonIds: (array) => `SELECT value AS id FROM json_each(${array})`,
   ilike: (expr, pattern) => `${expr} LIKE ${pattern}`,
   groupConcat: (expr, separator) => `group_concat(${expr}, ${separator})`,
+  forUpdate: '',
   forUpdateSkipLocked: '',
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
 };
