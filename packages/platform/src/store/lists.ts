@@ -88,10 +88,23 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
       'SELECT vid, properties FROM contacts WHERE portal_id = ? AND deleted = 0 AND vid > ? ORDER BY vid LIMIT ?',
     ),
     submitted: sql<[number, string, string], { vid: number; form_guid: string }>(
-      `SELECT DISTINCT vid, form_guid FROM form_submissions WHERE portal_id = ? AND vid IN (${jsonIds('?')}) AND form_guid IN (${jsonArrayValues('?')})`,
+      `SELECT vid, form_guid FROM form_submissions WHERE portal_id = ? AND vid IN (${jsonIds('?')}) AND form_guid IN (${jsonArrayValues('?')})`,
     ),
-    submittedBy: sql<[number, number], { vid: number; form_guid: string }>('SELECT DISTINCT vid, form_guid FROM form_submissions WHERE portal_id = ? AND vid = ?'),
+    submittedBy: sql<[number, number], { vid: number; form_guid: string }>('SELECT vid, form_guid FROM form_submissions WHERE portal_id = ? AND vid = ?'),
   };
+
+  /** Dynamic lists' filters by their text, parsed once rather than on every contact write (a form
+   * submission's re-check felt it); dropped whole when it grows past what lists there are. */
+  const parsed = new Map<string, { filters: ListFilters; forms: string[] }>();
+  function filtersOf(text: string) {
+    let found = parsed.get(text);
+    if (!found) {
+      if (parsed.size >= 1000) parsed.clear();
+      const filters: ListFilters = JSON.parse(text);
+      parsed.set(text, (found = { filters, forms: formsNamed(filters) }));
+    }
+    return found;
+  }
 
   /** Takes the portal's list lock (see the top of this file) in the transaction `t`. */
   const lock = (t: Transaction, portalId: number, mode: 'shared' | 'exclusive') => t.lock(`lists:${portalId}`, mode);
@@ -128,15 +141,17 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     return row;
   }
 
-  /** Which of `vids` submitted which of `forms`, as a Subject's `hasSubmitted` of each contact
-   * (one query for them all, none when no filter names a form). */
-  async function submissions(db: Queryable, portalId: number, vids: number[], forms: string[]) {
-    const done = new Set<string>();
-    if (forms.length && vids.length) {
-      // One contact (a single write's re-check) by its index alone: several times cheaper on SQLite.
-      const rows = vids.length == 1 ? await db.all(q.submittedBy, portalId, vids[0]) : await db.all(q.submitted, portalId, JSON.stringify(vids), JSON.stringify(forms));
-      for (const r of rows) done.add(`${r.vid} ${r.form_guid}`);
-    }
+  /** Which of `vids` submitted which of `forms` (one query for them all, none when no filter names
+   * a form). */
+  function submitted(db: Queryable, portalId: number, vids: number[], forms: string[]) {
+    if (!forms.length || !vids.length) return Promise.resolve([]);
+    // One contact (a single write's re-check) by its index alone: several times cheaper on SQLite.
+    return vids.length == 1 ? db.all(q.submittedBy, portalId, vids[0]) : db.all(q.submitted, portalId, JSON.stringify(vids), JSON.stringify(forms));
+  }
+
+  /** The Subject of each contact, given what `submitted` found. */
+  function subjects(rows: { vid: number; form_guid: string }[]) {
+    const done = new Set(rows.map((r) => `${r.vid} ${r.form_guid}`));
     return (vid: number, properties: Record<string, string>): Subject => ({ properties, hasSubmitted: (guid) => done.has(`${vid} ${guid}`) });
   }
 
@@ -166,7 +181,7 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     const keep = new Set<number>();
     for (let after = 0; ; ) {
       const chunk = await t.all(q.contactsAfter, list.portal_id, after, CHUNK);
-      const subject = await submissions(t, list.portal_id, chunk.map((c) => c.vid), forms);
+      const subject = subjects(await submitted(t, list.portal_id, chunk.map((c) => c.vid), forms));
       for (const c of chunk) if (matches(filters, subject(c.vid, JSON.parse(c.properties)))) keep.add(c.vid);
       if (chunk.length < CHUNK) break;
       after = chunk[CHUNK - 1].vid;
@@ -184,18 +199,19 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
    * transaction `db`. */
   async function recheck(db: Transaction, portalId: number, changed: ChangedContact[]) {
     await lock(db, portalId, 'shared');
-    const lists = (await db.all(q.dynamicOf, portalId)).map((l) => ({ id: l.list_id, filters: JSON.parse(l.filters) as ListFilters }));
+    const lists = (await db.all(q.dynamicOf, portalId)).map((l) => ({ id: l.list_id, ...filtersOf(l.filters) }));
     if (!lists.length) return;
     // A contact written twice counts with its last write.
     const last = new Map(changed.map((c) => [c.vid, c.properties]));
-    const subject = await submissions(db, portalId, [...last.keys()], lists.flatMap((l) => formsNamed(l.filters)));
+    const subject = subjects(await submitted(db, portalId, [...last.keys()], lists.flatMap((l) => l.forms)));
     const at = now();
     for (const list of lists) {
       const [inside, outside]: number[][] = [[], []];
       for (const [vid, properties] of last) (properties && matches(list.filters, subject(vid, properties)) ? inside : outside).push(vid);
-      const joined = await setMembers(db, list.id, inside, true, at);
-      const left = await setMembers(db, list.id, outside, false, at);
-      if (joined.length || left.length) await db.run(q.sizeChanged, at, list.id);
+      let moved = 0;
+      if (inside.length) moved += (await setMembers(db, list.id, inside, true, at)).length;
+      if (outside.length) moved += (await setMembers(db, list.id, outside, false, at)).length;
+      if (moved) await db.run(q.sizeChanged, at, list.id);
     }
   }
   onContactsChanged(recheck);
