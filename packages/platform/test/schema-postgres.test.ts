@@ -12,6 +12,7 @@ import { havePostgres, PG_URL, pgSchema } from './postgres';
 
 const schema = await pgSchema('schema');
 const fresh = await pgSchema('open');
+const older = await pgSchema('v7');
 
 describe.skipIf(!havePostgres)('the schema on PostgreSQL', () => {
   let lite: Engine;
@@ -63,6 +64,22 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
     const again = await openPostgres(PG_URL, { schema: fresh });
     expect(await again.value(sql<[], { n: number }>('SELECT count(*) AS n FROM portals'))).toBe(1);
     await again.close();
+  });
+
+  it('brings a version 7 database up to date: enrollments get their claim and the unique index on active ones', async () => {
+    const made = await openPostgres(PG_URL, { schema: older });
+    await made.exec(`INSERT INTO enrollments (workflow_id, portal_id, vid, next_run_at, status, enrolled_at) VALUES (3, 9, 5, 1, 'active', 1);
+      DROP INDEX enrollments_active; ALTER TABLE enrollments DROP COLUMN claimed_until; UPDATE meta SET value = '7' WHERE key = 'schema_version'`);
+    await made.close();
+    const db = await openPostgres(PG_URL, { schema: older });
+    try {
+      expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(String(SCHEMA_VERSION));
+      expect(await db.all(sql<[], Record<string, unknown>>('SELECT vid, status, claimed_until FROM enrollments'))).toEqual([{ vid: 5, status: 'active', claimed_until: null }]);
+      const index = sql<[string], { indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = ? AND indexname = 'enrollments_active'");
+      expect(await db.value(index, older)).toMatch(/^CREATE UNIQUE INDEX enrollments_active ON \S+ USING btree \(workflow_id, vid\) WHERE \(status = 'active'::text\)$/);
+    } finally {
+      await db.close();
+    }
   });
 
   it('refuses a database of a newer schema version, and closes its connections', async () => {

@@ -24,6 +24,7 @@ export const sqliteDialect: Dialect = {
   ilike: (expr, pattern) => `${expr} LIKE ${pattern}`,
   groupConcat: (expr, separator) => `group_concat(${expr}, ${separator})`,
   rowid: 'rowid',
+  forUpdateSkipLocked: '',
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
 };
 

@@ -50,6 +50,11 @@ export interface Dialect {
    * auto-numbered key): SQLite's rowid. PostgreSQL has no such thing: `ctid`, a row's place in
    * its table, follows insertion only until the row is updated (an updated row moves). */
   readonly rowid: string;
+  /** Ends a SELECT that claims rows for a job (due workflow steps): the rows it picks are locked
+   * until its transaction ends, and rows another transaction has locked are passed over rather
+   * than waited for, so two processes claiming at once take different rows. SQLite has one
+   * writer at a time: nothing to say. */
+  readonly forUpdateSkipLocked: string;
   /** The type of an auto-numbered primary key column, in CREATE TABLE. */
   readonly autoId: string;
 }

@@ -46,4 +46,6 @@ export const FIRST_POSTGRES_VERSION = 7;
 
 /** Changes from one schema version to the next on PostgreSQL (from FIRST_POSTGRES_VERSION on):
  * each SQLite migration in schema.ts after it has its counterpart here. */
-export const POSTGRES_MIGRATIONS: Record<number, string> = {};
+export const POSTGRES_MIGRATIONS: Record<number, string> = {
+  8: 'ALTER TABLE enrollments ADD COLUMN claimed_until BIGINT;',
+};
