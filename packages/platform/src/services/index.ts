@@ -87,7 +87,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const lists = listStore(db, contacts, now, onContactsChanged);
   const forms = formStore(db, contacts, properties, now);
   const email = emailStore(engine, now);
-  const workflows = workflowStore(db, { contacts, properties, lists, email, tx: (fn) => engine.tx(fn) }, now, options.fetch ?? fetch);
+  const workflows = workflowStore(engine, { contacts, properties, lists, email, write }, now, options.fetch ?? fetch);
   const tracking = trackingStore(db, contacts, now);
   const visitors = visitorLinks(contacts, tracking);
   const removeProperty = propertyRemoval(properties, contacts, lists);
