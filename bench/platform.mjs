@@ -129,22 +129,22 @@ function databaseSize(file) {
 // Keys to look up
 
 /** The vid range, sample emails and LINKED_UTKS visitor tokens linked (by the store, not HTTP) to random contacts. */
-function prepareKeys(database) {
+async function prepareKeys(database) {
   const platform = createPlatform({ database, logger: false });
   try {
     const { lo, hi } = platform.db.prepare('SELECT min(vid) AS lo, max(vid) AS hi FROM contacts WHERE portal_id = ?').get(PORTAL);
     const byVid = platform.db.prepare('SELECT email FROM contacts WHERE vid = ?');
     const emails = [];
     const utks = [];
-    platform.db.transaction(() => {
+    await platform.services.engine.tx(async (t) => {
       for (let i = 0; i < Math.min(LINKED_UTKS, CONTACTS); i++) {
         const vid = randomInt(lo, hi + 1);
         const utk = hex32();
-        platform.services.visitors.link(PORTAL, utk, vid);
+        await platform.services.visitors.link(t, PORTAL, utk, vid);
         utks.push(utk);
         emails.push(byVid.get(randomInt(lo, hi + 1)).email);
       }
-    })();
+    });
     return { lo, hi, emails, utks };
   } finally {
     platform.db.close(); // never listened: nothing else to stop
@@ -364,7 +364,7 @@ async function main() {
       server = await serveInProcess(database);
     }
     say(`seeded in ${fmt(seedSeconds, 1)} s; linking ${fmt(Math.min(LINKED_UTKS, CONTACTS))} visitor tokens…`);
-    const keys = prepareKeys(database);
+    const keys = await prepareKeys(database);
     let posts;
     if (wanted('content')) {
       say(`adding ${fmt(POSTS)} blog posts…`);

@@ -96,7 +96,7 @@ export async function main(argv: string[]) {
     const count = number('seed-contacts', values['seed-contacts']);
     const bar = new SingleBar({ format: 'Seeding contacts [{bar}] {value}/{total} ({percentage}%) {eta}s left' });
     bar.start(count, 0);
-    seedContacts(platform.services, DEMO_PORTAL, count, (done) => bar.update(done));
+    await seedContacts(platform.services, DEMO_PORTAL, count, (done) => bar.update(done));
     bar.stop();
   }
   const { baseUrl, formsUrl } = await platform.listen({

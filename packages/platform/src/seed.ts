@@ -10,15 +10,15 @@ export const DEMO_PORTAL = 62515;
 export async function seedDemo(services: Services): Promise<PortalCredentials | undefined> {
   const { engine, now } = services;
   if (await services.portals.tier(engine, DEMO_PORTAL)) return undefined;
-  // In one transaction of the engine; the stores not yet on it write on the same connection, in it.
+  // In one transaction: a demo portal is made whole or not at all.
   return engine.tx(async (tx) => {
     const t = now();
     await createPortal(tx, services, { id: DEMO_PORTAL, name: 'Acme Widgets (demo)', tier: 'enterprise', now: t });
     const credentials = await issuePortalCredentials(tx, DEMO_PORTAL, t);
     const p = DEMO_PORTAL;
 
-    services.properties.createGroup(p, 'widgetinformation', { displayName: 'Widget Information', displayOrder: 10 });
-    services.properties.create(p, 'favorite_widget', {
+    await services.properties.createGroup(tx, p, 'widgetinformation', { displayName: 'Widget Information', displayOrder: 10 });
+    await services.properties.create(tx, p, 'favorite_widget', {
       label: 'Favourite widget',
       groupName: 'widgetinformation',
       type: 'enumeration',
@@ -27,7 +27,7 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
       options: ['sprocket', 'gizmo', 'doohickey'].map((value, displayOrder) => ({ value, label: value[0].toUpperCase() + value.slice(1), displayOrder })),
     });
 
-    const contactForm = services.forms.create(p, {
+    const contactForm = await services.forms.create(tx, p, {
       name: 'Contact us',
       submitText: 'Send',
       inlineMessage: 'Thanks! We will be in touch.',
@@ -50,20 +50,20 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
         { fields: [{ name: 'message' }] },
       ],
     });
-    services.forms.create(p, {
+    await services.forms.create(tx, p, {
       name: 'Newsletter sign-up',
       submitText: 'Subscribe',
       inlineMessage: 'You are on the list.',
       fields: [{ name: 'email', required: true }, { name: 'firstname' }],
     });
 
-    const newsletter = services.lists.create(p, { name: 'Newsletter readers', dynamic: false });
-    services.lists.create(p, {
+    const newsletter = await services.lists.create(tx, p, { name: 'Newsletter readers', dynamic: false });
+    await services.lists.create(tx, p, {
       name: 'Contact form leads',
       dynamic: true,
       filters: [[{ operator: 'HAS_FILLED_OUT_FORM', form: contactForm.guid }]],
     });
-    services.lists.create(p, { name: 'Acme colleagues', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: '@acme.test', type: 'string' }]] });
+    await services.lists.create(tx, p, { name: 'Acme colleagues', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: '@acme.test', type: 'string' }]] });
 
     await seedEmailDefaults(tx, p, t);
 

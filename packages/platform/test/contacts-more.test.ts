@@ -107,7 +107,7 @@ describe('contact reads', () => {
   it('batch reads by vids, emails and utks, ignoring unknown ones', async () => {
     const a = await create({ email: 'ba@x.test', firstname: 'A' });
     const b = await create({ email: 'bb@x.test', firstname: 'B' });
-    t.platform.services.visitors.link(62515, 'f'.repeat(32), a);
+    await t.platform.services.write((db) => t.platform.services.visitors.link(db, 62515, 'f'.repeat(32), a));
     const byVid = await t.call('GET', `/contacts/v1/contact/vids/batch/${a},${b},424242?vid=${b}`);
     expect(Object.keys(byVid.json).sort()).toEqual([String(a), String(b)].sort());
     expect(byVid.json[a].properties.firstname).toEqual({ value: 'A' });
@@ -121,7 +121,7 @@ describe('contact reads', () => {
   it('batch reads with the keys only in the query string, as the legacy clients send them', async () => {
     const a = await create({ email: 'qa@x.test', firstname: 'QA' });
     const b = await create({ email: 'qb@x.test' });
-    t.platform.services.visitors.link(62515, 'c'.repeat(32), b);
+    await t.platform.services.write((db) => t.platform.services.visitors.link(db, 62515, 'c'.repeat(32), b));
     const byVid = await t.call('GET', `/contacts/v1/contact/vids/batch/?vid=${a}&vid=${b}&vid=424242`);
     expect(Object.keys(byVid.json).sort()).toEqual([String(a), String(b)].sort());
     expect(byVid.json[a].properties.firstname).toEqual({ value: 'QA' });
@@ -134,7 +134,7 @@ describe('contact reads', () => {
 
   it('finds by utk with the LEAD_GUID identity, 404 otherwise', async () => {
     const vid = await create({ email: 'visitor@x.test' });
-    t.platform.services.visitors.link(62515, 'e'.repeat(32), vid);
+    await t.platform.services.write((db) => t.platform.services.visitors.link(db, 62515, 'e'.repeat(32), vid));
     const res = await t.call('GET', `/contacts/v1/contact/utk/${'e'.repeat(32)}/profile`);
     expect(res.json['identity-profiles'][0].identities.map((i: { type: string }) => i.type)).toEqual(['EMAIL', 'LEAD_GUID']);
     expect((await t.call('GET', `/contacts/v1/contact/utk/${'d'.repeat(32)}/profile`)).status).toBe(404);

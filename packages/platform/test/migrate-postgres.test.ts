@@ -31,7 +31,7 @@ describe.skipIf(!havePostgres)('svc-platform migrate', () => {
   beforeAll(async () => {
     const platform = createPlatform({ database: file, logger: false });
     await seedDemo(platform.services);
-    seedContacts(platform.services, 62515, 2_500, () => {});
+    await seedContacts(platform.services, 62515, 2_500, () => {});
     await platform.close();
     lite = sqliteEngine(openDatabase(file));
     pg = postgresEngine(PG_URL, { schema });

@@ -98,15 +98,15 @@ describe('schema migrations', () => {
         { seq: 3, prev: 2, timestamp: 300, source_type: 'API', source_id: null, changes: JSON.stringify({ lifecyclestage: 'lead' }) },
       ]);
       expect(platform.db.prepare('SELECT history_head FROM contacts WHERE vid = 5').pluck().get()).toBe(3);
-      const contacts = platform.services.contacts;
-      const { properties: read } = contacts.record(contacts.require(9, 5), { profile: true });
+      const { contacts, engine } = platform.services;
+      const { properties: read } = await contacts.record(engine, await contacts.require(engine, 9, 5), { profile: true });
       expect(read.firstname.versions!.map((v) => [v.value, v['source-type'], v.timestamp, v.selected])).toEqual([
         ['Augusta', 'FORM', 200, true],
         ['Ada', 'API', 100, false],
       ]);
       // A write after the migration continues the contact's chain.
-      contacts.update(9, 5, [{ property: 'firstname', value: 'Ada' }]);
-      const { properties: after } = contacts.record(contacts.require(9, 5), { profile: true });
+      await platform.services.write((t) => contacts.update(t, 9, 5, [{ property: 'firstname', value: 'Ada' }]));
+      const { properties: after } = await contacts.record(engine, await contacts.require(engine, 9, 5), { profile: true });
       expect(after.firstname.versions!.map((v) => v.value)).toEqual(['Ada', 'Augusta', 'Ada']);
       expect(after.lifecyclestage.versions!.map((v) => v.value)).toEqual(['lead']);
     } finally {

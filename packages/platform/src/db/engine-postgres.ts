@@ -23,6 +23,9 @@ export const postgresDialect: Dialect = {
   },
   // A jsonb array contains a scalar it holds; a scalar contains itself.
   jsonHas: (column, path, value) => `coalesce((${column}::jsonb #> ${pgPath(path)}) @> to_jsonb((${value})::double precision), false)`,
+  jsonRemoveKey: (column, key) => `(${column}::jsonb - ${key}::text)::text`,
+  // jsonb_exists is the `?` operator, which would read as a placeholder.
+  jsonHasKey: (column, key) => `jsonb_exists(${column}::jsonb, ${key}::text)`,
   jsonNumbers: (array) => `SELECT jsonb_array_elements_text((${array})::jsonb)::double precision`,
   instr: (haystack, needle) => `strpos(${haystack}, ${needle})`,
   jsonArrayValues: (json) => `SELECT jsonb_array_elements_text(${json}::jsonb)`,
@@ -90,8 +93,12 @@ function unreachable(err: unknown) {
   );
 }
 
-/** A connection failure as the platform's 503; anything else as it is. */
+/** A connection failure as the platform's 503; two transactions writing the same unique key at
+ * once (two processes creating one email's contact), the loser as a 409 to retry (SQLite's single
+ * writer never meets it: the loser's check sees the winner's row); anything else as it is. */
 export function asUnavailable(err: unknown): unknown {
+  if ((err as { code?: string }).code == '23505')
+    return new PlatformError('conflict', 'a concurrent request wrote the same record first; try again', { category: 'CONFLICT' });
   if (!unreachable(err)) return err;
   return new PlatformError('unavailable', 'the database is unavailable; try again shortly', { category: 'SERVICE_UNAVAILABLE' }, { 'Retry-After': '1' });
 }

@@ -18,6 +18,8 @@ export const sqliteDialect: Dialect = {
   jsonBoolean: (column, path) => `json_extract(${column}, '${path}')`,
   jsonSortKey: (column, path) => `json_extract(${column}, '${path}')`,
   jsonHas: (column, path, value) => `EXISTS (SELECT 1 FROM json_each(${column}, '${path}') WHERE value = ${value})`,
+  jsonRemoveKey: (column, key) => `json_remove(${column}, '$.' || ${key})`,
+  jsonHasKey: (column, key) => `json_type(${column}, '$.' || ${key}) IS NOT NULL`,
   jsonNumbers: (array) => `SELECT value FROM json_each(${array})`,
   instr: (haystack, needle) => `instr(${haystack}, ${needle})`,
   jsonArrayValues: (json) => `SELECT value FROM json_each(${json})`,

@@ -36,6 +36,10 @@ export interface Dialect {
   jsonSortKey(column: string, path: string): string;
   /** Whether the value at a JSON path is the number `value`, or an array holding it. */
   jsonHas(column: string, path: string, value: string): string;
+  /** A JSON object text column without its top-level `key` (a text expression). */
+  jsonRemoveKey(column: string, key: string): string;
+  /** Whether a JSON object text column has the top-level `key` (a text expression). */
+  jsonHasKey(column: string, key: string): string;
   /** A subquery: the numbers of a JSON array (a text parameter), one row each. */
   jsonNumbers(array: string): string;
   /** The position of `needle` in `haystack` from 1, 0 when absent. */

@@ -29,12 +29,17 @@ export function toPostgresSchema(sqlite: string) {
 
 /** What only PostgreSQL keeps in the database, because processes share it there (one SQLite
  * process keeps it in memory): the rate limits' counters (rate-limiter-flexible's table layout). */
-export const POSTGRES_ONLY_TABLES = ['rate_limits'];
+export const POSTGRES_ONLY_TABLES = ['rate_limits', 'cache_versions'];
 const POSTGRES_ONLY = `
 CREATE TABLE IF NOT EXISTS rate_limits (
   key VARCHAR(255) PRIMARY KEY,
   points INTEGER NOT NULL DEFAULT 0,
   expire BIGINT
+);
+-- Versions of what the processes cache (db/shared-cache.ts): one process's write, the others' reload.
+CREATE TABLE IF NOT EXISTS cache_versions (
+  name TEXT PRIMARY KEY,
+  version TEXT NOT NULL
 );
 `;
 

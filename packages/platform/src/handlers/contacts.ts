@@ -1,19 +1,29 @@
 /** §4.2 Contacts. */
 import { Reply, type Handlers } from './handler';
 import { notFound } from '../domain/errors';
+import type { Queryable } from '../db/engine';
 import type { Services } from '../services';
 import type { ContactRow, ReadOptions } from '../store/contacts';
 
 export function contactHandlers({ contacts }: Services): Handlers {
-  const profile = (row: ContactRow, query: ReadOptions) => contacts.record(row, { ...query, profile: true });
-  /** Batch reads answer value_only by default, keyed by `key`. */
-  const keyed = (pairs: [string, ContactRow | undefined][], query: ReadOptions) =>
-    Object.fromEntries(
-      pairs.filter(([, row]) => row).map(([key, row]) => [key, contacts.record(row!, { propertyMode: 'value_only', ...query, profile: true })]),
-    );
+  const profile = (db: Queryable, row: ContactRow, query: ReadOptions) => contacts.record(db, row, { ...query, profile: true });
+  /** Batch reads answer value_only by default, keyed by `key`; `rows` are found side by side. */
+  const keyed = async (db: Queryable, pairs: Promise<[string, ContactRow | undefined]>[], query: ReadOptions) => {
+    const found = (await Promise.all(pairs)).filter(([, row]) => row);
+    const records = await Promise.all(found.map(([, row]) => contacts.record(db, row!, { propertyMode: 'value_only', ...query, profile: true })));
+    return Object.fromEntries(found.map(([key], i) => [key, records[i]]));
+  };
+  const byVid = (db: Queryable, portalId: number, vids: number[]) => vids.map(async (v): Promise<[string, ContactRow | undefined]> => [String(v), await contacts.get(db, portalId, v)]);
+  const byEmail = (db: Queryable, portalId: number, emails: string[]) =>
+    emails.map(async (e): Promise<[string, ContactRow | undefined]> => {
+      const row = await contacts.getByEmail(db, portalId, e);
+      return [String(row?.vid), row];
+    });
+  const byUtk = (db: Queryable, portalId: number, utks: string[]) => utks.map(async (u): Promise<[string, ContactRow | undefined]> => [u, await contacts.getByUtk(db, portalId, u)]);
 
   /** A newest-first feed page: the cursor is the last row's (time, vid). */
-  const recentPage = (
+  const recentPage = async (
+    db: Queryable,
     page: { rows: ContactRow[]; hasMore: boolean },
     opts: ReadOptions,
     at: (row: ContactRow) => number,
@@ -22,69 +32,63 @@ export function contactHandlers({ contacts }: Services): Handlers {
   ) => {
     const last = page.rows.at(-1);
     return {
-      contacts: contacts.records(page.rows, opts, at),
+      contacts: await contacts.records(db, page.rows, opts, at),
       'has-more': page.hasMore,
       'vid-offset': last?.vid ?? vidOffset ?? 0,
       'time-offset': last ? at(last) : (timeOffset ?? 0),
     };
   };
+  /** The row, or the legacy API's 404. */
+  const found = (row: ContactRow | undefined) => {
+    if (!row) throw notFound('resource not found');
+    return row;
+  };
   return {
-    'contacts.create': ({ portalId, body }) => profile(contacts.require(portalId, contacts.create(portalId, body.properties)), {}),
-    'contacts.update': ({ portalId, params, body }) => {
-      contacts.update(portalId, params.contact_id, body.properties);
+    'contacts.create': async ({ db, portalId, body }) => profile(db, await contacts.require(db, portalId, await contacts.create(db, portalId, body.properties)), {}),
+    'contacts.update': async ({ db, portalId, params, body }) => {
+      await contacts.update(db, portalId, params.contact_id, body.properties);
     },
-    'contacts.createOrUpdate': ({ portalId, params, body }) => contacts.upsertByEmail(portalId, params.contact_email, body.properties),
-    'contacts.batch': ({ portalId, body }) => {
-      contacts.batch(portalId, body.map((i) => ({ vid: i.vid, email: i.email, properties: i.properties })));
+    'contacts.createOrUpdate': ({ db, portalId, params, body }) => contacts.upsertByEmail(db, portalId, params.contact_email, body.properties),
+    'contacts.batch': async ({ db, portalId, body }) => {
+      await contacts.batch(db, portalId, body.map((i) => ({ vid: i.vid, email: i.email, properties: i.properties })));
       return new Reply(202);
     },
-    'contacts.delete': ({ portalId, params }) => {
-      contacts.remove(portalId, params.contact_id);
+    'contacts.delete': async ({ db, portalId, params }) => {
+      await contacts.remove(db, portalId, params.contact_id);
       return { vid: params.contact_id, deleted: true, reason: 'OK' };
     },
-    'contacts.getAll': ({ portalId, query: { count, vidOffset, ...opts } }) => {
-      const { rows, hasMore } = contacts.page(portalId, count, vidOffset);
+    'contacts.getAll': async ({ db, portalId, query: { count, vidOffset, ...opts } }) => {
+      const { rows, hasMore } = await contacts.page(db, portalId, count, vidOffset);
       return {
-        contacts: contacts.records(rows, opts, (r) => r.created_at),
+        contacts: await contacts.records(db, rows, opts, (r) => r.created_at),
         'has-more': hasMore,
         'vid-offset': rows.at(-1)?.vid ?? vidOffset ?? 0,
       };
     },
-    'contacts.getRecentlyUpdated': ({ portalId, query: { count, timeOffset, vidOffset, ...opts } }) =>
-      recentPage(contacts.recent(portalId, count, timeOffset, vidOffset), opts, (r) => r.updated_at, timeOffset, vidOffset),
-    'contacts.getRecentlyCreated': ({ portalId, query: { count, timeOffset, vidOffset, ...opts } }) =>
-      recentPage(contacts.created(portalId, count, timeOffset, vidOffset), opts, (r) => r.created_at, timeOffset, vidOffset),
-    'contacts.getByVid': ({ portalId, params, query }) => profile(contacts.require(portalId, params.contact_id), query),
-    'contacts.getByEmail': ({ portalId, params, query }) => {
-      const row = contacts.getByEmail(portalId, params.contact_email);
-      if (!row) throw notFound('resource not found');
-      return profile(row, query);
-    },
-    'contacts.getByUtk': ({ portalId, params, query }) => {
-      const row = contacts.getByUtk(portalId, params.contact_utk);
-      if (!row) throw notFound('resource not found');
-      return profile(row, query);
-    },
-    'contacts.getBatchByVids': ({ portalId, params, query: { vid, ...query } }) =>
-      keyed([...params.contact_ids, ...vid].map((v) => [String(v), contacts.get(portalId, v)]), query),
-    'contacts.getBatchByEmails': ({ portalId, params, query: { email, ...query } }) =>
-      keyed([...params.contact_emails, ...email].map((e) => contacts.getByEmail(portalId, e)).map((r) => [String(r?.vid), r]), query),
-    'contacts.getBatchByUtks': ({ portalId, params, query: { utk, ...query } }) =>
-      keyed([...params.contact_utk, ...utk].map((u) => [u, contacts.getByUtk(portalId, u)]), query),
-    'contacts.getBatchByVidsQuery': ({ portalId, query: { vid, ...query } }) => keyed(vid.map((v) => [String(v), contacts.get(portalId, v)]), query),
-    'contacts.getBatchByEmailsQuery': ({ portalId, query: { email, ...query } }) =>
-      keyed(email.map((e) => contacts.getByEmail(portalId, e)).map((r) => [String(r?.vid), r]), query),
-    'contacts.getBatchByUtksQuery': ({ portalId, query: { utk, ...query } }) => keyed(utk.map((u) => [u, contacts.getByUtk(portalId, u)]), query),
-    'contacts.search': ({ portalId, query: { q, count, offset = 0, property, sort, order } }) => {
-      const { rows, total } = contacts.search(portalId, q, count, offset, sort ? { property: sort, order } : undefined);
+    'contacts.getRecentlyUpdated': async ({ db, portalId, query: { count, timeOffset, vidOffset, ...opts } }) =>
+      recentPage(db, await contacts.recent(db, portalId, count, timeOffset, vidOffset), opts, (r) => r.updated_at, timeOffset, vidOffset),
+    'contacts.getRecentlyCreated': async ({ db, portalId, query: { count, timeOffset, vidOffset, ...opts } }) =>
+      recentPage(db, await contacts.created(db, portalId, count, timeOffset, vidOffset), opts, (r) => r.created_at, timeOffset, vidOffset),
+    'contacts.getByVid': async ({ db, portalId, params, query }) => profile(db, await contacts.require(db, portalId, params.contact_id), query),
+    'contacts.getByEmail': async ({ db, portalId, params, query }) => profile(db, found(await contacts.getByEmail(db, portalId, params.contact_email)), query),
+    'contacts.getByUtk': async ({ db, portalId, params, query }) => profile(db, found(await contacts.getByUtk(db, portalId, params.contact_utk)), query),
+    'contacts.getBatchByVids': ({ db, portalId, params, query: { vid, ...query } }) => keyed(db, byVid(db, portalId, [...params.contact_ids, ...vid]), query),
+    'contacts.getBatchByEmails': ({ db, portalId, params, query: { email, ...query } }) =>
+      keyed(db, byEmail(db, portalId, [...params.contact_emails, ...email]), query),
+    'contacts.getBatchByUtks': ({ db, portalId, params, query: { utk, ...query } }) => keyed(db, byUtk(db, portalId, [...params.contact_utk, ...utk]), query),
+    'contacts.getBatchByVidsQuery': ({ db, portalId, query: { vid, ...query } }) => keyed(db, byVid(db, portalId, vid), query),
+    'contacts.getBatchByEmailsQuery': ({ db, portalId, query: { email, ...query } }) => keyed(db, byEmail(db, portalId, email), query),
+    'contacts.getBatchByUtksQuery': ({ db, portalId, query: { utk, ...query } }) => keyed(db, byUtk(db, portalId, utk), query),
+    'contacts.search': async ({ db, portalId, query: { q, count, offset = 0, property, sort, order } }) => {
+      const { rows, total } = await contacts.search(db, portalId, q, count, offset, sort ? { property: sort, order } : undefined);
       return {
         query: q,
         offset: offset + rows.length,
         'has-more': offset + rows.length < total,
         total,
-        contacts: contacts.records(rows, { property }, (r) => r.created_at),
+        contacts: await contacts.records(db, rows, { property }, (r) => r.created_at),
       };
     },
-    'contacts.statistics': ({ portalId }) => contacts.statistics(portalId),
+    'contacts.statistics': ({ db, portalId }) => contacts.statistics(db, portalId),
   };
 }

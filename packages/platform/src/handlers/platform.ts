@@ -20,7 +20,7 @@ export function platformHandlers(services: Services): Handlers {
 
     'limits.records': async ({ db, portalId }) => {
       const limit = CONTACT_LIMIT[(await portals.tier(db, portalId))!];
-      const usage: Record<string, number> = { '0-1': contacts.statistics(portalId).contacts };
+      const usage: Record<string, number> = { '0-1': (await contacts.statistics(db, portalId)).contacts };
       return {
         svcDefinedObjectTypes: OBJECTS.map(([objectTypeId, singularLabel, pluralLabel]) => ({
           objectTypeId,

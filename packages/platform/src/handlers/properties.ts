@@ -4,15 +4,15 @@ import type { Services } from '../services';
 
 export function propertyHandlers({ properties, removeProperty }: Services): Handlers {
   return {
-    'properties.list': ({ portalId }) => [...properties.definitions(portalId).values()],
-    'properties.create': ({ portalId, params, body }) => properties.create(portalId, params.property_name, body),
-    'properties.update': ({ portalId, params, body }) => properties.update(portalId, params.property_name, body),
-    'properties.delete': ({ portalId, params }) => removeProperty(portalId, params.property_name),
-    'properties.getGroup': ({ portalId, params, query }) => properties.getGroup(portalId, params.group_name, !!query.includeProperties),
-    'properties.createGroup': ({ portalId, params, body }) => properties.createGroup(portalId, params.group_name, body),
-    'properties.updateGroup': ({ portalId, params, body }) => properties.updateGroup(portalId, params.group_name, body),
-    'properties.deleteGroup': ({ portalId, params }) => properties.removeGroup(portalId, params.group_name),
-    'deals.getPropertyGroup': ({ portalId, params, query }) =>
-      properties.getGroup(portalId, params.property_group, !!query.includeProperties, 'deals'),
+    'properties.list': async ({ db, portalId }) => [...(await properties.definitions(db, portalId)).values()],
+    'properties.create': ({ db, portalId, params, body }) => properties.create(db, portalId, params.property_name, body),
+    'properties.update': ({ db, portalId, params, body }) => properties.update(db, portalId, params.property_name, body),
+    'properties.delete': ({ db, portalId, params }) => removeProperty(db, portalId, params.property_name),
+    'properties.getGroup': ({ db, portalId, params, query }) => properties.getGroup(db, portalId, params.group_name, !!query.includeProperties),
+    'properties.createGroup': ({ db, portalId, params, body }) => properties.createGroup(db, portalId, params.group_name, body),
+    'properties.updateGroup': ({ db, portalId, params, body }) => properties.updateGroup(db, portalId, params.group_name, body),
+    'properties.deleteGroup': ({ db, portalId, params }) => properties.removeGroup(db, portalId, params.group_name),
+    'deals.getPropertyGroup': ({ db, portalId, params, query }) =>
+      properties.getGroup(db, portalId, params.property_group, !!query.includeProperties, 'deals'),
   };
 }

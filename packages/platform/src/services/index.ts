@@ -4,10 +4,11 @@ import { join } from 'node:path';
 /** The platform's stores, wired to one database and one clock. */
 import type { Queryable } from '../db/engine';
 import { sqliteEngine } from '../db/engine-sqlite';
+import { txContext } from '../db/tx-context';
 import { type Db, transaction } from '../db/open';
 import { scheduler } from '../scheduler';
 import { blogV1Store } from '../store/blog-v1';
-import { contactStore, type ChangedContact } from '../store/contacts';
+import { contactStore, type ChangedContact, type ContactsChanged } from '../store/contacts';
 import { contentEngine } from '../store/content/engine';
 import { blobStore } from '../store/files/blobs';
 import { fileStore } from '../store/files/files';
@@ -46,49 +47,46 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   const portals = portalStore();
   const credentials = credentialStore();
   const oauth = oauthStore(now, options.oauth ?? { tokenLifetimeSeconds: 1800, rotateRefreshTokens: false });
-  const properties = propertyStore(db, now);
-  /** Contact changes (create, update, delete, batch): dynamic lists re-evaluate on them. */
-  const contactListeners: ((portalId: number, changed: ChangedContact[]) => void)[] = [];
-  const onContactsChanged = (fn: (portalId: number, changed: ChangedContact[]) => void) => contactListeners.push(fn);
-  const notify = (portalId: number, changed: ChangedContact[]) => contactListeners.forEach((fn) => fn(portalId, changed));
-  /** Inside `gatherChanges`, changes are gathered and announced once at its end (a collector
-   * batch or a form submission touches the same contact several times); a contact's last change
-   * is the one announced. Its end is when `fn`'s promise settles: on SQLite the transactions'
-   * bodies run one at a time (a group's savepoints are serial) and await nothing but their
-   * statements, so what is gathered meanwhile is this one's. */
-  let gathered: Map<number, Map<number, ChangedContact>> | undefined;
-  const changed = (portalId: number, contacts: ChangedContact[]) => {
-    if (!gathered) return notify(portalId, contacts);
-    const byVid = gathered.get(portalId) ?? gathered.set(portalId, new Map()).get(portalId)!;
-    for (const c of contacts) byVid.set(c.vid, c);
-  };
-  const gatherChanges = async <T>(fn: () => T): Promise<Awaited<T>> => {
-    if (gathered) return await fn();
-    gathered = new Map();
-    try {
-      const result = await fn();
-      for (const [portalId, byVid] of gathered) notify(portalId, [...byVid.values()]);
-      return result;
-    } finally {
-      gathered = undefined;
-    }
-  };
   /** What runs after each commit (the WAL checkpointer, once the servers listen). */
   let afterCommit: (() => void) | undefined;
   const engine = sqliteEngine(db, { groupCommit: true, afterCommit: () => afterCommit?.() });
-  /** One request's writes: a savepoint in the group commit, its contact changes announced once;
-   * resolves once they are durable. */
-  const write = <T>(fn: (t: Queryable) => T): Promise<Awaited<T>> => engine.tx((t) => gatherChanges(() => fn(t)));
+  const properties = propertyStore(engine, now);
+  /** Contact changes (create, update, delete, batch): dynamic lists re-evaluate on them, in the
+   * writing transaction. */
+  const contactListeners: ContactsChanged[] = [];
+  const onContactsChanged = (fn: ContactsChanged) => contactListeners.push(fn);
+  const notify = async (db: Queryable, portalId: number, changed: ChangedContact[]) => {
+    for (const fn of contactListeners) await fn(db, portalId, changed);
+  };
+  /** In a request's write, changes are gathered and announced once at its end (a collector batch
+   * or a form submission touches the same contact several times); a contact's last change is the
+   * one announced. */
+  const gathering = txContext<Map<number, Map<number, ChangedContact>>>();
+  const changed: ContactsChanged = (db, portalId, contacts) => {
+    const gathered = gathering.of(db);
+    if (!gathered) return notify(db, portalId, contacts);
+    const byVid = gathered.get(portalId) ?? gathered.set(portalId, new Map()).get(portalId)!;
+    for (const c of contacts) byVid.set(c.vid, c);
+  };
+  /** One request's writes: a transaction (on SQLite a savepoint in the group commit), its contact
+   * changes announced once; resolves once they are durable. */
+  const write = <T>(fn: (t: Queryable) => T): Promise<Awaited<T>> =>
+    engine.tx(async (t): Promise<Awaited<T>> => {
+      const gathered = new Map<number, Map<number, ChangedContact>>();
+      const result = await fn(gathering.bind(t, gathered));
+      for (const [portalId, byVid] of gathered) await notify(t, portalId, [...byVid.values()]);
+      return result;
+    });
   const group = {
     settled: () => engine.settled(),
     onCommit: (fn: (() => void) | undefined) => (afterCommit = fn),
   };
-  const contacts = contactStore(db, properties, now, changed);
+  const contacts = contactStore(engine, properties, now, changed);
   const lists = listStore(db, contacts, now, onContactsChanged);
   const forms = formStore(db, contacts, properties, now);
   const email = emailStore(engine, now);
   const workflows = workflowStore(engine, { contacts, properties, lists, email, write }, now, options.fetch ?? fetch);
-  const tracking = trackingStore(db, contacts, now);
+  const tracking = trackingStore(contacts, now);
   const visitors = visitorLinks(contacts, tracking);
   const removeProperty = propertyRemoval(properties, contacts, lists);
   const content = contentEngine(engine, now);

@@ -73,62 +73,56 @@ export function trackingIntake(deps: {
   }
 
   /** The valid contact property writes among `values` (identify data must not fail the event). */
-  const validWrites = (portalId: number, values: Record<string, string>) =>
-    Object.entries(values)
+  async function validWrites(db: Queryable, portalId: number, values: Record<string, string>) {
+    const writes = Object.entries(values)
       .filter(([name]) => name != 'email')
-      .map(([property, value]) => ({ property, value }))
-      .filter((w) => !properties.validate(portalId, [w]).length);
+      .map(([property, value]) => ({ property, value }));
+    const invalid = new Set((await properties.validate(db, portalId, writes)).map((r) => r.name));
+    return writes.filter((w) => !invalid.has(w.property));
+  }
 
   /** identify and count, for an event already stored with the contact its visitor was linked to. */
-  function identifyAndCount(e: TrackedEvent, linked: number | undefined) {
+  async function identifyAndCount(db: Queryable, e: TrackedEvent, linked: number | undefined) {
     const email = e.contact?.email;
     if (email && isEmail(email)) {
-      const { vid } = contacts.upsertByEmail(e.portalId, email, validWrites(e.portalId, e.contact!), { type: 'ANALYTICS', id: e.eid });
+      const { vid } = await contacts.upsertByEmail(db, e.portalId, email, await validWrites(db, e.portalId, e.contact!), { type: 'ANALYTICS', id: e.eid });
       // A new visitor identified: linking counts this event and the earlier ones.
-      if (e.utk && !linked) return links.link(e.portalId, e.utk, vid);
+      if (e.utk && !linked) return links.link(db, e.portalId, e.utk, vid);
       if (vid != linked) {
-        tracking.own(vid, e);
-        if (e.utk) links.link(e.portalId, e.utk, vid);
+        await tracking.own(db, vid, e);
+        if (e.utk) await links.link(db, e.portalId, e.utk, vid);
       }
-      return tracking.count(vid, e);
+      return tracking.count(db, vid, e);
     }
     if (linked === undefined) return;
-    if (e.contact) contacts.update(e.portalId, linked, validWrites(e.portalId, e.contact), { type: 'ANALYTICS', id: e.eid });
-    tracking.count(linked, e);
+    if (e.contact) await contacts.update(db, e.portalId, linked, await validWrites(db, e.portalId, e.contact), { type: 'ANALYTICS', id: e.eid });
+    await tracking.count(db, linked, e);
   }
 
   /** One event through admit, store, identify, count and notify; `db`: where it runs (the caller's
-   * transaction), `tier`: its portal's. What notify started goes on `later`, awaited once per
-   * request: the events of a batch are all stored and counted inside `tracking.batch`, and an
-   * event costs no promise. */
-  function accept(db: Queryable, e: TrackedEvent, tier: Tier | undefined, ip: string | undefined, later: Promise<unknown>[]): Intake {
+   * transaction), `tier`: its portal's. */
+  async function accept(db: Queryable, e: TrackedEvent, tier: Tier | undefined, ip: string | undefined): Promise<Intake> {
     const refused = admit(e, tier);
     if (refused) return refused;
-    const linked = e.utk ? tracking.linkedVid(e.portalId, e.utk) : undefined;
-    if (!tracking.insert(e, linked)) return drop('duplicate', `event ${e.eid} was received before`);
-    identifyAndCount(e, linked);
-    if (e.kind == 1 && ip !== undefined) {
-      const notified = onPageView(db, e, ip);
-      if (notified) later.push(notified);
-    }
+    const linked = e.utk ? await tracking.linkedVid(db, e.portalId, e.utk) : undefined;
+    if (!(await tracking.insert(db, e, linked))) return drop('duplicate', `event ${e.eid} was received before`);
+    await identifyAndCount(db, e, linked);
+    if (e.kind == 1 && ip !== undefined) await onPageView(db, e, ip);
     return { kept: true, event: e };
   }
 
   return {
-    async accept(db: Queryable, e: TrackedEvent, ip?: string): Promise<Intake> {
-      const later: Promise<unknown>[] = [];
-      const outcome = accept(db, e, await portals.tier(db, e.portalId), ip, later);
-      if (later.length) await Promise.all(later);
-      return outcome;
-    },
-    /** Several events with analytics totals written once per contact (their portals' tiers found first). */
+    accept: async (db: Queryable, e: TrackedEvent, ip?: string): Promise<Intake> => accept(db, e, await portals.tier(db, e.portalId), ip),
+    /** Several events, one after the other, with analytics totals written once per contact (their
+     * portals' tiers found first). */
     async acceptAll(db: Queryable, events: TrackedEvent[], ip?: string): Promise<Intake[]> {
       const tiers = new Map<number, Tier | undefined>();
       for (const id of new Set(events.map((e) => e.portalId))) tiers.set(id, await portals.tier(db, id));
-      const later: Promise<unknown>[] = [];
-      const outcomes = tracking.batch(() => events.map((e) => accept(db, e, tiers.get(e.portalId), ip, later)));
-      if (later.length) await Promise.all(later);
-      return outcomes;
+      return tracking.batch(db, async (b) => {
+        const outcomes: Intake[] = [];
+        for (const e of events) outcomes.push(await accept(b, e, tiers.get(e.portalId), ip));
+        return outcomes;
+      });
     },
   };
 }

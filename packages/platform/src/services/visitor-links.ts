@@ -1,14 +1,15 @@
 /** Linking a visitor token (utk) to a contact, the one way it happens: by a form submission, by
  * `identify` data on a tracked event, or by the events API. The link is stored and the visitor's
  * earlier events, anonymous until now, start counting for the contact. */
+import type { Queryable } from '../db/engine';
 import type { ContactStore } from '../store/contacts';
 import type { TrackingStore } from '../store/tracking';
 
 export function visitorLinks(contacts: ContactStore, tracking: TrackingStore) {
   return {
-    link(portalId: number, utk: string, vid: number) {
-      contacts.linkUtk(portalId, utk, vid);
-      tracking.attribute(portalId, utk, vid);
+    async link(db: Queryable, portalId: number, utk: string, vid: number) {
+      await contacts.linkUtk(db, portalId, utk, vid);
+      await tracking.attribute(db, portalId, utk, vid);
     },
   };
 }

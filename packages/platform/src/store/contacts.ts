@@ -2,8 +2,7 @@
  * identities (email on the row, visitor tokens in utks), and the v1 record shapes. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import type { Statement } from 'better-sqlite3';
-import { type Db, transaction } from '../db/open';
+import { type Engine, type Param, type Query, type Queryable, sql } from '../db/engine';
 import { PlatformError, badRequest, conflict, notFound } from '../domain/errors';
 import { isEmail, type PropertyStore } from './properties';
 
@@ -56,76 +55,109 @@ export const contactColumns = (alias?: string) =>
   ['vid', 'portal_id', 'email', 'properties', 'created_at', 'updated_at', 'history_head'].map((c) => (alias ? `${alias}.${c}` : c)).join(', ');
 const COLUMNS = contactColumns();
 
-export function contactStore(
-  db: Db,
-  properties: PropertyStore,
-  now: () => number,
-  onChange: (portalId: number, changed: ChangedContact[]) => void,
-) {
+type Utk = { utk: string; linked_at: number };
+type Submission = { conversion_id: string; form_guid: string; timestamp: number; page_url: string | null; page_title: string | null; title: string | null };
+
+/** `onChange` hears every write, in its transaction `db`: dynamic lists re-check from it. */
+export type ContactsChanged = (db: Queryable, portalId: number, changed: ChangedContact[]) => Promise<void> | void;
+
+/** A new contact's insert found its email taken by a contact another transaction made meanwhile
+ * (PostgreSQL: the two checks ran at once); the caller writes to that contact instead. */
+class EmailTaken extends Error {
+  constructor(readonly owner: ContactRow) {
+    super('email taken');
+  }
+}
+
+export function contactStore(engine: Engine, properties: PropertyStore, now: () => number, onChange: ContactsChanged) {
+  const { jsonText, jsonRemoveKey, jsonHasKey } = engine.dialect;
   const q = {
-    byVid: db.prepare<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0`),
-    byEmail: db.prepare<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0`),
-    byUtk: db.prepare<[number, string], ContactRow>(
+    byVid: sql<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0`),
+    byEmail: sql<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0`),
+    byUtk: sql<[number, string], ContactRow>(
       `SELECT ${contactColumns('c')} FROM utks u JOIN contacts c ON c.vid = u.vid
        WHERE u.portal_id = ? AND u.utk = ? AND c.deleted = 0`,
     ),
-    insert: db.prepare<[number, string | null, string, number, number]>(
-      'INSERT INTO contacts (portal_id, email, properties, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
+    // Nothing when another transaction took the email meanwhile (the unique index waits for it).
+    insert: sql<[number, string | null, string, number, number], { vid: number }>(
+      `INSERT INTO contacts (portal_id, email, properties, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING RETURNING vid`,
     ),
     // Two updates: setting email (even to its old value) rewrites the contact's entry in the email
     // index, one more page written per update of a random contact.
-    update: db.prepare<[string, number, number | null, number]>('UPDATE contacts SET properties = ?, updated_at = ?, history_head = ? WHERE vid = ?'),
-    updateEmail: db.prepare<[string | null, string, number, number | null, number]>(
+    update: sql<[string, number, number | null, number]>('UPDATE contacts SET properties = ?, updated_at = ?, history_head = ? WHERE vid = ?'),
+    updateEmail: sql<[string | null, string, number, number | null, number]>(
       'UPDATE contacts SET email = ?, properties = ?, updated_at = ?, history_head = ? WHERE vid = ?',
     ),
-    setHead: db.prepare<[number, number]>('UPDATE contacts SET history_head = ? WHERE vid = ?'),
-    remove: db.prepare<[number, number, number]>('UPDATE contacts SET deleted = 1, updated_at = ? WHERE portal_id = ? AND vid = ?'),
-    history: db.prepare<[number, number | null, number, string, string | null, string]>(
-      'INSERT INTO contact_history (vid, prev, timestamp, source_type, source_id, changes) VALUES (?, ?, ?, ?, ?, ?)',
+    setHead: sql<[number, number]>('UPDATE contacts SET history_head = ? WHERE vid = ?'),
+    remove: sql<[number, number, number]>('UPDATE contacts SET deleted = 1, updated_at = ? WHERE portal_id = ? AND vid = ?'),
+    removeUtks: sql<[number]>('DELETE FROM utks WHERE vid = ?'),
+    removeMemberships: sql<[number]>('DELETE FROM list_members WHERE vid = ?'),
+    history: sql<[number, number | null, number, string, string | null, string], { seq: number }>(
+      'INSERT INTO contact_history (vid, prev, timestamp, source_type, source_id, changes) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq',
     ),
-    page: db.prepare<[number, number, number], ContactRow>(
+    page: sql<[number, number, number], ContactRow>(
       `SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND deleted = 0 AND vid > ? ORDER BY vid LIMIT ?`,
     ),
-    recent: db.prepare<[number, number, number, number, number], ContactRow>(
+    recent: sql<[number, number, number, number, number], ContactRow>(
       `SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND deleted = 0
        AND (updated_at < ? OR (updated_at = ? AND vid < ?)) ORDER BY updated_at DESC, vid DESC LIMIT ?`,
     ),
     // Vids grow with creation, so the vid index walked backwards is creation order, newest first.
-    created: db.prepare<[number, number, number, number], ContactRow>(
+    created: sql<[number, number, number, number], ContactRow>(
       `SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND deleted = 0 AND vid < ? AND created_at <= ? ORDER BY vid DESC LIMIT ?`,
     ),
     // A deleted property's values go from every contact; updated_at stays (no one wrote them).
-    forget: db.prepare<[string, number, string]>(
-      'UPDATE contacts SET properties = json_remove(properties, ?) WHERE portal_id = ? AND json_type(properties, ?) IS NOT NULL',
+    forget: sql<[string, number, string]>(
+      `UPDATE contacts SET properties = ${jsonRemoveKey('properties', '?')} WHERE portal_id = ? AND ${jsonHasKey('properties', '?')}`,
     ),
-    stats: db.prepare<[number], { n: number; last: number | null }>(
+    stats: sql<[number], { n: number; last: number | null }>(
       'SELECT count(*) AS n, max(created_at) AS last FROM contacts WHERE portal_id = ? AND deleted = 0',
     ),
-    linkUtk: db.prepare<[number, string, number, number]>(
+    linkUtk: sql<[number, string, number, number]>(
       'INSERT INTO utks (portal_id, utk, vid, linked_at) VALUES (?, ?, ?, ?) ON CONFLICT (portal_id, utk) DO UPDATE SET vid = excluded.vid, linked_at = excluded.linked_at',
     ),
-    utksOf: db.prepare<[number], { utk: string; linked_at: number }>('SELECT utk, linked_at FROM utks WHERE vid = ? ORDER BY linked_at'),
+    utksOf: sql<[number], Utk>('SELECT utk, linked_at FROM utks WHERE vid = ? ORDER BY linked_at'),
     // The chain from the contact's newest write back to its first.
-    historyOf: db.prepare<[number], { changes: string; source_type: string; source_id: string | null; timestamp: number }>(
+    historyOf: sql<[number], { changes: string; source_type: string; source_id: string | null; timestamp: number }>(
       `WITH RECURSIVE chain AS (
          SELECT * FROM contact_history WHERE seq = ?
          UNION ALL SELECT h.* FROM contact_history h JOIN chain c ON h.seq = c.prev
        ) SELECT changes, source_type, source_id, timestamp FROM chain ORDER BY seq DESC`,
     ),
-    submissionsOf: db.prepare<[number], { conversion_id: string; form_guid: string; timestamp: number; page_url: string | null; page_title: string | null; title: string | null }>(
-      `SELECT s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, json_extract(f.definition, '$.name') AS title
+    submissionsOf: sql<[number], Submission>(
+      `SELECT s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, ${jsonText('f.definition', '$.name')} AS title
        FROM form_submissions s LEFT JOIN forms f ON f.guid = s.form_guid WHERE s.vid = ? ORDER BY s.timestamp DESC`,
     ),
-    membershipsOf: db.prepare<[number], { list_id: number; internal_list_id: number; added_at: number }>(
+    membershipsOf: sql<[number], { list_id: number; internal_list_id: number; added_at: number }>(
       'SELECT m.list_id, l.internal_list_id, m.added_at FROM list_members m JOIN lists l ON l.list_id = m.list_id WHERE m.vid = ? ORDER BY m.list_id',
     ),
   };
 
+  /** Identities and submissions of a page of contacts, by its size (pages of 100 would otherwise
+   * take 200 queries). */
+  const inQueries = new Map<number, { utks: Query<number[], Utk & { vid: number }>; submissions: Query<number[], Submission & { vid: number }> }>();
+  function prefetchQueries(count: number) {
+    let s = inQueries.get(count);
+    if (!s) {
+      const marks = Array.from({ length: count }, () => '?').join(',');
+      s = {
+        utks: sql(`SELECT vid, utk, linked_at FROM utks WHERE vid IN (${marks}) ORDER BY linked_at`),
+        submissions: sql(
+          `SELECT s.vid, s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, ${jsonText('f.definition', '$.name')} AS title
+           FROM form_submissions s LEFT JOIN forms f ON f.guid = s.form_guid WHERE s.vid IN (${marks}) ORDER BY s.timestamp DESC`,
+        ),
+      };
+      inQueries.set(count, s);
+    }
+    return s;
+  }
+
   /** Validates, then applies the writes to `row` (or a new contact). `system` writes are the
    * platform's own (counters, dates): they may set read-only properties. Returns the contact as
    * written. */
-  function write(portalId: number, row: ContactRow | undefined, given: Write[], source: Source, system: Write[] = []): Required<ChangedContact> {
-    const invalid = [...properties.validate(portalId, given), ...(system.length ? properties.validate(portalId, system, { allowReadOnly: true }) : [])];
+  async function write(db: Queryable, portalId: number, row: ContactRow | undefined, given: Write[], source: Source, system: Write[] = []): Promise<Required<ChangedContact>> {
+    const invalid = [...(await properties.validate(db, portalId, given)), ...(system.length ? await properties.validate(db, portalId, system, { allowReadOnly: true }) : [])];
     if (invalid.length) throw badRequest('Property values were not valid', { validationResults: invalid });
     const writes = system.length ? [...given, ...system] : given;
     const t = now();
@@ -142,38 +174,54 @@ export function contactStore(
     props.lastmodifieddate = String(t);
     const email = props.email ?? null;
     if (email && email != row?.email) {
-      const owner = q.byEmail.get(portalId, email);
-      if (owner && owner.vid != row?.vid) throw existsError(owner);
+      const owner = await db.get(q.byEmail, portalId, email);
+      if (owner && owner.vid != row?.vid) throw await existsError(db, owner);
     }
     // History for what people and systems set; the calculated dates and the analytics counters
     // change on every write and page view, and their versions are synthesised on read.
     const kept = source.type == 'ANALYTICS' ? [] : changed.filter((c) => !CALCULATED.has(c.property));
     const changes = kept.length ? JSON.stringify(Object.fromEntries(kept.map((c) => [c.property, c.value]))) : undefined;
-    const recordWrite = (vid: number) => Number(q.history.run(vid, row?.history_head ?? null, t, source.type, source.id ?? null, changes!).lastInsertRowid);
+    const recordWrite = async (vid: number) => Number(await db.value(q.history, vid, row?.history_head ?? null, t, source.type, source.id ?? null, changes!));
     if (!row) {
-      const vid = Number(q.insert.run(portalId, email, JSON.stringify(props), t, t).lastInsertRowid);
-      if (changes) q.setHead.run(recordWrite(vid), vid);
+      const vid = await db.value(q.insert, portalId, email, JSON.stringify(props), t, t);
+      if (vid === undefined) throw new EmailTaken((await db.get(q.byEmail, portalId, email!))!);
+      if (changes) await db.run(q.setHead, await recordWrite(vid), vid);
       return { vid, properties: props };
     }
-    const head = changes ? recordWrite(row.vid) : row.history_head;
-    if (email != row.email) q.updateEmail.run(email, JSON.stringify(props), t, head, row.vid);
-    else q.update.run(JSON.stringify(props), t, head, row.vid);
+    const head = changes ? await recordWrite(row.vid) : row.history_head;
+    if (email != row.email) await db.run(q.updateEmail, email, JSON.stringify(props), t, head, row.vid);
+    else await db.run(q.update, JSON.stringify(props), t, head, row.vid);
     return { vid: row.vid, properties: props };
   }
 
-  /** The ORDER BY of a search: `sort` must name one of the portal's properties (the 400 names it). */
-  function searchOrder(portalId: number, sort?: { property: string; order?: 'ASC' | 'DESC' }) {
+  /** Writes by email: to its contact, or a new one (or, when another transaction made that one
+   * meanwhile, to it: the failed insert wrote nothing). */
+  async function writeByEmail(db: Queryable, portalId: number, email: string, writes: Write[], source: Source, system: Write[] = []) {
+    const row = await db.get(q.byEmail, portalId, email.toLowerCase());
+    try {
+      return { written: await write(db, portalId, row, writes, source, system), isNew: !row };
+    } catch (err) {
+      if (!(err instanceof EmailTaken)) throw err;
+      return { written: await write(db, portalId, err.owner, writes, source, system), isNew: false };
+    }
+  }
+
+  /** The ORDER BY of a search: `sort` must name one of the portal's properties (the 400 names it).
+   * Property names are letters, digits and _ (properties.create), so the JSON path needs no quoting. */
+  async function searchOrder(db: Queryable, portalId: number, sort?: { property: string; order?: 'ASC' | 'DESC' }) {
     if (!sort) return 'vid';
-    const p = properties.definitions(portalId).get(sort.property);
+    const p = (await properties.definitions(db, portalId)).get(sort.property);
     if (!p || p.deleted) throw badRequest(`query.sort: '${sort.property}' is not a contact property`);
-    const value = ['number', 'datetime', 'date'].includes(p.type) ? 'CAST(json_extract(properties, @sortPath) AS REAL)' : 'lower(json_extract(properties, @sortPath))';
+    const path = `$.${sort.property}`;
+    // Values are kept as text; those of number and date properties were checked to be numbers.
+    const value = ['number', 'datetime', 'date'].includes(p.type) ? `CAST(${jsonText('properties', path)} AS DOUBLE PRECISION)` : `lower(${jsonText('properties', path)})`;
     const dir = sort.order ?? 'DESC';
     return `${value} ${dir} NULLS LAST, vid ${dir}`;
   }
 
   /** 409 CONTACT_EXISTS with the owner's identity profile (camelCase, as the legacy API). */
-  function existsError(owner: ContactRow) {
-    const utks = q.utksOf.all(owner.vid);
+  async function existsError(db: Queryable, owner: ContactRow) {
+    const utks = await db.all(q.utksOf, owner.vid);
     return conflict('Contact already exists', {
       error: 'CONTACT_EXISTS',
       identityProfile: {
@@ -189,47 +237,33 @@ export function contactStore(
     });
   }
 
-  const tx = <A extends unknown[], R>(fn: (...a: A) => R) => transaction(db, fn);
-
-  /** The contact record; `profile` reads show every property (with history by default). */
-  type Utk = { utk: string; linked_at: number };
-  type Submission = ReturnType<typeof q.submissionsOf.all>[number];
-  /** Identities and submissions of many contacts in two queries (pages of 100 would take 200). */
-  const inStatements = new Map<number, { utks: Statement; submissions: Statement }>();
-  function prefetch(vids: number[]) {
-    let s = inStatements.get(vids.length);
-    if (!s) {
-      const marks = vids.map(() => '?').join(',');
-      s = {
-        utks: db.prepare(`SELECT vid, utk, linked_at FROM utks WHERE vid IN (${marks}) ORDER BY linked_at`),
-        submissions: db.prepare(
-          `SELECT s.vid, s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, json_extract(f.definition, '$.name') AS title
-           FROM form_submissions s LEFT JOIN forms f ON f.guid = s.form_guid WHERE s.vid IN (${marks}) ORDER BY s.timestamp DESC`,
-        ),
-      };
-      inStatements.set(vids.length, s);
-    }
+  /** Identities and submissions of many contacts in two queries. */
+  async function prefetch(db: Queryable, vids: number[]) {
+    const s = prefetchQueries(vids.length);
     const group = <T extends { vid: number }>(rows: T[]) => {
       const m = new Map<number, T[]>();
       for (const r of rows) (m.get(r.vid) ?? m.set(r.vid, []).get(r.vid)!).push(r);
       return m;
     };
-    return {
-      utks: group(s.utks.all(...vids) as (Utk & { vid: number })[]),
-      submissions: group(s.submissions.all(...vids) as (Submission & { vid: number })[]),
-    };
+    const [utks, submissions] = await Promise.all([db.all(s.utks, ...vids), db.all(s.submissions, ...vids)]);
+    return { utks: group(utks), submissions: group(submissions) };
   }
+  type Prefetched = Awaited<ReturnType<typeof prefetch>>;
 
-  function record(
+  /** The contact record; `profile` reads show every property (with history by default). */
+  async function record(
+    db: Queryable,
     row: ContactRow,
     opts: ReadOptions & { profile?: boolean; addedAt?: number } = {},
-    pre?: ReturnType<typeof prefetch>,
-  ): ContactRecord {
+    pre?: Prefetched,
+  ): Promise<ContactRecord> {
     const props: Record<string, string> = JSON.parse(row.properties);
     const names = opts.property?.length ? opts.property : opts.profile ? Object.keys(props) : LIST_PROPERTIES;
     const withHistory = (opts.propertyMode ?? (opts.profile ? 'value_and_history' : 'value_only')) == 'value_and_history';
     // Newest write first: a property's versions are the writes that changed it.
-    const history = withHistory && row.history_head ? q.historyOf.all(row.history_head).map((h) => ({ ...h, changes: JSON.parse(h.changes) as Record<string, string> })) : [];
+    const history =
+      withHistory && row.history_head ? (await db.all(q.historyOf, row.history_head)).map((h) => ({ ...h, changes: JSON.parse(h.changes) as Record<string, string> })) : [];
+    const definitions = withHistory ? await properties.definitions(db, row.portal_id) : undefined;
     const out: ContactRecord['properties'] = {};
     for (const name of names) {
       // Own values only: a requested `toString` or a property named `constructor` is not inherited.
@@ -237,7 +271,7 @@ export function contactStore(
       out[name] = { value: props[name] };
       if (withHistory) {
         // Writes from before the property was (re-)created belong to a deleted namesake.
-        const since = properties.definitions(row.portal_id).get(name)?.createdAt ?? 0;
+        const since = definitions!.get(name)?.createdAt ?? 0;
         const versions = history.filter((h) => Object.hasOwn(h.changes, name) && h.timestamp >= since);
         out[name].versions = versions.length
           ? versions.map((h, i) => ({
@@ -251,10 +285,11 @@ export function contactStore(
           : [{ value: props[name], 'source-type': 'CALCULATED', 'source-id': null, 'source-label': null, timestamp: row.updated_at, selected: true }];
       }
     }
-    const utks: Utk[] = pre ? (pre.utks.get(row.vid) ?? []) : q.utksOf.all(row.vid);
+    const utks: Utk[] = pre ? (pre.utks.get(row.vid) ?? []) : await db.all(q.utksOf, row.vid);
     const mode = opts.formSubmissionMode ?? 'newest';
-    const submissions: Submission[] = mode == 'none' ? [] : pre ? (pre.submissions.get(row.vid) ?? []) : q.submissionsOf.all(row.vid);
+    const submissions: Submission[] = mode == 'none' ? [] : pre ? (pre.submissions.get(row.vid) ?? []) : await db.all(q.submissionsOf, row.vid);
     const picked = mode == 'all' ? submissions : mode == 'oldest' ? submissions.slice(-1) : submissions.slice(0, 1);
+    const memberships = opts.showListMemberships || (opts.profile && opts.showListMemberships !== false) ? await db.all(q.membershipsOf, row.vid) : undefined;
     return {
       ...(opts.addedAt !== undefined ? { addedAt: opts.addedAt } : {}),
       vid: row.vid,
@@ -285,9 +320,9 @@ export function contactStore(
         },
       ],
       'merge-audits': [],
-      ...(opts.showListMemberships || (opts.profile && opts.showListMemberships !== false)
+      ...(memberships
         ? {
-            'list-memberships': q.membershipsOf.all(row.vid).map((m) => ({
+            'list-memberships': memberships.map((m) => ({
               'static-list-id': m.list_id,
               'internal-list-id': m.internal_list_id,
               timestamp: m.added_at,
@@ -299,143 +334,149 @@ export function contactStore(
     };
   }
 
-  const get = (portalId: number, vid: number) => q.byVid.get(portalId, vid);
+  const get = (db: Queryable, portalId: number, vid: number) => db.get(q.byVid, portalId, vid);
+
+  /** A page of rows plus one more, which tells `has-more`. */
+  const paged = (rows: ContactRow[], count: number) => ({ rows: rows.slice(0, count), hasMore: rows.length > count });
 
   return {
     record,
     /** Records of a page of rows; `addedAt` gives each its sort timestamp. */
-    records(rows: ContactRow[], opts: ReadOptions, addedAt?: (row: ContactRow) => number) {
-      const pre = rows.length ? prefetch(rows.map((r) => r.vid)) : undefined;
-      return rows.map((r) => record(r, { ...opts, addedAt: addedAt?.(r) }, pre));
+    async records(db: Queryable, rows: ContactRow[], opts: ReadOptions, addedAt?: (row: ContactRow) => number) {
+      const pre = rows.length ? await prefetch(db, rows.map((r) => r.vid)) : undefined;
+      return Promise.all(rows.map((r) => record(db, r, { ...opts, addedAt: addedAt?.(r) }, pre)));
     },
     get,
-    getByEmail: (portalId: number, email: string) => q.byEmail.get(portalId, email.toLowerCase()),
-    getByUtk: (portalId: number, utk: string) => q.byUtk.get(portalId, utk),
-    require(portalId: number, vid: number) {
-      const row = get(portalId, vid);
+    getByEmail: (db: Queryable, portalId: number, email: string) => db.get(q.byEmail, portalId, email.toLowerCase()),
+    getByUtk: (db: Queryable, portalId: number, utk: string) => db.get(q.byUtk, portalId, utk),
+    async require(db: Queryable, portalId: number, vid: number) {
+      const row = await get(db, portalId, vid);
       if (!row) throw notFound('contact does not exist');
       return row;
     },
 
-    create: tx((portalId: number, writes: Write[], source: Source = { type: 'API' }) => {
-      const email = writes.find((w) => w.property == 'email')?.value;
-      if (email && isEmail(email)) {
-        const owner = q.byEmail.get(portalId, email.toLowerCase());
-        if (owner) throw existsError(owner);
-      }
-      const written = write(portalId, undefined, writes, source);
-      onChange(portalId, [written]);
-      return written.vid;
-    }),
+    create: (db: Queryable, portalId: number, writes: Write[], source: Source = { type: 'API' }) =>
+      db.tx(async (t) => {
+        const email = writes.find((w) => w.property == 'email')?.value;
+        if (email && isEmail(email)) {
+          const owner = await t.get(q.byEmail, portalId, email.toLowerCase());
+          if (owner) throw await existsError(t, owner);
+        }
+        try {
+          const written = await write(t, portalId, undefined, writes, source);
+          await onChange(t, portalId, [written]);
+          return written.vid;
+        } catch (err) {
+          throw err instanceof EmailTaken ? await existsError(t, err.owner) : err;
+        }
+      }),
 
     /** `allowReadOnly` makes every write a system one; `system` adds system writes to checked ones. */
-    update: tx((portalId: number, vid: number, writes: Write[], source?: Source, allowReadOnly?: boolean, system: Write[] = []) => {
-      const row = get(portalId, vid);
-      if (!row) throw notFound('resource not found');
-      const src = source ?? { type: 'API' };
-      const written = allowReadOnly ? write(portalId, row, [], src, [...writes, ...system]) : write(portalId, row, writes, src, system);
-      onChange(portalId, [written]);
-    }),
+    update: (db: Queryable, portalId: number, vid: number, writes: Write[], source?: Source, allowReadOnly?: boolean, system: Write[] = []) =>
+      db.tx(async (t) => {
+        const row = await get(t, portalId, vid);
+        if (!row) throw notFound('resource not found');
+        const src = source ?? { type: 'API' };
+        const written = allowReadOnly ? await write(t, portalId, row, [], src, [...writes, ...system]) : await write(t, portalId, row, writes, src, system);
+        await onChange(t, portalId, [written]);
+      }),
 
     /** By email: the email in the path wins unless the body changes it. */
-    upsertByEmail: tx((portalId: number, email: string, writes: Write[], source: Source = { type: 'API' }, system: Write[] = []) => {
-      if (!isEmail(email))
-        throw badRequest('Property values were not valid', {
-          validationResults: [{ isValid: false, message: `Email address ${email} is invalid`, error: 'INVALID_EMAIL', name: 'email' }],
-        });
-      const row = q.byEmail.get(portalId, email.toLowerCase());
-      const all = writes.some((w) => w.property == 'email') ? writes : [{ property: 'email', value: email }, ...writes];
-      const written = write(portalId, row, all, source, system);
-      onChange(portalId, [written]);
-      return { vid: written.vid, isNew: !row };
-    }),
+    upsertByEmail: (db: Queryable, portalId: number, email: string, writes: Write[], source: Source = { type: 'API' }, system: Write[] = []) =>
+      db.tx(async (t) => {
+        if (!isEmail(email))
+          throw badRequest('Property values were not valid', {
+            validationResults: [{ isValid: false, message: `Email address ${email} is invalid`, error: 'INVALID_EMAIL', name: 'email' }],
+          });
+        const all = writes.some((w) => w.property == 'email') ? writes : [{ property: 'email', value: email }, ...writes];
+        const { written, isNew } = await writeByEmail(t, portalId, email, all, source, system);
+        await onChange(t, portalId, [written]);
+        return { vid: written.vid, isNew };
+      }),
 
     /** All or nothing: any invalid item rejects the batch, naming it by index. */
-    batch: tx((portalId: number, items: { vid?: number; email?: string; properties: Write[] }[]) => {
-      const written: ChangedContact[] = [];
-      items.forEach((item, index) => {
-        try {
-          if (item.vid) {
-            const row = get(portalId, item.vid);
-            if (!row) throw notFound(`contact ${item.vid} does not exist`);
-            written.push(write(portalId, row, item.properties, { type: 'API' }));
-          } else if (item.email) {
-            if (!isEmail(item.email)) throw badRequest(`Email address ${item.email} is invalid`);
-            const row = q.byEmail.get(portalId, item.email.toLowerCase());
-            const writes = item.properties.some((w) => w.property == 'email')
-              ? item.properties
-              : [{ property: 'email', value: item.email }, ...item.properties];
-            written.push(write(portalId, row, writes, { type: 'API' }));
-          } else throw badRequest('each item needs a vid or an email');
-        } catch (err) {
-          if (!(err instanceof PlatformError)) throw err;
-          throw badRequest(`item ${index}: ${err.message}`, {
-            failureMessages: [{ index, error: { status: 'error', message: err.message } }],
-            ...(err.extra.validationResults ? { validationResults: err.extra.validationResults } : {}),
-          });
+    batch: (db: Queryable, portalId: number, items: { vid?: number; email?: string; properties: Write[] }[]) =>
+      db.tx(async (t) => {
+        const written: ChangedContact[] = [];
+        for (const [index, item] of items.entries()) {
+          try {
+            if (item.vid) {
+              const row = await get(t, portalId, item.vid);
+              if (!row) throw notFound(`contact ${item.vid} does not exist`);
+              written.push(await write(t, portalId, row, item.properties, { type: 'API' }));
+            } else if (item.email) {
+              if (!isEmail(item.email)) throw badRequest(`Email address ${item.email} is invalid`);
+              const writes = item.properties.some((w) => w.property == 'email')
+                ? item.properties
+                : [{ property: 'email', value: item.email }, ...item.properties];
+              written.push((await writeByEmail(t, portalId, item.email, writes, { type: 'API' })).written);
+            } else throw badRequest('each item needs a vid or an email');
+          } catch (err) {
+            if (!(err instanceof PlatformError)) throw err;
+            throw badRequest(`item ${index}: ${err.message}`, {
+              failureMessages: [{ index, error: { status: 'error', message: err.message } }],
+              ...(err.extra.validationResults ? { validationResults: err.extra.validationResults } : {}),
+            });
+          }
         }
-      });
-      onChange(portalId, written);
-    }),
+        await onChange(t, portalId, written);
+      }),
 
-    remove: tx((portalId: number, vid: number) => {
-      if (!get(portalId, vid)) throw notFound('contact does not exist');
-      q.remove.run(now(), portalId, vid);
-      db.prepare('DELETE FROM utks WHERE vid = ?').run(vid);
-      db.prepare('DELETE FROM list_members WHERE vid = ?').run(vid);
-      onChange(portalId, [{ vid }]);
-    }),
+    remove: (db: Queryable, portalId: number, vid: number) =>
+      db.tx(async (t) => {
+        if (!(await get(t, portalId, vid))) throw notFound('contact does not exist');
+        await t.run(q.remove, now(), portalId, vid);
+        await t.run(q.removeUtks, vid);
+        await t.run(q.removeMemberships, vid);
+        await onChange(t, portalId, [{ vid }]);
+      }),
 
     /** Stores the link only: services/visitor-links.ts also counts the visitor's earlier events. */
-    linkUtk(portalId: number, utk: string, vid: number) {
-      q.linkUtk.run(portalId, utk, vid, now());
+    async linkUtk(db: Queryable, portalId: number, utk: string, vid: number) {
+      await db.run(q.linkUtk, portalId, utk, vid, now());
     },
 
-    /** Contacts by vid ascending after `vidOffset`: one more than asked tells `has-more`. */
-    page(portalId: number, count: number, vidOffset = 0) {
-      const rows = q.page.all(portalId, vidOffset, count + 1);
-      return { rows: rows.slice(0, count), hasMore: rows.length > count };
-    },
+    /** Contacts by vid ascending after `vidOffset`. */
+    page: async (db: Queryable, portalId: number, count: number, vidOffset = 0) => paged(await db.all(q.page, portalId, vidOffset, count + 1), count),
 
     /** Newest update first, before (timeOffset, vidOffset). */
-    recent(portalId: number, count: number, timeOffset = Number.MAX_SAFE_INTEGER, vidOffset = Number.MAX_SAFE_INTEGER) {
-      const rows = q.recent.all(portalId, timeOffset, timeOffset, vidOffset, count + 1);
-      return { rows: rows.slice(0, count), hasMore: rows.length > count };
-    },
+    recent: async (db: Queryable, portalId: number, count: number, timeOffset = Number.MAX_SAFE_INTEGER, vidOffset = Number.MAX_SAFE_INTEGER) =>
+      paged(await db.all(q.recent, portalId, timeOffset, timeOffset, vidOffset, count + 1), count),
 
     /** Newest creation first, before `vidOffset` (or created at `timeOffset` or earlier when only it is given). */
-    created(portalId: number, count: number, timeOffset?: number, vidOffset?: number) {
+    async created(db: Queryable, portalId: number, count: number, timeOffset?: number, vidOffset?: number) {
       const time = vidOffset === undefined ? (timeOffset ?? Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
-      const rows = q.created.all(portalId, vidOffset ?? Number.MAX_SAFE_INTEGER, time, count + 1);
-      return { rows: rows.slice(0, count), hasMore: rows.length > count };
+      return paged(await db.all(q.created, portalId, vidOffset ?? Number.MAX_SAFE_INTEGER, time, count + 1), count);
     },
 
-    /** Removes a (deleted) property's values from every contact of the portal. The names of
-     * properties are letters, digits and _, so the JSON path needs no quoting. */
-    forgetProperty(portalId: number, name: string) {
-      const path = `$.${name}`;
-      return q.forget.run(path, portalId, path).changes;
-    },
+    /** Removes a (deleted) property's values from every contact of the portal. */
+    forgetProperty: (db: Queryable, portalId: number, name: string) => db.run(q.forget, name, portalId, name),
 
     /** Substring matches; by vid unless `sort` names a property (`order` DESC by default, as the
      * legacy API; numbers and dates compare as numbers; contacts without a value come last). */
-    search(portalId: number, text: string, count: number, offset: number, sort?: { property: string; order?: 'ASC' | 'DESC' }) {
+    async search(db: Queryable, portalId: number, text: string, count: number, offset: number, sort?: { property: string; order?: 'ASC' | 'DESC' }) {
       const like = `%${text.toLowerCase().replace(/[%_\\]/g, '\\$&')}%`;
-      const where = `portal_id = @portal AND deleted = 0 AND (email LIKE @like ESCAPE '\\'
-        OR lower(json_extract(properties, '$.firstname')) LIKE @like ESCAPE '\\'
-        OR lower(json_extract(properties, '$.lastname')) LIKE @like ESCAPE '\\'
-        OR lower(coalesce(json_extract(properties, '$.firstname'), '') || ' ' || coalesce(json_extract(properties, '$.lastname'), '')) LIKE @like ESCAPE '\\'
-        OR lower(json_extract(properties, '$.company')) LIKE @like ESCAPE '\\'
-        OR json_extract(properties, '$.phone') LIKE @like ESCAPE '\\')`;
-      const total = (db.prepare(`SELECT count(*) AS n FROM contacts WHERE ${where}`).get({ like, portal: portalId }) as { n: number }).n;
-      const rows = db
-        .prepare(`SELECT ${COLUMNS} FROM contacts WHERE ${where} ORDER BY ${searchOrder(portalId, sort)} LIMIT @count OFFSET @offset`)
-        .all({ like, portal: portalId, count, offset, ...(sort && { sortPath: `$.${sort.property}` }) }) as ContactRow[];
-      return { rows, total };
+      const field = (name: string) => jsonText('properties', `$.${name}`);
+      const matches = [
+        'email',
+        `lower(${field('firstname')})`,
+        `lower(${field('lastname')})`,
+        `lower(coalesce(${field('firstname')}, '') || ' ' || coalesce(${field('lastname')}, ''))`,
+        `lower(${field('company')})`,
+        field('phone'),
+      ];
+      const where = `portal_id = ? AND deleted = 0 AND (${matches.map((m) => `${m} LIKE ? ESCAPE '\\'`).join(' OR ')})`;
+      const params = [portalId, ...matches.map(() => like)];
+      const order = await searchOrder(db, portalId, sort);
+      const [total, rows] = await Promise.all([
+        db.value(sql<Param[], { n: number }>(`SELECT count(*) AS n FROM contacts WHERE ${where}`), ...params),
+        db.all(sql<Param[], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`), ...params, count, offset),
+      ]);
+      return { rows, total: Number(total) };
     },
 
-    statistics(portalId: number) {
-      const s = q.stats.get(portalId)!;
+    async statistics(db: Queryable, portalId: number) {
+      const s = (await db.get(q.stats, portalId))!;
       return { contacts: s.n, lastNewContactAt: s.last };
     },
   };

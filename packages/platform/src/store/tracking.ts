@@ -2,7 +2,8 @@
  * count for, and summed into that contact's analytics properties. Storage only: which events come
  * in, who they identify and when a visitor is linked is decided by services/tracking-intake.ts and
  * services/visitor-links.ts. */
-import type { Db } from '../db/open';
+import { type Queryable, sql } from '../db/engine';
+import { txContext } from '../db/tx-context';
 import type { ContactStore, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
 
@@ -43,37 +44,38 @@ interface Totals {
   last_url: string | null;
 }
 
-export function trackingStore(db: Db, contacts: ContactStore, now: () => number) {
+export function trackingStore(contacts: ContactStore, now: () => number) {
   const q = {
-    insert: db.prepare<[string, number, number, string, number | null, number, number, string, string, string | null, string | null, string | null, number | null, string | null]>(
-      `INSERT OR IGNORE INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data, source, url, title, event_name, value, external_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    insert: sql<[string, number, number, string, number | null, number, number, string, string, string | null, string | null, string | null, number | null, string | null]>(
+      `INSERT INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data, source, url, title, event_name, value, external_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
-    linked: db.prepare<[number, string], number>('SELECT vid FROM utks WHERE portal_id = ? AND utk = ?').pluck(),
-    totals: db.prepare<[{ portal: number; utk: string }], Totals>(
-      `SELECT sum(kind = 1) AS views, sum(kind = 3) AS events,
+    linked: sql<[number, string], { vid: number }>('SELECT vid FROM utks WHERE portal_id = ? AND utk = ?'),
+    totals: sql<[number, string, number, string, number, string], Totals>(
+      `SELECT sum(CASE WHEN kind = 1 THEN 1 ELSE 0 END) AS views, sum(CASE WHEN kind = 3 THEN 1 ELSE 0 END) AS events,
               coalesce(sum(CASE WHEN kind = 3 THEN value END), 0) AS revenue,
               min(timestamp) AS first_at, max(timestamp) AS last_at,
-              (SELECT url FROM tracking_events WHERE portal_id = @portal AND utk = @utk AND vid IS NULL AND kind = 1 ORDER BY timestamp LIMIT 1) AS first_url,
-              (SELECT url FROM tracking_events WHERE portal_id = @portal AND utk = @utk AND vid IS NULL AND kind = 1 ORDER BY timestamp DESC LIMIT 1) AS last_url
-       FROM tracking_events WHERE portal_id = @portal AND utk = @utk AND vid IS NULL`,
+              (SELECT url FROM tracking_events WHERE portal_id = ? AND utk = ? AND vid IS NULL AND kind = 1 ORDER BY timestamp LIMIT 1) AS first_url,
+              (SELECT url FROM tracking_events WHERE portal_id = ? AND utk = ? AND vid IS NULL AND kind = 1 ORDER BY timestamp DESC LIMIT 1) AS last_url
+       FROM tracking_events WHERE portal_id = ? AND utk = ? AND vid IS NULL`,
     ),
-    claim: db.prepare<[number, number, string]>('UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND vid IS NULL'),
-    own: db.prepare<[number, number, string, string]>('UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND eid = ?'),
+    claim: sql<[number, number, string]>('UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND vid IS NULL'),
+    own: sql<[number, number, string, string]>('UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND eid = ?'),
   };
 
   /** Inside `batch`: totals per contact, written once at its end (a tracker batch is usually
    * ten events of one visitor: one contact update instead of ten). */
-  let pending: Map<number, { portalId: number; totals: Totals; source: string }> | undefined;
+  const batches = txContext<Map<number, { portalId: number; totals: Totals; source: string }>>();
 
-  function addTotals(portalId: number, vid: number, t: Totals, source: string) {
-    if (!pending) return applyTotals(portalId, vid, t, source);
+  async function addTotals(db: Queryable, portalId: number, vid: number, t: Totals, source: string) {
+    const pending = batches.of(db);
+    if (!pending) return applyTotals(db, portalId, vid, t, source);
     const before = pending.get(vid);
     pending.set(vid, { portalId, totals: before ? merge(before.totals, t) : t, source: before?.source ?? source });
   }
 
-  function applyTotals(portalId: number, vid: number, t: Totals, source: string) {
-    const row = contacts.get(portalId, vid);
+  async function applyTotals(db: Queryable, portalId: number, vid: number, t: Totals, source: string) {
+    const row = await contacts.get(db, portalId, vid);
     if (!row || !(t.views || t.events)) return;
     const p: Record<string, string> = JSON.parse(row.properties);
     const n = (name: string) => Number(p[name] ?? 0);
@@ -90,7 +92,7 @@ export function trackingStore(db: Db, contacts: ContactStore, now: () => number)
     }
     if (!p[ANALYTICS.firstVisit] || t.first_at! < n(ANALYTICS.firstVisit)) set(ANALYTICS.firstVisit, t.first_at);
     if (t.last_at! > n(ANALYTICS.lastVisit)) set(ANALYTICS.lastVisit, t.last_at);
-    contacts.update(portalId, vid, writes, { type: 'ANALYTICS', id: source }, true);
+    await contacts.update(db, portalId, vid, writes, { type: 'ANALYTICS', id: source }, true);
   }
 
   /** `a` and `b` summed; the first and last URL from whichever saw them first and last. */
@@ -109,34 +111,31 @@ export function trackingStore(db: Db, contacts: ContactStore, now: () => number)
   }
 
   return {
-    /** Runs `fn` (which stores events) with analytics totals written once per contact at its end. */
-    batch<T>(fn: () => T): T {
-      if (pending) return fn();
-      pending = new Map();
-      try {
-        const result = fn();
-        for (const [vid, p] of pending) applyTotals(p.portalId, vid, p.totals, p.source);
-        return result;
-      } finally {
-        pending = undefined;
-      }
+    /** Runs `fn` (which stores events through the handle it is given) with analytics totals
+     * written once per contact at its end. */
+    async batch<T>(db: Queryable, fn: (db: Queryable) => Promise<T>): Promise<T> {
+      if (batches.of(db)) return fn(db);
+      const pending = new Map<number, { portalId: number; totals: Totals; source: string }>();
+      const result = await fn(batches.bind(db, pending));
+      for (const [vid, p] of pending) await applyTotals(db, p.portalId, vid, p.totals, p.source);
+      return result;
     },
 
     /** The contact a visitor token is linked to, if any. */
-    linkedVid: (portalId: number, utk: string): number | undefined => q.linked.get(portalId, utk),
+    linkedVid: async (db: Queryable, portalId: number, utk: string): Promise<number | undefined> => (await db.get(q.linked, portalId, utk))?.vid,
 
     /** Stores the event for contact `vid` (or none yet); false when its id was seen before. */
-    insert(e: TrackedEvent, vid: number | undefined): boolean {
-      const r = q.insert.run(e.eid, e.portalId, e.kind, e.utk ?? '', vid ?? null, e.timestamp, now(), JSON.stringify(e.received), e.source,
+    async insert(db: Queryable, e: TrackedEvent, vid: number | undefined): Promise<boolean> {
+      const changed = await db.run(q.insert, e.eid, e.portalId, e.kind, e.utk ?? '', vid ?? null, e.timestamp, now(), JSON.stringify(e.received), e.source,
         e.url ?? null, e.title ?? null, e.name ?? null, e.value ?? null, e.externalId ?? null);
-      return r.changes > 0;
+      return changed > 0;
     },
 
     /** The stored event counts for contact `vid` from now on. */
-    own: (vid: number, e: TrackedEvent) => void q.own.run(vid, e.portalId, e.utk ?? '', e.eid),
+    own: async (db: Queryable, vid: number, e: TrackedEvent) => void (await db.run(q.own, vid, e.portalId, e.utk ?? '', e.eid)),
 
     /** Adds one event to the contact's analytics properties (once per contact at the end of a batch). */
-    count(vid: number, e: TrackedEvent) {
+    count(db: Queryable, vid: number, e: TrackedEvent) {
       const single: Totals = {
         views: +(e.kind == 1),
         events: +(e.kind == 3),
@@ -147,15 +146,15 @@ export function trackingStore(db: Db, contacts: ContactStore, now: () => number)
         first_url: e.kind == 1 ? (e.url ?? null) : null,
         last_url: e.kind == 1 ? (e.url ?? null) : null,
       };
-      addTotals(e.portalId, vid, single, e.eid);
+      return addTotals(db, e.portalId, vid, single, e.eid);
     },
 
     /** A visitor token was linked to a contact: its unattributed events now count for the contact. */
-    attribute(portalId: number, utk: string, vid: number) {
-      const totals = q.totals.get({ portal: portalId, utk });
+    async attribute(db: Queryable, portalId: number, utk: string, vid: number) {
+      const totals = await db.get(q.totals, portalId, utk, portalId, utk, portalId, utk);
       if (!totals?.views && !totals?.events) return;
-      q.claim.run(vid, portalId, utk);
-      addTotals(portalId, vid, totals, `utk:${utk}`);
+      await db.run(q.claim, vid, portalId, utk);
+      await addTotals(db, portalId, vid, totals, `utk:${utk}`);
     },
   };
 }

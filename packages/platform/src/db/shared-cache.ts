@@ -1,0 +1,37 @@
+/** A per-process cache of what is read from the database and rarely written (property
+ * definitions), kept right when other processes share the database (PostgreSQL): each key has a
+ * version row, given a new random value by every write in the writing transaction, and a read
+ * compares it with the cached one: one small read instead of loading the whole value. A random
+ * value rather than a counter: a rolled-back write's value is never reused by a later write.
+ * On SQLite the platform is the only process: a write drops the key and nothing is read. */
+import { randomUUID } from 'node:crypto';
+import { type Engine, type Queryable, sql } from './engine';
+
+const q = {
+  version: sql<[string], { version: string }>('SELECT version FROM cache_versions WHERE name = ?'),
+  bump: sql<[string, string]>(
+    'INSERT INTO cache_versions (name, version) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET version = excluded.version',
+  ),
+};
+
+/** `keep` says whether a loaded value may be cached: data written without `changed` (a new
+ * portal's default properties) must not be hidden by an empty value cached before it. */
+export function sharedCache<V>(engine: Engine, load: (db: Queryable, key: string) => Promise<V>, keep: (value: V) => boolean = () => true) {
+  const shared = engine.kind == 'postgres';
+  const entries = new Map<string, { version: string; value: V }>();
+  return {
+    async get(db: Queryable, key: string): Promise<V> {
+      const version = shared ? ((await db.value(q.version, key)) ?? '') : '';
+      const hit = entries.get(key);
+      if (hit && hit.version == version) return hit.value;
+      const value = await load(db, key);
+      if (keep(value)) entries.set(key, { version, value });
+      return value;
+    },
+    /** Called by every write of `key`'s data, in its transaction `db`. */
+    async changed(db: Queryable, key: string) {
+      entries.delete(key);
+      if (shared) await db.run(q.bump, key, randomUUID());
+    },
+  };
+}

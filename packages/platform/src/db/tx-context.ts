@@ -1,0 +1,19 @@
+/** State that belongs to one transaction (the contact changes a request gathers, the analytics
+ * totals of a collector batch): `bind` gives a handle that carries it, and savepoints taken on
+ * that handle carry it too. A module-level variable would do only while one transaction's body
+ * runs at a time, as on SQLite; on PostgreSQL requests' transactions interleave. */
+import type { Queryable } from './engine';
+
+export function txContext<C>() {
+  const contexts = new WeakMap<Queryable, C>();
+  const bind = (db: Queryable, context: C): Queryable => {
+    const handle: Queryable = { ...db, tx: (fn) => db.tx((t) => fn(bind(t, context))) };
+    contexts.set(handle, context);
+    return handle;
+  };
+  return {
+    bind,
+    /** The context `db` carries, if any. */
+    of: (db: Queryable) => contexts.get(db),
+  };
+}
