@@ -1,7 +1,11 @@
-/** The part-2 scheduler: publishes posts and pages whose publish_date has come (and, once social
- * exists, due broadcasts). Like the workflow engine it runs on a timer while the servers listen;
- * tests move the clock and call `runDue()`. Each run is one write in the group commit. */
-import type { Queryable } from './db/engine';
+/** The part-2 scheduler: publishes posts and pages whose publish_date has come, and due
+ * broadcasts. Like the workflow engine it runs on a timer while the servers listen;
+ * tests move the clock and call `runDue()`. Each run is one write in the group commit.
+ *
+ * Every process sharing a PostgreSQL database runs this timer: a run is `exclusive`, so the
+ * processes take turns instead of racing, and each job claims its due rows besides (see
+ * `forUpdateSkipLocked`), so a thing is done once even by two runs at once. */
+import type { Engine, Queryable } from './db/engine';
 
 export interface Job {
   name: string;
@@ -9,19 +13,23 @@ export interface Job {
   run: (t: Queryable) => Promise<number>;
 }
 
-export function scheduler(write: <T>(fn: (t: Queryable) => T) => Promise<Awaited<T>>, jobs: Job[]) {
+export function scheduler(engine: Pick<Engine, 'exclusive'>, write: <T>(fn: (t: Queryable) => Promise<T>) => Promise<T>, jobs: Job[]) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
 
-  /** Runs every job once, one after the other; resolves to what each did, by name. */
+  /** Runs every job once, one after the other; resolves to what each did here, by name (nothing,
+   * when another process was running them). */
   function runDue(): Promise<Record<string, number>> {
-    const run = running.then(() =>
-      write(async (t) => {
-        const done: Record<string, number> = {};
-        for (const j of jobs) done[j.name] = await j.run(t);
-        return done;
-      }),
-    );
+    const run = running.then(async () => {
+      const done = await engine.exclusive('scheduler', () =>
+        write(async (t) => {
+          const did: Record<string, number> = {};
+          for (const j of jobs) did[j.name] = await j.run(t);
+          return did;
+        }),
+      );
+      return done ?? Object.fromEntries(jobs.map((j) => [j.name, 0]));
+    });
     running = run.catch(() => {});
     return run;
   }

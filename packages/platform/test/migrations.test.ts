@@ -2,8 +2,9 @@
  * part-2 tables made and its portals given what part 2 seeds (a blog, a domain, a layout, a site
  * map, social channels); before version 5 with property history rewritten as contact history;
  * before version 6 with tracking events' wire fields copied into named columns; before version 7
- * with form submissions that may have no contact; before version 8 with workflow enrollments that
- * a process claims to run their steps. */
+ * with form submissions that may have no contact; before version 8 with social channels and
+ * broadcasts numbered in the order they were inserted; before version 9 with workflow enrollments
+ * that a process claims to run their steps. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -162,8 +163,54 @@ describe('schema migrations', () => {
       await platform.close();
     }
   });
-  it('gives version 7 enrollments a claim, every enrollment kept and its steps still run', async () => {
+
+  it('numbers version 7 social channels and broadcasts in the order they were inserted (their rowids)', async () => {
     const file = join(dir, 'v7.db');
+    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files'), now: () => 1 });
+    const { engine, social } = made.services;
+    await createPortal(engine, made.services, { id: 7, name: 'Portal', tier: 'starter', now: 1 });
+    const [twitter] = await social.listChannels(engine, 7);
+    // Made in the same millisecond (the clock stands still): only the insertion order tells them apart.
+    for (const body of ['one', 'two', 'three', 'four']) await social.create(engine, 7, { channelGuid: twitter.channelGuid, status: 'DRAFT', content: { body } });
+    // Back to version 7's tables (no seq), their rowids running against the guids' order and the
+    // order above, so that only the rowids can give the order.
+    made.db.exec(`
+      ALTER TABLE social_channels RENAME TO social_channels_v8;
+      ALTER TABLE broadcasts RENAME TO broadcasts_v8;
+      DROP INDEX social_channels_portal; DROP INDEX broadcasts_portal; DROP INDEX broadcasts_due;
+      CREATE TABLE social_channels (guid TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, data TEXT NOT NULL);
+      CREATE INDEX social_channels_portal ON social_channels(portal_id);
+      CREATE TABLE broadcasts (guid TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, status TEXT NOT NULL, trigger_at INTEGER, created_at INTEGER NOT NULL, data TEXT NOT NULL);
+      CREATE INDEX broadcasts_portal ON broadcasts(portal_id, created_at);
+      CREATE INDEX broadcasts_due ON broadcasts(status, trigger_at);
+      INSERT INTO social_channels (rowid, guid, portal_id, data) SELECT 100 - seq, guid, portal_id, data FROM social_channels_v8;
+      INSERT INTO broadcasts (rowid, guid, portal_id, status, trigger_at, created_at, data)
+        SELECT 100 - seq, guid, portal_id, status, trigger_at, created_at, data FROM broadcasts_v8;
+      DROP TABLE social_channels_v8; DROP TABLE broadcasts_v8;`);
+    made.db.prepare("UPDATE meta SET value = '7' WHERE key = 'schema_version'").run();
+    // What version 7 listed: channels by rowid, broadcasts newest first and then by rowid, descending.
+    const channelsThen = made.db.prepare('SELECT guid FROM social_channels WHERE portal_id = 7 ORDER BY rowid').pluck().all();
+    const broadcastsThen = made.db.prepare('SELECT guid FROM broadcasts WHERE portal_id = 7 ORDER BY created_at DESC, rowid DESC').pluck().all();
+    expect(broadcastsThen).toHaveLength(4);
+    await made.close();
+
+    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files'), now: () => 1 });
+    try {
+      const { engine, social } = platform.services;
+      expect((await social.listChannels(engine, 7)).map((c) => c.channelGuid)).toEqual(channelsThen);
+      expect((await social.list(engine, 7, { withChannelKeys: [] })).map((b) => b.broadcastGuid)).toEqual(broadcastsThen);
+      // A broadcast made now comes after them all, even in the same millisecond.
+      const later = await social.create(engine, 7, { channelGuid: twitter.channelGuid, status: 'DRAFT', content: { body: 'five' } });
+      expect((await social.list(engine, 7, { withChannelKeys: [] })).map((b) => b.broadcastGuid)).toEqual([later.broadcastGuid, ...broadcastsThen]);
+      const columns = platform.db.prepare("SELECT name FROM pragma_table_info('broadcasts')").pluck().all();
+      expect(columns).toEqual(['seq', 'guid', 'portal_id', 'status', 'trigger_at', 'created_at', 'data']);
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('gives version 8 enrollments a claim, every enrollment kept and its steps still run', async () => {
+    const file = join(dir, 'v8.db');
     const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
     await createPortal(made.services.engine, made.services, { id: 9, name: 'Portal', tier: 'starter', now: 1 });
     const definition = { name: 'Flow', type: 'DRIP_DELAY', enabled: true, allowContactToTriggerMultipleTimes: false, actions: [{ type: 'DELAY', delayMillis: 10 }] };
@@ -172,7 +219,7 @@ describe('schema migrations', () => {
       INSERT INTO enrollments (id, workflow_id, portal_id, vid, step, next_run_at, status, enrolled_at) VALUES (1, 3, 9, 5, 0, 1, 'unenrolled', 1), (2, 3, 9, 5, 0, 1, 'active', 1);
       DROP INDEX enrollments_active;
       ALTER TABLE enrollments DROP COLUMN claimed_until;`);
-    made.db.prepare("UPDATE meta SET value = '7' WHERE key = 'schema_version'").run();
+    made.db.prepare("UPDATE meta SET value = '8' WHERE key = 'schema_version'").run();
     await made.close();
 
     const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files'), now: () => 100 });

@@ -1,5 +1,6 @@
 /** The PostgreSQL schema is the SQLite one said the PostgreSQL way: the same tables with the same
- * columns, and generated columns that read the same values out of a row's JSON. */
+ * columns, and generated columns that read the same values out of a row's JSON; a database of an
+ * earlier version is brought up to it. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Engine, sql } from '../src/db/engine';
 import { postgresEngine } from '../src/db/engine-postgres';
@@ -13,6 +14,8 @@ import { havePostgres, PG_URL, pgSchema } from './postgres';
 const schema = await pgSchema('schema');
 const fresh = await pgSchema('open');
 const older = await pgSchema('v7');
+const current = await pgSchema('v8');
+const beforeClaims = await pgSchema('v8_enrollments');
 
 describe.skipIf(!havePostgres)('the schema on PostgreSQL', () => {
   let lite: Engine;
@@ -66,17 +69,17 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
     await again.close();
   });
 
-  it('brings a version 7 database up to date: enrollments get their claim and the unique index on active ones', async () => {
-    const made = await openPostgres(PG_URL, { schema: older });
+  it('brings a version 8 database up to date: enrollments get their claim and the unique index on active ones', async () => {
+    const made = await openPostgres(PG_URL, { schema: beforeClaims });
     await made.exec(`INSERT INTO enrollments (workflow_id, portal_id, vid, next_run_at, status, enrolled_at) VALUES (3, 9, 5, 1, 'active', 1);
-      DROP INDEX enrollments_active; ALTER TABLE enrollments DROP COLUMN claimed_until; UPDATE meta SET value = '7' WHERE key = 'schema_version'`);
+      DROP INDEX enrollments_active; ALTER TABLE enrollments DROP COLUMN claimed_until; UPDATE meta SET value = '8' WHERE key = 'schema_version'`);
     await made.close();
-    const db = await openPostgres(PG_URL, { schema: older });
+    const db = await openPostgres(PG_URL, { schema: beforeClaims });
     try {
       expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(String(SCHEMA_VERSION));
       expect(await db.all(sql<[], Record<string, unknown>>('SELECT vid, status, claimed_until FROM enrollments'))).toEqual([{ vid: 5, status: 'active', claimed_until: null }]);
       const index = sql<[string], { indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = ? AND indexname = 'enrollments_active'");
-      expect(await db.value(index, older)).toMatch(/^CREATE UNIQUE INDEX enrollments_active ON \S+ USING btree \(workflow_id, vid\) WHERE \(status = 'active'::text\)$/);
+      expect(await db.value(index, beforeClaims)).toMatch(/^CREATE UNIQUE INDEX enrollments_active ON \S+ USING btree \(workflow_id, vid\) WHERE \(status = 'active'::text\)$/);
     } finally {
       await db.close();
     }
@@ -87,5 +90,55 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
     await newer.run(sql<[string]>("UPDATE meta SET value = ? WHERE key = 'schema_version'"), String(SCHEMA_VERSION + 1));
     await newer.close();
     await expect(openPostgres(PG_URL, { schema: fresh })).rejects.toThrow(`the database has schema version ${SCHEMA_VERSION + 1}; this platform knows up to ${SCHEMA_VERSION}`);
+  });
+
+  it('brings a version 7 database up to date: social channels and broadcasts numbered in the order they lie in, as a new database has them', async () => {
+    const v7 = await openPostgres(PG_URL, { schema: older });
+    // Back to version 7's tables: keyed by guid, no seq.
+    await v7.exec(`
+      ALTER TABLE social_channels DROP COLUMN seq; ALTER TABLE social_channels DROP CONSTRAINT social_channels_guid_key; ALTER TABLE social_channels ADD PRIMARY KEY (guid);
+      ALTER TABLE broadcasts DROP COLUMN seq; ALTER TABLE broadcasts DROP CONSTRAINT broadcasts_guid_key; ALTER TABLE broadcasts ADD PRIMARY KEY (guid);
+      UPDATE meta SET value = '7' WHERE key = 'schema_version';`);
+    // Guids out of their sorted order, so that only the order of insertion can give the order.
+    for (const guid of ['c-2', 'c-3', 'c-1']) await v7.run(sql<[string]>("INSERT INTO social_channels (guid, portal_id, data) VALUES (?, 7, '{}')"), guid);
+    for (const guid of ['b-2', 'b-3', 'b-1'])
+      await v7.run(sql<[string]>("INSERT INTO broadcasts (guid, portal_id, status, trigger_at, created_at, data) VALUES (?, 7, 'DRAFT', NULL, 5, '{}')"), guid);
+    await v7.close();
+
+    const migrated = await openPostgres(PG_URL, { schema: older });
+    const made = await openPostgres(PG_URL, { schema: current });
+    try {
+      const bySeq = (table: string) => sql<[], { seq: number; guid: string }>(`SELECT seq, guid FROM ${table} ORDER BY seq`);
+      expect(await migrated.all(bySeq('social_channels'))).toEqual([{ seq: 1, guid: 'c-2' }, { seq: 2, guid: 'c-3' }, { seq: 3, guid: 'c-1' }]);
+      expect(await migrated.all(bySeq('broadcasts'))).toEqual([{ seq: 1, guid: 'b-2' }, { seq: 2, guid: 'b-3' }, { seq: 3, guid: 'b-1' }]);
+      // New rows are numbered after them.
+      const added = await migrated.get(sql<[], { seq: number }>("INSERT INTO social_channels (guid, portal_id, data) VALUES ('c-4', 7, '{}') RETURNING seq"));
+      expect(added!.seq).toBe(4);
+      await expect(migrated.run(sql("INSERT INTO broadcasts (guid, portal_id, status, created_at, data) VALUES ('b-1', 7, 'DRAFT', 5, '{}')"))).rejects.toMatchObject({ kind: 'conflict' }); // guid is unique
+
+      // The same columns, keys and indexes as a database made at version 8.
+      const shape = async (db: Engine, schemaName: string) => ({
+        columns: await db.all(
+          sql<[string], Record<string, unknown>>(
+            `SELECT table_name, column_name, data_type, is_nullable, is_identity FROM information_schema.columns
+             WHERE table_schema = ? AND table_name IN ('social_channels', 'broadcasts') ORDER BY table_name, column_name`,
+          ),
+          schemaName,
+        ),
+        indexes: await db.all(
+          sql<[string, string], { indexdef: string }>(
+            `SELECT replace(indexdef, ? || '.', '') AS indexdef FROM pg_indexes WHERE schemaname = ? AND tablename IN ('social_channels', 'broadcasts') ORDER BY indexname`,
+          ),
+          schemaName,
+          schemaName,
+        ),
+      });
+      const expected = await shape(made, current);
+      expect(expected.indexes.map((i) => i.indexdef)).toContain('CREATE UNIQUE INDEX broadcasts_guid_key ON broadcasts USING btree (guid)');
+      expect(await shape(migrated, older)).toEqual(expected);
+    } finally {
+      await migrated.close();
+      await made.close();
+    }
   });
 });

@@ -9,7 +9,7 @@
  * caller answers. One commit per turn instead of one per request means the WAL receives each page
  * that several requests touched once; under load that is most of the cost of a small write. */
 import type { Statement } from 'better-sqlite3';
-import { type Dialect, type Engine, type Param, type Query, type Queryable, serial } from './engine';
+import { type Dialect, type Engine, type Param, type Query, type Queryable, serial, type Transaction } from './engine';
 import type { Db } from './open';
 
 export const sqliteDialect: Dialect = {
@@ -25,7 +25,6 @@ export const sqliteDialect: Dialect = {
   jsonArrayValues: (json) => `SELECT value FROM json_each(${json})`,
   ilike: (expr, pattern) => `${expr} LIKE ${pattern}`,
   groupConcat: (expr, separator) => `group_concat(${expr}, ${separator})`,
-  rowid: 'rowid',
   forUpdateSkipLocked: '',
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
 };
@@ -73,9 +72,10 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
     exec: async (text: string) => void db.exec(text),
   } as unknown as Omit<Queryable, 'tx'>;
 
-  const handle = (level: Level): Queryable => ({ ...queries, tx: (fn) => savepoint(level, fn) });
+  // One writer: a transaction holds every lock already.
+  const handle = (level: Level): Transaction => ({ ...queries, tx: (fn) => savepoint(level, fn), lock: async () => {} });
 
-  function savepoint<T>(parent: Level, fn: (t: Queryable) => Promise<T>): Promise<T> {
+  function savepoint<T>(parent: Level, fn: (t: Transaction) => Promise<T>): Promise<T> {
     return parent.nested(async () => {
       const level = { depth: parent.depth + 1, nested: serial() };
       const name = `sp${level.depth}`;
@@ -114,7 +114,7 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
   }
 
   /** Transactions of their own, one after another. */
-  async function alone<T>(fn: (t: Queryable) => Promise<T>): Promise<T> {
+  async function alone<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
     while (open) await open.ended.catch(() => {});
     const { tx, end } = begin();
     let result: T;
@@ -129,7 +129,7 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
     return result;
   }
 
-  async function inGroup<T>(fn: (t: Queryable) => Promise<T>): Promise<T> {
+  async function inGroup<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
     while (open?.closing) await open.ended.catch(() => {});
     if (!open) {
       const { tx, end } = begin();

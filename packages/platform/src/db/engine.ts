@@ -2,8 +2,8 @@
  * engine-postgres.ts). A query is written once, in the SQL both engines speak, with `?`
  * placeholders; what truly differs between the dialects is in `Dialect`, side by side.
  *
- * A transaction is a handle: `tx(async (t) => …)` gives `fn` the `Queryable` whose queries run in
- * it, and `t.tx(…)` is a savepoint inside it. Code in a transaction queries through its handle,
+ * A transaction is a handle: `tx(async (t) => …)` gives `fn` the `Transaction` whose queries run
+ * in it, and `t.tx(…)` is a savepoint inside it. Code in a transaction queries through its handle,
  * never the engine (on PostgreSQL the engine is another connection). The handle is passed rather
  * than found through AsyncLocalStorage because on Node 20 that slows every promise of the
  * process: a quarter of the form submissions' throughput in bench:platform. */
@@ -50,14 +50,10 @@ export interface Dialect {
   ilike(expr: string, pattern: string): string;
   /** Concatenation of the group's values with `separator` (a SQL string literal). */
   groupConcat(expr: string, separator: string): string;
-  /** A sort key in the order a table's rows were inserted (a tie-break for tables without an
-   * auto-numbered key): SQLite's rowid. PostgreSQL has no such thing: `ctid`, a row's place in
-   * its table, follows insertion only until the row is updated (an updated row moves). */
-  readonly rowid: string;
-  /** Ends a SELECT that claims rows for a job (due workflow steps): the rows it picks are locked
-   * until its transaction ends, and rows another transaction has locked are passed over rather
-   * than waited for, so two processes claiming at once take different rows. SQLite has one
-   * writer at a time: nothing to say. */
+  /** Ends a SELECT of due work (scheduled posts, waiting broadcasts, workflow steps): locks the rows it reads for
+   * its transaction, leaving out those another transaction holds, so two runs side by side (two
+   * processes on PostgreSQL) take different rows and never wait for each other. Nothing on
+   * SQLite: its one writer runs transactions one at a time. */
   readonly forUpdateSkipLocked: string;
   /** The type of an auto-numbered primary key column, in CREATE TABLE. */
   readonly autoId: string;
@@ -76,7 +72,17 @@ export interface Queryable {
   exec(text: string): Promise<void>;
   /** Runs `fn` in a transaction (on a handle: a savepoint in its transaction), committed when it
    * resolves, rolled back when it rejects. */
-  tx<T>(fn: (t: Queryable) => Promise<T>): Promise<T>;
+  tx<T>(fn: (t: Transaction) => Promise<T>): Promise<T>;
+}
+
+/** A transaction's handle: its queries, and what only a transaction can do. */
+export interface Transaction extends Queryable {
+  /** Holds the lock `name` until the transaction ends; another transaction taking it waits until
+   * then. For a write decided by what the database holds (the next id after the largest) when
+   * another process may decide the same meanwhile: neither would see the other's uncommitted
+   * row. On PostgreSQL a transaction's advisory lock; nothing on SQLite, whose one writer runs
+   * transactions one at a time. */
+  lock(name: string): Promise<void>;
 }
 
 export interface Engine extends Queryable {

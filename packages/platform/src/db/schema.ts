@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only. */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -302,15 +302,19 @@ CREATE TABLE IF NOT EXISTS settings (
 );
 
 -- Social channels (seeded per portal) and broadcasts (§4.10). A broadcast's record is JSON; its
--- status and trigger time are columns so the scheduler finds due ones by index.
+-- status and trigger time are columns so the scheduler finds due ones by index. seq numbers the
+-- rows as they are inserted, the order they are listed in (channels) or that breaks ties
+-- (broadcasts made in the same millisecond); a guid is what the API knows them by.
 CREATE TABLE IF NOT EXISTS social_channels (
-  guid TEXT PRIMARY KEY,
+  seq INTEGER PRIMARY KEY,
+  guid TEXT NOT NULL UNIQUE,
   portal_id INTEGER NOT NULL,
   data TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS social_channels_portal ON social_channels(portal_id);
 CREATE TABLE IF NOT EXISTS broadcasts (
-  guid TEXT PRIMARY KEY,
+  seq INTEGER PRIMARY KEY,
+  guid TEXT NOT NULL UNIQUE,
   portal_id INTEGER NOT NULL,
   status TEXT NOT NULL,
   trigger_at INTEGER,
@@ -342,6 +346,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
 const FORM_SUBMISSIONS = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS form_submissions'), SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS property_groups'));
+const SOCIAL = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS social_channels'), SCHEMA.indexOf('-- Prospects (§4.10)'));
 const ENROLLMENTS = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS enrollments'), SCHEMA.indexOf('CREATE INDEX IF NOT EXISTS enrollments_due'));
 
 /** Changes from one schema version to the next, for databases made by an earlier version. */
@@ -408,15 +413,34 @@ export const MIGRATIONS: Record<number, string> = {
     INSERT INTO form_submissions SELECT * FROM form_submissions_v6;
     DROP TABLE form_submissions_v6;
   `,
-  // 7 → 8: a workflow step is claimed by the process that runs it (enrollments.claimed_until),
+  // 7 → 8: social channels and broadcasts get seq, their insertion order, which their rowids
+  // were (PostgreSQL has no rowid). The tables are made first if missing (a database from before
+  // part 2), so that the copy below always has one to copy.
+  8: `
+    CREATE TABLE IF NOT EXISTS social_channels (guid TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, data TEXT NOT NULL);
+    CREATE TABLE IF NOT EXISTS broadcasts (guid TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, status TEXT NOT NULL, trigger_at INTEGER,
+      created_at INTEGER NOT NULL, data TEXT NOT NULL);
+    ALTER TABLE social_channels RENAME TO social_channels_v7;
+    ALTER TABLE broadcasts RENAME TO broadcasts_v7;
+    DROP INDEX IF EXISTS social_channels_portal;
+    DROP INDEX IF EXISTS broadcasts_portal;
+    DROP INDEX IF EXISTS broadcasts_due;
+    ${SOCIAL}
+    INSERT INTO social_channels (seq, guid, portal_id, data) SELECT rowid, guid, portal_id, data FROM social_channels_v7;
+    INSERT INTO broadcasts (seq, guid, portal_id, status, trigger_at, created_at, data)
+      SELECT rowid, guid, portal_id, status, trigger_at, created_at, data FROM broadcasts_v7;
+    DROP TABLE social_channels_v7;
+    DROP TABLE broadcasts_v7;
+  `,
+  // 8 → 9: a workflow step is claimed by the process that runs it (enrollments.claimed_until),
   // and a contact is in a workflow once at a time (the unique index, made by SCHEMA). As in 7, the
   // table is made first if missing, so that the copy always has one to copy.
-  8: `
+  9: `
     ${ENROLLMENTS}
-    ALTER TABLE enrollments RENAME TO enrollments_v7;
+    ALTER TABLE enrollments RENAME TO enrollments_v8;
     ${ENROLLMENTS}
     INSERT INTO enrollments (id, workflow_id, portal_id, vid, step, next_run_at, status, enrolled_at)
-      SELECT id, workflow_id, portal_id, vid, step, next_run_at, status, enrolled_at FROM enrollments_v7;
-    DROP TABLE enrollments_v7;
+      SELECT id, workflow_id, portal_id, vid, step, next_run_at, status, enrolled_at FROM enrollments_v8;
+    DROP TABLE enrollments_v8;
   `,
 };

@@ -6,8 +6,8 @@ import type { Queryable } from './engine';
 
 export function txContext<C>() {
   const contexts = new WeakMap<Queryable, C>();
-  const bind = (db: Queryable, context: C): Queryable => {
-    const handle: Queryable = { ...db, tx: (fn) => db.tx((t) => fn(bind(t, context))) };
+  const bind = <Q extends Queryable>(db: Q, context: C): Q => {
+    const handle = { ...db, tx: (fn) => db.tx((t) => fn(bind(t, context))) } as Q;
     contexts.set(handle, context);
     return handle;
   };

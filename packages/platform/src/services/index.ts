@@ -116,7 +116,7 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
       seedChannelsSync(db, id, now());
     }
   })();
-  const jobs = scheduler(write, [
+  const jobs = scheduler(engine, write, [
     { name: 'publish', run: (t) => content.publishDue(t) },
     { name: 'broadcasts', run: (t) => social.publishDue(t) },
   ]);

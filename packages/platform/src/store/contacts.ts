@@ -175,6 +175,8 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     const email = props.email ?? null;
     if (email && email != row?.email) {
       const owner = await db.get(q.byEmail, portalId, email);
+      // A new contact's email taken since the caller looked (another transaction): EmailTaken.
+      if (owner && !row) throw new EmailTaken(owner);
       if (owner && owner.vid != row?.vid) throw await existsError(db, owner);
     }
     // History for what people and systems set; the calculated dates and the analytics counters

@@ -51,6 +51,8 @@ export interface EventFilter {
 
 /** Ids look like the legacy API's; they are global (the table's key), so each follows the largest. */
 const FIRST_CAMPAIGN_ID = 10_329_957;
+/** Held while a campaign's id is chosen and until its row is committed (see createCampaign). */
+const CAMPAIGN_IDS = 'campaign ids';
 
 /** The `type` of the campaign that collects a portal's subscription changes made through the API. */
 const STATUS_CHANGES = 'SUBSCRIPTION_CHANGES';
@@ -65,11 +67,18 @@ const campaignQ = {
   touch: sql<[number, number, number]>('UPDATE campaigns SET last_updated = ? WHERE id = ? AND last_updated < ?'),
 };
 
-/** `db`: where it runs (the engine, or a transaction's handle). */
-export async function createCampaign(db: Queryable, portalId: number, data: CampaignData, lastUpdated: number): Promise<number> {
-  const id = Number(await db.value(campaignQ.nextId, FIRST_CAMPAIGN_ID - 1));
-  await db.run(campaignQ.insert, id, portalId, JSON.stringify(data), lastUpdated);
-  return id;
+/** `db`: where it runs (the engine, or a transaction's handle). The id is the largest plus one:
+ * two transactions at once on PostgreSQL would both see the same largest (neither sees the
+ * other's row before it commits), so choosing one takes a lock that the next waits for until this
+ * transaction ends. A lock rather than a sequence keeps the ids the same on both engines: a
+ * sequence would skip those of rolled-back transactions and need moving after a copy. */
+export function createCampaign(db: Queryable, portalId: number, data: CampaignData, lastUpdated: number): Promise<number> {
+  return db.tx(async (t) => {
+    await t.lock(CAMPAIGN_IDS);
+    const id = Number(await t.value(campaignQ.nextId, FIRST_CAMPAIGN_ID - 1));
+    await t.run(campaignQ.insert, id, portalId, JSON.stringify(data), lastUpdated);
+    return id;
+  });
 }
 
 /** Appends one event and moves the campaign's `lastUpdatedTime`; returns the event's key. */
@@ -161,12 +170,13 @@ export function emailStore(engine: Engine, now: () => number) {
     return JSON.parse(row.data);
   }
 
-  /** The portal's "Subscription changes" campaign, created on the first change. */
+  /** The portal's "Subscription changes" campaign, created on the first change: once, even when
+   * two processes make a portal's first change at once (looked for again under the lock). */
   async function statusCampaign(db: Queryable, portalId: number, t: number) {
-    return (
-      (await db.get(q.statusCampaign, portalId, STATUS_CHANGES))?.id ??
+    const find = async (on: Queryable) => (await on.get(q.statusCampaign, portalId, STATUS_CHANGES))?.id;
+    const create = (on: Queryable) =>
       createCampaign(
-        db,
+        on,
         portalId,
         {
           appId: 0,
@@ -181,7 +191,13 @@ export function emailStore(engine: Engine, now: () => number) {
           lastProcessingFinishedAt: null,
         },
         t,
-      )
+      );
+    return (
+      (await find(db)) ??
+      db.tx(async (tx) => {
+        await tx.lock(CAMPAIGN_IDS);
+        return (await find(tx)) ?? create(tx);
+      })
     );
   }
 

@@ -91,9 +91,9 @@ export function seedChannelsSync(db: Db, portalId: number, at: number) {
 
 /** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
 export function socialStore(engine: Engine, now: () => number) {
-  const { jsonText, rowid } = engine.dialect;
+  const { jsonText, forUpdateSkipLocked } = engine.dialect;
   const q = {
-    channels: sql<[number], { data: string }>(`SELECT data FROM social_channels WHERE portal_id = ? ORDER BY ${rowid}`),
+    channels: sql<[number], { data: string }>('SELECT data FROM social_channels WHERE portal_id = ? ORDER BY seq'),
     anyChannel: sql<[number], { one: number }>('SELECT 1 AS one FROM social_channels WHERE portal_id = ? LIMIT 1'),
     channel: sql<[number, string], { data: string }>('SELECT data FROM social_channels WHERE portal_id = ? AND guid = ?'),
     addChannel: sql<[string, number, string]>('INSERT INTO social_channels (guid, portal_id, data) VALUES (?, ?, ?)'),
@@ -101,9 +101,13 @@ export function socialStore(engine: Engine, now: () => number) {
       'INSERT INTO broadcasts (guid, portal_id, status, trigger_at, created_at, data) VALUES (?, ?, ?, ?, ?, ?)',
     ),
     byGuid: sql<[number, string], BroadcastRow>('SELECT guid, portal_id, status, trigger_at, created_at, data FROM broadcasts WHERE portal_id = ? AND guid = ?'),
-    save: sql<[string, number | null, string, string]>('UPDATE broadcasts SET status = ?, trigger_at = ?, data = ? WHERE guid = ?'),
+    // Each changes a broadcast only in the state it was read in: one the scheduler published
+    // after a caller read it is not cancelled, and one published by another run is not again.
+    publish: sql<[number, string, string]>("UPDATE broadcasts SET status = 'SUCCESS', trigger_at = ?, data = ? WHERE guid = ? AND status = 'WAITING'"),
+    cancel: sql<[string, string]>("UPDATE broadcasts SET status = 'CANCELED', data = ? WHERE guid = ? AND status IN ('WAITING', 'DRAFT')"),
     due: sql<[number], BroadcastRow>(
-      "SELECT guid, portal_id, status, trigger_at, created_at, data FROM broadcasts WHERE status = 'WAITING' AND trigger_at <= ? ORDER BY trigger_at, created_at",
+      `SELECT guid, portal_id, status, trigger_at, created_at, data FROM broadcasts WHERE status = 'WAITING' AND trigger_at <= ?
+       ORDER BY trigger_at, created_at${forUpdateSkipLocked}`,
     ),
     announced: sql<[number, string, string, string], { one: number }>(
       `SELECT 1 AS one FROM broadcasts WHERE portal_id = ? AND ${jsonText('data', '$.remoteContentType')} = ?
@@ -119,12 +123,13 @@ export function socialStore(engine: Engine, now: () => number) {
     return row;
   }
 
-  /** "Publishes" a broadcast: there is no real network, so success is recorded with a message URL. */
+  /** "Publishes" a waiting broadcast: there is no real network, so success is recorded with a
+   * message URL. Resolves to whether it did (it was still waiting). */
   async function publish(db: Queryable, row: BroadcastRow) {
     const data = JSON.parse(row.data) as Json;
     const at = now();
     const published = { ...data, finishedAt: at, messageUrl: `https://social.svc.local/${String(data.channelKey)}/${row.guid}`, userUpdatedAt: at };
-    await db.run(q.save, 'SUCCESS', row.trigger_at ?? at, JSON.stringify(published), row.guid);
+    return (await db.run(q.publish, row.trigger_at ?? at, JSON.stringify(published), row.guid)) > 0;
   }
 
   const store = {
@@ -159,7 +164,7 @@ export function socialStore(engine: Engine, now: () => number) {
       if (f.count) page = ' LIMIT ? OFFSET ?', args.push(f.count, Math.min(f.count * (f.page ?? 0), Number.MAX_SAFE_INTEGER));
       const rows = await db.all(
         sql<Param[], BroadcastRow>(
-          `SELECT guid, portal_id, status, trigger_at, created_at, data FROM broadcasts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, ${rowid} DESC${page}`,
+          `SELECT guid, portal_id, status, trigger_at, created_at, data FROM broadcasts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, seq DESC${page}`,
         ),
         ...args,
       );
@@ -207,9 +212,9 @@ export function socialStore(engine: Engine, now: () => number) {
 
     async cancel(db: Queryable, portalId: number, guid: string) {
       const row = await find(db, portalId, guid);
-      if (row.status != 'WAITING' && row.status != 'DRAFT') throw badRequest(`broadcast ${guid} is ${row.status}; only waiting or draft broadcasts can be cancelled`);
       const data = { ...(JSON.parse(row.data) as Json), userUpdatedAt: now() };
-      await db.run(q.save, 'CANCELED', row.trigger_at, JSON.stringify(data), guid);
+      if (!(await db.run(q.cancel, JSON.stringify(data), guid)))
+        throw badRequest(`broadcast ${guid} is ${(await find(db, portalId, guid)).status}; only waiting or draft broadcasts can be cancelled`);
     },
 
     /** Broadcasts `content` about a piece of the portal's content (a blog post) on each of its active
@@ -226,9 +231,9 @@ export function socialStore(engine: Engine, now: () => number) {
 
     /** Publishes every waiting broadcast whose trigger time has come; returns how many. */
     async publishDue(db: Queryable) {
-      const due = await db.all(q.due, now());
-      for (const row of due) await publish(db, row);
-      return due.length;
+      let n = 0;
+      for (const row of await db.all(q.due, now())) if (await publish(db, row)) n++;
+      return n;
     },
   };
   return store;

@@ -73,7 +73,9 @@ export function contentEngine(engine: Engine, now: () => number) {
     versionById: sql<[number, number], { id: number; data: string; updated: number }>('SELECT id, data, updated FROM content_versions WHERE object_id = ? AND id = ?'),
     history: sql<[number, string, number]>('INSERT INTO content_history (object_id, event, timestamp) VALUES (?, ?, ?)'),
     historyOf: sql<[number], { event: string; timestamp: number }>('SELECT event, timestamp FROM content_history WHERE object_id = ? ORDER BY seq'),
-    due: sql<[number], Row>(`SELECT ${COLS} FROM content_objects WHERE publish_at IS NOT NULL AND publish_at <= ? ORDER BY publish_at, id`),
+    due: sql<[number], Row>(`SELECT ${COLS} FROM content_objects WHERE publish_at IS NOT NULL AND publish_at <= ? ORDER BY publish_at, id${d.forUpdateSkipLocked}`),
+    /** Takes a due object for the run that read it: the one whose update changes it publishes it. */
+    claim: sql<[number, number]>('UPDATE content_objects SET publish_at = NULL WHERE id = ? AND publish_at = ?'),
     folderByPath: sql<[number, string], Row>(
       `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = 'folders' AND deleted_at = 0 AND ${d.jsonText('data', '$.full_path')} = ?`,
     ),
@@ -440,10 +442,13 @@ export function contentEngine(engine: Engine, now: () => number) {
     });
   }
 
-  /** Publishes every scheduled object whose publish_date has come; returns how many. */
+  /** Publishes every scheduled object whose publish_date has come; returns how many. Two runs at
+   * once (two processes) read different objects (forUpdateSkipLocked); the claim keeps an object
+   * that changed since it was read (published, rescheduled, cancelled) from going live here. */
   async function publishDue(db: Queryable) {
     let n = 0;
     for (const row of await db.all(q.due, now())) {
+      if (!(await db.run(q.claim, row.id, row.publish_at!))) continue;
       await goLive(db, row, JSON.parse(row.data) as Record_);
       n++;
     }

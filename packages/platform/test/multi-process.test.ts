@@ -1,0 +1,162 @@
+/** Two platform processes (the built CLI) on one PostgreSQL database, as behind a load balancer:
+ * what one writes the other reads at once, scheduled posts and workflow steps run once across
+ * both, the rate limit holds across both, and one killed mid-write loses nothing acknowledged
+ * while the other goes on serving. */
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Engine } from '../src/db/engine';
+import { postgresEngine } from '../src/db/engine-postgres';
+import { contentEngine } from '../src/store/content/engine';
+import { type Running, startCli } from './cli-process';
+import { fetchJson } from './harness';
+import { havePostgres, PG_URL, pgSchema } from './postgres';
+
+const schema = await pgSchema('multi_process');
+const url = new URL(PG_URL);
+url.searchParams.set('options', `-c search_path=${schema}`);
+const dir = mkdtempSync(join(tmpdir(), 'svc-multi-'));
+const children: ChildProcess[] = [];
+const RATE_LIMIT = 40;
+
+/** One platform process on the shared database (the first seeds the demo portal). */
+const start = (rateLimit = 1_000_000) =>
+  startCli(['--database', url.toString(), '--credentials', join(dir, 'credentials.json'), '--rate-limit', String(rateLimit), '--no-inspector'], children);
+
+/** Polls `check` until it holds (background work runs on one-second timers). */
+async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe.skipIf(!havePostgres)('two platform processes on one PostgreSQL database', () => {
+  let a: Running;
+  let b: Running;
+  let headers: Record<string, string>;
+  let db: Engine;
+  const call = (p: Running, method: string, path: string, body?: unknown) => fetchJson(p.baseUrl + path, { method, body, headers });
+
+  beforeAll(async () => {
+    a = await start();
+    b = await start();
+    headers = { authorization: `Bearer ${JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).privateAppToken}` };
+    db = postgresEngine(url.toString());
+  }, 60_000);
+  afterAll(async () => {
+    for (const c of children) c.kill('SIGKILL');
+    await db?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reads through one what was written through the other, at once', async () => {
+    expect((await call(a, 'PUT', '/contacts/v1/properties/seat', { label: 'Seat', groupName: 'contactinformation', type: 'number', fieldType: 'number' })).status).toBe(200);
+    const made = await call(b, 'POST', '/contacts/v1/contact', { properties: [{ property: 'email', value: 'both@multi.test' }, { property: 'seat', value: '12' }] });
+    expect(made.status).toBe(200);
+    const read = await call(a, 'GET', `/contacts/v1/contact/vid/${made.json.vid}/profile`);
+    expect(read.json.properties.seat.value).toBe('12');
+    expect((await call(a, 'POST', `/contacts/v1/contact/vid/${made.json.vid}/profile`, { properties: [{ property: 'seat', value: '13' }] })).status).toBe(204);
+    expect((await call(b, 'GET', `/contacts/v1/contact/vid/${made.json.vid}/profile`)).json.properties.seat.value).toBe('13');
+  });
+
+  it('publishes each of 100 posts scheduled for the same second exactly once', async () => {
+    const blogId = (await call(a, 'GET', '/content/api/v2/blogs')).json.objects[0].id;
+    const at = Date.now() + 3_000;
+    const ids: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const via = i % 2 ? a : b;
+      const post = await call(via, 'POST', '/content/api/v2/blog-posts', { name: `Same second ${i}`, content_group_id: blogId, publish_immediately: false, publish_date: at });
+      expect(post.status).toBe(201);
+      expect((await call(via, 'POST', `/content/api/v2/blog-posts/${post.json.id}/publish-action`, { action: 'schedule-publish' })).status).toBe(204);
+      ids.push(post.json.id);
+    }
+    await eventually(async () => (await call(b, 'GET', '/content/api/v2/blog-posts?state=PUBLISHED&limit=300')).json.total >= 100);
+    const content = contentEngine(db, Date.now);
+    const histories = await Promise.all(ids.map((id) => content.history(db, id)));
+    expect(histories.map((h) => h.length)).toEqual(ids.map(() => 1));
+  }, 60_000);
+
+  it('runs a workflow delay step, then its webhook, once per enrollment across both', async () => {
+    const calls: string[] = [];
+    const hooks: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c)).on('end', () => {
+        calls.push(JSON.parse(body).vid);
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
+    try {
+      const hookUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hook`;
+      const flow = await call(a, 'POST', '/automation/v2/workflows', {
+        name: 'Once',
+        type: 'DRIP_DELAY',
+        enabled: true,
+        actions: [{ type: 'DELAY', delayMillis: 1000 }, { type: 'WEBHOOK', url: hookUrl, method: 'POST' }],
+      });
+      expect(flow.status).toBe(200);
+      const emails = Array.from({ length: 20 }, (_, i) => `flow${i}@multi.test`);
+      for (const [i, email] of emails.entries()) {
+        const via = i % 2 ? a : b;
+        await call(via, 'POST', `/contacts/v1/contact/createOrUpdate/email/${email}`, { properties: [] });
+        expect((await call(via, 'POST', `/automation/v2/workflows/${flow.json.id}/enrollments/contacts/${email}`)).status).toBe(204);
+      }
+      await eventually(async () => calls.length >= emails.length);
+      await new Promise((r) => setTimeout(r, 2_500)); // two more turns of both timers: nothing runs again
+      expect(calls.length).toBe(emails.length);
+      expect(new Set(calls).size).toBe(emails.length);
+    } finally {
+      await new Promise((r) => hooks.close(r));
+    }
+  }, 60_000);
+
+  it('holds the rate limit across both: the budget is the portal’s, not each process’s', async () => {
+    // Two more processes with a small budget (the others' is too large to reach).
+    const [c, d] = await Promise.all([start(RATE_LIMIT), start(RATE_LIMIT)]);
+    const statuses = await Promise.all(Array.from({ length: RATE_LIMIT + 20 }, (_, i) => call(i % 2 ? c : d, 'GET', '/contacts/v1/lists/all/contacts/all?count=1').then((r) => r.status)));
+    expect(statuses.filter((s) => s == 200)).toHaveLength(RATE_LIMIT);
+    expect(statuses.filter((s) => s == 429)).toHaveLength(20);
+  }, 30_000);
+
+  it('loses no acknowledged write when one is killed mid-write; the other keeps serving', async () => {
+    const acknowledged: string[] = [];
+    let stop = false;
+    const writer = async (p: Running, w: number) => {
+      for (let i = 0; !stop; i++) {
+        const email = `kill${w}-${i}@multi.test`;
+        try {
+          const res = await fetch(`${p.baseUrl}/contacts/v1/contact/createOrUpdate/email/${email}`, {
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: JSON.stringify({ properties: [{ property: 'firstname', value: `W${w}` }] }),
+          });
+          if (res.status == 200) acknowledged.push(email);
+        } catch {
+          if (p == a) return; // the killed one is gone
+        }
+      }
+    };
+    const writers = [0, 1, 2, 3].map((w) => writer(w % 2 ? a : b, w));
+    await new Promise((r) => setTimeout(r, 1_500));
+    a.child.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 500));
+    stop = true;
+    await Promise.all(writers);
+    expect(acknowledged.length).toBeGreaterThan(10);
+    const missing: string[] = [];
+    for (let i = 0; i < acknowledged.length; i += 50) {
+      const batch = acknowledged.slice(i, i + 50);
+      const res = await call(b, 'GET', `/contacts/v1/contact/emails/batch/${batch.map(encodeURIComponent).join(',')}`);
+      const found = new Set(Object.values(res.json).map((c) => (c as { properties: { email: { value: string } } }).properties.email.value));
+      missing.push(...batch.filter((e) => !found.has(e)));
+    }
+    expect(missing).toEqual([]);
+    expect((await call(b, 'GET', '/contacts/v1/contacts/statistics')).status).toBe(200);
+  }, 90_000);
+});
