@@ -187,7 +187,9 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
           throw latest.status == 'active'
             ? alreadyEnrolled(vid, workflowId)
             : preconditionFailed(`contact ${vid} has already been through workflow ${workflowId}, which does not allow contacts to trigger it multiple times`);
-        await end(t, workflowId, await t.all(q.endOne, workflowId, vid), 're-enrolled');
+        // Only a workflow that lets contacts start over ends an active enrollment here: otherwise
+        // an active one found now was made by a concurrent enrollment since `latest` looked.
+        if (allowContactToTriggerMultipleTimes) await end(t, workflowId, await t.all(q.endOne, workflowId, vid), 're-enrolled');
         const at = now();
         if (!(await t.run(q.enroll, workflowId, portalId, vid, at, at))) throw alreadyEnrolled(vid, workflowId);
         await log(t, workflowId, vid, 'ENROLLED', null);
