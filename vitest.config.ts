@@ -1,5 +1,62 @@
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+
+/** The platform's HTTP tests run twice: on SQLite with everything else, and again on PostgreSQL
+ * (SVC_TEST_ENGINE=postgres, each platform in a schema of its own; see packages/platform/test/
+ * harness.ts). On PostgreSQL for now only the files whose routes are all on the engine (issue 17). */
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+const PLATFORM_TESTS = 'packages/platform/test';
+const ON_POSTGRES = [
+  'blog-v1',
+  'client-error',
+  'content-blog-posts',
+  'content-collections',
+  'email',
+  'files',
+  'keywords-settings',
+  'part2-bad-input',
+  'social',
+  'utk-links',
+];
+/** Pending conversion (issue 17): these reach stores not on the engine yet (lists, forms),
+ * which answer 501 on PostgreSQL; so does every contact write, which the dynamic lists
+ * re-check. Each file joins ON_POSTGRES once the stores it uses are converted
+ * (`SVC_TEST_ENGINE=postgres npx vitest run --project all test/<file>` in packages/platform tells).
+ * The root fuzz test (test/fuzz/platform.test.ts) calls every route: it joins last. */
+const PENDING_ON_POSTGRES = [
+  'auth', // the record-limit count and the cross-portal references write contacts, lists, forms
+  'contacts', // contact writes (lists)
+  'contacts-more',
+  'forms',
+  'inspector', // a form submission, a list
+  'legacy-client', // contacts, lists, forms, workflows
+  'lists',
+  'properties', // contact writes (lists)
+  'prospects', // a page view's contact (lists)
+  'routes', // the page-size clamp of every list route, the lists' among them
+  'tracking', // identify writes contacts (lists)
+  'workflows', // contact writes, a list step (lists)
+];
+// Not in either list, and run once (on SQLite, or on both engines inside the file): SQLite by
+// nature — checkpointer, durability (the SQLite file under SIGKILL), group-commit, migrations (of
+// SQLite files), cli (--data, --memory) — and the files that open both engines themselves or
+// PostgreSQL alone — engine, portal-stores-engines, contacts-engines, schema-postgres,
+// migrate-postgres, rolling-window, postgres-processes, two-processes, multi-process,
+// workflow-processes, cli-postgres — and uuid-v7, which has no database.
+
+const files = (names: string[]) =>
+  names.map((name) => {
+    const file = `${PLATFORM_TESTS}/${name}.test.ts`;
+    if (!existsSync(fileURLToPath(new URL(file, import.meta.url)))) throw new Error(`vitest.config.ts names ${file}, which does not exist`);
+    return file;
+  });
+const onPostgres = files(ON_POSTGRES);
+files(PENDING_ON_POSTGRES);
+
+// Locally, without a PostgreSQL server the second run is left out (with the warning
+// packages/platform/test/postgres-server.ts prints); under CI=true that module throws instead.
+const { havePostgres } = await import('./packages/platform/test/postgres-server.js');
 
 export default defineConfig({
   resolve: {
@@ -11,7 +68,11 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 20000,
+    projects: [
+      { extends: true, test: { name: 'all', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'] } },
+      // Rooted here, so that it finds its files from packages/platform too.
+      ...(havePostgres ? [{ extends: true as const, root: ROOT, test: { name: 'platform-postgres', include: onPostgres, env: { SVC_TEST_ENGINE: 'postgres' } } }] : []),
+    ],
   },
 });

@@ -131,6 +131,7 @@ function databaseSize(file) {
 /** The vid range, sample emails and LINKED_UTKS visitor tokens linked (by the store, not HTTP) to random contacts. */
 async function prepareKeys(database) {
   const platform = createPlatform({ database, logger: false });
+  await platform.ready;
   try {
     const { lo, hi } = platform.db.prepare('SELECT min(vid) AS lo, max(vid) AS hi FROM contacts WHERE portal_id = ?').get(PORTAL);
     const byVid = platform.db.prepare('SELECT email FROM contacts WHERE vid = ?');
@@ -147,7 +148,7 @@ async function prepareKeys(database) {
     });
     return { lo, hi, emails, utks };
   } finally {
-    platform.db.close(); // never listened: nothing else to stop
+    await platform.close();
   }
 }
 
@@ -156,6 +157,7 @@ async function prepareKeys(database) {
 async function seedBlogPosts(database) {
   const started = performance.now();
   const platform = createPlatform({ database, logger: false });
+  await platform.ready;
   try {
     const { content, engine } = platform.services;
     const blog = (await content.list(engine, PORTAL, 'blogs', { limit: 1 }, new Set())).objects[0];
@@ -173,7 +175,7 @@ async function seedBlogPosts(database) {
     });
     return { blogId: blog.id, seconds: (performance.now() - started) / 1000 };
   } finally {
-    platform.db.close(); // never listened: nothing else to stop
+    await platform.close();
   }
 }
 

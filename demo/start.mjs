@@ -37,6 +37,7 @@ async function main() {
   // Kept in the credentials file, so the inspector's address stays the same across restarts.
   const inspectorKey = inspectorKeyIn(credentialsFile);
   const platform = createPlatform({ database: join(DATA, 'platform.db'), inspectorKey, logger: false });
+  await platform.ready;
   const seeded = await seedDemo(platform.services);
   if (seeded) saveCredentials(credentialsFile, seeded);
   const credentials = readCredentialsFile(credentialsFile);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlatform, type TestPlatform } from '../packages/platform/test/harness';
+import { sqliteOf, startPlatform, type TestPlatform } from '../packages/platform/test/harness';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -106,7 +106,7 @@ const s = app.listen(0, '127.0.0.1', () => console.log('listening ' + s.address(
     const sent = await fetch(`${url}/svc/collect/e`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify([view]) });
     expect(sent.status).toBe(200);
     expect(sent.headers.get('set-cookie')).toMatch(new RegExp(`^svcutk=${utk};`));
-    const rows = t.platform.db.prepare('SELECT count(*) AS n FROM tracking_events WHERE utk = ?').get(utk) as { n: number };
+    const rows = sqliteOf(t).prepare('SELECT count(*) AS n FROM tracking_events WHERE utk = ?').get(utk) as { n: number };
     expect(rows.n).toBe(1);
   }, 30_000);
 

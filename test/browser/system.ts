@@ -24,6 +24,9 @@ export const INSPECTOR_KEY = 'e2e-inspector-key';
 export async function startSystem() {
   const dir = mkdtempSync(join(os.tmpdir(), 'svc-e2e-'));
   const platform = createPlatform({ database: join(dir, 'platform.db'), inspectorKey: INSPECTOR_KEY, logger: false });
+  const { db } = platform;
+  if (!db) throw new Error('the system runs on a SQLite file'); // received() reads it
+  await platform.ready;
   const credentials = (await seedDemo(platform.services))!;
   const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
   const contactForm = platform.services.forms.list(DEMO_PORTAL).find((f) => f.name == 'Contact us')!;
@@ -41,7 +44,7 @@ export async function startSystem() {
   /** What the platform stored for this visitor: each event as received, with its named columns in
    * the wire format's names (an event of the HTTP events API arrives in that API's own shape). */
   const received = (utk: string): WireEvent[] =>
-    (platform.db.prepare('SELECT eid, kind, event_name, value, data FROM tracking_events WHERE utk = ? ORDER BY seq').all(utk) as StoredEvent[]).map((r) => ({
+    (db.prepare('SELECT eid, kind, event_name, value, data FROM tracking_events WHERE utk = ? ORDER BY seq').all(utk) as StoredEvent[]).map((r) => ({
       ...JSON.parse(r.data),
       eid: r.eid,
       k: String(r.kind),

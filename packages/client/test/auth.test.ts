@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCredential } from '../../platform/src/store/portals';
 import { createClient, FileTokenStore, MemoryTokenStore, SvcApiError, type Client, type TokenSet, type TokenStore } from '../src';
-import { countingProxy, faultServer, oauthFor, platformClock, startTestPlatform, type TestPlatform, type TestPortal } from './harness';
+import { countingProxy, faultServer, oauthFor, platformClock, sqliteOf, startTestPlatform, type TestPlatform, type TestPortal } from './harness';
 
 let t: TestPlatform;
 const dir = mkdtempSync(join(tmpdir(), 'svc-client-auth-'));
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 /** Access tokens the platform has issued to a portal: one per refresh. */
 const issued = (p: TestPortal, platform = t) =>
-  (platform.platform.db.prepare("SELECT count(*) AS n FROM credentials WHERE kind = 'access' AND portal_id = ?").get(p.portalId) as { n: number }).n;
+  (sqliteOf(platform).prepare("SELECT count(*) AS n FROM credentials WHERE kind = 'access' AND portal_id = ?").get(p.portalId) as { n: number }).n;
 
 /** An OAuth client on the platform's moved clock. */
 const oauthClient = (p: TestPortal, tokenStore: TokenStore = new MemoryTokenStore(), platform = t) =>

@@ -5,10 +5,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import { startPlatform, type TestPlatform, type TestPortal } from '../../platform/test/harness';
+import { sqliteOf, startPlatform, type TestPlatform, type TestPortal } from '../../platform/test/harness';
 import { createClient, type Clock, type ClientOptions } from '../src';
 
-export { startPlatform, type TestPlatform, type TestPortal };
+export { sqliteOf, startPlatform, type TestPlatform, type TestPortal };
 
 /** The platform with its rate limit out of the way (the client's own pacing is tested separately). */
 export const startTestPlatform = (options: Parameters<typeof startPlatform>[0] = {}) =>

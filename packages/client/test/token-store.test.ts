@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCredential } from '../../platform/src/store/portals';
 import { createClient, SvcApiError, type RefreshEvent, type TokenSet, type TokenStore } from '../src';
-import { countingProxy, oauthFor, startTestPlatform, type TestPlatform, type TestPortal } from './harness';
+import { countingProxy, oauthFor, sqliteOf, startTestPlatform, type TestPlatform, type TestPortal } from './harness';
 
 let t: TestPlatform;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const issued = (p: TestPortal) =>
-  (t.platform.db.prepare("SELECT count(*) AS n FROM credentials WHERE kind = 'access' AND portal_id = ?").get(p.portalId) as { n: number }).n;
+  (sqliteOf(t).prepare("SELECT count(*) AS n FROM credentials WHERE kind = 'access' AND portal_id = ?").get(p.portalId) as { n: number }).n;
 
 const oauthClient = (p: TestPortal, tokenStore: TokenStore, onRefresh?: (e: RefreshEvent) => void, baseUrl = t.baseUrl) =>
   createClient({ baseUrl, auth: { oauth: { ...oauthFor(p), tokenStore } }, rateLimit: { max: Infinity }, concurrency: 50, clock: { now: () => t.clock.now }, onRefresh });

@@ -1,7 +1,7 @@
 /** Workflows, the HTTP events API (with the `events.track` helper) and record limits, against the
  * real platform over HTTP. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientFor, startTestPlatform, type TestPlatform } from './harness';
+import { clientFor, sqliteOf, startTestPlatform, type TestPlatform } from './harness';
 
 let t: TestPlatform;
 beforeAll(async () => {
@@ -66,7 +66,7 @@ describe('HTTP events API', () => {
     expect(await c.collect.batch([view])).toEqual({ accepted: 0, duplicates: 1, rejected: [] });
     const gif = await c.collect.pixel({ ...view, eid: hex('3') });
     expect(gif).toBeInstanceOf(Uint8Array);
-    const stored = t.platform.db.prepare('SELECT source, url FROM tracking_events WHERE utk = ? ORDER BY seq').all(hex('2'));
+    const stored = sqliteOf(t).prepare('SELECT source, url FROM tracking_events WHERE utk = ? ORDER BY seq').all(hex('2'));
     expect(stored).toEqual([
       { source: 'tracker', url: 'https://client.test/' },
       { source: 'tracker', url: 'https://client.test/' },

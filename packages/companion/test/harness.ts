@@ -12,10 +12,10 @@ import express from 'express';
 import { request, type Dispatcher } from 'undici';
 import { pino } from 'pino';
 import { afterAll } from 'vitest';
-import { fetchJson, startPlatform, type TestPlatform, type TestPortal } from '../../platform/test/harness';
+import { fetchJson, sqliteOf, startPlatform, type TestPlatform, type TestPortal } from '../../platform/test/harness';
 import { createCompanion, type Companion, type CompanionOptions } from '../src';
 
-export { startPlatform, type TestPlatform, type TestPortal };
+export { sqliteOf, startPlatform, type TestPlatform, type TestPortal };
 export { faultServer, json, profile, movedClock } from '../../client/test/harness';
 
 /** The platform with its rate limit out of the way. */
@@ -118,7 +118,7 @@ export async function identifiedVisitor(t: TestPlatform, utk: string, properties
 
 /** Events of the HTTP events API the platform recorded for the given companion event ids. */
 export function recordedEvents(t: TestPlatform, ids: string[]): number {
-  const stmt = t.platform.db.prepare('SELECT count(*) AS n FROM tracking_events WHERE eid = ?');
+  const stmt = sqliteOf(t).prepare('SELECT count(*) AS n FROM tracking_events WHERE eid = ?');
   return ids.reduce((n, id) => n + (stmt.get(`api:${id}`) as { n: number }).n, 0);
 }
 

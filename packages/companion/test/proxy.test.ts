@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import express from 'express';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, faultServer, json, mount, mountOn, newUtk, startTestPlatform, tempDir, type Mounted, type TestPlatform } from './harness';
+import { call, faultServer, json, mount, mountOn, newUtk, sqliteOf, startTestPlatform, tempDir, type Mounted, type TestPlatform } from './harness';
 
 let t: TestPlatform;
 let m: Mounted;
@@ -27,7 +27,7 @@ const pageView = (utk?: string, extra: Record<string, string> = {}) => ({
   ...extra,
 });
 const post = (body: unknown, cookie?: string) => call(`${m.url}/collect/e`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'text/plain;charset=UTF-8' }, cookie });
-const visits = (utk: string) => (t.platform.db.prepare('SELECT count(*) AS n FROM tracking_events WHERE utk = ?').get(utk) as { n: number }).n;
+const visits = (utk: string) => (sqliteOf(t).prepare('SELECT count(*) AS n FROM tracking_events WHERE utk = ?').get(utk) as { n: number }).n;
 
 describe('scripts', () => {
   it('serves tracker.js with an ETag and a short cache, 304 when unchanged', async () => {

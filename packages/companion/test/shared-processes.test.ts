@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, countingProxy, identifiedVisitor, newUtk, recordedEvents, startTestPlatform, tempDir, type TestPlatform } from './harness';
+import { call, countingProxy, identifiedVisitor, newUtk, recordedEvents, sqliteOf, startTestPlatform, tempDir, type TestPlatform } from './harness';
 import { haveRedis, REDIS_URL, redisPrefix, redisProxy } from './redis';
 
 const BIN = fileURLToPath(new URL('../bin/svc-companion.js', import.meta.url));
@@ -91,7 +91,7 @@ const stop = (instances: Instance[], signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM') 
 const sharedName = (name: string) => ({ redisPrefix: `${prefix}${name}:` });
 
 const accessTokensIssued = (portalId: number) =>
-  (t.platform.db.prepare("SELECT count(*) AS n FROM credentials WHERE kind = 'access' AND portal_id = ?").get(portalId) as { n: number }).n;
+  (sqliteOf(t).prepare("SELECT count(*) AS n FROM credentials WHERE kind = 'access' AND portal_id = ?").get(portalId) as { n: number }).n;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -183,7 +183,7 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
       await expect.poll(() => recordedEvents(t, ids), { timeout: 20_000, interval: 250 }).toBe(300);
       // Exactly once: one row per event id at the platform.
       const placeholders = ids.map(() => '?').join(',');
-      const rows = t.platform.db.prepare(`SELECT count(*) AS n, count(DISTINCT eid) AS d FROM tracking_events WHERE eid IN (${placeholders})`).get(...ids.map((id) => `api:${id}`)) as { n: number; d: number };
+      const rows = sqliteOf(t).prepare(`SELECT count(*) AS n, count(DISTINCT eid) AS d FROM tracking_events WHERE eid IN (${placeholders})`).get(...ids.map((id) => `api:${id}`)) as { n: number; d: number };
       expect(rows).toEqual({ n: 300, d: 300 });
       await expect.poll(async () => (await call(`${instances[2].url}/healthz`)).json, { timeout: 5_000 }).toMatchObject({ pendingEvents: 0, deadEvents: 0 });
     } finally {

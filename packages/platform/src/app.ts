@@ -1,5 +1,6 @@
 /** The platform: two Express apps on one database — `{base_url}` (the API, OpenAPI document) and
- * `{forms_url}` (form submissions, CORS enabled). */
+ * `{forms_url}` (form submissions, CORS enabled). The database is a SQLite file (one process) or
+ * PostgreSQL (several processes on one database). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -10,13 +11,18 @@ import cors from 'cors';
 import express from 'express';
 import { pino, type Logger } from 'pino';
 import { type Checkpointer, startCheckpointer } from './db/checkpointer';
-import { openDatabase } from './db/open';
+import type { Engine } from './db/engine';
+import { isPostgresUrl, postgresEngine, type PostgresEngine } from './db/engine-postgres';
+import { sqliteEngine } from './db/engine-sqlite';
+import { type Db, openDatabase } from './db/open';
+import { migratePostgres } from './db/open-postgres';
 import { allHandlers } from './handlers';
 import { authenticator } from './http/auth';
 import { answerClientError } from './http/client-error';
 import { clientIp } from './http/client-ip';
 import { collector, COLLECTOR_ROUTES } from './http/collector';
-import { addressLimiter, rateLimiter, type RateLimitOptions } from './http/rate-limit';
+import { addressLimiter, type Counters, rateLimiter, type RateLimitOptions } from './http/rate-limit';
+import { postgresCounters } from './http/rolling-window';
 import { mountCatalog } from './http/router';
 import { mountFileServer } from './http/file-server';
 import { mountSite } from './http/site';
@@ -25,7 +31,8 @@ import { createServices } from './services';
 import type { IpOrganization } from './store/prospects';
 
 export interface PlatformOptions {
-  /** SQLite file, or `:memory:`. Default `.data/platform.db`. */
+  /** Where the data lives: a PostgreSQL URL (`postgres://…` or `postgresql://…`; several platform
+   * processes may share the database), a SQLite file, or `:memory:`. Default `.data/platform.db`. */
   database?: string;
   /** The API budget per portal (per app and portal for OAuth); default 100 requests in any 10 s. */
   rateLimit?: RateLimitOptions;
@@ -42,8 +49,8 @@ export interface PlatformOptions {
   checkResponses?: boolean;
   /** For workflow webhooks (tests pass their own). */
   fetch?: typeof fetch;
-  /** Where uploaded files' bytes are kept; default: `files/` next to the database, or a temporary
-   * directory (removed on close) for `:memory:`. */
+  /** Where uploaded files' bytes are kept; default: `files/` next to the SQLite database, a
+   * temporary directory (removed on close) for `:memory:`, `.data/files` on PostgreSQL. */
   filesDir?: string;
   /** The IP → organisation mapping of prospects; default: a small built-in sample. */
   prospects?: IpOrganization[];
@@ -72,6 +79,21 @@ function publicAddress(raw: string) {
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
+/** The engine on the database `database` names. PostgreSQL's pool connects when first used, so
+ * this stays synchronous; what needs the database before serving (migrating, seeding) is the
+ * platform's `ready`. `db`, better-sqlite3's database, is SQLite's only (its WAL checkpointer and
+ * the stores not yet on the engine need it). */
+function openEngine(database: string, afterCommit: () => void, log: Logger): { engine: Engine; db?: Db; postgres?: PostgresEngine } {
+  if (isPostgresUrl(database)) {
+    const postgres = postgresEngine(database, {
+      onError: (err) => log.warn({ err: err.message }, 'an idle PostgreSQL connection failed; the pool replaces it'),
+    });
+    return { engine: postgres, postgres };
+  }
+  const db = openDatabase(database);
+  return { engine: sqliteEngine(db, { groupCommit: true, afterCommit }), db };
+}
+
 export type Platform = ReturnType<typeof createPlatform>;
 
 export function createPlatform(options: PlatformOptions = {}) {
@@ -79,28 +101,39 @@ export function createPlatform(options: PlatformOptions = {}) {
   const publicUrl = options.publicUrl === undefined ? undefined : publicAddress(options.publicUrl);
   const log = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? pino());
   const database = options.database ?? '.data/platform.db';
-  const db = openDatabase(database);
+  /** What runs after each SQLite commit: the WAL checkpointer, once the servers listen. */
+  let afterCommit: (() => void) | undefined;
+  const { engine, db, postgres } = openEngine(database, () => afterCommit?.(), log);
   const temporaryFiles = !options.filesDir && database == ':memory:';
-  const filesDir = options.filesDir ?? (temporaryFiles ? mkdtempSync(join(tmpdir(), 'svc-files-')) : join(dirname(database), 'files'));
+  const filesDir =
+    options.filesDir ?? (temporaryFiles ? mkdtempSync(join(tmpdir(), 'svc-files-')) : postgres ? join('.data', 'files') : join(dirname(database), 'files'));
   const settings = {
     tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 1800,
     rotateRefreshTokens: options.rotateRefreshTokens ?? false,
   };
-  const services = createServices(db, now, { fetch: options.fetch, prospects: options.prospects, filesDir, oauth: settings });
+  const services = createServices(engine, db, now, { fetch: options.fetch, prospects: options.prospects, filesDir, oauth: settings });
   if (publicUrl) services.content.site.base = publicUrl;
+  /** Migrated (PostgreSQL) and older portals seeded; rejects when the database cannot be reached. */
+  const ready = (postgres ? migratePostgres(postgres) : Promise.resolve()).then(() => services.seedOlderPortals()).then(() => undefined);
+  ready.catch(() => {}); // seen by whoever awaits it (listen); never an unhandled rejection
+  const settled = () => engine.settled();
   const handlers = allHandlers(services);
   const ipOf = clientIp(options.trustedProxies);
+  // Rate limits count in this process's memory on SQLite (one process), in the database on
+  // PostgreSQL so that every process on it spends one budget.
+  const counters = (prefix: string): Counters | undefined => postgres && ((windowMs) => postgresCounters(postgres.pool, windowMs, prefix));
   const deps = {
     handlers,
     clientIp: ipOf,
-    authenticate: authenticator(services.credentials, services.engine, now),
-    limit: rateLimiter(options.rateLimit ?? { max: 100, windowMs: 10_000 }, now),
-    limitAddress: options.publicRateLimit === false ? undefined : addressLimiter(options.publicRateLimit ?? { max: 60, windowMs: 60_000 }, now),
+    authenticate: authenticator(services.credentials, engine, now),
+    limit: rateLimiter(options.rateLimit ?? { max: 100, windowMs: 10_000 }, now, counters('api')),
+    limitAddress:
+      options.publicRateLimit === false ? undefined : addressLimiter(options.publicRateLimit ?? { max: 60, windowMs: 60_000 }, now, counters('public')),
     log,
     checkResponses: options.checkResponses,
     write: services.write,
-    engine: services.engine,
-    settled: services.group.settled,
+    engine,
+    settled,
   };
 
   const base = express();
@@ -108,9 +141,9 @@ export function createPlatform(options: PlatformOptions = {}) {
   base.set('etag', false); // API answers are not cached; hashing every body costs throughput
   base.set('query parser', 'simple');
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
-  if (options.inspectorKey) base.use('/_inspector', inspectorRouter(services.inspector, services.engine, options.inspectorKey));
-  mountSite(base, services.content, services.engine, services.group.settled);
-  mountFileServer(base, services.files, services.engine, services.group.settled);
+  if (options.inspectorKey) base.use('/_inspector', inspectorRouter(services.inspector, engine, options.inspectorKey));
+  mountSite(base, services.content, engine, settled);
+  mountFileServer(base, services.files, engine, settled);
   mountCatalog(base, 'base', deps, COLLECTOR_ROUTES);
 
   const forms = express();
@@ -125,6 +158,7 @@ export function createPlatform(options: PlatformOptions = {}) {
 
   const servers: Server[] = [];
   let checkpoints: Checkpointer | undefined;
+  let closed: Promise<void> | undefined;
   const listen = (handler: RequestListener, port: number, host: string) =>
     new Promise<string>((resolve, reject) => {
       const server = createServer(handler);
@@ -137,18 +171,40 @@ export function createPlatform(options: PlatformOptions = {}) {
       servers.push(server);
     });
 
+  /** Stops the background work and the servers, then closes the database. */
+  async function shutDown() {
+    // A run in progress (waiting on a webhook) must finish before the database closes.
+    await services.workflows.stop();
+    await services.scheduler.stop();
+    await Promise.all(
+      servers.map((s) => new Promise<void>((resolve) => (s.closeAllConnections(), s.close(() => resolve())))),
+    );
+    await ready.catch(() => {});
+    await settled();
+    afterCommit = undefined;
+    await checkpoints?.stop();
+    // SQLite: closes the file; PostgreSQL: ends the pool's connections.
+    await engine.close();
+    if (temporaryFiles) rmSync(filesDir, { recursive: true, force: true });
+  }
+
   return {
+    /** better-sqlite3's database; undefined on PostgreSQL, so SQLite-only callers must check. */
     db,
     services,
     settings,
     handlers,
     log,
+    /** Resolves once the platform can serve (listen() waits for it): PostgreSQL's schema migrated
+     * and portals from before part 2 seeded. Await it before using `services` without listening. */
+    ready,
     /** Starts both servers; port 0 picks a free one. */
     async listen({ basePort = 3200, formsPort = 3201, host = '127.0.0.1' } = {}) {
+      await ready;
       const [baseUrl, formsUrl] = await Promise.all([listen(baseHandler, basePort, host), listen(forms, formsPort, host)]);
-      if (database != ':memory:') {
+      if (db && database != ':memory:') {
         checkpoints = startCheckpointer(db, database, { onError: (err) => log.error({ err }, 'WAL checkpoint') });
-        services.group.onCommit(checkpoints.afterCommit);
+        afterCommit = checkpoints.afterCommit;
       }
       // Records' URLs name the address this platform answers at, known only now (port 0 picks one).
       services.content.site.base = publicUrl ?? baseUrl;
@@ -156,18 +212,7 @@ export function createPlatform(options: PlatformOptions = {}) {
       services.scheduler.start(1000, (err) => log.error({ err }, 'scheduler'));
       return { baseUrl, formsUrl };
     },
-    async close() {
-      // A run in progress (waiting on a webhook) must finish before the database closes.
-      await services.workflows.stop();
-      await services.scheduler.stop();
-      await Promise.all(
-        servers.map((s) => new Promise<void>((resolve) => (s.closeAllConnections(), s.close(() => resolve())))),
-      );
-      await services.group.settled();
-      services.group.onCommit(undefined);
-      await checkpoints?.stop();
-      db.close();
-      if (temporaryFiles) rmSync(filesDir, { recursive: true, force: true });
-    },
+    /** Stops serving and closes the database; later calls wait for the first. */
+    close: () => (closed ??= shutDown()),
   };
 }

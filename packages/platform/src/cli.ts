@@ -1,24 +1,29 @@
-/** `svc-platform`: runs the platform on two ports with data in `.data/platform.db`, seeding a
- * demo portal (and its credentials file) on first start. */
+/** `svc-platform`: runs the platform on two ports with data in `.data/platform.db` (or PostgreSQL),
+ * seeding a demo portal (and its credentials file) on first start. */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { createPlatform } from './app';
+import { isPostgresUrl, withoutPassword } from './db/engine-postgres';
 import { migrateCommand } from './migrate-command';
 import { inspectorKeyIn, inspectorUrl, saveCredentials } from './credentials-file';
 import { seedContacts } from './seed-contacts';
 import { seedDemo, DEMO_PORTAL } from './seed';
 import { parseMapping } from './store/prospects';
 
-const HELP = `svc-platform — the svc platform API on SQLite
+const HELP = `svc-platform — the svc platform API on SQLite or PostgreSQL
 
   --port N              {base_url} port (default 3200)
   --forms-port N        {forms_url} port (default 3201)
   --host H              listen address (default 127.0.0.1)
   --public-url URL      the address the public reaches {base_url} at, when not the listen
                         address (behind a proxy): URLs in records (posts, blogs, files) use it
-  --data FILE           database file (default .data/platform.db)
-  --memory              keep everything in memory (tests, demos)
+  --database URL        keep the data in PostgreSQL (postgres://user:password@host:5432/db);
+                        several svc-platform processes may share one database. Also env
+                        DATABASE_URL. Uploaded files' bytes go to .data/files
+  --data FILE           keep the data in this SQLite file (default .data/platform.db);
+                        uploaded files' bytes go to files/ beside it
+  --memory              keep everything in memory, on SQLite (tests, demos)
   --credentials FILE    where the demo portal's credentials and the inspector key go
                         (default .data/credentials.json, mode 0600)
   --seed-contacts N     add N synthetic contacts to the demo portal, with a progress bar
@@ -37,9 +42,34 @@ const HELP = `svc-platform — the svc platform API on SQLite
   svc-platform migrate --from FILE --to postgres://…   copies a SQLite database into PostgreSQL
                         (svc-platform migrate --help)
 
+Where the data is kept, the first that is given: --database, then --memory or --data, then
+env DATABASE_URL, then .data/platform.db. --database with --data or --memory is refused.
+
 The inspector's key is made on the first start and kept in the credentials file. Its URL (the
 key in the #fragment, which browsers do not send) is printed only to a terminal: whoever has it
 sees every portal's data, so share it as you would the data.`;
+
+/** Where the data is kept, the first that is given: --database, --memory or --data, DATABASE_URL,
+ * `.data/platform.db`. */
+function databaseOf(values: { database?: string; data?: string; memory: boolean }, databaseUrl: string | undefined) {
+  if (values.database !== undefined) {
+    if (values.memory || values.data !== undefined) throw new Error('--database and --data/--memory name two places for the data: give one');
+    if (!isPostgresUrl(values.database))
+      throw new Error(`--database takes a PostgreSQL URL (postgres://…), not "${withoutPassword(values.database)}"; a SQLite file is --data FILE`);
+    return values.database;
+  }
+  if (values.memory) return ':memory:';
+  if (values.data !== undefined) return values.data;
+  if (databaseUrl) {
+    if (!isPostgresUrl(databaseUrl)) throw new Error(`DATABASE_URL must be a PostgreSQL URL (postgres://…), not "${withoutPassword(databaseUrl)}"`);
+    return databaseUrl;
+  }
+  return '.data/platform.db';
+}
+
+/** Where the data is, for messages (without a password). */
+const shown = (database: string) =>
+  isPostgresUrl(database) ? `PostgreSQL ${withoutPassword(database)}` : database == ':memory:' ? 'in memory' : `SQLite ${database}`;
 
 export async function main(argv: string[]) {
   if (argv[0] == 'migrate') return migrateCommand(argv.slice(1));
@@ -50,7 +80,8 @@ export async function main(argv: string[]) {
       'forms-port': { type: 'string', default: '3201' },
       host: { type: 'string', default: '127.0.0.1' },
       'public-url': { type: 'string' },
-      data: { type: 'string', default: '.data/platform.db' },
+      database: { type: 'string' },
+      data: { type: 'string' },
       memory: { type: 'boolean', default: false },
       credentials: { type: 'string', default: '.data/credentials.json' },
       'seed-contacts': { type: 'string' },
@@ -75,8 +106,9 @@ export async function main(argv: string[]) {
   const inspectorKey = values['no-inspector']
     ? undefined
     : inspectorKeyIn(values.credentials, { set: values['inspector-key'], rotate: values['rotate-inspector-key'] });
+  const database = databaseOf(values, process.env.DATABASE_URL);
   const platform = createPlatform({
-    database: values.memory ? ':memory:' : values.data,
+    database,
     tokenLifetimeSeconds: number('token-lifetime', values['token-lifetime']),
     rotateRefreshTokens: values['rotate-refresh-tokens'],
     rateLimit: { max: number('rate-limit', values['rate-limit']), windowMs: 10_000 },
@@ -84,6 +116,9 @@ export async function main(argv: string[]) {
     inspectorKey,
     publicUrl: values['public-url'],
     prospects: values.prospects === undefined ? undefined : parseMapping(readFileSync(values.prospects, 'utf8')),
+  });
+  await platform.ready.catch((err: Error) => {
+    throw new Error(`cannot open the data (${shown(database)}): ${err.message}`);
   });
   const credentials = await seedDemo(platform.services);
   if (credentials) {
@@ -105,6 +140,7 @@ export async function main(argv: string[]) {
     host: values.host,
   });
   console.log(`svc platform: base_url ${baseUrl}  forms_url ${formsUrl}  collector ${baseUrl}/collect  (Ctrl+C to stop)`);
+  console.log(`data: ${shown(database)}`);
   if (values['public-url']) console.log(`public URL (in records' URLs): ${values['public-url']}`);
   if (inspectorKey) console.log(`inspector: ${inspectorUrl(baseUrl, inspectorKey, values.credentials)}`);
   const stop = async () => {

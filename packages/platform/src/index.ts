@@ -1,4 +1,4 @@
-/** @svc/platform: the svc platform API on SQLite. */
+/** @svc/platform: the svc platform API on SQLite or PostgreSQL. */
 export { createPlatform, type Platform, type PlatformOptions } from './app';
 export { seedDemo, DEMO_PORTAL } from './seed';
 export { inspectorKeyIn, inspectorUrl, readCredentialsFile, saveCredentials } from './credentials-file';

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { copyToPostgres } from './db/copy-to-postgres';
+import { isPostgresUrl, withoutPassword as shown } from './db/engine-postgres';
 import { openDatabase } from './db/open';
 import { openPostgres } from './db/open-postgres';
 
@@ -17,9 +18,6 @@ export const MIGRATE_HELP = `svc-platform migrate — copy a SQLite platform dat
 
 Every table is copied in one transaction: a failed copy leaves the target as it was.`;
 
-/** The URL without its password, for messages. */
-const shown = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-
 export async function migrateCommand(argv: string[]) {
   const { values } = parseArgs({
     args: argv,
@@ -28,7 +26,7 @@ export async function migrateCommand(argv: string[]) {
   if (values.help) return console.log(MIGRATE_HELP);
   const to = values.to ?? process.env.DATABASE_URL;
   if (!to) throw new Error('--to postgres://… is required (or set DATABASE_URL)');
-  if (!/^postgres(ql)?:\/\//.test(to)) throw new Error(`--to must be a postgres:// URL, not "${shown(to)}"`);
+  if (!isPostgresUrl(to)) throw new Error(`--to must be a postgres:// URL, not "${shown(to)}"`);
   if (!existsSync(values.from)) throw new Error(`--from ${values.from}: no such file`);
 
   const source = openDatabase(values.from);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from '../src/db/engine';
 import { startPlatform, type TestPlatform } from './harness';
 
 let t: TestPlatform;
@@ -224,10 +225,10 @@ describe('groups, rich text, validation and dependent fields', () => {
   it('keeps serving and accepting forms stored before groups were kept', async () => {
     const form = await createForm({ name: 'Old', fields: [{ name: 'email' }, { name: 'firstname' }] });
     // A definition as earlier versions wrote it: no groups, no dependent-field rules.
-    const row = t.platform.db.prepare<[string], { definition: string }>('SELECT definition FROM forms WHERE guid = ?').get(form.guid)!;
-    const old = JSON.parse(row.definition);
+    const { engine } = t.platform.services;
+    const old = JSON.parse((await engine.value(sql<[string], { definition: string }>('SELECT definition FROM forms WHERE guid = ?'), form.guid))!);
     for (const f of old.fields) delete f.dependentFieldFilters;
-    t.platform.db.prepare('UPDATE forms SET definition = ? WHERE guid = ?').run(JSON.stringify(old), form.guid);
+    await engine.run(sql<[string, string]>('UPDATE forms SET definition = ? WHERE guid = ?'), JSON.stringify(old), form.guid);
 
     const read = await t.call('GET', `/contacts/v1/forms/${form.guid}`);
     expect(read.status).toBe(200);
@@ -387,11 +388,11 @@ describe('form submission', () => {
 
   it('stores a submission of a form without an email field: no contact for an unknown visitor, the known visitor’s contact updated', async () => {
     const survey = await createForm({ name: 'Survey', fields: [{ name: 'company', required: true }, { name: 'jobtitle' }] });
-    const stored = () => t.platform.db.prepare('SELECT vid, values_json FROM form_submissions WHERE form_guid = ? ORDER BY timestamp').all(survey.guid);
+    const stored = () => t.platform.services.engine.all(sql<[string]>('SELECT vid, values_json FROM form_submissions WHERE form_guid = ? ORDER BY timestamp'), survey.guid);
     const stranger = 'c3'.repeat(16);
     const anonymous = await submit(survey.guid, [['company', 'Umbrella Corp'], ['jobtitle', 'Analyst']], { context: { svcutk: stranger } });
     expect(anonymous.status, anonymous.text).toBe(204);
-    expect(stored()).toEqual([{ vid: null, values_json: JSON.stringify({ company: 'Umbrella Corp', jobtitle: 'Analyst' }) }]);
+    expect(await stored()).toEqual([{ vid: null, values_json: JSON.stringify({ company: 'Umbrella Corp', jobtitle: 'Analyst' }) }]);
     expect((await t.call('GET', `/contacts/v1/contact/utk/${stranger}/profile`)).status).toBe(404);
     expect((await t.call('GET', '/contacts/v1/search/query?q=Umbrella')).json.total).toBe(0);
     // Still validated: the required field.

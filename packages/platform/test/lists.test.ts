@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from '../src/db/engine';
 import { startPlatform, type TestPlatform } from './harness';
 
 let t: TestPlatform;
@@ -213,9 +214,11 @@ describe('dynamic membership', () => {
     const list = await createList({ name: 'Form', dynamic: true, filters: [[{ operator: 'HAS_FILLED_OUT_FORM', form: guid }]] });
     expect(await memberVids(list.listId)).toEqual([]);
     // Written directly: the forms area owns the submission path.
-    t.platform.db
-      .prepare("INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, values_json) VALUES ('c1', 62515, ?, ?, 1, '[]')")
-      .run(vid, guid);
+    await t.platform.services.engine.run(
+      sql<[number, string]>("INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, values_json) VALUES ('c1', 62515, ?, ?, 1, '[]')"),
+      vid,
+      guid,
+    );
     expect((await t.call('POST', `/contacts/v1/lists/${list.listId}/refresh`)).status).toBe(204);
     expect(await memberVids(list.listId)).toEqual([vid]);
   });

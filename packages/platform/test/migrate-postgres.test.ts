@@ -14,13 +14,13 @@ import { openDatabase } from '../src/db/open';
 import { postgresEngine } from '../src/db/engine-postgres';
 import { seedDemo } from '../src/seed';
 import { seedContacts } from '../src/seed-contacts';
-import { havePostgres, PG_URL, pgSchema } from './postgres';
+import { havePostgres, PG_URL, pgSchema, withSearchPath } from './postgres';
 
 const CLI = fileURLToPath(new URL('../bin/svc-platform.js', import.meta.url));
 const run = promisify(execFile);
 const schema = await pgSchema('migrate');
 /** The schema travels in the URL, as a user's own options would. */
-const target = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+const target = withSearchPath(PG_URL, schema);
 
 describe.skipIf(!havePostgres)('svc-platform migrate', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-migrate-'));
@@ -30,6 +30,7 @@ describe.skipIf(!havePostgres)('svc-platform migrate', () => {
 
   beforeAll(async () => {
     const platform = createPlatform({ database: file, logger: false });
+    await platform.ready;
     await seedDemo(platform.services);
     await seedContacts(platform.services, 62515, 2_500, () => {});
     await platform.close();

@@ -27,12 +27,21 @@ const PROPERTY_HISTORY_V4 = `
 /** Version 5's tracking events: no named columns, everything in the wire fields of \`data\`. */
 const TRACKING_EVENTS_V5 = ['source', 'url', 'title', 'event_name', 'value', 'external_id'].map((c) => `ALTER TABLE tracking_events DROP COLUMN ${c};`).join('\n');
 
+/** The platform on a SQLite file, ready (migrated, older portals seeded), with its better-sqlite3
+ * database: these tests are about SQLite files. */
+async function open(file: string, now?: () => number) {
+  const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files'), now });
+  await platform.ready;
+  if (!platform.db) throw new Error('migrations.test.ts runs on SQLite');
+  return { ...platform, db: platform.db };
+}
+
 const PART2_TABLES = ['content_objects', 'content_versions', 'content_history', 'keywords', 'settings', 'social_channels', 'broadcasts', 'prospect_views', 'prospect_hidden'];
 
 describe('schema migrations', () => {
   it('brings a version 2 database and its portals up to date', async () => {
     const file = join(dir, 'v2.db');
-    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    const made = await open(file);
     await createPortal(made.services.engine, made.services, { id: 7, name: 'Old portal', tier: 'starter', now: 1 });
     // Back to what a part-1 platform left: no part-2 tables, version 2, and v3's old index name.
     for (const table of PART2_TABLES) made.db.exec(`DROP TABLE ${table}`);
@@ -40,7 +49,7 @@ describe('schema migrations', () => {
     made.db.prepare("UPDATE meta SET value = '2' WHERE key = 'schema_version'").run();
     await made.close();
 
-    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    const platform = await open(file);
     try {
       expect(platform.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
       expect((await platform.services.content.list(platform.services.engine, 7, 'blogs', { limit: 5 }, new Set())).objects.map((b) => b.name)).toEqual(['Blog']);
@@ -50,7 +59,7 @@ describe('schema migrations', () => {
       await platform.close();
     }
     // Opening again seeds nothing twice.
-    const again = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    const again = await open(file);
     expect((await again.services.content.list(again.services.engine, 7, 'blogs', { limit: 5 }, new Set())).total).toBe(1);
     expect(await again.services.social.listChannels(again.services.engine, 7)).toHaveLength(2);
     await again.close();
@@ -58,12 +67,12 @@ describe('schema migrations', () => {
 
   it('drops the version 3 index that version 4 replaced', async () => {
     const file = join(dir, 'v3.db');
-    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    const made = await open(file);
     made.db.exec(PROPERTY_HISTORY_V4 + TRACKING_EVENTS_V5);
     made.db.exec('CREATE INDEX content_group ON content_objects(portal_id, collection, content_group_id, deleted_at, publish_date)');
     made.db.prepare("UPDATE meta SET value = '3' WHERE key = 'schema_version'").run();
     await made.close();
-    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    const platform = await open(file);
     const indexes = platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'content_objects'").pluck().all();
     expect(indexes).toContain('content_group_state');
     expect(indexes).not.toContain('content_group');
@@ -75,7 +84,7 @@ describe('schema migrations', () => {
 
   it('turns version 4 property history into contact history, every version kept', async () => {
     const file = join(dir, 'v4.db');
-    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    const made = await open(file);
     await createPortal(made.services.engine, made.services, { id: 9, name: 'Portal', tier: 'starter', now: 1 });
     const properties = JSON.stringify({ email: 'ada@example.test', firstname: 'Augusta', lifecyclestage: 'lead', createdate: '100' });
     made.db.prepare("INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at) VALUES (5, 9, 'ada@example.test', ?, 100, 300)").run(properties);
@@ -87,7 +96,7 @@ describe('schema migrations', () => {
     made.db.prepare("UPDATE meta SET value = '4' WHERE key = 'schema_version'").run();
     await made.close();
 
-    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    const platform = await open(file);
     try {
       const tables = platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
       expect(tables).toContain('contact_history');
@@ -117,7 +126,7 @@ describe('schema migrations', () => {
 
   it('gives version 5 tracking events named columns, read from their wire fields', async () => {
     const file = join(dir, 'v5.db');
-    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    const made = await open(file);
     made.db.exec(TRACKING_EVENTS_V5);
     const insert = made.db.prepare('INSERT INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data) VALUES (?, 1, ?, ?, NULL, ?, ?, ?)');
     insert.run('a'.repeat(32), 1, 'f'.repeat(32), 10, 11, JSON.stringify({ eid: 'a'.repeat(32), k: '1', pu: 'https://x.test/pricing', t: 'Pricing' }));
@@ -127,7 +136,7 @@ describe('schema migrations', () => {
     made.db.prepare("UPDATE meta SET value = '5' WHERE key = 'schema_version'").run();
     await made.close();
 
-    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    const platform = await open(file);
     try {
       expect(platform.db.prepare('SELECT eid, source, url, title, event_name, value, external_id FROM tracking_events ORDER BY seq').all()).toEqual([
         { eid: 'a'.repeat(32), source: 'tracker', url: 'https://x.test/pricing', title: 'Pricing', event_name: null, value: null, external_id: null },
@@ -142,7 +151,7 @@ describe('schema migrations', () => {
 
   it('lets version 6 form submissions have no contact, every submission kept', async () => {
     const file = join(dir, 'v6.db');
-    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    const made = await open(file);
     made.db.exec(`DROP TABLE form_submissions;
       CREATE TABLE form_submissions (conversion_id TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, vid INTEGER NOT NULL, form_guid TEXT NOT NULL,
         timestamp INTEGER NOT NULL, page_url TEXT, page_title TEXT, values_json TEXT NOT NULL);
@@ -151,7 +160,7 @@ describe('schema migrations', () => {
     made.db.prepare("UPDATE meta SET value = '6' WHERE key = 'schema_version'").run();
     await made.close();
 
-    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    const platform = await open(file);
     try {
       expect(platform.db.prepare('SELECT * FROM form_submissions').all()).toEqual([
         { conversion_id: 'conv-1', portal_id: 1, vid: 5, form_guid: 'guid-1', timestamp: 100, page_url: 'https://x.test/', page_title: 'Home', values_json: '{"email":"a@x.test"}' },
@@ -166,7 +175,7 @@ describe('schema migrations', () => {
 
   it('numbers version 7 social channels and broadcasts in the order they were inserted (their rowids)', async () => {
     const file = join(dir, 'v7.db');
-    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files'), now: () => 1 });
+    const made = await open(file, () => 1);
     const { engine, social } = made.services;
     await createPortal(engine, made.services, { id: 7, name: 'Portal', tier: 'starter', now: 1 });
     const [twitter] = await social.listChannels(engine, 7);
@@ -194,7 +203,7 @@ describe('schema migrations', () => {
     expect(broadcastsThen).toHaveLength(4);
     await made.close();
 
-    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files'), now: () => 1 });
+    const platform = await open(file, () => 1);
     try {
       const { engine, social } = platform.services;
       expect((await social.listChannels(engine, 7)).map((c) => c.channelGuid)).toEqual(channelsThen);

@@ -64,4 +64,19 @@ describe('bad input on part-2 routes', () => {
     }
     expect(failures).toEqual([]);
   }, 60_000);
+
+  it('refuses the NUL character by name, in a path, a query, a body and a key (PostgreSQL cannot store it: both engines answer alike)', async () => {
+    const refused = async (method: string, path: string, body?: unknown) => {
+      const res = await t.call(method, path, { body });
+      return [res.status, res.json.message];
+    };
+    const nul = 'must not contain the NUL character (\\u0000)';
+    expect(await refused('GET', '/keywords/v1/keywords/a%00b.json')).toEqual([400, `path.keyword_guid: ${nul}`]);
+    expect(await refused('GET', '/keywords/v1/keywords.json?search=a%00')).toEqual([400, `query.search: ${nul}`]);
+    expect(await refused('PUT', '/keywords/v1/keywords.json', [{ keyword: 'fine' }, { keyword: 'not\u0000fine' }])).toEqual([400, `body.1.keyword: ${nul}`]);
+    expect(await refused('POST', '/content/api/v2/topics', { name: 'Topic', extra: { ['odd\u0000key']: 1 } })).toEqual([400, `body.extra: keys ${nul}`]);
+    // Nothing of a refused request was written.
+    expect((await t.call('GET', '/keywords/v1/keywords.json?search=fine')).json.keywords).toEqual([]);
+    expect((await t.call('GET', '/content/api/v2/topics?name=Topic')).json.total).toBe(0);
+  });
 });

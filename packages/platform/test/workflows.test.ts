@@ -3,6 +3,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sql } from '../src/db/engine';
 import { seedEmailDefaults } from '../src/store/email-seed';
 import { startPlatform, type TestPlatform } from './harness';
 
@@ -406,7 +407,7 @@ describe('engine', () => {
     t.clock.now += 2 * HOUR;
     expect(await runDue()).toBe(0);
     expect(await property(vid, 'lastname')).toBeUndefined();
-    const log = t.platform.db.prepare('SELECT event_type, detail FROM workflow_log WHERE workflow_id = ? ORDER BY seq DESC LIMIT 1').get(id);
+    const log = await t.platform.services.engine.get(sql<[number]>('SELECT event_type, detail FROM workflow_log WHERE workflow_id = ? ORDER BY seq DESC LIMIT 1'), id);
     expect(log).toEqual({ event_type: 'UNENROLLED', detail: 'workflow deleted' });
   });
 

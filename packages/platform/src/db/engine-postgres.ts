@@ -5,6 +5,13 @@ import pg from 'pg';
 import { PlatformError } from '../domain/errors';
 import { type Dialect, type Engine, type Param, type Query, type Queryable, serial, sql, type Transaction } from './engine';
 
+/** Whether `database` names a PostgreSQL database (a `postgres://` or `postgresql://` URL) rather
+ * than a SQLite file. */
+export const isPostgresUrl = (database: string) => /^postgres(ql)?:\/\//i.test(database);
+
+/** The URL without its password, for messages and logs. */
+export const withoutPassword = (url: string) => url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+
 /** `$.a.b` → `{a,b}`, PostgreSQL's path for `#>>`. */
 function pgPath(path: string) {
   if (!/^\$(\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(path)) throw new Error(`unsupported JSON path ${path}`);
@@ -92,11 +99,20 @@ function unreachable(err: unknown) {
   );
 }
 
-/** A connection failure as the platform's 503; two transactions writing the same unique key at
- * once (two processes creating one email's contact), the loser as a 409 to retry (SQLite's single
- * writer never meets it: the loser's check sees the winner's row); anything else as it is. */
-export function asUnavailable(err: unknown): unknown {
-  if ((err as { code?: string }).code == '23505')
+/** Text PostgreSQL cannot hold: the NUL character, in a text value (22021) or a JSON string cast to
+ * jsonb (22P05). SQLite keeps it; the router refuses it by name before any store sees it, and this
+ * keeps whatever arrives another way a 400 too. */
+const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
+/** A connection failure as the platform's 503; text PostgreSQL cannot store as a 400; two
+ * transactions writing the same unique key at once (two processes creating one email's contact),
+ * the loser as a 409 to retry (SQLite's single writer never meets it: the loser's check sees the
+ * winner's row); anything else as it is. */
+export function asPlatformError(err: unknown): unknown {
+  const { code } = err as { code?: string };
+  if (UNSTORABLE_TEXT.has(code ?? ''))
+    return new PlatformError('invalid', 'text must not contain the NUL character (\\u0000)', { category: 'VALIDATION_ERROR' });
+  if (code == '23505')
     return new PlatformError('conflict', 'a concurrent request wrote the same record first; try again', { category: 'CONFLICT' });
   if (!unreachable(err)) return err;
   return new PlatformError('unavailable', 'the database is unavailable; try again shortly', { category: 'SERVICE_UNAVAILABLE' }, { 'Retry-After': '1' });
@@ -158,7 +174,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       try {
         return await on.query({ name, text, values: bind(params) });
       } catch (err) {
-        throw asUnavailable(err);
+        throw asPlatformError(err);
       }
     };
     return {
@@ -206,7 +222,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
     dialect: postgresDialect,
     async tx(fn) {
       const client = await pool.connect().catch((err: unknown) => {
-        throw asUnavailable(err);
+        throw asPlatformError(err);
       });
       let broken: Error | undefined;
       try {
@@ -222,7 +238,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       } catch (err) {
         // A commit lost with its connection is a 503: whether it landed is unknown, as with any
         // request whose answer did not arrive.
-        throw asUnavailable(err);
+        throw asPlatformError(err);
       } finally {
         // A connection that could not roll back is closed, not given to the next caller.
         client.release(broken);
@@ -232,7 +248,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       // A session lock on a connection of its own, held while `fn` runs: another process's
       // try fails at once; if this process dies, its connection and the lock go with it.
       const client = await pool.connect().catch((err: unknown) => {
-        throw asUnavailable(err);
+        throw asPlatformError(err);
       });
       let broken: Error | undefined;
       try {
@@ -244,7 +260,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
           await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`svc:${name}`]).catch((err: Error) => (broken = err));
         }
       } catch (err) {
-        throw asUnavailable(err);
+        throw asPlatformError(err);
       } finally {
         // A connection whose unlock failed still holds the lock: closing it lets go.
         client.release(broken);

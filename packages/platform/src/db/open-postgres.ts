@@ -12,7 +12,7 @@ const MIGRATION_LOCK = 0x5c0de;
 export async function openPostgres(url: string, options: PostgresOptions = {}): Promise<PostgresEngine> {
   const engine = postgresEngine(url, options);
   try {
-    await migrate(engine);
+    await migratePostgres(engine);
   } catch (err) {
     await engine.close();
     throw err;
@@ -20,7 +20,8 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   return engine;
 }
 
-async function migrate(engine: Engine) {
+/** Creates the schema, or brings the database's up to this version (all or nothing). */
+export async function migratePostgres(engine: Engine) {
   await engine.tx(async (db) => {
     // Held until this transaction ends; a second process starting now waits here.
     await db.value(sql<[number], { locked: string }>('SELECT pg_advisory_xact_lock(?) AS locked'), MIGRATION_LOCK);

@@ -6,11 +6,13 @@ import { SCHEMA } from './schema';
 
 /** SQLite's generated column over a JSON field (`… GENERATED ALWAYS AS (json_extract(data,
  * '$.f')) VIRTUAL`). PostgreSQL 15 stores generated columns, and a number column takes the field
- * only when it is a number (SQLite's affinity would keep anything). */
+ * only when it is a number (SQLite's affinity would keep anything). A number is a double, as
+ * JSON.parse made it and as SQLite keeps one that is not a whole 64-bit number (`1.5`, `1e300`): a
+ * bigint would round the one and refuse the other. */
 function generated(_all: string, column: string, type: string, field: string) {
   const value = `(data::jsonb -> '${field}')`;
   return type == 'INTEGER'
-    ? `${column} BIGINT GENERATED ALWAYS AS (CASE WHEN jsonb_typeof${value} = 'number' THEN (${value} #>> '{}')::numeric::bigint END) STORED`
+    ? `${column} DOUBLE PRECISION GENERATED ALWAYS AS (CASE WHEN jsonb_typeof${value} = 'number' THEN (${value} #>> '{}')::double precision END) STORED`
     : `${column} TEXT GENERATED ALWAYS AS (${value} #>> '{}') STORED`;
 }
 

@@ -6,16 +6,21 @@
  * - the public routes (form submissions, OAuth refresh, the events pixel), per caller address and
  *   route: by default 60 in any minute; over it, 429 with `Retry-After`. */
 import type { Response } from 'express';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { PlatformError } from '../domain/errors';
-import { rollingWindow, type WindowOptions } from './rolling-window';
+import { memoryCounters, rollingWindow, type WindowOptions } from './rolling-window';
 
 export type RateLimitOptions = WindowOptions;
 
 const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
 
+/** Where a limit keeps its counts: this process's memory by default; on PostgreSQL the database's
+ * (`postgresCounters`), so that every process on it enforces one budget. */
+export type Counters = (windowMs: number) => RateLimiterAbstract;
+
 /** The API budget of one portal (or app in a portal), as `limit(budgetKey, res)`. */
-export function rateLimiter(options: RateLimitOptions, now: () => number) {
-  const hit = rollingWindow(options, now);
+export function rateLimiter(options: RateLimitOptions, now: () => number, counters: Counters = memoryCounters) {
+  const hit = rollingWindow(options, now, counters(options.windowMs));
   return async function limit(key: string, res: Response) {
     const verdict = await hit(key);
     res.setHeader('X-Svc-RateLimit-Interval-Milliseconds', String(options.windowMs));
@@ -32,8 +37,8 @@ export function rateLimiter(options: RateLimitOptions, now: () => number) {
 }
 
 /** Per-address limits of the public routes, as `limit(routeId, address)`. */
-export function addressLimiter(options: RateLimitOptions, now: () => number) {
-  const hit = rollingWindow(options, now);
+export function addressLimiter(options: RateLimitOptions, now: () => number, counters: Counters = memoryCounters) {
+  const hit = rollingWindow(options, now, counters(options.windowMs));
   return async function limit(routeId: string, address: string) {
     const verdict = await hit(`${routeId}:${address}`);
     if (!verdict.allowed)

@@ -38,6 +38,9 @@ export const postgresCounters = (pool: pg.Pool, windowMs: number, prefix: string
     tableName: 'rate_limits',
     tableCreated: true,
     keyPrefix: prefix,
+    // Each slice is a row of its own: delete the rows that expired an hour ago every five minutes
+    // (the library's timer, unref'd), or the table grows by a row per key and slice for good.
+    clearExpiredByTimeout: true,
     points: Number.MAX_SAFE_INTEGER,
     duration: Math.ceil((windowMs * (1 + 1 / SLICES)) / 1000),
   });

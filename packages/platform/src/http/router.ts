@@ -64,9 +64,51 @@ function validationMessage(where: string, error: z.ZodError) {
   return { message: `${field}: ${issue.message}`, errors: error.issues.map((i) => ({ message: i.message, in: [where, ...i.path.map(String)].join('.') })) };
 }
 
+/** Whether a string (a value or a key) in `value` holds the NUL character, which no text column
+ * of PostgreSQL can hold: refused on both engines alike. Without recursion or an allocation per
+ * value, since it looks at every request (a tenth of a millisecond for a batch of 1,000 contacts);
+ * only plain objects (null-prototype ones too, as query parsers make) and arrays are walked. */
+function holdsNul(value: unknown): boolean {
+  const stack = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v == 'string') {
+      if (v.includes('\0')) return true;
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push(v[i]);
+    } else if (v !== null && typeof v == 'object' && (Object.getPrototypeOf(v) ?? Object.prototype) === Object.prototype) {
+      for (const k in v) {
+        if (k.includes('\0')) return true;
+        stack.push((v as Record<string, unknown>)[k]);
+      }
+    }
+  }
+  return false;
+}
+
+/** Where the NUL is, once holdsNul found one: the string's path, or the path of the object with
+ * such a key (the key itself would carry the NUL into the message). JSON is at most 64 deep. */
+function nulAt(value: unknown, path: string[] = []): { path: string[]; key: boolean } | undefined {
+  if (typeof value == 'string') return value.includes('\0') ? { path, key: false } : undefined;
+  if (value === null || typeof value != 'object') return undefined;
+  for (const [k, child] of Object.entries(value)) {
+    if (k.includes('\0')) return { path, key: true };
+    const found = nulAt(child, [...path, k]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const result = schema.safeParse(value);
-  if (result.success) return result.data;
+  if (result.success) {
+    const nul = holdsNul(result.data) && nulAt(result.data);
+    if (nul)
+      throw new PlatformError('invalid', `${[where, ...nul.path].join('.')}: ${nul.key ? 'keys ' : ''}must not contain the NUL character (\\u0000)`, {
+        category: 'VALIDATION_ERROR',
+      });
+    return result.data;
+  }
   const { message, errors } = validationMessage(where, result.error);
   throw new PlatformError('invalid', message, { category: 'VALIDATION_ERROR', errors });
 }

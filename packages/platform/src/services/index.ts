@@ -1,11 +1,10 @@
+/** The platform's stores, wired to one database and one clock. */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-/** The platform's stores, wired to one database and one clock. */
-import type { Queryable } from '../db/engine';
-import { sqliteEngine } from '../db/engine-sqlite';
+import type { Engine, Queryable } from '../db/engine';
+import type { Db } from '../db/open';
 import { txContext } from '../db/tx-context';
-import { type Db, transaction } from '../db/open';
 import { scheduler } from '../scheduler';
 import { blogV1Store } from '../store/blog-v1';
 import { contactStore, type ChangedContact, type ContactsChanged } from '../store/contacts';
@@ -17,10 +16,10 @@ import { prospectStore, type IpOrganization } from '../store/prospects';
 import { credentialStore } from '../store/credentials';
 import { inspectorQueries } from '../store/inspector';
 import { oauthStore } from '../store/oauth';
-import { portalIdsAtStartup, portalStore } from '../store/portals';
+import { portalStore } from '../store/portals';
 import { settingStore } from '../store/settings';
-import { seedChannelsSync, socialStore } from '../store/social';
-import { seedSiteSync } from '../store/content/seed';
+import { socialStore } from '../store/social';
+import { seedSite } from '../store/content/seed';
 import { emailStore } from '../store/email';
 import { formStore } from '../store/forms';
 import { listStore } from '../store/lists';
@@ -31,6 +30,7 @@ import { visitorLinks } from './visitor-links';
 import { propertyRemoval } from './property-removal';
 import { socialPublishing } from './social-publishing';
 import { workflowStore } from '../store/workflows';
+import { notOnPostgres } from './not-on-postgres';
 
 export interface ServiceOptions {
   /** Used by workflow WEBHOOK actions (tests pass their own). */
@@ -43,13 +43,15 @@ export interface ServiceOptions {
   oauth?: { tokenLifetimeSeconds: number; rotateRefreshTokens: boolean };
 }
 
-export function createServices(db: Db, now: () => number, options: ServiceOptions = {}) {
+/** `engine`: where the stores run. `sqlite`: transitionally (issue 17), better-sqlite3's database
+ * under a SQLite engine, for the stores not yet on the engine (lists, forms); on
+ * PostgreSQL (undefined) they get `notOnPostgres()` and answer 501. Each such store takes `engine`
+ * once converted; then this parameter goes. */
+export function createServices(engine: Engine, sqlite: Db | undefined, now: () => number, options: ServiceOptions = {}) {
+  const db = sqlite ?? notOnPostgres();
   const portals = portalStore();
   const credentials = credentialStore();
   const oauth = oauthStore(now, options.oauth ?? { tokenLifetimeSeconds: 1800, rotateRefreshTokens: false });
-  /** What runs after each commit (the WAL checkpointer, once the servers listen). */
-  let afterCommit: (() => void) | undefined;
-  const engine = sqliteEngine(db, { groupCommit: true, afterCommit: () => afterCommit?.() });
   const properties = propertyStore(engine, now);
   /** Contact changes (create, update, delete, batch): dynamic lists re-evaluate on them, in the
    * writing transaction. */
@@ -77,10 +79,6 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
       for (const [portalId, byVid] of gathered) await notify(t, portalId, [...byVid.values()]);
       return result;
     });
-  const group = {
-    settled: () => engine.settled(),
-    onCommit: (fn: (() => void) | undefined) => (afterCommit = fn),
-  };
   const contacts = contactStore(engine, properties, now, changed);
   const lists = listStore(db, contacts, now, onContactsChanged);
   const forms = formStore(db, contacts, properties, now);
@@ -107,22 +105,25 @@ export function createServices(db: Db, now: () => number, options: ServiceOption
   });
   const blobs = blobStore(options.filesDir ?? mkdtempSync(join(tmpdir(), 'svc-files-')));
   const files = fileStore(engine, content, blobs, now);
-  // Portals made before part 2 get their site (blog, domain, layout, site map) and social
-  // channels on first start (synchronously, on the SQLite connection, so that createPlatform
-  // stays synchronous; the engine versions are seedSite and social.seedChannels).
-  transaction(db, () => {
-    for (const id of portalIdsAtStartup(db)) {
-      seedSiteSync(db, id, now());
-      seedChannelsSync(db, id, now());
-    }
-  })();
+  /** Portals made before part 2 get their site (blog, domain, layout, site map) and social
+   * channels on the first start after it. One process at a time: another starting meanwhile goes
+   * on without (it only fills what those portals lack). */
+  const seedOlderPortals = () =>
+    engine.exclusive('seed-older-portals', () =>
+      engine.tx(async (t) => {
+        for (const id of await portals.ids(t)) {
+          await seedSite(t, content, id, now());
+          await social.seedChannels(t, id, now());
+        }
+      }),
+    );
   const jobs = scheduler(engine, write, [
     { name: 'publish', run: (t) => content.publishDue(t) },
     { name: 'broadcasts', run: (t) => social.publishDue(t) },
   ]);
   return {
-    db, now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
-    scheduler: jobs, onContactsChanged, write, group, engine,
+    sqlite, now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
+    scheduler: jobs, onContactsChanged, write, engine, seedOlderPortals,
   };
 }
 

@@ -1,6 +1,5 @@
 /** Portals and their credentials. A new portal gets the default property groups and properties. */
 import { type Param, type Queryable, sql } from '../db/engine';
-import type { Db } from '../db/open';
 import { hashSecret, newSecret, type CredentialKind } from './secrets';
 import type { ContentEngine } from './content/engine';
 import { seedSite } from './content/seed';
@@ -129,8 +128,3 @@ export function portalStore() {
 }
 
 export type PortalStore = ReturnType<typeof portalStore>;
-
-/** The portal ids, read synchronously on the SQLite database: for createServices' startup only,
- * which seeds older portals' sites through the content and social stores (not on the engine yet)
- * and keeps createPlatform synchronous. Goes once those stores are on the engine. */
-export const portalIdsAtStartup = (db: Db) => db.prepare<[], number>('SELECT id FROM portals ORDER BY id').pluck().all();

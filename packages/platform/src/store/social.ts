@@ -4,7 +4,6 @@
  * once; a DRAFT waits for nobody. Only waiting and draft broadcasts can be cancelled. */
 import { randomUUID } from 'node:crypto';
 import { type Engine, type Param, type Queryable, sql } from '../db/engine';
-import type { Db } from '../db/open';
 import { badRequest, notFound } from '../domain/errors';
 
 type Json = Record<string, unknown>;
@@ -78,15 +77,6 @@ function seededChannels(portalId: number, at: number) {
     };
     return { guid, data: JSON.stringify(data) };
   });
-}
-
-/** The seeded channels of a new portal (once), synchronously on SQLite: portal creation and the
- * services' startup seed in a synchronous transaction until they are on the engine (then they
- * call the store's `seedChannels`). */
-export function seedChannelsSync(db: Db, portalId: number, at: number) {
-  if (db.prepare('SELECT 1 FROM social_channels WHERE portal_id = ? LIMIT 1').get(portalId)) return;
-  const add = db.prepare<[string, number, string]>('INSERT INTO social_channels (guid, portal_id, data) VALUES (?, ?, ?)');
-  for (const c of seededChannels(portalId, at)) add.run(c.guid, portalId, c.data);
 }
 
 /** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */

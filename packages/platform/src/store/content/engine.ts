@@ -3,7 +3,6 @@
  * the publishing state machine of §3 for posts and pages (with the scheduler that publishes at
  * `publish_date`). Collection specifics live in collections.ts. */
 import { type Engine, type Param, type Queryable, sql } from '../../db/engine';
-import type { Db } from '../../db/open';
 import { badRequest, conflict, notFound } from '../../domain/errors';
 import { COLLECTIONS, type CollectionName, type ContentRecord, type Lookup, type Record_ } from './collections';
 import { listSql } from './filters';
@@ -44,20 +43,6 @@ const label = (collection: CollectionName) => collection.replace(/s$/, '').repla
 
 /** Where the site server answers until app.ts says otherwise (a record's URLs start with it). */
 const DEFAULT_BASE = 'http://127.0.0.1:3200';
-
-/** Inserts an object as it is, synchronously on SQLite, for seeding a portal's read-only
- * collections while portal creation and the services' startup seed in a synchronous transaction
- * (until they are on the engine; then they use the engine's `insertRaw`). Not for posts and
- * pages, whose records have URLs and related objects. */
-export function insertRawSync(db: Db, portalId: number, collection: CollectionName, record: Record_) {
-  if (COLLECTIONS[collection].publishable) throw new Error(`insertRawSync: not for ${collection}`);
-  const data = stored(record);
-  const id = Number(db.prepare('INSERT INTO content_objects (portal_id, collection, data) VALUES (?, ?, ?)').run(portalId, collection, data).lastInsertRowid);
-  const view: ContentRecord = { ...(JSON.parse(data) as Record_), id, portal_id: portalId, deleted_at: 0 };
-  COLLECTIONS[collection].decorate?.(view, { id, portalId, base: DEFAULT_BASE });
-  db.prepare('INSERT INTO content_versions (object_id, data, updated) VALUES (?, ?, ?)').run(id, JSON.stringify(view), Number(record.updated));
-  return view;
-}
 
 export type PublishAction = 'schedule-publish' | 'cancel-publish' | 'push-buffer-live';
 

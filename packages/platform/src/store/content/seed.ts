@@ -1,9 +1,8 @@
 /** What every portal's site has from the start and the API cannot create (§4.8 lists them as
  * read-only): a blog, a domain, a layout and a site map. Seeded once per portal. */
 import type { Queryable } from '../../db/engine';
-import type { Db } from '../../db/open';
 import type { CollectionName, Record_ } from './collections';
-import { type ContentEngine, insertRawSync } from './engine';
+import type { ContentEngine } from './engine';
 
 /** The seeded objects, in the order they are inserted; the blog names the layout's id. */
 function siteObjects(portalId: number, now: number) {
@@ -56,16 +55,4 @@ export async function seedSite(db: Queryable, content: ContentEngine, portalId: 
   const layout = await insert('layouts', o.layouts);
   await insert('blogs', o.blogs(layout));
   await insert('site-maps', o.siteMaps);
-}
-
-/** The same, synchronously on SQLite: portal creation and the services' startup seed in a
- * synchronous transaction until they are on the engine (then they call `seedSite`). */
-export function seedSiteSync(db: Db, portalId: number, now: number) {
-  if (db.prepare("SELECT 1 FROM content_objects WHERE portal_id = ? AND collection = 'blogs' AND deleted_at = 0 LIMIT 1").get(portalId)) return;
-  const o = siteObjects(portalId, now);
-  const insert = (collection: CollectionName, record: Record_) => insertRawSync(db, portalId, collection, record).id;
-  insert('domains', o.domains);
-  const layout = insert('layouts', o.layouts);
-  insert('blogs', o.blogs(layout));
-  insert('site-maps', o.siteMaps);
 }
