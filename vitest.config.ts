@@ -19,16 +19,16 @@ const ON_POSTGRES = [
   'social',
   'utk-links',
 ];
-/** Pending conversion (issue 17): these reach stores not on the engine yet (lists, forms),
- * which answer 501 on PostgreSQL; so does every contact write, which the dynamic lists
- * re-check. Each file joins ON_POSTGRES once the stores it uses are converted
+/** Pending conversion (issue 17): these reach stores not on the engine yet (lists), which answer
+ * 501 on PostgreSQL; so does every contact write, which the dynamic lists re-check. Each file
+ * joins ON_POSTGRES once the stores it uses are converted
  * (`SVC_TEST_ENGINE=postgres npx vitest run --project all test/<file>` in packages/platform tells).
  * The root fuzz test (test/fuzz/platform.test.ts) calls every route: it joins last. */
 const PENDING_ON_POSTGRES = [
   'auth', // the record-limit count and the cross-portal references write contacts, lists, forms
   'contacts', // contact writes (lists)
   'contacts-more',
-  'forms',
+  'forms', // a submission's contact write (lists)
   'inspector', // a form submission, a list
   'legacy-client', // contacts, lists, forms, workflows
   'lists',
@@ -41,7 +41,7 @@ const PENDING_ON_POSTGRES = [
 // Not in either list, and run once (on SQLite, or on both engines inside the file): SQLite by
 // nature — checkpointer, durability (the SQLite file under SIGKILL), group-commit, migrations (of
 // SQLite files), cli (--data, --memory) — and the files that open both engines themselves or
-// PostgreSQL alone — engine, portal-stores-engines, contacts-engines, schema-postgres,
+// PostgreSQL alone — engine, portal-stores-engines, contacts-engines, forms-engines, schema-postgres,
 // migrate-postgres, rolling-window, postgres-processes, two-processes, multi-process,
 // workflow-processes, cli-postgres — and uuid-v7, which has no database.
 

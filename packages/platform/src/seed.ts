@@ -27,9 +27,9 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
       formField: true,
       options: ['sprocket', 'gizmo', 'doohickey'].map((value, displayOrder) => ({ value, label: value[0].toUpperCase() + value.slice(1), displayOrder })),
     });
-    // Transitional (issue 17): forms and lists are not on the engine yet, so on PostgreSQL (no
-    // SQLite database) the demo portal is seeded without them, nor its workflow (which adds to a
-    // list).
+    // Transitional (issue 17): lists are not on the engine yet, so on PostgreSQL (no SQLite
+    // database) the demo portal is seeded without them, nor the forms and the workflow that go with
+    // them (a dynamic list names a form; the workflow adds to a list).
     if (!services.sqlite) return credentials;
 
     const contactForm = await services.forms.create(tx, p, {

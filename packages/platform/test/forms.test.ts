@@ -74,6 +74,18 @@ describe('form definitions', () => {
     expect(gone.status).toBe(404);
   });
 
+  it('lists forms made in the same millisecond in the order they were made', async () => {
+    // The clock stands still: only the tie-break orders them (their guids are random).
+    const made = [];
+    for (const name of ['Tie 1', 'Tie 2', 'Tie 3', 'Tie 4']) made.push((await createForm({ name, fields: [{ name: 'email' }] })).guid);
+    const listed = (await t.call('GET', '/contacts/v1/forms')).json.map((f: { guid: string }) => f.guid);
+    expect(listed.filter((guid: string) => made.includes(guid))).toEqual(made);
+    // An update keeps a form's place.
+    expect((await t.call('POST', `/contacts/v1/forms/${made[0]}`, { body: { submitText: 'Go' } })).status).toBe(200);
+    const again = (await t.call('GET', '/contacts/v1/forms')).json.map((f: { guid: string }) => f.guid);
+    expect(again.filter((guid: string) => made.includes(guid))).toEqual(made);
+  });
+
   it('answers 404 for an unknown form, an unknown field and another portal’s form', async () => {
     const guid = crypto.randomUUID();
     const missing = await t.call('GET', `/contacts/v1/forms/${guid}`);

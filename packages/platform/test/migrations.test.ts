@@ -3,8 +3,9 @@
  * map, social channels); before version 5 with property history rewritten as contact history;
  * before version 6 with tracking events' wire fields copied into named columns; before version 7
  * with form submissions that may have no contact; before version 8 with social channels and
- * broadcasts numbered in the order they were inserted; before version 9 with workflow enrollments
- * that a process claims to run their steps. */
+ * broadcasts numbered in the order they were inserted; before version 9 with forms numbered in the
+ * order they were made; before version 10 with workflow enrollments that a process claims to run
+ * their steps. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -213,13 +214,44 @@ describe('schema migrations', () => {
       expect((await social.list(engine, 7, { withChannelKeys: [] })).map((b) => b.broadcastGuid)).toEqual([later.broadcastGuid, ...broadcastsThen]);
       const columns = platform.db.prepare("SELECT name FROM pragma_table_info('broadcasts')").pluck().all();
       expect(columns).toEqual(['seq', 'guid', 'portal_id', 'status', 'trigger_at', 'created_at', 'data']);
+      } finally {
+        await platform.close();
+      }
+    });
+
+  it('numbers version 8 forms in the order they were made (their rowid), guids still unique', async () => {
+    const file = join(dir, 'v8-forms.db');
+    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    // Made in the same millisecond, their guids in the other order.
+    made.db.exec(`DROP TABLE forms;
+      CREATE TABLE forms (guid TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, definition TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+      CREATE INDEX forms_portal ON forms(portal_id, created_at);
+      INSERT INTO forms VALUES ('c', 7, '{}', 100, 100), ('b', 7, '{}', 100, 100), ('a', 7, '{}', 100, 100);`);
+    made.db.prepare("UPDATE meta SET value = '8' WHERE key = 'schema_version'").run();
+    await made.close();
+
+    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    try {
+      expect(platform.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
+      expect(platform.db.prepare('SELECT seq, guid FROM forms ORDER BY seq').all()).toEqual([
+        { seq: 1, guid: 'c' },
+        { seq: 2, guid: 'b' },
+        { seq: 3, guid: 'a' },
+      ]);
+      // New forms are numbered after them; a guid is still taken once.
+      const add = platform.db.prepare("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES (?, 7, '{}', 100, 100)");
+      add.run('d');
+      expect(platform.db.prepare('SELECT guid FROM forms WHERE portal_id = 7 ORDER BY created_at, seq').pluck().all()).toEqual(['c', 'b', 'a', 'd']);
+      expect(() => add.run('a')).toThrow(/UNIQUE/);
+      const indexes = platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'forms'").pluck().all();
+      expect(indexes).toContain('forms_portal');
     } finally {
       await platform.close();
     }
   });
 
-  it('gives version 8 enrollments a claim, every enrollment kept and its steps still run', async () => {
-    const file = join(dir, 'v8.db');
+  it('gives version 9 enrollments a claim, every enrollment kept and its steps still run', async () => {
+    const file = join(dir, 'v9.db');
     const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
     await createPortal(made.services.engine, made.services, { id: 9, name: 'Portal', tier: 'starter', now: 1 });
     const definition = { name: 'Flow', type: 'DRIP_DELAY', enabled: true, allowContactToTriggerMultipleTimes: false, actions: [{ type: 'DELAY', delayMillis: 10 }] };
@@ -228,7 +260,7 @@ describe('schema migrations', () => {
       INSERT INTO enrollments (id, workflow_id, portal_id, vid, step, next_run_at, status, enrolled_at) VALUES (1, 3, 9, 5, 0, 1, 'unenrolled', 1), (2, 3, 9, 5, 0, 1, 'active', 1);
       DROP INDEX enrollments_active;
       ALTER TABLE enrollments DROP COLUMN claimed_until;`);
-    made.db.prepare("UPDATE meta SET value = '8' WHERE key = 'schema_version'").run();
+    made.db.prepare("UPDATE meta SET value = '9' WHERE key = 'schema_version'").run();
     await made.close();
 
     const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files'), now: () => 100 });

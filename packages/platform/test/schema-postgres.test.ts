@@ -14,8 +14,30 @@ import { havePostgres, PG_URL, pgSchema } from './postgres';
 const schema = await pgSchema('schema');
 const fresh = await pgSchema('open');
 const older = await pgSchema('v7');
-const current = await pgSchema('v8');
-const beforeClaims = await pgSchema('v8_enrollments');
+const current = await pgSchema('current');
+const v8 = await pgSchema('v8');
+const v9 = await pgSchema('v9');
+
+/** The columns, keys and indexes of `tables` in a schema, as they compare between databases. */
+async function shape(db: Engine, schemaName: string, tables: string[]) {
+  const named = tables.map((t) => `'${t}'`).join(', ');
+  return {
+    columns: await db.all(
+      sql<[string], Record<string, unknown>>(
+        `SELECT table_name, column_name, data_type, is_nullable, is_identity FROM information_schema.columns
+         WHERE table_schema = ? AND table_name IN (${named}) ORDER BY table_name, column_name`,
+      ),
+      schemaName,
+    ),
+    indexes: await db.all(
+      sql<[string, string], { indexdef: string }>(
+        `SELECT replace(indexdef, ? || '.', '') AS indexdef FROM pg_indexes WHERE schemaname = ? AND tablename IN (${named}) ORDER BY indexname`,
+      ),
+      schemaName,
+      schemaName,
+    ),
+  };
+}
 
 describe.skipIf(!havePostgres)('the schema on PostgreSQL', () => {
   let lite: Engine;
@@ -74,17 +96,23 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
     await again.close();
   });
 
-  it('brings a version 8 database up to date: enrollments get their claim and the unique index on active ones', async () => {
-    const made = await openPostgres(PG_URL, { schema: beforeClaims });
+  it('brings a version 9 database up to date: enrollments get their claim and the unique index on active ones, as a new database has them', async () => {
+    const made = await openPostgres(PG_URL, { schema: v9 });
     await made.exec(`INSERT INTO enrollments (workflow_id, portal_id, vid, next_run_at, status, enrolled_at) VALUES (3, 9, 5, 1, 'active', 1);
-      DROP INDEX enrollments_active; ALTER TABLE enrollments DROP COLUMN claimed_until; UPDATE meta SET value = '8' WHERE key = 'schema_version'`);
+      DROP INDEX enrollments_active; ALTER TABLE enrollments DROP COLUMN claimed_until; UPDATE meta SET value = '9' WHERE key = 'schema_version'`);
     await made.close();
-    const db = await openPostgres(PG_URL, { schema: beforeClaims });
+    const db = await openPostgres(PG_URL, { schema: v9 });
     try {
       expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(String(SCHEMA_VERSION));
       expect(await db.all(sql<[], Record<string, unknown>>('SELECT vid, status, claimed_until FROM enrollments'))).toEqual([{ vid: 5, status: 'active', claimed_until: null }]);
-      const index = sql<[string], { indexdef: string }>("SELECT indexdef FROM pg_indexes WHERE schemaname = ? AND indexname = 'enrollments_active'");
-      expect(await db.value(index, beforeClaims)).toMatch(/^CREATE UNIQUE INDEX enrollments_active ON \S+ USING btree \(workflow_id, vid\) WHERE \(status = 'active'::text\)$/);
+      const newer = await openPostgres(PG_URL, { schema: current });
+      try {
+        const expected = await shape(newer, current, ['enrollments']);
+        expect(expected.indexes.map((i) => i.indexdef)).toContain("CREATE UNIQUE INDEX enrollments_active ON enrollments USING btree (workflow_id, vid) WHERE (status = 'active'::text)");
+        expect(await shape(db, v9, ['enrollments'])).toEqual(expected);
+      } finally {
+        await newer.close();
+      }
     } finally {
       await db.close();
     }
@@ -101,6 +129,7 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
     const v7 = await openPostgres(PG_URL, { schema: older });
     // Back to version 7's tables: keyed by guid, no seq.
     await v7.exec(`
+      ALTER TABLE forms DROP COLUMN seq; ALTER TABLE forms DROP CONSTRAINT forms_guid_key; ALTER TABLE forms ADD PRIMARY KEY (guid);
       ALTER TABLE social_channels DROP COLUMN seq; ALTER TABLE social_channels DROP CONSTRAINT social_channels_guid_key; ALTER TABLE social_channels ADD PRIMARY KEY (guid);
       ALTER TABLE broadcasts DROP COLUMN seq; ALTER TABLE broadcasts DROP CONSTRAINT broadcasts_guid_key; ALTER TABLE broadcasts ADD PRIMARY KEY (guid);
       UPDATE meta SET value = '7' WHERE key = 'schema_version';`);
@@ -121,29 +150,48 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
       expect(added!.seq).toBe(4);
       await expect(migrated.run(sql("INSERT INTO broadcasts (guid, portal_id, status, created_at, data) VALUES ('b-1', 7, 'DRAFT', 5, '{}')"))).rejects.toMatchObject({ kind: 'conflict' }); // guid is unique
 
-      // The same columns, keys and indexes as a database made at version 8.
-      const shape = async (db: Engine, schemaName: string) => ({
-        columns: await db.all(
-          sql<[string], Record<string, unknown>>(
-            `SELECT table_name, column_name, data_type, is_nullable, is_identity FROM information_schema.columns
-             WHERE table_schema = ? AND table_name IN ('social_channels', 'broadcasts') ORDER BY table_name, column_name`,
-          ),
-          schemaName,
-        ),
-        indexes: await db.all(
-          sql<[string, string], { indexdef: string }>(
-            `SELECT replace(indexdef, ? || '.', '') AS indexdef FROM pg_indexes WHERE schemaname = ? AND tablename IN ('social_channels', 'broadcasts') ORDER BY indexname`,
-          ),
-          schemaName,
-          schemaName,
-        ),
-      });
-      const expected = await shape(made, current);
+      // The same columns, keys and indexes as a new database.
+      const expected = await shape(made, current, ['social_channels', 'broadcasts']);
       expect(expected.indexes.map((i) => i.indexdef)).toContain('CREATE UNIQUE INDEX broadcasts_guid_key ON broadcasts USING btree (guid)');
-      expect(await shape(migrated, older)).toEqual(expected);
+      expect(await shape(migrated, older, ['social_channels', 'broadcasts'])).toEqual(expected);
     } finally {
       await migrated.close();
       await made.close();
+      }
+    });
+
+  it('brings a version 8 database up to date: forms numbered in the order they were stored, guids still unique', async () => {
+    const made = await openPostgres(PG_URL, { schema: v8 });
+    await made.exec(`DROP TABLE forms;
+      CREATE TABLE forms (guid TEXT PRIMARY KEY, portal_id BIGINT NOT NULL, definition TEXT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL);
+      CREATE INDEX forms_portal ON forms(portal_id, created_at);
+      INSERT INTO forms VALUES ('c', 7, '{}', 100, 100), ('b', 7, '{}', 100, 100), ('a', 7, '{}', 100, 100);
+      UPDATE meta SET value = '8' WHERE key = 'schema_version';`);
+    await made.close();
+
+    const db = await openPostgres(PG_URL, { schema: v8 });
+    try {
+      expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(String(SCHEMA_VERSION));
+      const forms = sql<[], { seq: number; guid: string }>('SELECT seq, guid FROM forms ORDER BY created_at, seq');
+      expect(await db.all(forms)).toEqual([
+        { seq: 1, guid: 'c' },
+        { seq: 2, guid: 'b' },
+        { seq: 3, guid: 'a' },
+      ]);
+      // New forms are numbered after them; a guid is still taken once.
+      await db.run(sql("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('d', 7, '{}', 100, 100)"));
+      expect((await db.all(forms)).map((f) => f.guid)).toEqual(['c', 'b', 'a', 'd']);
+      await expect(db.run(sql("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('a', 7, '{}', 1, 1)"))).rejects.toMatchObject({ kind: 'conflict' });
+      expect(await db.value(sql<[], { n: number }>('SELECT count(*) AS n FROM forms'))).toBe(4);
+      // The same columns, keys and indexes as a new database.
+      const newer = await openPostgres(PG_URL, { schema: current });
+      try {
+        expect(await shape(db, v8, ['forms'])).toEqual(await shape(newer, current, ['forms']));
+      } finally {
+        await newer.close();
+      }
+    } finally {
+      await db.close();
     }
   });
 });

@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only. */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -117,8 +117,10 @@ CREATE TABLE IF NOT EXISTS list_members (
 );
 CREATE INDEX IF NOT EXISTS list_members_vid ON list_members(vid);
 
+-- seq: the order forms were made in (a list's order within one millisecond; guids are random).
 CREATE TABLE IF NOT EXISTS forms (
-  guid TEXT PRIMARY KEY,
+  seq INTEGER PRIMARY KEY,
+  guid TEXT NOT NULL UNIQUE,
   portal_id INTEGER NOT NULL,
   definition TEXT NOT NULL,
   created_at INTEGER NOT NULL,
@@ -345,6 +347,7 @@ CREATE TABLE IF NOT EXISTS prospect_hidden (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
+const FORMS = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS forms ('), SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS subscription_types'));
 const FORM_SUBMISSIONS = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS form_submissions'), SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS property_groups'));
 const SOCIAL = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS social_channels'), SCHEMA.indexOf('-- Prospects (§4.10)'));
 const ENROLLMENTS = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS enrollments'), SCHEMA.indexOf('CREATE INDEX IF NOT EXISTS enrollments_due'));
@@ -432,15 +435,27 @@ export const MIGRATIONS: Record<number, string> = {
     DROP TABLE social_channels_v7;
     DROP TABLE broadcasts_v7;
   `,
-  // 8 → 9: a workflow step is claimed by the process that runs it (enrollments.claimed_until),
+  // 8 → 9: forms get seq, the order they were made in, which PostgreSQL keeps too (it was
+  // SQLite's rowid, so it is copied from it); the guid stays unique. The table is made first if
+  // missing (a database from before forms), so that the copy below always has one to copy.
+  9: `
+    ${FORMS}
+    DROP INDEX IF EXISTS forms_portal;
+    ALTER TABLE forms RENAME TO forms_v8;
+    ${FORMS}
+    INSERT INTO forms (seq, guid, portal_id, definition, created_at, updated_at)
+      SELECT rowid, guid, portal_id, definition, created_at, updated_at FROM forms_v8;
+    DROP TABLE forms_v8;
+  `,
+  // 9 → 10: a workflow step is claimed by the process that runs it (enrollments.claimed_until),
   // and a contact is in a workflow once at a time (the unique index, made by SCHEMA). As in 7, the
   // table is made first if missing, so that the copy always has one to copy.
-  9: `
+  10: `
     ${ENROLLMENTS}
-    ALTER TABLE enrollments RENAME TO enrollments_v8;
+    ALTER TABLE enrollments RENAME TO enrollments_v9;
     ${ENROLLMENTS}
     INSERT INTO enrollments (id, workflow_id, portal_id, vid, step, next_run_at, status, enrolled_at)
-      SELECT id, workflow_id, portal_id, vid, step, next_run_at, status, enrolled_at FROM enrollments_v8;
-    DROP TABLE enrollments_v8;
+      SELECT id, workflow_id, portal_id, vid, step, next_run_at, status, enrolled_at FROM enrollments_v9;
+    DROP TABLE enrollments_v9;
   `,
 };

@@ -35,19 +35,19 @@ function withSubmissionGuid(url: string, guid: string) {
 
 export function formHandlers({ forms, visitors }: Services): Handlers {
   return {
-    'forms.list': ({ portalId }) => forms.list(portalId),
-    'forms.get': ({ portalId, params }) => forms.get(portalId, params.form_guid),
-    'forms.create': ({ portalId, body }) => forms.create(portalId, body),
-    'forms.update': ({ portalId, params, body }) => forms.update(portalId, params.form_guid, body),
-    'forms.delete': ({ portalId, params }) => forms.remove(portalId, params.form_guid),
-    'forms.getFields': ({ portalId, params }) => forms.fields(portalId, params.form_guid),
-    'forms.getField': ({ portalId, params }) => forms.field(portalId, params.form_guid, params.field_name),
-    'forms.submit': ({ params, body }) => {
+    'forms.list': ({ db, portalId }) => forms.list(db, portalId),
+    'forms.get': ({ db, portalId, params }) => forms.get(db, portalId, params.form_guid),
+    'forms.create': ({ db, portalId, body }) => forms.create(db, portalId, body),
+    'forms.update': ({ db, portalId, params, body }) => forms.update(db, portalId, params.form_guid, body),
+    'forms.delete': ({ db, portalId, params }) => forms.remove(db, portalId, params.form_guid),
+    'forms.getFields': ({ db, portalId, params }) => forms.fields(db, portalId, params.form_guid),
+    'forms.getField': ({ db, portalId, params }) => forms.field(db, portalId, params.form_guid, params.field_name),
+    'forms.submit': async ({ db, params, body }) => {
       const { [SVC_CONTEXT]: raw, ...values } = body;
       const context = parseContext(raw);
-      const { conversionId, vid, redirect } = forms.submit(params.portal_id, params.form_guid, values, context);
+      const { conversionId, vid, redirect } = await forms.submit(db, params.portal_id, params.form_guid, values, context);
       // In the same write as the submission: the visitor's earlier page views now count for the contact.
-      if (context.svcutk && vid !== null) visitors.link(params.portal_id, context.svcutk, vid);
+      if (context.svcutk && vid !== null) await visitors.link(db, params.portal_id, context.svcutk, vid);
       return redirect ? new Reply(302, undefined, { location: withSubmissionGuid(redirect, conversionId) }) : new Reply(204);
     },
   };

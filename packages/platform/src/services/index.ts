@@ -44,7 +44,7 @@ export interface ServiceOptions {
 }
 
 /** `engine`: where the stores run. `sqlite`: transitionally (issue 17), better-sqlite3's database
- * under a SQLite engine, for the stores not yet on the engine (lists, forms); on
+ * under a SQLite engine, for the stores not yet on the engine (lists); on
  * PostgreSQL (undefined) they get `notOnPostgres()` and answer 501. Each such store takes `engine`
  * once converted; then this parameter goes. */
 export function createServices(engine: Engine, sqlite: Db | undefined, now: () => number, options: ServiceOptions = {}) {
@@ -81,7 +81,7 @@ export function createServices(engine: Engine, sqlite: Db | undefined, now: () =
     });
   const contacts = contactStore(engine, properties, now, changed);
   const lists = listStore(db, contacts, now, onContactsChanged);
-  const forms = formStore(db, contacts, properties, now);
+  const forms = formStore(contacts, properties, now);
   const email = emailStore(engine, now);
   const workflows = workflowStore(engine, { contacts, properties, lists, email, write }, now, options.fetch ?? fetch);
   const tracking = trackingStore(contacts, now);

@@ -1,7 +1,7 @@
-/** Transitional (issue 17): the database that the stores not yet on the engine (lists, forms)
- * get on PostgreSQL, where there is no better-sqlite3 database. They prepare their
- * statements when built, so preparing works; running a statement is a 501 saying so, rather than
- * data kept somewhere the other processes never see. This file goes once the last of those stores
+/** Transitional (issue 17): the database that the stores not yet on the engine (lists) get on
+ * PostgreSQL, where there is no better-sqlite3 database. They prepare their statements when built,
+ * so preparing works; running a statement is a 501 saying so, rather than data kept somewhere the
+ * other processes never see. This file goes once the last of those stores
  * takes the engine. */
 import type { Db } from '../db/open';
 import { PlatformError } from '../domain/errors';
@@ -9,7 +9,7 @@ import { PlatformError } from '../domain/errors';
 const notYet = (): never => {
   throw new PlatformError(
     'not-implemented',
-    'lists and forms are not served on PostgreSQL yet; run the platform on SQLite for them',
+    'lists are not served on PostgreSQL yet; run the platform on SQLite for them',
     { category: 'NOT_IMPLEMENTED' },
   );
 };

@@ -1,14 +1,15 @@
 /** Forms: definitions (one JSON document per form) whose fields are contact properties, and
- * submissions, which create or update the contact by email and record the conversion. */
+ * submissions, which create or update the contact by email and record the conversion. Every
+ * method takes where it runs (`db`: the engine, or a request's transaction) first. */
 import { randomUUID } from 'node:crypto';
 import { uuidV7 } from '../util/uuid-v7';
 import { schemas } from '@svc/api';
 import { FREE_MAIL_DOMAINS } from '@svc/protocol';
 import type { z } from 'zod';
-import { type Db, transaction } from '../db/open';
+import { type Queryable, sql, type Transaction } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
 import type { ContactStore, Source, Write } from './contacts';
-import { isEmail, type PropertyStore } from './properties';
+import { isEmail, type Property, type PropertyStore } from './properties';
 
 export type FormWrite = z.output<typeof schemas.formWrite>;
 export type FieldWrite = z.output<typeof schemas.fieldWrite>;
@@ -66,32 +67,36 @@ interface SubmissionError {
   in: string;
 }
 
-export function formStore(db: Db, contacts: ContactStore, properties: PropertyStore, now: () => number) {
-  const q = {
-    get: db.prepare<[number, string], FormRow>('SELECT * FROM forms WHERE portal_id = ? AND guid = ?'),
-    all: db.prepare<[number], FormRow>('SELECT * FROM forms WHERE portal_id = ? ORDER BY created_at, rowid'),
-    insert: db.prepare<[string, number, string, number, number]>(
-      'INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
-    ),
-    update: db.prepare<[string, number, number, string]>('UPDATE forms SET definition = ?, updated_at = ? WHERE portal_id = ? AND guid = ?'),
-    remove: db.prepare<[number, string]>('DELETE FROM forms WHERE portal_id = ? AND guid = ?'),
-    insertSubmission: db.prepare<[string, number, number | null, string, number, string | null, string | null, string]>(
-      `INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, page_url, page_title, values_json)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    conversions: db.prepare<[number, number], { n: number }>('SELECT count(*) AS n FROM form_submissions WHERE portal_id = ? AND vid = ?'),
-  };
+const COLUMNS = 'guid, portal_id, definition, created_at, updated_at';
+const q = {
+  get: sql<[number, string], FormRow>(`SELECT ${COLUMNS} FROM forms WHERE portal_id = ? AND guid = ?`),
+  /** The row, locked until the transaction ends (PostgreSQL; SQLite has one writer): an update
+   * reads the form it changes this way, so that two at once apply one after the other. */
+  lock: sql<[number, string], FormRow>(`UPDATE forms SET updated_at = updated_at WHERE portal_id = ? AND guid = ? RETURNING ${COLUMNS}`),
+  // seq: the order they were made in, for forms made in the same millisecond.
+  all: sql<[number], FormRow>(`SELECT ${COLUMNS} FROM forms WHERE portal_id = ? ORDER BY created_at, seq`),
+  insert: sql<[string, number, string, number, number]>('INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?)'),
+  update: sql<[string, number, number, string]>('UPDATE forms SET definition = ?, updated_at = ? WHERE portal_id = ? AND guid = ?'),
+  remove: sql<[number, string]>('DELETE FROM forms WHERE portal_id = ? AND guid = ?'),
+  insertSubmission: sql<[string, number, number | null, string, number, string | null, string | null, string]>(
+    `INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, page_url, page_title, values_json)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ),
+  conversions: sql<[number, number], { n: number }>('SELECT count(*) AS n FROM form_submissions WHERE portal_id = ? AND vid = ?'),
+};
 
-  function requireRow(portalId: number, guid: string) {
-    const row = q.get.get(portalId, guid);
-    if (!row) throw notFound(`No form found with guid '${guid}'`, { type: 'NOT_FOUND' });
+const formNotFound = (guid: string) => notFound(`No form found with guid '${guid}'`, { type: 'NOT_FOUND' });
+
+export function formStore(contacts: ContactStore, properties: PropertyStore, now: () => number) {
+  async function requireRow(db: Queryable, portalId: number, guid: string, query = q.get) {
+    const row = await db.get(query, portalId, guid);
+    if (!row) throw formNotFound(guid);
     return row;
   }
 
   /** Field records from writes: each (dependent fields too) names a writable contact property,
-   * whose definition fills the gaps; no property is on the form twice. */
-  function fieldsOf(portalId: number, writes: FieldWrite[]): FieldRecord[] {
-    const defs = properties.definitions(portalId);
+   * whose definition (in `defs`) fills the gaps; no property is on the form twice. */
+  function fieldsOf(defs: Map<string, Property>, writes: FieldWrite[]): FieldRecord[] {
     const seen = new Set<string>();
     const one = (w: DependentWrite, at: string, displayOrder: number): FieldRecord => {
       const p = defs.get(w.name);
@@ -161,8 +166,7 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
   /** The definition as visitors see it: a field whose property was deleted since the form was
    * written is no longer asked for (its group shrinks; a group left empty goes), nor are dependent
    * fields of it; a property of that name created again later is a new one, not on the form. */
-  function live(portalId: number, def: Definition, writtenAt: number): Definition {
-    const defs = properties.definitions(portalId);
+  function live(defs: Map<string, Property>, def: Definition, writtenAt: number): Definition {
     const alive = (f: FieldRecord) => {
       const p = defs.get(f.name);
       return !!p && !p.deleted && (p.createdAt ?? 0) <= writtenAt;
@@ -179,8 +183,8 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
     return { ...def, fields, groups };
   }
 
-  function record(row: FormRow): FormRecord {
-    const def = liveOf(row.portal_id, row);
+  function record(defs: Map<string, Property>, row: FormRow): FormRecord {
+    const def = liveOf(defs, row);
     const { groups: _g, ...own } = def;
     return {
       portalId: row.portal_id,
@@ -228,72 +232,93 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
 
   /** The contact a submission writes: by its email, else the visitor's own (by svcutk) if known;
    * a form without an email field from an unknown visitor makes no contact. */
-  const submitTx = transaction(db, (portalId: number, row: FormRow, values: Write[], asked: Definition, context: SubmissionContext) => {
+  async function saveSubmission(db: Transaction, portalId: number, row: FormRow, values: Write[], asked: Definition, context: SubmissionContext) {
     const t = now();
     const conversionId = uuidV7(t);
     const source: Source = { type: 'FORM', id: conversionId };
     const onContact = new Set(allFields(asked).map((f) => f.name));
     const writes = values.filter((w) => onContact.has(w.property));
     const email = writes.find((w) => w.property == 'email')?.value;
-    const existing = email ? contacts.getByEmail(portalId, email) : context.svcutk ? contacts.getByUtk(portalId, context.svcutk) : undefined;
+    // The count below is of the submissions stored: two of one visitor at once (two processes on
+    // PostgreSQL) take turns, so that the second counts the first.
+    const visitor = email?.toLowerCase() ?? context.svcutk;
+    if (visitor) await db.lock(`form submissions ${portalId} ${visitor}`);
+    const existing = email ? await contacts.getByEmail(db, portalId, email) : context.svcutk ? await contacts.getByUtk(db, portalId, context.svcutk) : undefined;
     // The conversion counters go in the same contact write as the submitted values.
-    const count = (existing ? q.conversions.get(portalId, existing.vid)!.n : 0) + 1;
+    const count = (existing ? (await db.get(q.conversions, portalId, existing.vid))!.n : 0) + 1;
     const counters = [
       { property: 'num_conversion_events', value: String(count) },
       { property: 'recent_conversion_date', value: String(t) },
     ];
     let vid: number | null = existing?.vid ?? null;
-    if (email) vid = contacts.upsertByEmail(portalId, email, writes, source, counters).vid;
-    else if (vid !== null) contacts.update(portalId, vid, writes, source, false, counters);
-    q.insertSubmission.run(conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, JSON.stringify(Object.fromEntries(values.map((w) => [w.property, w.value]))));
+    if (email) vid = (await contacts.upsertByEmail(db, portalId, email, writes, source, counters)).vid;
+    else if (vid !== null) await contacts.update(db, portalId, vid, writes, source, false, counters);
+    const submitted = JSON.stringify(Object.fromEntries(values.map((w) => [w.property, w.value])));
+    await db.run(q.insertSubmission, conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, submitted);
     return { conversionId, vid };
-  });
+  }
 
-  const get = (portalId: number, guid: string) => record(requireRow(portalId, guid));
-  const liveOf = (portalId: number, row: FormRow) => live(portalId, JSON.parse(row.definition), row.updated_at);
-  const fields = (portalId: number, guid: string) => liveOf(portalId, requireRow(portalId, guid)).fields;
+  const liveOf = (defs: Map<string, Property>, row: FormRow) => live(defs, JSON.parse(row.definition), row.updated_at);
+  /** The live definition of the form `guid` (what `live` says). */
+  async function liveForm(db: Queryable, portalId: number, guid: string) {
+    const row = await requireRow(db, portalId, guid);
+    return liveOf(await properties.definitions(db, portalId), row);
+  }
 
   return {
-    list: (portalId: number) => q.all.all(portalId).map(record),
-    get,
-    fields,
+    async list(db: Queryable, portalId: number) {
+      const rows = await db.all(q.all, portalId);
+      const defs = await properties.definitions(db, portalId);
+      return rows.map((row) => record(defs, row));
+    },
+    async get(db: Queryable, portalId: number, guid: string) {
+      const row = await requireRow(db, portalId, guid);
+      return record(await properties.definitions(db, portalId), row);
+    },
+    fields: async (db: Queryable, portalId: number, guid: string) => (await liveForm(db, portalId, guid)).fields,
 
-    create(portalId: number, write: FormWrite) {
+    async create(db: Queryable, portalId: number, write: FormWrite) {
       const guid = randomUUID();
       if (!write.name?.trim()) throw badRequest(`Form name is required, form guid '${guid}'`, { type: 'MISSING_NAME' });
       const { fields: _f, formFieldGroups: _g, ...rest } = write;
       const layout = layoutOf(write);
-      const def: Definition = { ...DEFAULTS, ...rest, name: write.name, fields: fieldsOf(portalId, layout?.fields ?? []), groups: layout?.groups };
+      const defs = await properties.definitions(db, portalId);
+      const def: Definition = { ...DEFAULTS, ...rest, name: write.name, fields: fieldsOf(defs, layout?.fields ?? []), groups: layout?.groups };
       const t = now();
-      q.insert.run(guid, portalId, JSON.stringify(def), t, t);
-      return get(portalId, guid);
+      const row: FormRow = { guid, portal_id: portalId, definition: JSON.stringify(def), created_at: t, updated_at: t };
+      await db.run(q.insert, guid, portalId, row.definition, t, t);
+      // The row as inserted, not read back.
+      return record(defs, row);
     },
 
     /** Partial update: keys given replace, `fields` or `formFieldGroups` given replace all the fields and groups. */
-    update(portalId: number, guid: string, write: Partial<FormWrite>) {
-      // Fields of deleted properties leave the stored form with its next write.
-      const old = liveOf(portalId, requireRow(portalId, guid));
-      if (write.name !== undefined && !write.name.trim()) throw badRequest(`Form name is required, form guid '${guid}'`, { type: 'MISSING_NAME' });
-      const { fields: _f, formFieldGroups: _g, ...rest } = write;
-      const layout = layoutOf(write);
-      const def: Definition = {
-        ...old,
-        ...rest,
-        name: write.name ?? old.name,
-        ...(layout && { fields: fieldsOf(portalId, layout.fields), groups: layout.groups }),
-      };
-      q.update.run(JSON.stringify(def), now(), portalId, guid);
-      return get(portalId, guid);
+    update(db: Queryable, portalId: number, guid: string, write: Partial<FormWrite>) {
+      return db.tx(async (t) => {
+        const row = await requireRow(t, portalId, guid, q.lock);
+        const defs = await properties.definitions(t, portalId);
+        // Fields of deleted properties leave the stored form with its next write.
+        const old = liveOf(defs, row);
+        if (write.name !== undefined && !write.name.trim()) throw badRequest(`Form name is required, form guid '${guid}'`, { type: 'MISSING_NAME' });
+        const { fields: _f, formFieldGroups: _g, ...rest } = write;
+        const layout = layoutOf(write);
+        const def: Definition = {
+          ...old,
+          ...rest,
+          name: write.name ?? old.name,
+          ...(layout && { fields: fieldsOf(defs, layout.fields), groups: layout.groups }),
+        };
+        const updated = { ...row, definition: JSON.stringify(def), updated_at: now() };
+        await t.run(q.update, updated.definition, updated.updated_at, portalId, guid);
+        return record(defs, updated);
+      });
     },
 
-    remove(portalId: number, guid: string) {
-      requireRow(portalId, guid);
-      q.remove.run(portalId, guid);
+    async remove(db: Queryable, portalId: number, guid: string) {
+      if (!(await db.run(q.remove, portalId, guid))) throw formNotFound(guid);
     },
 
-    field(portalId: number, guid: string, name: string) {
-      const def = liveOf(portalId, requireRow(portalId, guid));
-      const field = allFields(def).find((f) => f.name == name);
+    async field(db: Queryable, portalId: number, guid: string, name: string) {
+      const field = allFields(await liveForm(db, portalId, guid)).find((f) => f.name == name);
       if (!field) throw notFound(`The Form with the guid '${guid}' has no FormField with the name '${name}'.`);
       return field;
     },
@@ -301,11 +326,12 @@ export function formStore(db: Db, contacts: ContactStore, properties: PropertySt
     /** Validates the values against the form, then writes the contact and the conversion in one
      * transaction. `vid` is the contact, if any (the caller links the visitor's utk to it: services/
      * visitor-links.ts); `redirect` is where the visitor goes next, if anywhere. */
-    submit(portalId: number, guid: string, values: Record<string, string | string[]>, context: SubmissionContext) {
-      const row = requireRow(portalId, guid);
+    async submit(db: Queryable, portalId: number, guid: string, values: Record<string, string | string[]>, context: SubmissionContext) {
+      const row = await requireRow(db, portalId, guid);
       const def: Definition = JSON.parse(row.definition);
-      const asked = liveOf(portalId, row);
-      const { conversionId, vid } = submitTx(portalId, row, writesOf(def, asked, values), asked, context);
+      const asked = live(await properties.definitions(db, portalId), def, row.updated_at);
+      const writes = writesOf(def, asked, values);
+      const { conversionId, vid } = await db.tx((t) => saveSubmission(t, portalId, row, writes, asked, context));
       return { conversionId, vid, redirect: context.redirectUrl || def.redirect || undefined };
     },
   };

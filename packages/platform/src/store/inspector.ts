@@ -58,7 +58,7 @@ export function inspectorQueries(engine: Engine) {
     forms: sql<[number], { guid: string; name: string | null; submissions: number }>(
       `SELECT f.guid, ${jsonText('f.definition', '$.name')} AS name,
               (SELECT count(*) FROM form_submissions s WHERE s.form_guid = f.guid) AS submissions
-       FROM forms f WHERE f.portal_id = ? ORDER BY f.created_at`,
+       FROM forms f WHERE f.portal_id = ? ORDER BY f.created_at, f.seq`,
     ),
     feed: sql<[number, number, number], { seq: number; kind: number; utk: string; vid: number | null; timestamp: number; received_at: number; url: string | null; event_name: string | null; value: number | null }>(
       'SELECT seq, kind, utk, vid, timestamp, received_at, url, event_name, value FROM tracking_events WHERE portal_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?',
