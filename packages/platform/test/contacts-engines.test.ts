@@ -112,4 +112,18 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
       expect(props).toMatchObject({ email, firstname: 'One', lastname: 'Two' });
     }
   });
+
+  it('loses neither of two updates of one contact made at once (the row is locked while it is rewritten)', async () => {
+    const a = stores(one);
+    const b = stores(two);
+    const vid = await a.contacts.create(one, PORTAL, [{ property: 'email', value: 'locked@example.test' }]);
+    for (let i = 0; i < 20; i++) {
+      await Promise.all([
+        a.contacts.update(one, PORTAL, vid, [{ property: 'firstname', value: `First ${i}` }]),
+        b.contacts.update(two, PORTAL, vid, [{ property: 'lastname', value: `Last ${i}` }]),
+      ]);
+      const props = JSON.parse((await a.contacts.get(one, PORTAL, vid))!.properties);
+      expect([props.firstname, props.lastname]).toEqual([`First ${i}`, `Last ${i}`]);
+    }
+  });
 });

@@ -25,6 +25,7 @@ export const sqliteDialect: Dialect = {
   jsonArrayValues: (json) => `SELECT value FROM json_each(${json})`,
   ilike: (expr, pattern) => `${expr} LIKE ${pattern}`,
   groupConcat: (expr, separator) => `group_concat(${expr}, ${separator})`,
+  forUpdate: '',
   forUpdateSkipLocked: '',
   autoId: 'INTEGER PRIMARY KEY AUTOINCREMENT',
 };

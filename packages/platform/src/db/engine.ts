@@ -55,6 +55,10 @@ export interface Dialect {
    * processes on PostgreSQL) take different rows and never wait for each other. Nothing on
    * SQLite: its one writer runs transactions one at a time. */
   readonly forUpdateSkipLocked: string;
+  /** Ends a SELECT whose rows the transaction is about to change from what it read (a contact's
+   * properties, counters): another transaction doing the same waits instead of overwriting
+   * them. Nothing on SQLite, for the same reason. */
+  readonly forUpdate: string;
   /** The type of an auto-numbered primary key column, in CREATE TABLE. */
   readonly autoId: string;
 }

@@ -70,10 +70,13 @@ class EmailTaken extends Error {
 }
 
 export function contactStore(engine: Engine, properties: PropertyStore, now: () => number, onChange: ContactsChanged) {
-  const { jsonText, jsonRemoveKey, jsonHasKey } = engine.dialect;
+  const { jsonText, jsonRemoveKey, jsonHasKey, forUpdate } = engine.dialect;
   const q = {
     byVid: sql<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0`),
     byEmail: sql<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0`),
+    // A row about to be written from what was read (another writer of it waits on PostgreSQL).
+    byVidToWrite: sql<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0${forUpdate}`),
+    byEmailToWrite: sql<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0${forUpdate}`),
     byUtk: sql<[number, string], ContactRow>(
       `SELECT ${contactColumns('c')} FROM utks u JOIN contacts c ON c.vid = u.vid
        WHERE u.portal_id = ? AND u.utk = ? AND c.deleted = 0`,
@@ -199,7 +202,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
   /** Writes by email: to its contact, or a new one (or, when another transaction made that one
    * meanwhile, to it: the failed insert wrote nothing). */
   async function writeByEmail(db: Queryable, portalId: number, email: string, writes: Write[], source: Source, system: Write[] = []) {
-    const row = await db.get(q.byEmail, portalId, email.toLowerCase());
+    const row = await db.get(q.byEmailToWrite, portalId, email.toLowerCase());
     try {
       return { written: await write(db, portalId, row, writes, source, system), isNew: !row };
     } catch (err) {
@@ -337,6 +340,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
   }
 
   const get = (db: Queryable, portalId: number, vid: number) => db.get(q.byVid, portalId, vid);
+  const getToWrite = (db: Queryable, portalId: number, vid: number) => db.get(q.byVidToWrite, portalId, vid);
 
   /** A page of rows plus one more, which tells `has-more`. */
   const paged = (rows: ContactRow[], count: number) => ({ rows: rows.slice(0, count), hasMore: rows.length > count });
@@ -349,6 +353,9 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       return Promise.all(rows.map((r) => record(db, r, { ...opts, addedAt: addedAt?.(r) }, pre)));
     },
     get,
+    /** The row, locked on PostgreSQL until the transaction `db` ends: for a write computed from it
+     * (analytics counters), which another writer must not overwrite meanwhile. */
+    getToWrite,
     getByEmail: (db: Queryable, portalId: number, email: string) => db.get(q.byEmail, portalId, email.toLowerCase()),
     getByUtk: (db: Queryable, portalId: number, utk: string) => db.get(q.byUtk, portalId, utk),
     async require(db: Queryable, portalId: number, vid: number) {
@@ -376,7 +383,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     /** `allowReadOnly` makes every write a system one; `system` adds system writes to checked ones. */
     update: (db: Queryable, portalId: number, vid: number, writes: Write[], source?: Source, allowReadOnly?: boolean, system: Write[] = []) =>
       db.tx(async (t) => {
-        const row = await get(t, portalId, vid);
+        const row = await getToWrite(t, portalId, vid);
         if (!row) throw notFound('resource not found');
         const src = source ?? { type: 'API' };
         const written = allowReadOnly ? await write(t, portalId, row, [], src, [...writes, ...system]) : await write(t, portalId, row, writes, src, system);
@@ -403,7 +410,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
         for (const [index, item] of items.entries()) {
           try {
             if (item.vid) {
-              const row = await get(t, portalId, item.vid);
+              const row = await getToWrite(t, portalId, item.vid);
               if (!row) throw notFound(`contact ${item.vid} does not exist`);
               written.push(await write(t, portalId, row, item.properties, { type: 'API' }));
             } else if (item.email) {
@@ -426,7 +433,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
 
     remove: (db: Queryable, portalId: number, vid: number) =>
       db.tx(async (t) => {
-        if (!(await get(t, portalId, vid))) throw notFound('contact does not exist');
+        if (!(await getToWrite(t, portalId, vid))) throw notFound('contact does not exist');
         await t.run(q.remove, now(), portalId, vid);
         await t.run(q.removeUtks, vid);
         await t.run(q.removeMemberships, vid);

@@ -75,7 +75,7 @@ export function trackingStore(contacts: ContactStore, now: () => number) {
   }
 
   async function applyTotals(db: Queryable, portalId: number, vid: number, t: Totals, source: string) {
-    const row = await contacts.get(db, portalId, vid);
+    const row = await contacts.getToWrite(db, portalId, vid);
     if (!row || !(t.views || t.events)) return;
     const p: Record<string, string> = JSON.parse(row.properties);
     const n = (name: string) => Number(p[name] ?? 0);
