@@ -42,7 +42,7 @@ const PENDING_ON_POSTGRES = [
 // nature — checkpointer, durability (the SQLite file under SIGKILL), group-commit, migrations (of
 // SQLite files), cli (--data, --memory) — and the files that open both engines themselves or
 // PostgreSQL alone — engine, portal-stores-engines, contacts-engines, forms-engines, schema-postgres,
-// migrate-postgres, rolling-window, postgres-processes, two-processes, multi-process,
+// migrate-postgres, rolling-window, postgres-processes, postgres-outage, two-processes, multi-process,
 // workflow-processes, cli-postgres — and uuid-v7, which has no database.
 
 const files = (names: string[]) =>
