@@ -4,10 +4,11 @@ import { defineConfig } from 'vitest/config';
 
 /** The platform's HTTP tests run twice: on SQLite with everything else, and again on PostgreSQL
  * (SVC_TEST_ENGINE=postgres, each platform in a schema of its own; see packages/platform/test/
- * harness.ts). On PostgreSQL for now only the files whose routes are all on the engine (issue 17). */
+ * harness.ts). The root fuzz test (test/fuzz/platform.test.ts) runs on SQLite only. */
 const ROOT = fileURLToPath(new URL('.', import.meta.url));
 const PLATFORM_TESTS = 'packages/platform/test';
 const ON_POSTGRES = [
+  'auth',
   'blog-v1',
   'client-error',
   'contacts',
@@ -19,6 +20,7 @@ const ON_POSTGRES = [
   'forms',
   'inspector',
   'keywords-settings',
+  'legacy-client',
   'lists',
   'part2-bad-input',
   'properties',
@@ -27,22 +29,15 @@ const ON_POSTGRES = [
   'social',
   'tracking',
   'utk-links',
-];
-/** Pending conversion (issue 17): these reach the store not on the engine yet (workflows), which
- * answers 501 on PostgreSQL. Each file joins ON_POSTGRES once the stores it uses are converted
- * (`SVC_TEST_ENGINE=postgres npx vitest run --project all test/<file>` in packages/platform tells).
- * The root fuzz test (test/fuzz/platform.test.ts) calls every route: it joins last. */
-const PENDING_ON_POSTGRES = [
-  'auth', // the cross-portal references name a list in a workflow
-  'legacy-client', // workflows
   'workflows',
 ];
-// Not in either list, and run once (on SQLite, or on both engines inside the file): SQLite by
+// Not in the list, and run once (on SQLite, or on both engines inside the file): SQLite by
 // nature — checkpointer, durability (the SQLite file under SIGKILL), group-commit, migrations (of
 // SQLite files), cli (--data, --memory) — and the files that open both engines themselves or
 // PostgreSQL alone — engine, portal-stores-engines, contacts-engines, forms-engines,
 // lists-engines, schema-postgres, migrate-postgres, rolling-window, postgres-processes,
-// two-processes, multi-process, cli-postgres — and uuid-v7, which has no database.
+// postgres-outage, two-processes, multi-process, workflow-processes, cli-postgres — and uuid-v7,
+// which has no database.
 
 const files = (names: string[]) =>
   names.map((name) => {
@@ -51,7 +46,6 @@ const files = (names: string[]) =>
     return file;
   });
 const onPostgres = files(ON_POSTGRES);
-files(PENDING_ON_POSTGRES);
 
 // Locally, without a PostgreSQL server the second run is left out (with the warning
 // packages/platform/test/postgres-server.ts prints); under CI=true that module throws instead.

@@ -81,8 +81,8 @@ function publicAddress(raw: string) {
 
 /** The engine on the database `database` names. PostgreSQL's pool connects when first used, so
  * this stays synchronous; what needs the database before serving (migrating, seeding) is the
- * platform's `ready`. `db`, better-sqlite3's database, is SQLite's only (its WAL checkpointer and
- * the stores not yet on the engine need it). */
+ * platform's `ready`. `db`, better-sqlite3's database, is SQLite's only (its WAL checkpointer
+ * needs it). */
 function openEngine(database: string, afterCommit: () => void, log: Logger): { engine: Engine; db?: Db; postgres?: PostgresEngine } {
   if (isPostgresUrl(database)) {
     const postgres = postgresEngine(database, {
@@ -111,7 +111,7 @@ export function createPlatform(options: PlatformOptions = {}) {
     tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 1800,
     rotateRefreshTokens: options.rotateRefreshTokens ?? false,
   };
-  const services = createServices(engine, db, now, { fetch: options.fetch, prospects: options.prospects, filesDir, oauth: settings });
+  const services = createServices(engine, now, { fetch: options.fetch, prospects: options.prospects, filesDir, oauth: settings });
   if (publicUrl) services.content.site.base = publicUrl;
   /** Migrated (PostgreSQL) and older portals seeded; rejects when the database cannot be reached. */
   const ready = (postgres ? migratePostgres(postgres) : Promise.resolve()).then(() => services.seedOlderPortals()).then(() => undefined);
@@ -208,9 +208,7 @@ export function createPlatform(options: PlatformOptions = {}) {
       }
       // Records' URLs name the address this platform answers at, known only now (port 0 picks one).
       services.content.site.base = publicUrl ?? baseUrl;
-      // Transitional (issue 17): the workflow engine is not on the engine yet; on PostgreSQL each
-      // of its runs would only fail (not-on-postgres.ts).
-      if (db) services.workflows.start(1000, (err) => log.error({ err }, 'workflow engine'));
+      services.workflows.start(1000, (err) => log.error({ err }, 'workflow engine'));
       services.scheduler.start(1000, (err) => log.error({ err }, 'scheduler'));
       return { baseUrl, formsUrl };
     },

@@ -27,6 +27,7 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
       formField: true,
       options: ['sprocket', 'gizmo', 'doohickey'].map((value, displayOrder) => ({ value, label: value[0].toUpperCase() + value.slice(1), displayOrder })),
     });
+
     const contactForm = await services.forms.create(tx, p, {
       name: 'Contact us',
       submitText: 'Send',
@@ -65,9 +66,6 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
     });
     await services.lists.create(tx, p, { name: 'Acme colleagues', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: '@acme.test', type: 'string' }]] });
 
-    // Transitional (issue 17): workflows are not on the engine yet, so on PostgreSQL (no SQLite
-    // database) the demo portal is seeded without its workflow.
-    if (!services.sqlite) return credentials;
     await services.workflows.create(tx, p, {
       name: 'Welcome new leads',
       type: 'DRIP_DELAY',

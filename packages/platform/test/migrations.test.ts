@@ -4,7 +4,8 @@
  * before version 6 with tracking events' wire fields copied into named columns; before version 7
  * with form submissions that may have no contact; before version 8 with social channels and
  * broadcasts numbered in the order they were inserted; before version 9 with forms numbered in the
- * order they were made. */
+ * order they were made; before version 10 with workflow enrollments that a process claims to run
+ * their steps. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -244,6 +245,37 @@ describe('schema migrations', () => {
       expect(() => add.run('a')).toThrow(/UNIQUE/);
       const indexes = platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'forms'").pluck().all();
       expect(indexes).toContain('forms_portal');
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('gives version 9 enrollments a claim, every enrollment kept and its steps still run', async () => {
+    const file = join(dir, 'v9.db');
+    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    await createPortal(made.services.engine, made.services, { id: 9, name: 'Portal', tier: 'starter', now: 1 });
+    const definition = { name: 'Flow', type: 'DRIP_DELAY', enabled: true, allowContactToTriggerMultipleTimes: false, actions: [{ type: 'DELAY', delayMillis: 10 }] };
+    made.db.exec(`INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at) VALUES (5, 9, 'ada@example.test', '{"email":"ada@example.test"}', 1, 1);
+      INSERT INTO workflows (id, portal_id, definition, created_at, updated_at) VALUES (3, 9, '${JSON.stringify(definition)}', 1, 1);
+      INSERT INTO enrollments (id, workflow_id, portal_id, vid, step, next_run_at, status, enrolled_at) VALUES (1, 3, 9, 5, 0, 1, 'unenrolled', 1), (2, 3, 9, 5, 0, 1, 'active', 1);
+      DROP INDEX enrollments_active;
+      ALTER TABLE enrollments DROP COLUMN claimed_until;`);
+    made.db.prepare("UPDATE meta SET value = '9' WHERE key = 'schema_version'").run();
+    await made.close();
+
+    const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files'), now: () => 100 });
+    try {
+      expect(platform.db.prepare('SELECT id, status, claimed_until FROM enrollments ORDER BY id').all()).toEqual([
+        { id: 1, status: 'unenrolled', claimed_until: null },
+        { id: 2, status: 'active', claimed_until: null },
+      ]);
+      expect(platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'enrollments' ORDER BY name").pluck().all()).toEqual([
+        'enrollments_active',
+        'enrollments_due',
+        'enrollments_vid',
+      ]);
+      expect(await platform.services.workflows.runDue()).toBe(1);
+      expect(platform.db.prepare('SELECT event_type, step_id FROM workflow_log WHERE workflow_id = 3').all()).toEqual([{ event_type: 'DELAY', step_id: 0 }]);
     } finally {
       await platform.close();
     }

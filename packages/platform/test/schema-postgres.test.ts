@@ -16,6 +16,7 @@ const fresh = await pgSchema('open');
 const older = await pgSchema('v7');
 const current = await pgSchema('current');
 const v8 = await pgSchema('v8');
+const v9 = await pgSchema('v9');
 
 /** The columns, keys and indexes of `tables` in a schema, as they compare between databases. */
 async function shape(db: Engine, schemaName: string, tables: string[]) {
@@ -93,6 +94,28 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
     const again = await openPostgres(PG_URL, { schema: fresh });
     expect(await again.value(sql<[], { n: number }>('SELECT count(*) AS n FROM portals'))).toBe(1);
     await again.close();
+  });
+
+  it('brings a version 9 database up to date: enrollments get their claim and the unique index on active ones, as a new database has them', async () => {
+    const made = await openPostgres(PG_URL, { schema: v9 });
+    await made.exec(`INSERT INTO enrollments (workflow_id, portal_id, vid, next_run_at, status, enrolled_at) VALUES (3, 9, 5, 1, 'active', 1);
+      DROP INDEX enrollments_active; ALTER TABLE enrollments DROP COLUMN claimed_until; UPDATE meta SET value = '9' WHERE key = 'schema_version'`);
+    await made.close();
+    const db = await openPostgres(PG_URL, { schema: v9 });
+    try {
+      expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(String(SCHEMA_VERSION));
+      expect(await db.all(sql<[], Record<string, unknown>>('SELECT vid, status, claimed_until FROM enrollments'))).toEqual([{ vid: 5, status: 'active', claimed_until: null }]);
+      const newer = await openPostgres(PG_URL, { schema: current });
+      try {
+        const expected = await shape(newer, current, ['enrollments']);
+        expect(expected.indexes.map((i) => i.indexdef)).toContain("CREATE UNIQUE INDEX enrollments_active ON enrollments USING btree (workflow_id, vid) WHERE (status = 'active'::text)");
+        expect(await shape(db, v9, ['enrollments'])).toEqual(expected);
+      } finally {
+        await newer.close();
+      }
+    } finally {
+      await db.close();
+    }
   });
 
   it('refuses a database of a newer schema version, and closes its connections', async () => {

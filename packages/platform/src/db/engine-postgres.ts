@@ -224,15 +224,33 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
     });
   }
 
+  /** A connection of the pool for a transaction or a lock. While it is out the pool does not
+   * listen to it: a connection lost then (the server restarting) would be an uncaught error,
+   * ending the process, without a listener of its own; its queries fail (a 503) and it is closed
+   * when released. */
+  async function checkout() {
+    const client = await pool.connect().catch((err: unknown) => {
+      throw asPlatformError(err);
+    });
+    let lostWith: Error | undefined;
+    const onError = (err: Error) => (lostWith = err);
+    client.on('error', onError);
+    return {
+      client,
+      lost: () => {
+        client.off('error', onError);
+        return lostWith;
+      },
+    };
+  }
+
   return {
     ...queriesOn(pool),
     pool,
     kind: 'postgres',
     dialect: postgresDialect,
     async tx(fn) {
-      const client = await pool.connect().catch((err: unknown) => {
-        throw asPlatformError(err);
-      });
+      const { client, lost } = await checkout();
       let broken: Error | undefined;
       try {
         await client.query('BEGIN');
@@ -250,15 +268,13 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
         throw asPlatformError(err);
       } finally {
         // A connection that could not roll back is closed, not given to the next caller.
-        client.release(broken);
+        client.release(broken ?? lost());
       }
     },
     async exclusive(name, fn) {
       // A session lock on a connection of its own, held while `fn` runs: another process's
       // try fails at once; if this process dies, its connection and the lock go with it.
-      const client = await pool.connect().catch((err: unknown) => {
-        throw asPlatformError(err);
-      });
+      const { client, lost } = await checkout();
       let broken: Error | undefined;
       try {
         const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [`svc:${name}`]);
@@ -272,7 +288,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
         throw asPlatformError(err);
       } finally {
         // A connection whose unlock failed still holds the lock: closing it lets go.
-        client.release(broken);
+        client.release(broken ?? lost());
       }
     },
     // A read sees committed rows only: nothing to wait for.

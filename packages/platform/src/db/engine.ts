@@ -54,10 +54,10 @@ export interface Dialect {
   ilike(expr: string, pattern: string): string;
   /** Concatenation of the group's values with `separator` (a SQL string literal). */
   groupConcat(expr: string, separator: string): string;
-  /** Ends a SELECT of due work (scheduled posts, waiting broadcasts): locks the rows it reads for
-   * its transaction, leaving out those another transaction holds, so two runs side by side (two
-   * processes on PostgreSQL) take different rows and never wait for each other. Nothing on
-   * SQLite: its one writer runs transactions one at a time. */
+  /** Ends a SELECT of due work (scheduled posts, waiting broadcasts, workflow steps): locks the
+   * rows it reads for its transaction, leaving out those another transaction holds, so two runs
+   * side by side (two processes on PostgreSQL) take different rows and never wait for each other.
+   * Nothing on SQLite: its one writer runs transactions one at a time. */
   readonly forUpdateSkipLocked: string;
   /** Ends a SELECT whose rows the transaction is about to change from what it read (a contact's
    * properties, counters): another transaction doing the same waits instead of overwriting

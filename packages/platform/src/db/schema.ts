@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only. */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -192,10 +192,16 @@ CREATE TABLE IF NOT EXISTS enrollments (
   step INTEGER NOT NULL DEFAULT 0,
   next_run_at INTEGER NOT NULL,
   status TEXT NOT NULL CHECK (status IN ('active', 'completed', 'unenrolled', 'failed')),
-  enrolled_at INTEGER NOT NULL
+  enrolled_at INTEGER NOT NULL,
+  -- Until when the process running the current step has it (store/workflow-engine.ts); null when
+  -- no process does. A process that dies mid-step leaves a time that passes.
+  claimed_until INTEGER
 );
 CREATE INDEX IF NOT EXISTS enrollments_due ON enrollments(status, next_run_at);
 CREATE INDEX IF NOT EXISTS enrollments_vid ON enrollments(vid, status);
+-- A contact is in a workflow at most once at a time: two processes enrolling it at once cannot
+-- both start it.
+CREATE UNIQUE INDEX IF NOT EXISTS enrollments_active ON enrollments(workflow_id, vid) WHERE status = 'active';
 
 CREATE TABLE IF NOT EXISTS workflow_log (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -344,6 +350,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 const FORMS = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS forms ('), SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS subscription_types'));
 const FORM_SUBMISSIONS = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS form_submissions'), SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS property_groups'));
 const SOCIAL = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS social_channels'), SCHEMA.indexOf('-- Prospects (§4.10)'));
+const ENROLLMENTS = SCHEMA.slice(SCHEMA.indexOf('CREATE TABLE IF NOT EXISTS enrollments'), SCHEMA.indexOf('CREATE INDEX IF NOT EXISTS enrollments_due'));
 
 /** Changes from one schema version to the next, for databases made by an earlier version. */
 export const MIGRATIONS: Record<number, string> = {
@@ -439,5 +446,16 @@ export const MIGRATIONS: Record<number, string> = {
     INSERT INTO forms (seq, guid, portal_id, definition, created_at, updated_at)
       SELECT rowid, guid, portal_id, definition, created_at, updated_at FROM forms_v8;
     DROP TABLE forms_v8;
+  `,
+  // 9 → 10: a workflow step is claimed by the process that runs it (enrollments.claimed_until),
+  // and a contact is in a workflow once at a time (the unique index, made by SCHEMA). As in 7, the
+  // table is made first if missing, so that the copy always has one to copy.
+  10: `
+    ${ENROLLMENTS}
+    ALTER TABLE enrollments RENAME TO enrollments_v9;
+    ${ENROLLMENTS}
+    INSERT INTO enrollments (id, workflow_id, portal_id, vid, step, next_run_at, status, enrolled_at)
+      SELECT id, workflow_id, portal_id, vid, step, next_run_at, status, enrolled_at FROM enrollments_v9;
+    DROP TABLE enrollments_v9;
   `,
 };

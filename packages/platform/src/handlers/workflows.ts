@@ -5,14 +5,14 @@ import type { Services } from '../services';
 
 export function workflowHandlers({ workflows }: Services): Handlers {
   return {
-    'workflows.list': ({ portalId }) => ({ workflows: workflows.list(portalId) }),
-    'workflows.get': ({ portalId, params }) => workflows.get(portalId, params.workflowId),
+    'workflows.list': async ({ db, portalId }) => ({ workflows: await workflows.list(db, portalId) }),
+    'workflows.get': ({ db, portalId, params }) => workflows.get(db, portalId, params.workflowId),
     'workflows.create': ({ db, portalId, body }) => workflows.create(db, portalId, body),
-    'workflows.delete': ({ portalId, params }) => workflows.remove(portalId, params.workflowId),
-    'workflows.enroll': ({ portalId, params }) => workflows.enroll(portalId, params.workflowId, params.email),
-    'workflows.unenroll': ({ portalId, params }) => workflows.unenroll(portalId, params.workflowId, params.email),
-    'workflows.currentEnrollments': ({ portalId, params }) => workflows.currentEnrollments(portalId, params.vid),
-    'workflows.pastEvents': ({ portalId, params }) => workflows.pastEvents(portalId, params.workflowId, params.vid),
-    'workflows.upcomingEvents': ({ portalId, params }) => workflows.upcomingEvents(portalId, params.workflowId, params.vid),
+    'workflows.delete': ({ db, portalId, params }) => workflows.remove(db, portalId, params.workflowId),
+    'workflows.enroll': ({ db, portalId, params }) => workflows.enroll(db, portalId, params.workflowId, params.email),
+    'workflows.unenroll': ({ db, portalId, params }) => workflows.unenroll(db, portalId, params.workflowId, params.email),
+    'workflows.currentEnrollments': ({ db, portalId, params }) => workflows.currentEnrollments(db, portalId, params.vid),
+    'workflows.pastEvents': ({ db, portalId, params }) => workflows.pastEvents(db, portalId, params.workflowId, params.vid),
+    'workflows.upcomingEvents': ({ db, portalId, params }) => workflows.upcomingEvents(db, portalId, params.workflowId, params.vid),
   };
 }

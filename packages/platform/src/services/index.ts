@@ -3,7 +3,6 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine, Queryable, Transaction } from '../db/engine';
-import type { Db } from '../db/open';
 import { txContext } from '../db/tx-context';
 import { scheduler } from '../scheduler';
 import { blogV1Store } from '../store/blog-v1';
@@ -30,7 +29,6 @@ import { visitorLinks } from './visitor-links';
 import { propertyRemoval } from './property-removal';
 import { socialPublishing } from './social-publishing';
 import { workflowStore } from '../store/workflows';
-import { notOnPostgres } from './not-on-postgres';
 
 export interface ServiceOptions {
   /** Used by workflow WEBHOOK actions (tests pass their own). */
@@ -43,12 +41,8 @@ export interface ServiceOptions {
   oauth?: { tokenLifetimeSeconds: number; rotateRefreshTokens: boolean };
 }
 
-/** `engine`: where the stores run. `sqlite`: transitionally (issue 17), better-sqlite3's database
- * under a SQLite engine, for the stores not yet on the engine (workflows); on
- * PostgreSQL (undefined) they get `notOnPostgres()` and answer 501. Each such store takes `engine`
- * once converted; then this parameter goes. */
-export function createServices(engine: Engine, sqlite: Db | undefined, now: () => number, options: ServiceOptions = {}) {
-  const db = sqlite ?? notOnPostgres();
+/** Every store runs on `engine`, SQLite or PostgreSQL. */
+export function createServices(engine: Engine, now: () => number, options: ServiceOptions = {}) {
   const portals = portalStore();
   const credentials = credentialStore();
   const oauth = oauthStore(now, options.oauth ?? { tokenLifetimeSeconds: 1800, rotateRefreshTokens: false });
@@ -83,7 +77,7 @@ export function createServices(engine: Engine, sqlite: Db | undefined, now: () =
   const lists = listStore(engine, contacts, now, onContactsChanged);
   const forms = formStore(contacts, properties, now);
   const email = emailStore(engine, now);
-  const workflows = workflowStore(db, { contacts, properties, lists, email, tx: (fn) => engine.tx(fn) }, now, options.fetch ?? fetch);
+  const workflows = workflowStore(engine, { contacts, properties, lists, email, write }, now, options.fetch ?? fetch);
   const tracking = trackingStore(contacts, now);
   const visitors = visitorLinks(contacts, tracking);
   const removeProperty = propertyRemoval(properties, contacts, lists);
@@ -122,7 +116,7 @@ export function createServices(engine: Engine, sqlite: Db | undefined, now: () =
     { name: 'broadcasts', run: (t) => social.publishDue(t) },
   ]);
   return {
-    sqlite, now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
+    now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
     scheduler: jobs, onContactsChanged, write, engine, seedOlderPortals,
   };
 }

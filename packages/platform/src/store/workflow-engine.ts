@@ -1,25 +1,33 @@
 /** The workflow engine: runs the due steps of active enrollments on the injected clock. Each step
  * commits in its own transaction; webhook calls happen between transactions, never inside one, so
- * a slow receiver does not hold the database's write lock. */
+ * a slow receiver holds no lock and no connection.
+ *
+ * Every process runs the engine (on PostgreSQL several share the database), and each due step
+ * runs once: a process first claims a step, marking its enrollment as its own for a lease
+ * (`claimed_until`), then runs it. Two processes claiming at once take different enrollments
+ * (FOR UPDATE SKIP LOCKED); a step that waits on a webhook stays claimed meanwhile; a process that
+ * dies mid-step leaves a lease that runs out, and another process takes the step over. The claim
+ * is also the step's fence: its outcome is recorded only while the enrollment is still at that
+ * step under that claim (not unenrolled meanwhile, nor taken over after an overlong step). */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import type { Queryable } from '../db/engine';
-import { type Db, transaction } from '../db/open';
+import { type Engine, type Queryable, sql } from '../db/engine';
 import { PlatformError } from '../domain/errors';
 import type { ContactRow, ContactStore } from './contacts';
 
 export type Action = z.output<typeof schemas.workflowAction>;
 type EmailAction = Extract<Action, { type: 'EMAIL' }>;
-/** The steps run by the stores not yet on the engine (db/engine.ts), synchronously. */
-type LocalAction = Exclude<Action, { type: 'WEBHOOK' | 'EMAIL' }>;
+type WebhookAction = Extract<Action, { type: 'WEBHOOK' }>;
+/** The steps that write in the database only. */
+type LocalAction = Exclude<Action, EmailAction | WebhookAction>;
 export type LogEventType = (typeof schemas.LOG_EVENT_TYPES)[number];
-export type Log = (workflowId: number, vid: number, eventType: LogEventType, stepId: number | null, detail?: string) => void;
+export type Log = (db: Queryable, workflowId: number, vid: number, eventType: LogEventType, stepId: number | null, detail?: string) => Promise<void>;
 
 /** The part of the list store the engine uses (ADD_TO_LIST), and workflows to check a step's list. */
 export interface ListMembers {
-  addMembers(portalId: number, listId: number, vids: number[]): unknown;
+  addMembers(db: Queryable, portalId: number, listId: number, vids: number[]): Promise<unknown>;
   /** Whether the portal has this list, and of which kind (undefined: no such list). */
-  kindOf(portalId: number, listId: number): 'STATIC' | 'DYNAMIC' | undefined;
+  kindOf(db: Queryable, portalId: number, listId: number): Promise<'STATIC' | 'DYNAMIC' | undefined>;
 }
 
 /** The part of the email store the engine uses (EMAIL), and workflows to check a step's email. */
@@ -29,23 +37,26 @@ export interface EmailSender {
 }
 
 export interface EngineDeps {
-  contacts: ContactStore;
+  contacts: Pick<ContactStore, 'get' | 'update'>;
   lists: ListMembers;
   email: EmailSender;
   log: Log;
   /** The actions of a workflow, by id (deleted ones too: their enrollments are already ended). */
-  actionsOf: (workflowId: number) => Action[];
-  /** Runs a step in a transaction of the engine (an EMAIL step: the email store is on it). */
-  tx: <T>(fn: (t: Queryable) => Promise<T>) => Promise<T>;
+  actionsOf: (db: Queryable, workflowId: number) => Promise<Action[]>;
+  /** Runs a step's transaction (the services' write: the contact changes it makes are announced
+   * in it, and dynamic lists follow them). */
+  write: <T>(fn: (t: Queryable) => Promise<T>) => Promise<T>;
 }
 
-export interface EnrollmentRow {
+/** An enrollment whose current step this process has claimed, until `claimed_until`. */
+export interface ClaimedStep {
   id: number;
   workflow_id: number;
   portal_id: number;
   vid: number;
   step: number;
   next_run_at: number;
+  claimed_until: number;
 }
 
 /** What a step did: the event to log, then continue (after `delayMillis`) or stop as failed. */
@@ -57,96 +68,101 @@ interface Outcome {
 }
 
 const WEBHOOK_TIMEOUT_MS = 5000;
+/** How long a claimed step is its process's: far longer than a step takes (a webhook waits
+ * WEBHOOK_TIMEOUT_MS at most), so only a process that died mid-step loses its steps, to another
+ * process once the lease has passed. */
+export const STEP_LEASE_MS = 60_000;
+/** Enrollments claimed at once: a process does not take every due step while others stand by. */
+const CLAIM_BATCH = 50;
 
-export function workflowEngine(db: Db, { contacts, lists, email, log, actionsOf, tx }: EngineDeps, now: () => number, fetchFn: typeof fetch) {
+const CLAIMED = 'id, workflow_id, portal_id, vid, step, next_run_at, claimed_until';
+
+/** The claim was lost: the enrollment moved on (unenrolled, its workflow deleted) or another
+ * process took the step over; what the step did is rolled back. */
+class MovedOn extends Error {}
+
+export function workflowEngine(engine: Engine, { contacts, lists, email, log, actionsOf, write }: EngineDeps, now: () => number, fetchFn: typeof fetch) {
   const q = {
-    due: db.prepare<[number], { id: number }>(
-      "SELECT id FROM enrollments WHERE status = 'active' AND next_run_at <= ? ORDER BY next_run_at, id",
+    // A claim of the steps due and held by no process (a lapsed lease counts as none). A claim
+    // always sets a later `claimed_until` than the one it replaces, so it tells claims apart.
+    claim: sql<[number, number, number, number], ClaimedStep>(
+      `UPDATE enrollments SET claimed_until = ? WHERE id IN (
+         SELECT id FROM enrollments WHERE status = 'active' AND next_run_at <= ? AND coalesce(claimed_until, 0) <= ?
+         ORDER BY next_run_at, id LIMIT ? ${engine.dialect.forUpdateSkipLocked}
+       ) RETURNING ${CLAIMED}`,
     ),
-    dueById: db.prepare<[number, number], EnrollmentRow>(
-      "SELECT id, workflow_id, portal_id, vid, step, next_run_at FROM enrollments WHERE id = ? AND status = 'active' AND next_run_at <= ?",
+    // The step recorded, the claim given back; nothing when the claim is no longer this one's.
+    advance: sql<[number, number, number, number]>(
+      "UPDATE enrollments SET step = step + 1, next_run_at = ?, claimed_until = NULL WHERE id = ? AND step = ? AND claimed_until = ? AND status = 'active'",
     ),
-    atStep: db.prepare<[number, number], { id: number }>("SELECT id FROM enrollments WHERE id = ? AND step = ? AND status = 'active'"),
-    advance: db.prepare<[number, number]>('UPDATE enrollments SET step = step + 1, next_run_at = ? WHERE id = ?'),
-    finish: db.prepare<[string, number]>('UPDATE enrollments SET status = ? WHERE id = ?'),
+    finish: sql<[string, number, number, number]>(
+      "UPDATE enrollments SET status = ?, claimed_until = NULL WHERE id = ? AND step = ? AND claimed_until = ? AND status = 'active'",
+    ),
   };
 
-  const settle = (e: EnrollmentRow, outcome: Outcome) => {
-    log(e.workflow_id, e.vid, outcome.eventType, e.step, outcome.detail);
-    if (outcome.failed) q.finish.run('failed', e.id);
-    else q.advance.run(now() + (outcome.delayMillis ?? 0), e.id);
-  };
+  /** Ends the claimed step as `status`, or moves to the next step: throws MovedOn (rolling back
+   * the step's transaction) when the claim was lost. */
+  async function release(t: Queryable, e: ClaimedStep, next: { status: 'completed' | 'failed' } | { runAt: number }) {
+    const changed =
+      'status' in next
+        ? await t.run(q.finish, next.status, e.id, e.step, e.claimed_until)
+        : await t.run(q.advance, next.runAt, e.id, e.step, e.claimed_until);
+    if (!changed) throw new MovedOn();
+  }
 
-  /** A contact or list action, in a savepoint so a failure leaves no partial writes behind. */
-  const apply = transaction(db, (e: EnrollmentRow, action: LocalAction): Outcome => {
+  async function settle(t: Queryable, e: ClaimedStep, outcome: Outcome) {
+    await release(t, e, outcome.failed ? { status: 'failed' } : { runAt: now() + (outcome.delayMillis ?? 0) });
+    await log(t, e.workflow_id, e.vid, outcome.eventType, e.step, outcome.detail);
+  }
+
+  /** A contact or list action. */
+  async function apply(t: Queryable, e: ClaimedStep, action: LocalAction): Promise<Outcome> {
     switch (action.type) {
       case 'DELAY':
         return { eventType: 'DELAY', delayMillis: action.delayMillis, detail: `${action.delayMillis} ms` };
       case 'SET_CONTACT_PROPERTY':
-        contacts.update(e.portal_id, e.vid, [{ property: action.propertyName, value: action.newValue }], {
+        await contacts.update(t, e.portal_id, e.vid, [{ property: action.propertyName, value: action.newValue }], {
           type: 'WORKFLOW',
           id: String(e.workflow_id),
         });
         return { eventType: 'SET_CONTACT_PROPERTY', detail: `${action.propertyName}=${action.newValue}` };
       case 'ADD_TO_LIST':
-        lists.addMembers(e.portal_id, action.listId, [e.vid]);
+        await lists.addMembers(t, e.portal_id, action.listId, [e.vid]);
         return { eventType: 'ADD_TO_LIST', detail: `list ${action.listId}` };
     }
-  });
+  }
 
-  /** An EMAIL step, in a savepoint of `t` like `apply`. */
-  async function sendEmail(t: Queryable, e: EnrollmentRow, action: EmailAction): Promise<Outcome> {
+  async function sendEmail(t: Queryable, e: ClaimedStep, contact: ContactRow, action: EmailAction): Promise<Outcome> {
     // The step is written with both ids (workflows.create): the campaign is the one to send.
     const campaignId = action.emailCampaignId!;
     // A contact without an address, or one who opted out, skips the email and goes on: the
     // later steps do not depend on it.
-    const address = contacts.get(e.portal_id, e.vid)?.email;
-    if (!address) return { eventType: 'EMAIL', detail: `email ${campaignId} skipped: the contact has no email address` };
-    const result = await t.tx((s) => email.send(s, e.portal_id, campaignId, address));
-    return { eventType: 'EMAIL', detail: result.sent ? `email ${campaignId} sent to ${address}` : `email ${campaignId} dropped: ${result.dropReason}` };
+    if (!contact.email) return { eventType: 'EMAIL', detail: `email ${campaignId} skipped: the contact has no email address` };
+    const result = await email.send(t, e.portal_id, campaignId, contact.email);
+    return { eventType: 'EMAIL', detail: result.sent ? `email ${campaignId} sent to ${contact.email}` : `email ${campaignId} dropped: ${result.dropReason}` };
   }
 
-  const runEmailStep = (e: EnrollmentRow, action: EmailAction) =>
-    tx(async (t) => {
+  /** A step that writes in the database only, in one transaction with its outcome. The action
+   * runs in a savepoint, so one that fails leaves no partial writes behind. */
+  const runInDatabase = (e: ClaimedStep, contact: ContactRow, action: LocalAction | EmailAction) =>
+    write(async (t) => {
       let outcome: Outcome;
       try {
-        outcome = await sendEmail(t, e, action);
+        outcome = await t.tx((s) => (action.type == 'EMAIL' ? sendEmail(s, e, contact, action) : apply(s, e, action)));
       } catch (err) {
+        // The contact cannot take this step (invalid value, unknown or dynamic list): later steps
+        // would build on it, so the enrollment stops here.
         outcome = { eventType: 'FAILED', detail: failureMessage(err), failed: true };
       }
-      settle(e, outcome);
+      await settle(t, e, outcome);
     });
-
-  const runLocalStep = transaction(db, (e: EnrollmentRow, action: LocalAction) => {
-    let outcome: Outcome;
-    try {
-      outcome = apply(e, action);
-    } catch (err) {
-      // The contact cannot take this step (invalid value, unknown or dynamic list): later steps
-      // would build on it, so the enrollment stops here.
-      outcome = { eventType: 'FAILED', detail: failureMessage(err), failed: true };
-    }
-    settle(e, outcome);
-  });
-
-  const complete = transaction(db, (e: EnrollmentRow) => {
-    log(e.workflow_id, e.vid, 'COMPLETED', null);
-    q.finish.run('completed', e.id);
-  });
-
-  const fail = transaction(db, (e: EnrollmentRow, detail: string) => settle(e, { eventType: 'FAILED', detail, failed: true }));
-
-  /** Records the call unless the enrollment moved on meanwhile (unenrolled, workflow deleted). */
-  const settleWebhook = transaction(db, (e: EnrollmentRow, outcome: Outcome) => {
-    if (q.atStep.get(e.id, e.step)) settle(e, outcome);
-  });
 
   /** A webhook only tells an outside system; it changes nothing the later steps depend on. So its
    * failure is logged (FAILED, with this step's id) and the contact carries on with the workflow,
    * rather than one unreachable receiver stalling every enrollment. */
   const webhookFailed = (detail: string): Outcome => ({ eventType: 'FAILED', detail });
 
-  async function callWebhook(e: EnrollmentRow, contact: ContactRow, action: Extract<Action, { type: 'WEBHOOK' }>): Promise<Outcome> {
+  async function callWebhook(e: ClaimedStep, contact: ContactRow, action: WebhookAction): Promise<Outcome> {
     const payload = {
       workflowId: e.workflow_id,
       vid: e.vid,
@@ -174,30 +190,43 @@ export function workflowEngine(db: Db, { contacts, lists, email, log, actionsOf,
     }
   }
 
-  async function runStep(e: EnrollmentRow) {
-    const action = actionsOf(e.workflow_id)[e.step];
-    if (!action) return complete(e);
-    const contact = contacts.get(e.portal_id, e.vid);
-    if (!contact) return fail(e, 'the contact no longer exists');
-    if (action.type == 'EMAIL') return runEmailStep(e, action);
-    if (action.type != 'WEBHOOK') return runLocalStep(e, action);
-    settleWebhook(e, await callWebhook(e, contact, action));
+  /** Runs one claimed step. A webhook is called outside any transaction, its outcome recorded
+   * after; if the claim was lost meanwhile the call has happened but is not recorded. */
+  async function runStep(e: ClaimedStep) {
+    try {
+      const action = (await actionsOf(engine, e.workflow_id))[e.step];
+      if (!action)
+        return await write(async (t) => {
+          await release(t, e, { status: 'completed' });
+          await log(t, e.workflow_id, e.vid, 'COMPLETED', null);
+        });
+      const contact = await contacts.get(engine, e.portal_id, e.vid);
+      if (!contact) return await write((t) => settle(t, e, { eventType: 'FAILED', detail: 'the contact no longer exists', failed: true }));
+      if (action.type != 'WEBHOOK') return await runInDatabase(e, contact, action);
+      const outcome = await callWebhook(e, contact, action);
+      await write((t) => settle(t, e, outcome));
+    } catch (err) {
+      if (!(err instanceof MovedOn)) throw err;
+    }
   }
 
-  /** Every step that is due now, each enrollment's steps in order. Resolves to the number of
-   * steps run. Runs are serialized: a timer tick and a direct call never interleave. */
+  /** Every step that is due now, each enrollment's steps in order, claimed a batch at a time.
+   * Resolves to the number of steps this process ran. */
   async function runOnce() {
     let steps = 0;
-    for (const { id } of q.due.all(now())) {
-      let e: EnrollmentRow | undefined;
-      while ((e = q.dueById.get(id, now()))) {
+    for (;;) {
+      const at = now();
+      const claimed = await engine.tx((t) => t.all(q.claim, at + STEP_LEASE_MS, at, at, CLAIM_BATCH));
+      if (!claimed.length) return steps;
+      claimed.sort((a, b) => a.next_run_at - b.next_run_at || a.id - b.id);
+      for (const e of claimed) {
         await runStep(e);
         steps++;
       }
     }
-    return steps;
   }
 
+  // Runs in this process are serialized: a timer tick and a direct call never interleave.
   let queue: Promise<unknown> = Promise.resolve();
   function runDue(): Promise<number> {
     const run = queue.then(runOnce);

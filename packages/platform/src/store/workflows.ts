@@ -3,8 +3,7 @@
  * at most one active enrollment per workflow. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import type { Queryable } from '../db/engine';
-import { type Db, transaction } from '../db/open';
+import { type Engine, type Queryable, sql } from '../db/engine';
 import { PlatformError, badRequest, notFound } from '../domain/errors';
 import type { ContactStore } from './contacts';
 import type { PropertyStore } from './properties';
@@ -24,52 +23,55 @@ interface WorkflowRow {
 
 const COLUMNS = 'id, portal_id, definition, created_at, updated_at';
 
+const q = {
+  insert: sql<[number, string, number, number], { id: number }>(
+    'INSERT INTO workflows (portal_id, definition, created_at, updated_at) VALUES (?, ?, ?, ?) RETURNING id',
+  ),
+  byId: sql<[number, number], WorkflowRow>(`SELECT ${COLUMNS} FROM workflows WHERE portal_id = ? AND id = ? AND deleted = 0`),
+  all: sql<[number], WorkflowRow>(`SELECT ${COLUMNS} FROM workflows WHERE portal_id = ? AND deleted = 0 ORDER BY id`),
+  definition: sql<[number], { definition: string }>('SELECT definition FROM workflows WHERE id = ?'),
+  remove: sql<[number, number]>('UPDATE workflows SET deleted = 1, updated_at = ? WHERE id = ?'),
+  // Nothing when the contact is in the workflow already (a concurrent enrollment got there first:
+  // the unique index on active enrollments waits for it).
+  enroll: sql<[number, number, number, number, number]>(
+    `INSERT INTO enrollments (workflow_id, portal_id, vid, next_run_at, status, enrolled_at) VALUES (?, ?, ?, ?, 'active', ?)
+     ON CONFLICT (workflow_id, vid) WHERE status = 'active' DO NOTHING`,
+  ),
+  latest: sql<[number, number], { status: string }>('SELECT status FROM enrollments WHERE workflow_id = ? AND vid = ? ORDER BY id DESC LIMIT 1'),
+  active: sql<[number, number], { step: number; next_run_at: number }>(
+    "SELECT step, next_run_at FROM enrollments WHERE workflow_id = ? AND vid = ? AND status = 'active'",
+  ),
+  endOne: sql<[number, number], { vid: number }>(
+    "UPDATE enrollments SET status = 'unenrolled' WHERE workflow_id = ? AND vid = ? AND status = 'active' RETURNING vid",
+  ),
+  endAll: sql<[number], { vid: number }>("UPDATE enrollments SET status = 'unenrolled' WHERE workflow_id = ? AND status = 'active' RETURNING vid"),
+  current: sql<[number, number], WorkflowRow>(
+    `SELECT ${COLUMNS.replace(/(\w+)/g, 'w.$1')} FROM enrollments e JOIN workflows w ON w.id = e.workflow_id
+     WHERE e.portal_id = ? AND e.vid = ? AND e.status = 'active' AND w.deleted = 0 ORDER BY w.id`,
+  ),
+  log: sql<[number, number, string, number | null, number, string | null]>(
+    'INSERT INTO workflow_log (workflow_id, vid, event_type, step_id, timestamp, detail) VALUES (?, ?, ?, ?, ?, ?)',
+  ),
+  past: sql<[number, number], { event_type: LogEventType; step_id: number | null; timestamp: number; detail: string | null }>(
+    'SELECT event_type, step_id, timestamp, detail FROM workflow_log WHERE workflow_id = ? AND vid = ? ORDER BY seq DESC',
+  ),
+};
+
 const preconditionFailed = (message: string) => new PlatformError('precondition-failed', message);
+const alreadyEnrolled = (vid: number, workflowId: number) => preconditionFailed(`contact ${vid} is already enrolled in workflow ${workflowId}`);
 
 interface WorkflowDeps {
-  contacts: ContactStore;
+  contacts: Pick<ContactStore, 'get' | 'getByEmail' | 'update'>;
   properties: Pick<PropertyStore, 'validate'>;
   lists: ListMembers;
   email: EmailSender;
-  /** Runs a step in a transaction of the engine (workflow-engine.ts). */
-  tx: EngineDeps['tx'];
+  /** Runs a step's transaction (workflow-engine.ts). */
+  write: EngineDeps['write'];
 }
 
-export function workflowStore(db: Db, { contacts, properties, lists, email, tx }: WorkflowDeps, now: () => number, fetchFn: typeof fetch) {
-  const q = {
-    insert: db.prepare<[number, string, number, number]>('INSERT INTO workflows (portal_id, definition, created_at, updated_at) VALUES (?, ?, ?, ?)'),
-    byId: db.prepare<[number, number], WorkflowRow>(`SELECT ${COLUMNS} FROM workflows WHERE portal_id = ? AND id = ? AND deleted = 0`),
-    all: db.prepare<[number], WorkflowRow>(`SELECT ${COLUMNS} FROM workflows WHERE portal_id = ? AND deleted = 0 ORDER BY id`),
-    definition: db.prepare<[number], { definition: string }>('SELECT definition FROM workflows WHERE id = ?'),
-    remove: db.prepare<[number, number]>('UPDATE workflows SET deleted = 1, updated_at = ? WHERE id = ?'),
-    enroll: db.prepare<[number, number, number, number, number]>(
-      "INSERT INTO enrollments (workflow_id, portal_id, vid, next_run_at, status, enrolled_at) VALUES (?, ?, ?, ?, 'active', ?)",
-    ),
-    latest: db.prepare<[number, number], { status: string }>(
-      'SELECT status FROM enrollments WHERE workflow_id = ? AND vid = ? ORDER BY id DESC LIMIT 1',
-    ),
-    active: db.prepare<[number, number], { step: number; next_run_at: number }>(
-      "SELECT step, next_run_at FROM enrollments WHERE workflow_id = ? AND vid = ? AND status = 'active'",
-    ),
-    endOne: db.prepare<[number, number], { vid: number }>(
-      "UPDATE enrollments SET status = 'unenrolled' WHERE workflow_id = ? AND vid = ? AND status = 'active' RETURNING vid",
-    ),
-    endAll: db.prepare<[number], { vid: number }>(
-      "UPDATE enrollments SET status = 'unenrolled' WHERE workflow_id = ? AND status = 'active' RETURNING vid",
-    ),
-    current: db.prepare<[number, number], WorkflowRow>(
-      `SELECT ${COLUMNS.replace(/(\w+)/g, 'w.$1')} FROM enrollments e JOIN workflows w ON w.id = e.workflow_id
-       WHERE e.portal_id = ? AND e.vid = ? AND e.status = 'active' AND w.deleted = 0 ORDER BY w.id`,
-    ),
-    log: db.prepare<[number, number, string, number | null, number, string | null]>(
-      'INSERT INTO workflow_log (workflow_id, vid, event_type, step_id, timestamp, detail) VALUES (?, ?, ?, ?, ?, ?)',
-    ),
-    past: db.prepare<[number, number], { event_type: LogEventType; step_id: number | null; timestamp: number; detail: string | null }>(
-      'SELECT event_type, step_id, timestamp, detail FROM workflow_log WHERE workflow_id = ? AND vid = ? ORDER BY seq DESC',
-    ),
-  };
-
-  const log: Log = (workflowId, vid, eventType, stepId, detail) => q.log.run(workflowId, vid, eventType, stepId, now(), detail ?? null);
+/** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
+export function workflowStore(engine: Engine, { contacts, properties, lists, email, write }: WorkflowDeps, now: () => number, fetchFn: typeof fetch) {
+  const log: Log = async (db, workflowId, vid, eventType, stepId, detail) => void (await db.run(q.log, workflowId, vid, eventType, stepId, now(), detail ?? null));
   const definitionOf = (row: WorkflowRow): Definition => JSON.parse(row.definition);
 
   /** A step's id is its position in `actions`. */
@@ -88,20 +90,20 @@ export function workflowStore(db: Db, { contacts, properties, lists, email, tx }
     };
   }
 
-  function requireRow(portalId: number, workflowId: number) {
-    const row = q.byId.get(portalId, workflowId);
+  async function requireRow(db: Queryable, portalId: number, workflowId: number) {
+    const row = await db.get(q.byId, portalId, workflowId);
     if (!row) throw notFound(`workflow ${workflowId} does not exist`);
     return row;
   }
 
-  function requireContactByEmail(portalId: number, email: string) {
-    const contact = contacts.getByEmail(portalId, email);
+  async function requireContactByEmail(db: Queryable, portalId: number, email: string) {
+    const contact = await contacts.getByEmail(db, portalId, email);
     if (!contact) throw notFound(`no contact has the email ${email}`);
     return contact;
   }
 
-  function requireContact(portalId: number, vid: number) {
-    if (!contacts.get(portalId, vid)) throw notFound(`contact ${vid} does not exist`);
+  async function requireContact(db: Queryable, portalId: number, vid: number) {
+    if (!(await contacts.get(db, portalId, vid))) throw notFound(`contact ${vid} does not exist`);
   }
 
   /** A step is checked when the workflow is written, so a mistake is a 4xx to its author rather
@@ -110,12 +112,12 @@ export function workflowStore(db: Db, { contacts, properties, lists, email, tx }
   async function checkedStep(db: Queryable, portalId: number, action: Action, at: string): Promise<Action> {
     switch (action.type) {
       case 'SET_CONTACT_PROPERTY': {
-        const [problem] = properties.validate(portalId, [{ property: action.propertyName, value: action.newValue }]);
+        const [problem] = await properties.validate(db, portalId, [{ property: action.propertyName, value: action.newValue }]);
         if (problem) throw badRequest(`${at}.${problem.error == 'PROPERTY_DOESNT_EXIST' || problem.error == 'READ_ONLY_VALUE' ? 'propertyName' : 'newValue'}: ${problem.message}`);
         return action;
       }
       case 'ADD_TO_LIST': {
-        const kind = lists.kindOf(portalId, action.listId);
+        const kind = await lists.kindOf(db, portalId, action.listId);
         if (!kind) throw notFound(`${at}.listId: no list ${action.listId} in this portal`);
         if (kind == 'DYNAMIC') throw badRequest(`${at}.listId: list ${action.listId} is dynamic; its members follow its filters and cannot be added`);
         return action;
@@ -132,74 +134,85 @@ export function workflowStore(db: Db, { contacts, properties, lists, email, tx }
     }
   }
 
-  const end = (workflowId: number, ended: { vid: number }[], detail?: string) =>
-    ended.forEach(({ vid }) => log(workflowId, vid, 'UNENROLLED', null, detail));
+  async function end(db: Queryable, workflowId: number, ended: { vid: number }[], detail?: string) {
+    for (const { vid } of ended) await log(db, workflowId, vid, 'UNENROLLED', null, detail);
+  }
 
-  const engine = workflowEngine(
-    db,
-    { contacts, lists, email, log, actionsOf: (id) => (JSON.parse(q.definition.get(id)!.definition) as Definition).actions, tx },
+  const engineRuns = workflowEngine(
+    engine,
+    {
+      contacts,
+      lists,
+      email,
+      log,
+      actionsOf: async (db, id) => (JSON.parse((await db.get(q.definition, id))!.definition) as Definition).actions,
+      write,
+    },
     now,
     fetchFn,
   );
 
   return {
-    list: (portalId: number) => q.all.all(portalId).map(record),
-    get: (portalId: number, workflowId: number) => record(requireRow(portalId, workflowId)),
+    list: async (db: Queryable, portalId: number) => (await db.all(q.all, portalId)).map(record),
+    get: async (db: Queryable, portalId: number, workflowId: number) => record(await requireRow(db, portalId, workflowId)),
 
-    /** `db`: where the step checks run (the email store is on the engine). */
     async create(db: Queryable, portalId: number, definition: Definition) {
       const actions: Action[] = [];
       for (const [i, action] of definition.actions.entries()) actions.push(await checkedStep(db, portalId, action, `body.actions.${i}`));
       definition.actions = actions;
+      const text = JSON.stringify(definition);
       const t = now();
-      const id = Number(q.insert.run(portalId, JSON.stringify(definition), t, t).lastInsertRowid);
-      return record(requireRow(portalId, id));
+      const { id } = (await db.get(q.insert, portalId, text, t, t))!;
+      return record({ id, portal_id: portalId, definition: text, created_at: t, updated_at: t });
     },
 
-    remove: transaction(db, (portalId: number, workflowId: number) => {
-      requireRow(portalId, workflowId);
-      q.remove.run(now(), workflowId);
-      end(workflowId, q.endAll.all(workflowId), 'workflow deleted');
-    }),
+    remove: (db: Queryable, portalId: number, workflowId: number) =>
+      db.tx(async (t) => {
+        await requireRow(t, portalId, workflowId);
+        await t.run(q.remove, now(), workflowId);
+        await end(t, workflowId, await t.all(q.endAll, workflowId), 'workflow deleted');
+      }),
 
     /** Step 0 is due at once. 412: the workflow is disabled, or the contact is in it (or has been,
      * and the workflow does not let contacts trigger it more than once). With multiple triggers
      * allowed, enrolling an active contact starts it over. */
-    enroll: transaction(db, (portalId: number, workflowId: number, email: string) => {
-      const row = requireRow(portalId, workflowId);
-      const { vid } = requireContactByEmail(portalId, email);
-      const { enabled, allowContactToTriggerMultipleTimes } = definitionOf(row);
-      if (!enabled) throw preconditionFailed(`workflow ${workflowId} is disabled`);
-      const latest = q.latest.get(workflowId, vid);
-      if (latest && !allowContactToTriggerMultipleTimes)
-        throw preconditionFailed(
-          latest.status == 'active'
-            ? `contact ${vid} is already enrolled in workflow ${workflowId}`
-            : `contact ${vid} has already been through workflow ${workflowId}, which does not allow contacts to trigger it multiple times`,
-        );
-      end(workflowId, q.endOne.all(workflowId, vid), 're-enrolled');
-      const t = now();
-      q.enroll.run(workflowId, portalId, vid, t, t);
-      log(workflowId, vid, 'ENROLLED', null);
-    }),
+    enroll: (db: Queryable, portalId: number, workflowId: number, email: string) =>
+      db.tx(async (t) => {
+        const row = await requireRow(t, portalId, workflowId);
+        const { vid } = await requireContactByEmail(t, portalId, email);
+        const { enabled, allowContactToTriggerMultipleTimes } = definitionOf(row);
+        if (!enabled) throw preconditionFailed(`workflow ${workflowId} is disabled`);
+        const latest = await t.get(q.latest, workflowId, vid);
+        if (latest && !allowContactToTriggerMultipleTimes)
+          throw latest.status == 'active'
+            ? alreadyEnrolled(vid, workflowId)
+            : preconditionFailed(`contact ${vid} has already been through workflow ${workflowId}, which does not allow contacts to trigger it multiple times`);
+        // Only a workflow that lets contacts start over ends an active enrollment here: otherwise
+        // an active one found now was made by a concurrent enrollment since `latest` looked.
+        if (allowContactToTriggerMultipleTimes) await end(t, workflowId, await t.all(q.endOne, workflowId, vid), 're-enrolled');
+        const at = now();
+        if (!(await t.run(q.enroll, workflowId, portalId, vid, at, at))) throw alreadyEnrolled(vid, workflowId);
+        await log(t, workflowId, vid, 'ENROLLED', null);
+      }),
 
     /** Ending an enrollment that is not active changes nothing (and is no error). */
-    unenroll: transaction(db, (portalId: number, workflowId: number, email: string) => {
-      requireRow(portalId, workflowId);
-      const { vid } = requireContactByEmail(portalId, email);
-      end(workflowId, q.endOne.all(workflowId, vid));
-    }),
+    unenroll: (db: Queryable, portalId: number, workflowId: number, email: string) =>
+      db.tx(async (t) => {
+        await requireRow(t, portalId, workflowId);
+        const { vid } = await requireContactByEmail(t, portalId, email);
+        await end(t, workflowId, await t.all(q.endOne, workflowId, vid));
+      }),
 
-    currentEnrollments(portalId: number, vid: number) {
-      requireContact(portalId, vid);
-      return q.current.all(portalId, vid).map(record);
+    async currentEnrollments(db: Queryable, portalId: number, vid: number) {
+      await requireContact(db, portalId, vid);
+      return (await db.all(q.current, portalId, vid)).map(record);
     },
 
     /** Newest first. */
-    pastEvents(portalId: number, workflowId: number, vid: number): LogEvent[] {
-      requireRow(portalId, workflowId);
-      requireContact(portalId, vid);
-      return q.past.all(workflowId, vid).map((e) => ({
+    async pastEvents(db: Queryable, portalId: number, workflowId: number, vid: number): Promise<LogEvent[]> {
+      await requireRow(db, portalId, workflowId);
+      await requireContact(db, portalId, vid);
+      return (await db.all(q.past, workflowId, vid)).map((e) => ({
         eventType: e.event_type,
         timestamp: e.timestamp,
         workflowId,
@@ -211,10 +224,10 @@ export function workflowStore(db: Db, { contacts, properties, lists, email, tx }
 
     /** The remaining steps of the active enrollment: the next one at its due time, each later one
      * after the delays before it. */
-    upcomingEvents(portalId: number, workflowId: number, vid: number): LogEvent[] {
-      const { actions } = definitionOf(requireRow(portalId, workflowId));
-      requireContact(portalId, vid);
-      const enrollment = q.active.get(workflowId, vid);
+    async upcomingEvents(db: Queryable, portalId: number, workflowId: number, vid: number): Promise<LogEvent[]> {
+      const { actions } = definitionOf(await requireRow(db, portalId, workflowId));
+      await requireContact(db, portalId, vid);
+      const enrollment = await db.get(q.active, workflowId, vid);
       if (!enrollment) return [];
       let at = enrollment.next_run_at;
       return actions.slice(enrollment.step).map((action: Action, i) => {
@@ -224,7 +237,7 @@ export function workflowStore(db: Db, { contacts, properties, lists, email, tx }
       });
     },
 
-    ...engine,
+    ...engineRuns,
   };
 }
 
