@@ -7,10 +7,6 @@ import { MIGRATIONS, SCHEMA, SCHEMA_VERSION } from './schema';
 /** The database handle (an interface so declaration files can name it). */
 export interface Db extends Database.Database {}
 
-/** `db.transaction(fn)` typed as a plain function (better-sqlite3's own type cannot be named in
- * declaration files). Nested calls become savepoints. */
-export const transaction = <A extends unknown[], R>(db: Db, fn: (...args: A) => R): ((...args: A) => R) => db.transaction(fn);
-
 /** WAL pages after which a commit checkpoints (without the checkpointer, see checkpointer.ts). */
 export const AUTOCHECKPOINT = 8000;
 
