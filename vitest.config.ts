@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 
 /** The platform's HTTP tests run twice: on SQLite with everything else, and again on PostgreSQL
  * (SVC_TEST_ENGINE=postgres, each platform in a schema of its own; see packages/platform/test/
- * harness.ts). The root fuzz test (test/fuzz/platform.test.ts) runs on SQLite only. */
+ * harness.ts), and so does the root fuzz test of every route (test/fuzz/platform.test.ts). */
 const ROOT = fileURLToPath(new URL('.', import.meta.url));
 const PLATFORM_TESTS = 'packages/platform/test';
 const ON_POSTGRES = [
@@ -45,7 +45,7 @@ const files = (names: string[]) =>
     if (!existsSync(fileURLToPath(new URL(file, import.meta.url)))) throw new Error(`vitest.config.ts names ${file}, which does not exist`);
     return file;
   });
-const onPostgres = files(ON_POSTGRES);
+const onPostgres = [...files(ON_POSTGRES), 'test/fuzz/platform.test.ts'];
 
 // Locally, without a PostgreSQL server the second run is left out (with the warning
 // packages/platform/test/postgres-server.ts prints); under CI=true that module throws instead.
