@@ -48,7 +48,7 @@ async function main() {
   const { baseUrl, formsUrl } = await platform.listen({ basePort, formsPort }).catch((err) => {
     throw inUse(err, err.port == formsPort ? 'FORMS_PORT' : 'PLATFORM_PORT');
   });
-  const contactForm = platform.services.forms.list(DEMO_PORTAL).find((f) => f.name == 'Contact us');
+  const contactForm = (await platform.services.forms.list(platform.services.engine, DEMO_PORTAL)).find((f) => f.name == 'Contact us');
   if (!contactForm) throw new Error("the demo portal has no 'Contact us' form");
 
   const { app, companion } = createDemoSite({

@@ -52,8 +52,12 @@ describe('demo website', () => {
 
     // A known visitor: the event lands on their contact.
     const utk = 'fe'.repeat(16);
-    const { vid } = sys.platform.services.contacts.upsertByEmail(62515, 'buyer@acme.test', [{ property: 'firstname', value: 'Bea' }]);
-    sys.platform.services.visitors.link(62515, utk, vid);
+    const { contacts, visitors, write } = sys.platform.services;
+    const vid = await write(async (t) => {
+      const made = await contacts.upsertByEmail(t, 62515, 'buyer@acme.test', [{ property: 'firstname', value: 'Bea' }]);
+      await visitors.link(t, 62515, utk, made.vid);
+      return made.vid;
+    });
     const ok = await buy(`svcutk=${utk}`);
     expect(ok.status).toBe(202);
     await sys.companion.events.flush();

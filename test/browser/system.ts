@@ -29,7 +29,7 @@ export async function startSystem() {
   await platform.ready;
   const credentials = (await seedDemo(platform.services))!;
   const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
-  const contactForm = platform.services.forms.list(DEMO_PORTAL).find((f) => f.name == 'Contact us')!;
+  const contactForm = (await platform.services.forms.list(platform.services.engine, DEMO_PORTAL)).find((f) => f.name == 'Contact us')!;
   const { app, companion } = createDemoSite({ baseUrl, formsUrl, credentials, contactFormId: contactForm.guid, dataDir: dir, linkSecret: 'e2e-link-secret-'.padEnd(40, 'x'), logger: false });
   const site: Server = await new Promise((resolve) => {
     const server = app.listen(0, '127.0.0.1', () => resolve(server));

@@ -102,7 +102,7 @@ for (const [name, available, open] of engines) {
     });
 
     it('lists forms made in the same millisecond in the order they were made, updates and removes them', async () => {
-      const made = [];
+      const made: string[] = [];
       for (const name of ['Tie 1', 'Tie 2', 'Tie 3']) made.push((await forms.create(db, PORTAL, { name, fields: [{ name: 'email' }] })).guid);
       const order = async () => (await forms.list(db, PORTAL)).map((f) => f.guid).filter((guid) => made.includes(guid));
       expect(await order()).toEqual(made);

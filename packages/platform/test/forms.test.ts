@@ -76,7 +76,7 @@ describe('form definitions', () => {
 
   it('lists forms made in the same millisecond in the order they were made', async () => {
     // The clock stands still: only the tie-break orders them (their guids are random).
-    const made = [];
+    const made: string[] = [];
     for (const name of ['Tie 1', 'Tie 2', 'Tie 3', 'Tie 4']) made.push((await createForm({ name, fields: [{ name: 'email' }] })).guid);
     const listed = (await t.call('GET', '/contacts/v1/forms')).json.map((f: { guid: string }) => f.guid);
     expect(listed.filter((guid: string) => made.includes(guid))).toEqual(made);

@@ -223,27 +223,27 @@ describe('schema migrations', () => {
     const file = join(dir, 'v8-forms.db');
     const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
     // Made in the same millisecond, their guids in the other order.
-    made.db.exec(`DROP TABLE forms;
+    made.db!.exec(`DROP TABLE forms;
       CREATE TABLE forms (guid TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, definition TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
       CREATE INDEX forms_portal ON forms(portal_id, created_at);
       INSERT INTO forms VALUES ('c', 7, '{}', 100, 100), ('b', 7, '{}', 100, 100), ('a', 7, '{}', 100, 100);`);
-    made.db.prepare("UPDATE meta SET value = '8' WHERE key = 'schema_version'").run();
+    made.db!.prepare("UPDATE meta SET value = '8' WHERE key = 'schema_version'").run();
     await made.close();
 
     const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
     try {
-      expect(platform.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
-      expect(platform.db.prepare('SELECT seq, guid FROM forms ORDER BY seq').all()).toEqual([
+      expect(platform.db!.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
+      expect(platform.db!.prepare('SELECT seq, guid FROM forms ORDER BY seq').all()).toEqual([
         { seq: 1, guid: 'c' },
         { seq: 2, guid: 'b' },
         { seq: 3, guid: 'a' },
       ]);
       // New forms are numbered after them; a guid is still taken once.
-      const add = platform.db.prepare("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES (?, 7, '{}', 100, 100)");
+      const add = platform.db!.prepare("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES (?, 7, '{}', 100, 100)");
       add.run('d');
-      expect(platform.db.prepare('SELECT guid FROM forms WHERE portal_id = 7 ORDER BY created_at, seq').pluck().all()).toEqual(['c', 'b', 'a', 'd']);
+      expect(platform.db!.prepare('SELECT guid FROM forms WHERE portal_id = 7 ORDER BY created_at, seq').pluck().all()).toEqual(['c', 'b', 'a', 'd']);
       expect(() => add.run('a')).toThrow(/UNIQUE/);
-      const indexes = platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'forms'").pluck().all();
+      const indexes = platform.db!.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'forms'").pluck().all();
       expect(indexes).toContain('forms_portal');
     } finally {
       await platform.close();
@@ -255,27 +255,27 @@ describe('schema migrations', () => {
     const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
     await createPortal(made.services.engine, made.services, { id: 9, name: 'Portal', tier: 'starter', now: 1 });
     const definition = { name: 'Flow', type: 'DRIP_DELAY', enabled: true, allowContactToTriggerMultipleTimes: false, actions: [{ type: 'DELAY', delayMillis: 10 }] };
-    made.db.exec(`INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at) VALUES (5, 9, 'ada@example.test', '{"email":"ada@example.test"}', 1, 1);
+    made.db!.exec(`INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at) VALUES (5, 9, 'ada@example.test', '{"email":"ada@example.test"}', 1, 1);
       INSERT INTO workflows (id, portal_id, definition, created_at, updated_at) VALUES (3, 9, '${JSON.stringify(definition)}', 1, 1);
       INSERT INTO enrollments (id, workflow_id, portal_id, vid, step, next_run_at, status, enrolled_at) VALUES (1, 3, 9, 5, 0, 1, 'unenrolled', 1), (2, 3, 9, 5, 0, 1, 'active', 1);
       DROP INDEX enrollments_active;
       ALTER TABLE enrollments DROP COLUMN claimed_until;`);
-    made.db.prepare("UPDATE meta SET value = '9' WHERE key = 'schema_version'").run();
+    made.db!.prepare("UPDATE meta SET value = '9' WHERE key = 'schema_version'").run();
     await made.close();
 
     const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files'), now: () => 100 });
     try {
-      expect(platform.db.prepare('SELECT id, status, claimed_until FROM enrollments ORDER BY id').all()).toEqual([
+      expect(platform.db!.prepare('SELECT id, status, claimed_until FROM enrollments ORDER BY id').all()).toEqual([
         { id: 1, status: 'unenrolled', claimed_until: null },
         { id: 2, status: 'active', claimed_until: null },
       ]);
-      expect(platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'enrollments' ORDER BY name").pluck().all()).toEqual([
+      expect(platform.db!.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'enrollments' ORDER BY name").pluck().all()).toEqual([
         'enrollments_active',
         'enrollments_due',
         'enrollments_vid',
       ]);
       expect(await platform.services.workflows.runDue()).toBe(1);
-      expect(platform.db.prepare('SELECT event_type, step_id FROM workflow_log WHERE workflow_id = 3').all()).toEqual([{ event_type: 'DELAY', step_id: 0 }]);
+      expect(platform.db!.prepare('SELECT event_type, step_id FROM workflow_log WHERE workflow_id = 3').all()).toEqual([{ event_type: 'DELAY', step_id: 0 }]);
     } finally {
       await platform.close();
     }
