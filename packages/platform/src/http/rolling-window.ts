@@ -7,6 +7,7 @@
  * A refused request does not count, so a client that keeps trying gets in as the window rolls on. */
 import type pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { asPlatformError } from '../db/engine-postgres';
 
 export interface WindowOptions {
   /** Requests allowed in any `windowMs`. */
@@ -64,7 +65,13 @@ export function rollingWindow({ max, windowMs }: WindowOptions, now: () => numbe
     return counts;
   }
 
-  return async function hit(key: string): Promise<Verdict> {
+  /** A count that could not be kept (PostgreSQL gone) is the platform's 503, as a query's is. */
+  return (key: string): Promise<Verdict> =>
+    count(key).catch((err: unknown) => {
+      throw asPlatformError(err);
+    });
+
+  async function count(key: string): Promise<Verdict> {
     const slice = Math.floor(now() / sliceMs);
     // The last ten slices, oldest first; the current one counts this request.
     const [before, current] = await Promise.all([earlier(key, slice), counters.consume(`${key}:${slice}`)]);
@@ -78,5 +85,5 @@ export function rollingWindow({ max, windowMs }: WindowOptions, now: () => numbe
     while (over > 0 && oldest < counts.length) over -= counts[oldest++];
     const leaves = (slice - SLICES + oldest + SLICES) * sliceMs;
     return { allowed: false, remaining: 0, retryAfterMs: Math.max(1, leaves - now()) };
-  };
+  }
 }
