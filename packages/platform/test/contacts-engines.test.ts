@@ -97,6 +97,16 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
     expect((await b.properties.get(two, PORTAL, 'hat_size')).label).toBe('Hat');
   });
 
+  it('checks the definitions once per transaction, and sees its own new property at once', async () => {
+    const a = stores(one);
+    await one.tx(async (t) => {
+      const cap = [{ property: 'cap_size', value: '1' }];
+      expect(await a.properties.validate(t, PORTAL, cap)).toHaveLength(1);
+      await a.properties.create(t, PORTAL, 'cap_size', { label: 'Cap', groupName: 'contactinformation', type: 'number', fieldType: 'number' }); // a savepoint
+      expect(await a.properties.validate(t, PORTAL, cap)).toEqual([]);
+    });
+  });
+
   it('makes one contact of an email two processes write at once, both writes on it', async () => {
     const a = stores(one);
     const b = stores(two);

@@ -19,18 +19,32 @@ const q = {
 export function sharedCache<V>(engine: Engine, load: (db: Queryable, key: string) => Promise<V>, keep: (value: V) => boolean = () => true) {
   const shared = engine.kind == 'postgres';
   const entries = new Map<string, { version: string; value: V }>();
+  /** What a transaction's handle has checked already, with the `writes` count then: a batch of a
+   * thousand contacts checks the version once, not a thousand times. Any write in this process
+   * makes them stale (the handle it came through may be another savepoint of the same
+   * transaction); another process's commit is seen by the next transaction. */
+  const checked = new WeakMap<Queryable, Map<string, { writes: number; value: V }>>();
+  let writes = 0;
   return {
     async get(db: Queryable, key: string): Promise<V> {
+      const known = shared ? checked.get(db)?.get(key) : undefined;
+      if (known && known.writes == writes) return known.value;
       const version = shared ? ((await db.value(q.version, key)) ?? '') : '';
       const hit = entries.get(key);
-      if (hit && hit.version == version) return hit.value;
-      const value = await load(db, key);
-      if (keep(value)) entries.set(key, { version, value });
+      let value: V;
+      if (hit && hit.version == version) value = hit.value;
+      else {
+        value = await load(db, key);
+        if (keep(value)) entries.set(key, { version, value });
+      }
+      // Not the engine itself: it lives on, and would never see another process's writes.
+      if (shared && db !== engine) (checked.get(db) ?? checked.set(db, new Map()).get(db)!).set(key, { writes, value });
       return value;
     },
     /** Called by every write of `key`'s data, in its transaction `db`. */
     async changed(db: Queryable, key: string) {
       entries.delete(key);
+      writes++;
       if (shared) await db.run(q.bump, key, randomUUID());
     },
   };
