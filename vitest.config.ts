@@ -12,6 +12,7 @@ const ON_POSTGRES = [
   'blog-v1',
   'client-error',
   'contacts',
+  'contacts-batch',
   'contacts-more',
   'content-blog-posts',
   'content-collections',

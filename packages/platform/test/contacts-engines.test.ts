@@ -123,6 +123,23 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
     }
   });
 
+  it('makes one contact of each email two processes batch at once, every item written to it', async () => {
+    const a = stores(one);
+    const b = stores(two);
+    for (let round = 0; round < 5; round++) {
+      // Overlapping new emails in opposite orders: one batch's insert finds some taken by the other.
+      const emails = Array.from({ length: 40 }, (_, i) => `batch${round}-${i}@example.test`);
+      await Promise.all([
+        a.contacts.batch(one, PORTAL, emails.slice(0, 30).map((email) => ({ email, properties: [{ property: 'firstname', value: 'One' }] }))),
+        b.contacts.batch(two, PORTAL, emails.slice(10).reverse().map((email) => ({ email, properties: [{ property: 'lastname', value: 'Two' }] }))),
+      ]);
+      for (const [i, email] of emails.entries()) {
+        const props = JSON.parse((await a.contacts.getByEmail(one, PORTAL, email))!.properties);
+        expect(props).toMatchObject({ email, ...(i < 30 ? { firstname: 'One' } : {}), ...(i >= 10 ? { lastname: 'Two' } : {}) });
+      }
+    }
+  });
+
   it('loses neither of two updates of one contact made at once (the row is locked while it is rewritten)', async () => {
     const a = stores(one);
     const b = stores(two);

@@ -98,6 +98,13 @@ for (const [name, available, open] of engines) {
       const hasKey = sql<[string, string], { yes: number }>(`SELECT CASE WHEN ${d.jsonHasKey('?', '?')} THEN 1 ELSE 0 END AS yes`);
       expect(await db.value(hasKey, '{"a": ""}', 'a')).toBe(1);
       expect(await db.value(hasKey, '{"a": "1"}', 'b')).toBe(0);
+      // Many rows as one JSON parameter, typed; a missing field is null.
+      const rows = sql<[string], { n: number; s: string | null }>(`SELECT n, s FROM (${d.jsonRows('?', { n: 'integer', s: 'text' })}) AS x ORDER BY n`);
+      expect(await db.all(rows, JSON.stringify([{ n: 2, s: 'two' }, { n: 1 }, { n: 17_000_000_000_000, s: '{"a":1}' }]))).toEqual([
+        { n: 1, s: null },
+        { n: 2, s: 'two' },
+        { n: 17_000_000_000_000, s: '{"a":1}' },
+      ]);
       // Due work read in a transaction (another's rows left out: see two-processes.test.ts).
       const due = sql<[], { name: string }>(`SELECT name FROM items ORDER BY id${d.forUpdateSkipLocked}`);
       expect(await db.tx((t) => t.all(due))).toEqual([{ name: 'Ada' }, { name: 'grace' }]);

@@ -24,6 +24,8 @@ export const sqliteDialect: Dialect = {
   instr: (haystack, needle) => `instr(${haystack}, ${needle})`,
   jsonArrayValues: (json) => `SELECT value FROM json_each(${json})`,
   jsonIds: (array) => `SELECT value AS id FROM json_each(${array})`,
+  jsonRows: (array, columns) =>
+    `SELECT ${Object.keys(columns).map((c) => `json_extract(value, '$.${c}') AS ${c}`).join(', ')} FROM json_each(${array})`,
   ilike: (expr, pattern) => `${expr} LIKE ${pattern}`,
   groupConcat: (expr, separator) => `group_concat(${expr}, ${separator})`,
   forUpdate: '',

@@ -4,6 +4,7 @@ import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Engine, type Param, type Query, type Queryable, type Transaction, sql } from '../db/engine';
 import { PlatformError, badRequest, conflict, notFound } from '../domain/errors';
+import { type BatchItem, contactBatchWriter } from './contact-batch';
 import { isEmail, type PropertyStore } from './properties';
 
 export interface ContactRow {
@@ -43,6 +44,16 @@ export interface ReadOptions {
 }
 
 export type ContactRecord = z.input<typeof schemas.contact>;
+
+/** A write worked out in memory (contactStore's plan()), before it is stored. */
+export interface Plan {
+  props: Record<string, string>;
+  email: string | null;
+  /** The history entry: the changed properties as JSON. */
+  changes?: string;
+  t: number;
+  changed: boolean;
+}
 
 /** Properties whose history is not kept (see write()). */
 const CALCULATED = new Set(['createdate', 'lastmodifieddate']);
@@ -156,10 +167,11 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     return s;
   }
 
-  /** Validates, then applies the writes to `row` (or a new contact). `system` writes are the
-   * platform's own (counters, dates): they may set read-only properties. Returns the contact as
-   * written. */
-  async function write(db: Queryable, portalId: number, row: ContactRow | undefined, given: Write[], source: Source, system: Write[] = []): Promise<Required<ChangedContact>> {
+  /** Validates, then applies the writes to `row` (or a new contact) in memory. `system` writes
+   * are the platform's own (counters, dates): they may set read-only properties. `changes` is the
+   * history entry (none when only calculated values change); nothing changes an existing row when
+   * `changed` is false. */
+  async function plan(db: Queryable, portalId: number, row: ContactRow | undefined, given: Write[], source: Source, system: Write[] = []): Promise<Plan> {
     const invalid = [...(await properties.validate(db, portalId, given)), ...(system.length ? await properties.validate(db, portalId, system, { allowReadOnly: true }) : [])];
     if (invalid.length) throw badRequest('Property values were not valid', { validationResults: invalid });
     const writes = system.length ? [...given, ...system] : given;
@@ -173,19 +185,25 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       else props[w.property] = value;
       changed.push({ property: w.property, value });
     }
-    if (row && !changed.length) return { vid: row.vid, properties: props };
+    if (row && !changed.length) return { props, email: row.email, t, changed: false };
     props.lastmodifieddate = String(t);
-    const email = props.email ?? null;
+    // History for what people and systems set; the calculated dates and the analytics counters
+    // change on every write and page view, and their versions are synthesised on read.
+    const kept = source.type == 'ANALYTICS' ? [] : changed.filter((c) => !CALCULATED.has(c.property));
+    const changes = kept.length ? JSON.stringify(Object.fromEntries(kept.map((c) => [c.property, c.value]))) : undefined;
+    return { props, email: props.email ?? null, changes, t, changed: true };
+  }
+
+  /** plan(), then stores it. Returns the contact as written. */
+  async function write(db: Queryable, portalId: number, row: ContactRow | undefined, given: Write[], source: Source, system: Write[] = []): Promise<Required<ChangedContact>> {
+    const { props, email, changes, t, changed } = await plan(db, portalId, row, given, source, system);
+    if (!changed) return { vid: row!.vid, properties: props };
     if (email && email != row?.email) {
       const owner = await db.get(q.byEmail, portalId, email);
       // A new contact's email taken since the caller looked (another transaction): EmailTaken.
       if (owner && !row) throw new EmailTaken(owner);
       if (owner && owner.vid != row?.vid) throw await existsError(db, owner);
     }
-    // History for what people and systems set; the calculated dates and the analytics counters
-    // change on every write and page view, and their versions are synthesised on read.
-    const kept = source.type == 'ANALYTICS' ? [] : changed.filter((c) => !CALCULATED.has(c.property));
-    const changes = kept.length ? JSON.stringify(Object.fromEntries(kept.map((c) => [c.property, c.value]))) : undefined;
     const recordWrite = async (vid: number) => Number(await db.value(q.history, vid, row?.history_head ?? null, t, source.type, source.id ?? null, changes!));
     if (!row) {
       const vid = await db.value(q.insert, portalId, email, JSON.stringify(props), t, t);
@@ -339,6 +357,34 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     };
   }
 
+  const batchWriter = contactBatchWriter(engine, COLUMNS, plan);
+
+  /** A batch one item at a time: the path for what the batch writer leaves (an error naming its
+   * item, an email changed, a contact made meanwhile by another transaction). */
+  async function oneByOne(t: Transaction, portalId: number, items: BatchItem[]) {
+    const written: ChangedContact[] = [];
+    for (const [index, item] of items.entries()) {
+      try {
+        if (item.vid) {
+          const row = await getToWrite(t, portalId, item.vid);
+          if (!row) throw notFound(`contact ${item.vid} does not exist`);
+          written.push(await write(t, portalId, row, item.properties, { type: 'API' }));
+        } else if (item.email) {
+          if (!isEmail(item.email)) throw badRequest(`Email address ${item.email} is invalid`);
+          const writes = item.properties.some((w) => w.property == 'email') ? item.properties : [{ property: 'email', value: item.email }, ...item.properties];
+          written.push((await writeByEmail(t, portalId, item.email, writes, { type: 'API' })).written);
+        } else throw badRequest('each item needs a vid or an email');
+      } catch (err) {
+        if (!(err instanceof PlatformError)) throw err;
+        throw badRequest(`item ${index}: ${err.message}`, {
+          failureMessages: [{ index, error: { status: 'error', message: err.message } }],
+          ...(err.extra.validationResults ? { validationResults: err.extra.validationResults } : {}),
+        });
+      }
+    }
+    return written;
+  }
+
   const get = (db: Queryable, portalId: number, vid: number) => db.get(q.byVid, portalId, vid);
   const getToWrite = (db: Queryable, portalId: number, vid: number) => db.get(q.byVidToWrite, portalId, vid);
 
@@ -403,31 +449,11 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
         return { vid: written.vid, isNew };
       }),
 
-    /** All or nothing: any invalid item rejects the batch, naming it by index. */
-    batch: (db: Queryable, portalId: number, items: { vid?: number; email?: string; properties: Write[] }[]) =>
+    /** All or nothing: any invalid item rejects the batch, naming it by index. At once when it
+     * can (contact-batch.ts), else one item at a time. */
+    batch: (db: Queryable, portalId: number, items: BatchItem[]) =>
       db.tx(async (t) => {
-        const written: ChangedContact[] = [];
-        for (const [index, item] of items.entries()) {
-          try {
-            if (item.vid) {
-              const row = await getToWrite(t, portalId, item.vid);
-              if (!row) throw notFound(`contact ${item.vid} does not exist`);
-              written.push(await write(t, portalId, row, item.properties, { type: 'API' }));
-            } else if (item.email) {
-              if (!isEmail(item.email)) throw badRequest(`Email address ${item.email} is invalid`);
-              const writes = item.properties.some((w) => w.property == 'email')
-                ? item.properties
-                : [{ property: 'email', value: item.email }, ...item.properties];
-              written.push((await writeByEmail(t, portalId, item.email, writes, { type: 'API' })).written);
-            } else throw badRequest('each item needs a vid or an email');
-          } catch (err) {
-            if (!(err instanceof PlatformError)) throw err;
-            throw badRequest(`item ${index}: ${err.message}`, {
-              failureMessages: [{ index, error: { status: 'error', message: err.message } }],
-              ...(err.extra.validationResults ? { validationResults: err.extra.validationResults } : {}),
-            });
-          }
-        }
+        const written = (await batchWriter.atOnce(t, portalId, items)) ?? (await oneByOne(t, portalId, items));
         await onChange(t, portalId, written);
       }),
 
