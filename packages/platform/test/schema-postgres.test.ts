@@ -65,6 +65,15 @@ describe.skipIf(!havePostgres)('the schema on PostgreSQL', () => {
     expect(shared.map((r) => `${r.t}.${r.c}`).sort()).toEqual(sqliteColumns.map((r) => `${r.t}.${r.c}`).sort());
   });
 
+  it('keeps the rate limits\' counters out of the WAL (unlogged), and every other table in it', async () => {
+    const persistence = await pg.all(
+      sql<[string], { t: string; p: string }>("SELECT c.relname AS t, c.relpersistence AS p FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relkind = 'r'"),
+      schema,
+    );
+    expect(persistence.filter((r) => r.p == 'u').map((r) => r.t)).toEqual(['rate_limits']);
+    expect(persistence.length).toBeGreaterThan(20);
+  });
+
   it('numbers rows, keeps 64-bit timestamps, and reads generated columns as SQLite does', async () => {
     const data = JSON.stringify({ created: 1795635195075, updated: 1795635195076.0, name: 'Hello', slug: 'hello', state: 'DRAFT', publish_date: 1795635195000, content_group_id: 7 });
     const insert = sql<[string], { id: number }>("INSERT INTO content_objects (portal_id, collection, data) VALUES (62515, 'blog-posts', ?) RETURNING id");
