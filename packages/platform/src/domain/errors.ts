@@ -36,3 +36,8 @@ export const badRequest = (message: string, extra?: Record<string, unknown>) =>
   new PlatformError('invalid', message, { category: 'VALIDATION_ERROR', ...extra });
 export const notFound = (message = 'resource not found', extra?: Record<string, unknown>) => new PlatformError('not-found', message, extra);
 export const conflict = (message: string, extra?: Record<string, unknown>) => new PlatformError('conflict', message, extra);
+
+/** Whether the request may succeed unchanged when tried again: another transaction was writing
+ * the same records (category CONFLICT, db/engine-postgres.ts) or the database was gone a moment.
+ * No item of a batch is at fault, so the error is answered as it is, not as that item's. */
+export const isTransient = (err: PlatformError) => err.kind == 'unavailable' || err.extra.category == 'CONFLICT';

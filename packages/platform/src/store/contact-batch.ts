@@ -4,7 +4,7 @@
  * memory by the same plan() as a single write, and stored by statements that each take every
  * row as one JSON parameter (Dialect.jsonRows). */
 import { type Engine, type Queryable, sql, type Transaction } from '../db/engine';
-import { PlatformError } from '../domain/errors';
+import { isTransient, PlatformError } from '../domain/errors';
 import type { ChangedContact, ContactRow, Plan, Source, Write } from './contacts';
 import { isEmail } from './properties';
 
@@ -50,13 +50,14 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
          FROM (${jsonRows('?', { email: 'text' })}) AS j
        ) ORDER BY vid${forUpdate}`,
     ),
-    // In item order, so that vids grow with the items as they would one by one. A row missing
-    // from the answer is an email another transaction took meanwhile.
+    // In email order: two batches making some of the same contacts at once wait for each other
+    // on the first email they share instead of each holding one the other needs (a deadlock).
+    // A row missing from the answer is an email another transaction took meanwhile.
     insert: sql<[number, string], { vid: number; email: string }>(
       `INSERT INTO contacts (portal_id, email, properties, created_at, updated_at)
        SELECT ?, email, properties, created_at, updated_at
-       FROM (${jsonRows('?', { i: 'integer', email: 'text', properties: 'text', created_at: 'integer', updated_at: 'integer' })}) AS x
-       WHERE true ORDER BY i
+       FROM (${jsonRows('?', { email: 'text', properties: 'text', created_at: 'integer', updated_at: 'integer' })}) AS x
+       WHERE true ORDER BY email
        ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING RETURNING vid, email`,
     ),
     history: sql<[string, string], { seq: number; vid: number }>(
@@ -101,7 +102,7 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
       try {
         p = await plan(t, portalId, current, writes, SOURCE);
       } catch (err) {
-        if (err instanceof PlatformError) return undefined;
+        if (err instanceof PlatformError && !isTransient(err)) return undefined;
         throw err;
       }
       if (p.email != slot.email) return undefined;
@@ -115,7 +116,7 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
   async function store(t: Transaction, portalId: number, slots: Slot[]) {
     const fresh = slots.filter((s) => !s.row);
     if (fresh.length) {
-      const rows = fresh.map((s, i) => ({ i, email: s.email, properties: JSON.stringify(s.plans.at(-1)!.props), created_at: s.plans[0].t, updated_at: s.plans.at(-1)!.t }));
+      const rows = fresh.map((s) => ({ email: s.email, properties: JSON.stringify(s.plans.at(-1)!.props), created_at: s.plans[0].t, updated_at: s.plans.at(-1)!.t }));
       const made = await t.all(q.insert, portalId, JSON.stringify(rows));
       if (made.length < fresh.length) throw new BatchEmailTaken();
       const vidOf = new Map(made.map((r) => [r.email, r.vid]));

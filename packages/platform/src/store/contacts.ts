@@ -3,7 +3,7 @@
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Engine, type Param, type Query, type Queryable, type Transaction, sql } from '../db/engine';
-import { PlatformError, badRequest, conflict, notFound } from '../domain/errors';
+import { PlatformError, badRequest, conflict, isTransient, notFound } from '../domain/errors';
 import { type BatchItem, contactBatchWriter } from './contact-batch';
 import { isEmail, type PropertyStore } from './properties';
 
@@ -375,7 +375,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
           written.push((await writeByEmail(t, portalId, item.email, writes, { type: 'API' })).written);
         } else throw badRequest('each item needs a vid or an email');
       } catch (err) {
-        if (!(err instanceof PlatformError)) throw err;
+        if (!(err instanceof PlatformError) || isTransient(err)) throw err;
         throw badRequest(`item ${index}: ${err.message}`, {
           failureMessages: [{ index, error: { status: 'error', message: err.message } }],
           ...(err.extra.validationResults ? { validationResults: err.extra.validationResults } : {}),
