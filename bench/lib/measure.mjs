@@ -1,0 +1,61 @@
+// bench/platform.mjs's measuring: autocannon against one server or, load split, several; a
+// result as the cells of a table row (result, target, ok?).
+import autocannon from 'autocannon';
+
+export const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const ms = (x) => `${fmt(x, x < 10 ? 2 : 1)} ms`;
+
+/** One request by fetch first, so a wrong setup fails loudly instead of benchmarking error answers. */
+async function check(url, next, valid) {
+  const { method, path, headers, body } = next();
+  const res = await fetch(url + path, { method, headers, body, redirect: 'manual' });
+  const text = await res.text();
+  if (!valid(res.status, text)) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+}
+
+/** Runs autocannon for `seconds` against each of `urls` at once, `connections` split evenly
+ * between them; the latencies come from the 'response' event because autocannon's own histogram
+ * keeps whole milliseconds, too coarse for a 1 ms target. */
+async function cannon(urls, next, connections, seconds) {
+  const times = [];
+  const results = await Promise.all(
+    urls.map((url, i) => {
+      const share = Math.floor(connections / urls.length) + (i < connections % urls.length ? 1 : 0);
+      const instance = autocannon({ url, connections: share, duration: seconds, requests: [{ setupRequest: (req) => Object.assign(req, next()) }] });
+      instance.on('response', (_client, status, _bytes, ms) => status < 400 && times.push(ms));
+      return instance;
+    }),
+  );
+  times.sort((a, b) => a - b);
+  const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? NaN;
+  const failed = results.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0);
+  return { done: times.length, failed, seconds: Math.max(...results.map((r) => r.duration)), p50: at(0.5), p99: at(0.99) };
+}
+
+/** A check on each server, a warm-up (JIT, the database's cache), then the measurement. */
+export async function measure({ urls, next, valid, connections }, { seconds, warmup }) {
+  if (connections < urls.length) throw new Error(`${connections} connections cannot be split between ${urls.length} servers`);
+  for (const url of urls) await check(url, next, valid);
+  await cannon(urls, next, connections, warmup);
+  return cannon(urls, next, connections, seconds);
+}
+
+/** Cells for a latency target, `p50 ≤ target` ms: result, target, ok?. */
+export function latencyCells(r, target) {
+  const ok = r.p50 <= target && !r.failed;
+  const miss = r.failed ? `no: ${fmt(r.failed)} failed` : `no: p50 ${fmt(r.p50 / target, 2)}× the target`;
+  return [`p50 ${ms(r.p50)} · p99 ${ms(r.p99)} (${fmt(r.done / r.seconds)} req/s)`, `p50 ≤ ${target} ms`, ok ? 'yes' : miss];
+}
+
+/** Units per second: `per` units per successful request. */
+export const rateOf = (r, per) => (r.done * per) / r.seconds;
+
+/** Cells for a throughput target, at least `target` units/s (none: '—'): result, target, ok?. */
+export function throughputCells(r, { per, unit, target }) {
+  const rate = rateOf(r, per);
+  const result = `${fmt(rate)} ${unit}/s (${fmt(r.done / r.seconds, r.done / r.seconds < 100 ? 1 : 0)} req/s, p50 ${ms(r.p50)})`;
+  if (target === undefined) return [result, '—', '—'];
+  const ok = rate >= target && !r.failed;
+  const miss = r.failed ? `no: ${fmt(r.failed)} failed` : `no: ${fmt((100 * rate) / target)} % of the target`;
+  return [result, `≥ ${fmt(target)} ${unit}/s`, ok ? 'yes' : miss];
+}
