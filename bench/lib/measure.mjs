@@ -4,6 +4,8 @@ import autocannon from 'autocannon';
 
 export const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const ms = (x) => `${fmt(x, x < 10 ? 2 : 1)} ms`;
+/** What a measurement in which no request completed shows instead of its figures. */
+const noneDone = (r) => `no request completed in ${fmt(r.seconds)} s${r.failed ? ` (${fmt(r.failed)} failed)` : ''}`;
 
 /** One request by fetch first, so a wrong setup fails loudly instead of benchmarking error answers. */
 async function check(url, next, valid) {
@@ -42,6 +44,7 @@ export async function measure({ urls, next, valid, connections }, { seconds, war
 
 /** Cells for a latency target, `p50 ≤ target` ms: result, target, ok?. */
 export function latencyCells(r, target) {
+  if (!r.done) return [noneDone(r), `p50 ≤ ${target} ms`, 'no'];
   const ok = r.p50 <= target && !r.failed;
   const miss = r.failed ? `no: ${fmt(r.failed)} failed` : `no: p50 ${fmt(r.p50 / target, 2)}× the target`;
   return [`p50 ${ms(r.p50)} · p99 ${ms(r.p99)} (${fmt(r.done / r.seconds)} req/s)`, `p50 ≤ ${target} ms`, ok ? 'yes' : miss];
@@ -53,7 +56,7 @@ export const rateOf = (r, per) => (r.done * per) / r.seconds;
 /** Cells for a throughput target, at least `target` units/s (none: '—'): result, target, ok?. */
 export function throughputCells(r, { per, unit, target }) {
   const rate = rateOf(r, per);
-  const result = `${fmt(rate)} ${unit}/s (${fmt(r.done / r.seconds, r.done / r.seconds < 100 ? 1 : 0)} req/s, p50 ${ms(r.p50)})`;
+  const result = !r.done ? noneDone(r) : `${fmt(rate)} ${unit}/s (${fmt(r.done / r.seconds, r.done / r.seconds < 100 ? 1 : 0)} req/s, p50 ${ms(r.p50)})`;
   if (target === undefined) return [result, '—', '—'];
   const ok = rate >= target && !r.failed;
   const miss = r.failed ? `no: ${fmt(r.failed)} failed` : `no: ${fmt((100 * rate) / target)} % of the target`;

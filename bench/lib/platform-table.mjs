@@ -27,7 +27,7 @@ const none = ['—', '—', '—'];
 function twoProcessCells(one, two) {
   if (!two) return ['—', '—'];
   const failed = two.r.failed ? `, ${fmt(two.r.failed)} failed` : '';
-  const ratio = one ? `${fmt(rateOf(two.r, two.per) / rateOf(one.r, one.per), 2)}× the throughput · ` : '';
+  const ratio = one?.r.done ? `${fmt(rateOf(two.r, two.per) / rateOf(one.r, one.per), 2)}× the throughput · ` : '';
   return [two.cells[0] + failed, `${ratio}target: ${two.cells[2]}`];
 }
 

@@ -22,7 +22,9 @@ async function admin(url, text, params) {
 export async function benchSchema(baseUrl) {
   const schema = `svc_bench_${randomBytes(4).toString('hex')}`;
   const application = schema.replaceAll('_', '-');
-  await admin(baseUrl, `CREATE SCHEMA ${schema}`);
+  await admin(baseUrl, `CREATE SCHEMA ${schema}`).catch((err) => {
+    throw new Error(`cannot make a schema on PostgreSQL at ${baseUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')}: ${err.message}`);
+  });
   const url = new URL(baseUrl);
   url.searchParams.set('options', `-c search_path=${schema}`);
   url.searchParams.set('application_name', application);
