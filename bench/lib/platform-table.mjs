@@ -1,7 +1,7 @@
 // bench/platform.mjs's table: one engine (measurement | result | target | ok?) or SQLite and
 // PostgreSQL side by side, with PostgreSQL on two processes next to its one-process figures.
 import { existsSync, statSync } from 'node:fs';
-import { fmt, rateOf } from './measure.mjs';
+import { failedText, fmt, rateOf } from './measure.mjs';
 
 /** Bytes of a SQLite database with its WAL and shared-memory files. */
 export function sqliteSize(file) {
@@ -26,7 +26,7 @@ const none = ['—', '—', '—'];
  * for them), and how it compares with one process (throughput) and its target. */
 function twoProcessCells(one, two) {
   if (!two) return ['—', '—'];
-  const failed = two.r.failed ? `, ${fmt(two.r.failed)} failed` : '';
+  const failed = two.r.failed && two.r.done ? `, ${failedText(two.r)}` : ''; // else the result says it
   const ratio = one?.r.done ? `${fmt(rateOf(two.r, two.per) / rateOf(one.r, one.per), 2)}× the throughput · ` : '';
   return [two.cells[0] + failed, `${ratio}target: ${two.cells[2]}`];
 }
