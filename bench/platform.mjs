@@ -6,9 +6,10 @@
 //
 //   npm run bench:platform                                     1,000,000 contacts, 5 s per measurement
 //   npm run bench:platform -- --contacts 20000 --seconds 2     a quick run
-//   npm run bench:platform -- --database postgres://127.0.0.1:5432/test
+//   npm run bench:platform -- --database postgres://postgres@127.0.0.1:5432/test
 //                                                              SQLite and PostgreSQL side by side (in a
-//                                                              schema of its own, dropped at the end)
+//                                                              schema of its own, dropped at the end),
+//                                                              PostgreSQL also on 2 processes
 //   npm run bench:platform -- --profile                        also write a CPU profile of the server (path printed)
 //   npm run bench:platform -- --in-process                     serve from this process (for comparison)
 //   npm run bench:platform -- --only forms,collect             some measurements: pages, lookups, content, batch, forms, collect, peer
@@ -110,7 +111,7 @@ async function runAll(list, results = new Map(), prefix = '') {
 /** One engine, end to end: the CLI seeds a fresh database and serves it; keys and blog posts are
  * added through the store; every measurement runs on one process, then (`twoProcesses`) the
  * writes and a lookup with a second CLI process on the same database, the load split across both. */
-async function benchEngine({ name, data, database, size, twoProcesses }, dir) {
+async function benchEngine({ name, dir, data, database, size, twoProcesses }) {
   const filesDir = join(dir, 'files');
   say(`seeding ${fmt(CONTACTS)} contacts in the platform CLI${on(name)}…`);
   let server = await startCli({ dir, data, seedContacts: CONTACTS, profile: opts.profile && PROFILES });
@@ -197,7 +198,7 @@ async function main() {
     }
     const runs = {};
     for (const engine of engines) {
-      runs[engine.name] = await benchEngine(engine, engine.dir);
+      runs[engine.name] = await benchEngine(engine);
       runs[engine.name].endSize = await engine.size(); // the server stopped: SQLite's WAL as it was left
     }
     const peer = wanted('peer') ? await measurePeer(runs.sqlite.keys) : undefined;
