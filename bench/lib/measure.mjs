@@ -5,7 +5,7 @@ import autocannon from 'autocannon';
 export const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const ms = (x) => `${fmt(x, x < 10 ? 2 : 1)} ms`;
 /** What a measurement in which no request completed shows instead of its figures. */
-const noneDone = (r) => `no request completed in ${fmt(r.seconds)} s${r.failed ? ` (${failedText(r)})` : ''}`;
+const noneDone = (r) => `no request completed in ${fmt(r.seconds)} s${r.failed ? `; ${failedText(r)}` : ''}`;
 
 /** One request by fetch first, so a wrong setup fails loudly instead of benchmarking error answers. */
 async function check(url, next, valid) {
