@@ -1,0 +1,79 @@
+// bench/platform.mjs's measuring: autocannon against one server or, load split, several; a
+// result as the cells of a table row (result, target, ok?).
+import autocannon from 'autocannon';
+
+export const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const ms = (x) => `${fmt(x, x < 10 ? 2 : 1)} ms`;
+/** What a measurement in which no request completed shows instead of its figures. */
+const noneDone = (r) => `no request completed in ${fmt(r.seconds)} s${r.failed ? `; ${failedText(r)}` : ''}`;
+
+/** One request by fetch first, so a wrong setup fails loudly instead of benchmarking error answers. */
+async function check(url, next, valid) {
+  const { method, path, headers, body } = next();
+  const res = await fetch(url + path, { method, headers, body, redirect: 'manual' });
+  const text = await res.text();
+  if (!valid(res.status, text)) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+}
+
+/** Runs autocannon for `seconds` against each of `urls` at once, `connections` split evenly
+ * between them; the latencies come from the 'response' event because autocannon's own histogram
+ * keeps whole milliseconds, too coarse for a 1 ms target. */
+async function cannon(urls, next, connections, seconds) {
+  const times = [];
+  const results = await Promise.all(
+    urls.map((url, i) => {
+      const share = Math.floor(connections / urls.length) + (i < connections % urls.length ? 1 : 0);
+      const instance = autocannon({ url, connections: share, duration: seconds, requests: [{ setupRequest: (req) => Object.assign(req, next()) }] });
+      instance.on('response', (_client, status, _bytes, ms) => status < 400 && times.push(ms));
+      return instance;
+    }),
+  );
+  times.sort((a, b) => a - b);
+  const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? NaN;
+  const failed = results.reduce((sum, r) => sum + r.non2xx + r.errors, 0); // autocannon's errors include its timeouts
+  return { done: times.length, failed, why: failures(results), seconds: Math.max(...results.map((r) => r.duration)), p50: at(0.5), p99: at(0.99) };
+}
+
+/** What the failed requests of autocannon's `results` answered: `409 × 3, timeout × 1`. */
+function failures(results) {
+  const counts = new Map();
+  const add = (what, n) => n && counts.set(what, (counts.get(what) ?? 0) + n);
+  for (const r of results) {
+    for (const [status, { count }] of Object.entries(r.statusCodeStats ?? {})) if (Number(status) >= 300) add(status, count);
+    add('error', r.errors - r.timeouts);
+    add('timeout', r.timeouts);
+  }
+  return [...counts].map(([what, n]) => `${what} × ${fmt(n)}`).join(', ');
+}
+
+/** "N failed (409 × N)". */
+export const failedText = (r) => `${fmt(r.failed)} failed${r.why ? ` (${r.why})` : ''}`;
+
+/** A check on each server, a warm-up (JIT, the database's cache), then the measurement. */
+export async function measure({ urls, next, valid, connections }, { seconds, warmup }) {
+  if (connections < urls.length) throw new Error(`${connections} connections cannot be split between ${urls.length} servers`);
+  for (const url of urls) await check(url, next, valid);
+  await cannon(urls, next, connections, warmup);
+  return cannon(urls, next, connections, seconds);
+}
+
+/** Cells for a latency target, `p50 ≤ target` ms: result, target, ok?. */
+export function latencyCells(r, target) {
+  if (!r.done) return [noneDone(r), `p50 ≤ ${target} ms`, 'no'];
+  const ok = r.p50 <= target && !r.failed;
+  const miss = r.failed ? `no: ${failedText(r)}` : `no: p50 ${fmt(r.p50 / target, 2)}× the target`;
+  return [`p50 ${ms(r.p50)} · p99 ${ms(r.p99)} (${fmt(r.done / r.seconds)} req/s)`, `p50 ≤ ${target} ms`, ok ? 'yes' : miss];
+}
+
+/** Units per second: `per` units per successful request. */
+export const rateOf = (r, per) => (r.done * per) / r.seconds;
+
+/** Cells for a throughput target, at least `target` units/s (none: '—'): result, target, ok?. */
+export function throughputCells(r, { per, unit, target }) {
+  const rate = rateOf(r, per);
+  const result = !r.done ? noneDone(r) : `${fmt(rate)} ${unit}/s (${fmt(r.done / r.seconds, r.done / r.seconds < 100 ? 1 : 0)} req/s, p50 ${ms(r.p50)})`;
+  if (target === undefined) return [result, '—', '—'];
+  const ok = rate >= target && !r.failed;
+  const miss = r.failed ? `no: ${failedText(r)}` : `no: ${fmt((100 * rate) / target)} % of the target`;
+  return [result, `≥ ${fmt(target)} ${unit}/s`, ok ? 'yes' : miss];
+}
