@@ -74,6 +74,17 @@ export interface WireEvent {
   [field: string]: string | undefined;
 }
 
+/** A custom event's property `<name>` travels as the field `_<name>`. */
+export const PROPERTY_PREFIX = '_';
+
+/** A custom event's own properties (the `_<name>` fields), by name. */
+export function eventProperties(e: WireEvent): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [field, value] of Object.entries(e))
+    if (field.startsWith(PROPERTY_PREFIX) && field.length > 1 && value !== undefined) out[field.slice(1)] = value;
+  return out;
+}
+
 /** An event that passed {@link checkWireEvent}, or the problem with it (names the field). */
 export type WireCheck = { ok: true; event: WireEvent } | { ok: false; problem: string };
 
