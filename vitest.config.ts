@@ -17,6 +17,7 @@ const ON_POSTGRES = [
   'content-blog-posts',
   'content-collections',
   'email',
+  'event-occurrences',
   'files',
   'forms',
   'inspector',

@@ -3,6 +3,7 @@
 //
 //   npm run bench:size              peers at the pinned versions below
 //   npm run bench:size -- --latest  peers at their latest published versions
+//   node bench/size.mjs --ours      our bundles only, against their budgets (test/bundle-size.test.ts)
 //
 // Peers live in the git-ignored .bench-peers/ folder, never in the workspace's dependencies,
 // so benchmarking cannot change what we ship or what `npm ci` installs.
@@ -16,6 +17,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PEERS_DIR = join(ROOT, '.bench-peers');
 const TMP_DIR = join(PEERS_DIR, 'tmp');
 const LATEST = process.argv.includes('--latest');
+const OURS_ONLY = process.argv.includes('--ours');
 
 /** Our browser bundles; the gzip budget is what `gzip -9` may produce. */
 const OURS = [
@@ -205,8 +207,8 @@ function report(ours, peers) {
 // ---------------------------------------------------------------------------------------------
 
 const ours = measureOurs();
-ensurePeersInstalled();
-report(ours, measurePeers());
+if (!OURS_ONLY) ensurePeersInstalled();
+report(ours, OURS_ONLY ? [] : measurePeers());
 
 const over = ours.filter((r) => r.gzip > r.budget);
 for (const r of over) console.error(`${r.file} is over its gzip budget: ${num(r.gzip)} > ${num(r.budget)} bytes.`);

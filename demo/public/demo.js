@@ -37,9 +37,10 @@
       event.preventDefault();
       var path = link.getAttribute('data-route');
       if (path === location.pathname) return;
-      // Render first, so the page view the tracker sends on pushState carries the new title.
-      render(path);
+      // Navigate, then render, as routers do: the tracker reads a page view's title when it sends
+      // it, so the new view gets the new title and the view before keeps its own.
       history.pushState(null, '', path);
+      render(path);
     });
     addEventListener('popstate', function () {
       render(location.pathname);

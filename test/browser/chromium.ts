@@ -1,7 +1,9 @@
 /** Real Chromium for browser tests: Debian's `chromium` driven by playwright-core (no browser
  * download). Without the browser the tests skip locally, and fail under CI=true. */
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const haveChromium = existsSync(CHROMIUM);
@@ -10,18 +12,29 @@ if (!haveChromium && process.env.CI)
   throw new Error(`Chromium not found at ${CHROMIUM}: CI must install it (apt-get install -y chromium)`);
 if (!haveChromium) console.warn(`Chromium not found at ${CHROMIUM}: the browser tests are skipped (apt-get install -y chromium, or set CHROMIUM_PATH)`);
 
+/** Flags that keep Chromium from reaching out to the (closed) network on its own. */
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    // Flags that keep Chromium from reaching out to the (closed) network on its own.
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+/** Chromium with the user's "Send a Do Not Track request" setting on (a profile preference, so
+ * `navigator.doNotTrack` is '1' and requests carry `DNT: 1`, as for a real user who set it), in a
+ * throwaway profile that closing the context removes. */
+export async function launchChromiumWithDoNotTrack(): Promise<BrowserContext> {
+  const profile = mkdtempSync(join(tmpdir(), 'svc-chromium-'));
+  mkdirSync(join(profile, 'Default'));
+  writeFileSync(join(profile, 'Default', 'Preferences'), JSON.stringify({ enable_do_not_track: true }));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS });
+  context.on('close', () => rmSync(profile, { recursive: true, force: true }));
+  return context;
 }

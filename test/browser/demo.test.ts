@@ -80,6 +80,8 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
 
     const views = await waitFor(utk, (e) => e.k == '1', 3);
     expect(views.map((e) => e.po)).toEqual(['/', '/pricing', '/contact']);
+    // Each view with its own page's title (read when sent), never the next page's.
+    expect(views.slice(0, 2).map((e) => e.t)).toEqual(['Acme Widgets', 'Pricing · Acme Widgets']);
     expect(views[1]).toMatchObject({ rpo: '/' });
     const [buy] = await waitFor(utk, (e) => e.k == '3' && e.n == 'buy-clicked', 1);
     expect(buy).toMatchObject({ m: '49' });
@@ -107,6 +109,10 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
     // The server-side purchase came through the HTTP events API, for the same visitor token.
     await expect.poll(() => sys.received(utk).filter((e) => e.n == 'purchase-completed').length, { timeout: 15_000 }).toBe(1);
     expect(sys.received(utk).filter((e) => e.n == 'buy-clicked')).toHaveLength(1);
+
+    // The tracker's event carries its properties onto the contact's timeline (the events API read).
+    const timeline = await sys.api(`/events/v3/events?objectType=contact&objectId=${byUtk.json.vid}&eventType=buy-clicked`);
+    expect(timeline.json.results).toEqual([expect.objectContaining({ eventType: 'buy-clicked', properties: expect.objectContaining({ plan: 'pro', hs_value: '49' }) })]);
 
     // Every event exactly once.
     const all = sys.received(utk);
@@ -167,6 +173,9 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
     await page.goto(sys.inspectorUrl);
     await page.getByText('Ada Lovelace').first().click();
     await page.getByText('form submission').first().waitFor();
+    // The custom event shows its properties under it.
+    const buy = page.locator('.timeline li').filter({ hasText: 'buy-clicked' });
+    await expect.poll(() => buy.locator('dl.props').textContent()).toBe('planpro');
     await page.locator('#feed li').first().waitFor();
     await page.screenshot({ path: `${SHOTS}/inspector.png` });
     expect(problems).toEqual([]);

@@ -1,12 +1,10 @@
 /** The tracker's hash routing and send-time titles in real Chromium: the built dist/tracker.js on
- * a page served by request interception (no server), its batches caught the same way. */
-import { readFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
+ * a page served by request interception (./tracker-page.ts). */
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium, launchChromium } from './chromium';
+import { openTrackedPage, SITE, trackerTag } from './tracker-page';
 
-const TRACKER = readFileSync(new URL('../../packages/tracker/dist/tracker.js', import.meta.url), 'utf8');
-const SITE = 'https://site.test';
 let browser: Browser;
 
 beforeAll(async () => {
@@ -17,29 +15,19 @@ afterAll(() => browser?.close());
 /** A page with the tracker tag (`spa` its data-spa, if any) and an app that titles each route
  * after the route changed; resolves to the page and the events the collector received. */
 async function open(path: string, spa?: string) {
-  const page: Page = await browser.newPage();
-  const events: Record<string, string>[] = [];
-  await page.route(`${SITE}/**`, async (route) => {
-    const url = new URL(route.request().url());
-    if (url.pathname == '/tracker.js') return route.fulfill({ contentType: 'text/javascript', body: TRACKER });
-    if (url.pathname == '/c/e') {
-      events.push(...JSON.parse(route.request().postData() || '[]'));
-      return route.fulfill({ status: 204, headers: { 'Access-Control-Allow-Origin': '*' } });
-    }
-    return route.fulfill({
-      contentType: 'text/html',
-      body: `<!doctype html><title>Loading…</title>
-        <a id="pricing" href="#/pricing">Pricing</a> <a id="anchor" href="#section">Section</a>
-        <script src="/tracker.js" data-portal-id="62515" data-collector="/c" ${spa ? `data-spa="${spa}"` : ''}></script>
-        <script>
-          const title = () => (document.title = 'Route ' + (location.hash || 'home'));
-          addEventListener('hashchange', title);
-          setTimeout(title, 50); // the app titles the first route a little after loading
-        </script>`,
-    });
-  });
-  await page.goto(SITE + path);
-  return { page, events };
+  const context = await browser.newContext();
+  return openTrackedPage(
+    context,
+    path,
+    `<!doctype html><title>Loading…</title>
+      <a id="pricing" href="#/pricing">Pricing</a> <a id="anchor" href="#section">Section</a>
+      ${trackerTag(spa ? `data-spa="${spa}"` : '')}
+      <script>
+        const title = () => (document.title = 'Route ' + (location.hash || 'home'));
+        addEventListener('hashchange', title);
+        setTimeout(title, 50); // the app titles the first route a little after loading
+      </script>`,
+  );
 }
 
 describe.skipIf(!haveChromium)('tracker in Chromium', () => {
@@ -59,7 +47,7 @@ describe.skipIf(!haveChromium)('tracker in Chromium', () => {
       ['/app#/about', 'Route #/about'],
     ]);
     expect(events[1]).toMatchObject({ rpo: '/app#/home', r: `${SITE}/app#/home`, pu: `${SITE}/app#/pricing` });
-    await page.close();
+    await page.context().close();
   });
 
   it('without hash routing, in-page anchors and fragment changes are not page views', async () => {
@@ -70,6 +58,6 @@ describe.skipIf(!haveChromium)('tracker in Chromium', () => {
     await expect.poll(() => events.length, { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
     await page.waitForTimeout(500);
     expect(events.map((e) => e.po)).toEqual(['/docs', '/docs/next']);
-    await page.close();
+    await page.context().close();
   });
 });

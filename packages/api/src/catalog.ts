@@ -5,6 +5,7 @@ import { collectorRoutes } from './routes/collector';
 import { contactRoutes } from './routes/contacts';
 import { contentRoutes } from './routes/content';
 import { emailRoutes } from './routes/email';
+import { eventOccurrenceRoutes } from './routes/event-occurrences';
 import { formRoutes } from './routes/forms';
 import { listRoutes } from './routes/lists';
 import { miscRoutes } from './routes/misc';
@@ -21,6 +22,7 @@ export const catalog = {
   ...emailRoutes,
   ...platformRoutes,
   ...collectorRoutes,
+  ...eventOccurrenceRoutes,
   ...contentRoutes,
   ...blogV1Routes,
   ...miscRoutes,

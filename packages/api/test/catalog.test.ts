@@ -76,7 +76,8 @@ describe('catalog', () => {
     const extra = [...mine].filter((k) => !expected.has(k));
     // And what legacy clients call: the OAuth token endpoint (the refresh helper), the batch reads
     // with their keys only in the query string, recently created contacts, every campaign and the
-    // portal-wide email events, publish-action sent as PUT (an older Python client).
+    // portal-wide email events, publish-action sent as PUT (an older Python client). And the events
+    // on a contact's timeline, in the real API's event-occurrence shape (the spec lists no read of them).
     expect(extra.sort()).toEqual([
       'GET /collect/p.gif',
       'GET /contacts/v1/contact/emails/batch/',
@@ -85,6 +86,7 @@ describe('catalog', () => {
       'GET /contacts/v1/lists/all/contacts/recent',
       'GET /email/public/v1/campaigns/by-id',
       'GET /email/public/v1/events',
+      'GET /events/v3/events',
       'GET /v1/event',
       'POST /collect/e',
       'POST /oauth/v1/token',

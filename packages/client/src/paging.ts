@@ -88,6 +88,10 @@ export interface Pagers {
     campaigns(query?: Query<'email.listCampaigns'>, bounds?: PageBounds): Pages<Items<'email.listCampaigns', 'campaigns'>>;
     events(campaignId: string | number, query?: Query<'email.campaignEvents'>, bounds?: PageBounds): Pages<Items<'email.campaignEvents', 'events'>>;
   };
+  events: {
+    /** A contact's events (its timeline), `events.list` page after page. */
+    all(query: Query<'events.list'>, bounds?: PageBounds): Pages<Items<'events.list', 'results'>>;
+  };
   prospects: {
     timelineAll(query?: Query<'prospects.timeline'>, bounds?: PageBounds): Pages<Items<'prospects.timeline', 'prospects'>>;
   };
@@ -155,6 +159,15 @@ export function pagers(api: Api): Pagers {
           (c) => api.email.campaignEvents(campaignId, { ...query, ...c }, callOptions(b)),
           (p) => p.events,
           (p) => (p.hasMore && p.offset ? { offset: p.offset } : undefined),
+          b,
+        ),
+    },
+    events: {
+      all: (query: Query<'events.list'>, b: PageBounds = {}) =>
+        paged(
+          (c) => api.events.list({ ...query, ...c }, callOptions(b)),
+          (p) => p.results,
+          (p) => (p.paging ? { after: p.paging.next.after } : undefined),
           b,
         ),
     },

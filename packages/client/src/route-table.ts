@@ -97,6 +97,7 @@ export const routeTable = {
   'events.send': { method: 'POST', path: '/v1/event', host: 'base', body: 'json', auth: ['oauth', 'privateApp'], public: false, retry: 'safe-with-id', writes: true, resource: 'events' },
   'collect.batch': { method: 'POST', path: '/collect/e', host: 'base', body: 'json', auth: ['none'], public: true, retry: 'safe', writes: true, resource: 'events' },
   'collect.pixel': { method: 'GET', path: '/collect/p.gif', host: 'base', body: 'none', auth: ['none'], public: true, retry: 'safe', writes: true, resource: 'events' },
+  'events.list': { method: 'GET', path: '/events/v3/events', host: 'base', body: 'none', auth: ['oauth', 'privateApp'], public: false, retry: 'safe', writes: false, resource: 'events' },
   'content.blogPosts.create': { method: 'POST', path: '/content/api/v2/blog-posts', host: 'base', body: 'json', auth: ['oauth', 'privateApp', 'hapikey'], public: false, retry: 'unsafe', writes: true, resource: 'blog-posts' },
   'content.blogPosts.list': { method: 'GET', path: '/content/api/v2/blog-posts', host: 'base', body: 'none', auth: ['oauth', 'privateApp', 'hapikey'], public: false, retry: 'safe', writes: false, resource: 'blog-posts' },
   'content.blogPosts.update': { method: 'PUT', path: '/content/api/v2/blog-posts/:blog_post_id', host: 'base', body: 'json', auth: ['oauth', 'privateApp', 'hapikey'], public: false, retry: 'safe', writes: true, resource: 'blog-posts', idParam: 'blog_post_id' },

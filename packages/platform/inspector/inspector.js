@@ -60,6 +60,12 @@ async function loadSide() {
   $('forms').replaceChildren(...forms.map((f) => el('li', {}, f.name || f.guid, el('span', { class: 'sub' }, ` · ${f.submissions} submission(s)`))));
 }
 
+/** A custom event's properties, name = value, one per line; nothing when it has none. */
+function eventProperties(properties = {}) {
+  const pairs = Object.entries(properties).sort(([a], [b]) => a.localeCompare(b));
+  return pairs.length ? el('dl', { class: 'props' }, ...pairs.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)])) : null;
+}
+
 async function showContact(vid) {
   state.vid = vid;
   const c = await api(`contacts/${vid}?${portalQuery()}`);
@@ -74,7 +80,8 @@ async function showContact(vid) {
     c.timeline.length
       ? el('ol', { class: 'timeline' }, ...c.timeline.map((t) =>
           el('li', {}, el('span', { class: 'muted' }, when(t.at)),
-            el('span', {}, el('span', { class: `tag ${t.kind.replace(/ /g, '-')}` }, t.kind), t.title, t.detail ? el('div', { class: 'sub muted' }, t.detail) : null))))
+            el('span', {}, el('span', { class: `tag ${t.kind.replace(/ /g, '-')}` }, t.kind), t.title, t.detail ? el('div', { class: 'sub muted' }, t.detail) : null,
+              eventProperties(t.properties)))))
       : el('p', { class: 'empty' }, 'Nothing yet.'),
     el('h2', {}, 'Properties'),
     rows(Object.entries(c.properties).sort(([a], [b]) => a.localeCompare(b))),

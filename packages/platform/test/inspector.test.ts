@@ -40,7 +40,7 @@ describe('inspector', () => {
     const cts = String(t.clock.now);
     const events = [
       { eid: '1'.repeat(32), k: '1', a: String(PORTAL), v: '1', cts, pu: 'https://acme.test/pricing', t: 'Pricing', vi: utk },
-      { eid: '2'.repeat(32), k: '3', a: String(PORTAL), v: '1', cts, pu: 'https://acme.test/pricing', n: 'clicked-buy', m: '49', vi: utk },
+      { eid: '2'.repeat(32), k: '3', a: String(PORTAL), v: '1', cts, pu: 'https://acme.test/pricing', n: 'clicked-buy', m: '49', _plan: 'pro', _seats: '3', vi: utk },
     ];
     expect((await t.call('POST', '/collect/e', { body: JSON.stringify(events), headers: { 'content-type': 'text/plain' }, portal: null })).json.accepted).toBe(2);
     t.clock.now += 1000;
@@ -69,6 +69,9 @@ describe('inspector', () => {
       expect.stringMatching(/^(page view: Pricing|event: clicked-buy)$/),
       expect.stringMatching(/^(page view: Pricing|event: clicked-buy)$/),
     ]);
+    // The custom event's properties (its `_<name>` fields), not the page's.
+    expect(contact.timeline.find((i: { kind: string }) => i.kind == 'event')).toMatchObject({ detail: 'value 49', properties: { plan: 'pro', seats: '3' } });
+    expect(contact.timeline.find((i: { kind: string }) => i.kind == 'page view').properties).toBeUndefined();
     expect(contact.lists).toEqual([expect.objectContaining({ name: 'VIPs', dynamic: false })]);
     // Another portal's view of the same vid: nothing.
     expect((await inspect(`contacts/${vid}?portal=99999`)).status).toBe(404);

@@ -62,7 +62,9 @@ export interface WireEvent {
   po?: string;
   /** Previous path; page views after a `setPath` or SPA navigation. */
   rpo?: string;
-  /** Referrer; page views. */
+  /** Referrer; page views: `document.referrer` for the page's first view (empty when the
+   * browser gives none: `""`); for a single-page-app navigation, the URL before it, one of the
+   * site's own (attribution counts those as internal, not as a source). */
   r?: string;
   /** Content type; page views after `setContentType`. */
   ct?: string;
@@ -72,6 +74,17 @@ export interface WireEvent {
   m?: string;
   /** `_<name>`: custom event property `<name>`; any other field is kept as sent. */
   [field: string]: string | undefined;
+}
+
+/** A custom event's property `<name>` travels as the field `_<name>`. */
+export const PROPERTY_PREFIX = '_';
+
+/** A custom event's own properties (the `_<name>` fields of a wire event, checked or not), by name. */
+export function eventProperties(e: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [field, value] of Object.entries(e))
+    if (field.startsWith(PROPERTY_PREFIX) && field.length > 1 && value !== undefined) out[field.slice(1)] = value;
+  return out;
 }
 
 /** An event that passed {@link checkWireEvent}, or the problem with it (names the field). */

@@ -3,7 +3,7 @@
  * pixel, and refuses a malformed field with a message naming it. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPage, type Page } from '../../tracker/test/harness';
-import { BATCH_FILE, checkWireEvent, PIXEL_FILE, UTK_COOKIE, VISITOR_COOKIE, type WireEvent } from '../src';
+import { BATCH_FILE, checkWireEvent, eventProperties, PIXEL_FILE, UTK_COOKIE, VISITOR_COOKIE, type WireEvent } from '../src';
 
 let page: Page;
 afterEach(() => page?.close());
@@ -33,6 +33,10 @@ describe('checkWireEvent', () => {
     for (const e of events) expect(problemOf(e), JSON.stringify(e)).toBeUndefined();
     const checked = checkWireEvent(events[1]);
     expect(checked.ok && checked.event).toMatchObject({ n: 'buy-clicked', m: '49.5', _plan: 'pro', _seats: '3', _trial: 'false' });
+    // The properties the platform shows with the event: the trackEvent keys, and nothing else.
+    expect(eventProperties(events[1])).toEqual({ plan: 'pro', seats: '3', trial: 'false' });
+    expect(eventProperties(events[2])).toEqual({});
+    expect(eventProperties(events[0])).toEqual({});
   });
 
   it('accepts the cookieless events (no visitor token) and the pixel form', async () => {

@@ -1,5 +1,5 @@
 /** The tracker: runs the `_svcq` command queue, builds events and hands them to the transport. */
-import { CUSTOM_EVENT, DNT_COOKIE as DNT, OPT_OUT_COOKIE as OPT_OUT, OPTED_IN, OPTED_OUT, PAGE_VIEW, WIRE_VERSION, type WireEvent } from '@svc/protocol';
+import { CUSTOM_EVENT, DNT_COOKIE as DNT, PROPERTY_PREFIX, OPT_OUT_COOKIE as OPT_OUT, OPTED_IN, OPTED_OUT, PAGE_VIEW, WIRE_VERSION, type WireEvent } from '@svc/protocol';
 import { configureCookies, forgetVisitor, getCookie, removeCookie, setCookie, visit } from './cookies';
 import { newId } from './ids';
 import { watchHistory } from './spa';
@@ -113,7 +113,7 @@ export function start(config: TrackerConfig): Tracker {
     },
     trackEvent({ id, value, ...props }) {
       const params: Record<string, unknown> = { k: CUSTOM_EVENT, n: id, m: value };
-      for (const k in props) params['_' + k] = props[k];
+      for (const k in props) params[PROPERTY_PREFIX + k] = props[k];
       track(params);
     },
     doNotTrack(options) {

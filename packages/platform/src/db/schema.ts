@@ -219,7 +219,8 @@ CREATE INDEX IF NOT EXISTS workflow_log_contact ON workflow_log(workflow_id, vid
 -- the visitor so that a batch, one visitor's events, touches one index page rather than one
 -- random page per event: that is most of the cost of writing events. What the platform uses has
 -- a named column (kind 1 page view, 3 custom event; source tracker, events-get or events-post);
--- the data column keeps the event as it arrived, for the inspector and audits; nothing reads it back.
+-- the data column keeps the event as it arrived, for audits and for what only it holds: a custom
+-- event's properties and a page view's referrer (store/event-occurrences.ts reads those).
 CREATE TABLE IF NOT EXISTS tracking_events (
   seq INTEGER PRIMARY KEY,
   eid TEXT NOT NULL,

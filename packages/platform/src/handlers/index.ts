@@ -11,6 +11,7 @@ import { listHandlers } from './lists';
 import { miscHandlers } from './misc';
 import { collectHandlers } from './collect';
 import { eventHandlers } from './events';
+import { eventOccurrenceHandlers } from './event-occurrences';
 import { platformHandlers } from './platform';
 import { prospectHandlers } from './prospects';
 import { propertyHandlers } from './properties';
@@ -26,6 +27,7 @@ export function allHandlers(services: Services): Handlers {
     ...workflowHandlers(services),
     ...platformHandlers(services),
     ...eventHandlers(services),
+    ...eventOccurrenceHandlers(services),
     ...collectHandlers(services),
     ...contentHandlers(services),
     // After the generic content handlers: files and folders replace some of them.

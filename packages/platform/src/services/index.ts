@@ -20,6 +20,7 @@ import { settingStore } from '../store/settings';
 import { socialStore } from '../store/social';
 import { seedSite } from '../store/content/seed';
 import { emailStore } from '../store/email';
+import { eventOccurrenceStore } from '../store/event-occurrences';
 import { formStore } from '../store/forms';
 import { listStore } from '../store/lists';
 import { propertyStore } from '../store/properties';
@@ -79,6 +80,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   const email = emailStore(engine, now);
   const workflows = workflowStore(engine, { contacts, properties, lists, email, write }, now, options.fetch ?? fetch);
   const tracking = trackingStore(contacts, now);
+  const occurrences = eventOccurrenceStore();
   const visitors = visitorLinks(contacts, tracking);
   const removeProperty = propertyRemoval(properties, contacts, lists);
   const content = contentEngine(engine, now);
@@ -116,7 +118,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     { name: 'broadcasts', run: (t) => social.publishDue(t) },
   ]);
   return {
-    now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
+    now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, occurrences, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
     scheduler: jobs, onContactsChanged, write, engine, seedOlderPortals,
   };
 }

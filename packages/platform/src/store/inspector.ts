@@ -1,12 +1,15 @@
 /** The inspector page's reads (src/inspector serves them): straight SQL over the platform's tables, shaped for people to look at
  * (not the legacy API shapes). Read-only. */
 import { type Engine, type Queryable, sql } from '../db/engine';
+import { ownProperties } from './event-occurrences';
 
 export interface TimelineItem {
   at: number;
   kind: 'page view' | 'event' | 'form submission' | 'subscription change' | 'workflow' | 'list';
   title: string;
   detail?: string;
+  /** A custom event's own properties (what the tracker's trackEvent or an events API call sent). */
+  properties?: Record<string, string>;
 }
 
 interface ContactRow {
@@ -35,8 +38,8 @@ export function inspectorQueries(engine: Engine) {
       'SELECT vid, email, properties, created_at, updated_at FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0',
     ),
     utks: sql<[number], { utk: string; linked_at: number }>('SELECT utk, linked_at FROM utks WHERE vid = ? ORDER BY linked_at'),
-    tracking: sql<[number], { kind: number; timestamp: number; url: string | null; title: string | null; event_name: string | null; value: number | null; source: string }>(
-      'SELECT kind, timestamp, url, title, event_name, value, source FROM tracking_events WHERE vid = ? ORDER BY timestamp DESC LIMIT 200',
+    tracking: sql<[number], { kind: number; timestamp: number; url: string | null; title: string | null; event_name: string | null; value: number | null; source: string; data: string }>(
+      'SELECT kind, timestamp, url, title, event_name, value, source, data FROM tracking_events WHERE vid = ? ORDER BY timestamp DESC LIMIT 200',
     ),
     submissions: sql<[number], { timestamp: number; page_url: string | null; title: string | null; values_json: string }>(
       `SELECT s.timestamp, s.page_url, ${jsonText('f.definition', '$.name')} AS title, s.values_json
@@ -91,7 +94,8 @@ export function inspectorQueries(engine: Engine) {
       const timeline: TimelineItem[] = [];
       for (const e of await db.all(q.tracking, vid)) {
         if (e.kind == 1) timeline.push({ at: e.timestamp, kind: 'page view', title: e.title || e.url || 'page', detail: e.url ?? undefined });
-        else timeline.push({ at: e.timestamp, kind: 'event', title: e.event_name ?? 'event', detail: e.value != null ? `value ${e.value}` : e.source });
+        else
+          timeline.push({ at: e.timestamp, kind: 'event', title: e.event_name ?? 'event', detail: e.value != null ? `value ${e.value}` : e.source, properties: ownProperties(e.source, e.data) });
       }
       for (const s of await db.all(q.submissions, vid))
         timeline.push({ at: s.timestamp, kind: 'form submission', title: s.title ?? 'form', detail: [s.page_url, Object.keys(json(s.values_json)).join(', ')].filter(Boolean).join(' · ') });

@@ -29,8 +29,9 @@ export interface TrackedEvent {
   externalId?: string;
   /** `identify` data or contact properties sent with the event; `email` identifies. */
   contact?: Record<string, string>;
-  /** The event as it arrived (the wire event, or the events API's query or body): kept for the
-   * inspector and audits, never read back. */
+  /** The event as it arrived (the wire event, or the events API's query or body): kept for
+   * audits, and the only place a custom event's properties and a page view's referrer are kept
+   * (store/event-occurrences.ts reads them for the timeline). */
   received: object;
 }
 
