@@ -112,7 +112,7 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
 
     // The tracker's event carries its properties onto the contact's timeline (the events API read).
     const timeline = await sys.api(`/events/v3/events?objectType=contact&objectId=${byUtk.json.vid}&eventType=buy-clicked`);
-    expect(timeline.json.results).toEqual([expect.objectContaining({ eventType: 'buy-clicked', properties: expect.objectContaining({ plan: 'pro', hs_value: '49' }) })]);
+    expect(timeline.json.results).toEqual([expect.objectContaining({ eventType: 'buy-clicked', properties: expect.objectContaining({ plan: 'pro', svc_value: '49' }) })]);
 
     // Every event exactly once.
     const all = sys.received(utk);

@@ -30,10 +30,10 @@ describe("a contact's timeline", () => {
     const { results, paging } = await c.events.list({ objectType: 'contact', objectId: vid });
     expect(paging).toBeUndefined();
     expect(results.map((e) => [e.eventType, e.properties])).toEqual([
-      ['invoice-paid', { hs_value: '120', invoice: 'INV-7' }],
-      ['e_visited_page', { hs_url: 'https://client.test/thanks', hs_title: 'Thanks' }],
-      ['signup', { hs_url: 'https://client.test/pricing', hs_title: 'Pricing', hs_value: '49', plan: 'pro' }],
-      ['e_visited_page', { hs_url: 'https://client.test/pricing', hs_title: 'Pricing', hs_referrer: 'https://news.test/' }],
+      ['invoice-paid', { svc_value: '120', invoice: 'INV-7' }],
+      ['e_visited_page', { svc_url: 'https://client.test/thanks', svc_title: 'Thanks' }],
+      ['signup', { svc_url: 'https://client.test/pricing', svc_title: 'Pricing', svc_value: '49', plan: 'pro' }],
+      ['e_visited_page', { svc_url: 'https://client.test/pricing', svc_title: 'Pricing', svc_referrer: 'https://news.test/' }],
     ]);
     expect(results.every((e) => e.objectType == 'CONTACT' && e.objectId == String(vid))).toBe(true);
 

@@ -41,15 +41,15 @@ describe('GET /events/v3/events', () => {
       { objectType: 'CONTACT', objectId: String(vid), eventType: 'trial-started', occurredAt: new Date(T0 + 3000).toISOString(), id: expect.any(String), properties: { plan: 'team', seats: '5' } },
       {
         objectType: 'CONTACT', objectId: String(vid), eventType: 'e_visited_page', occurredAt: new Date(T0 + 2000).toISOString(), id: expect.any(String),
-        properties: { hs_url: 'https://acme.test/thanks', hs_title: 'Thanks', hs_referrer: 'https://acme.test/pricing' },
+        properties: { svc_url: 'https://acme.test/thanks', svc_title: 'Thanks', svc_referrer: 'https://acme.test/pricing' },
       },
       {
         objectType: 'CONTACT', objectId: String(vid), eventType: 'signup', occurredAt: new Date(T0 + 1000).toISOString(), id: expect.any(String),
-        properties: { hs_url: 'https://acme.test/pricing', hs_title: 'Pricing', hs_value: '49', plan: 'pro', seats: '3' },
+        properties: { svc_url: 'https://acme.test/pricing', svc_title: 'Pricing', svc_value: '49', plan: 'pro', seats: '3' },
       },
       {
         objectType: 'CONTACT', objectId: String(vid), eventType: 'e_visited_page', occurredAt: new Date(T0).toISOString(), id: expect.any(String),
-        properties: { hs_url: 'https://acme.test/', hs_title: 'Home', hs_referrer: 'https://www.google.com/' },
+        properties: { svc_url: 'https://acme.test/', svc_title: 'Home', svc_referrer: 'https://www.google.com/' },
       },
     ]);
     // The tracker's events keep their eid as id.

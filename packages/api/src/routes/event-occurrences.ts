@@ -28,8 +28,8 @@ export const eventOccurrence = z.object({
   occurredAt: z.string(),
   /** The event id (the tracker's `eid`, `api:<id>` for an events API call with an id). */
   id: z.string(),
-  /** Page views: `hs_url`, `hs_title`, `hs_referrer` as known. Custom events: their own
-   * properties, plus `hs_url` and `hs_title` of the page and `hs_value` when a value was given. */
+  /** Page views: `svc_url`, `svc_title`, `svc_referrer` as known. Custom events: their own
+   * properties, plus `svc_url` and `svc_title` of the page and `svc_value` when a value was given. */
   properties: z.record(z.string(), z.string()),
 });
 

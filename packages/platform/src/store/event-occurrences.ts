@@ -34,18 +34,18 @@ export function ownProperties(source: string, data: string): Record<string, stri
 }
 
 /** Everything the platform knows of one event as properties, the way the real API names the page
- * fields (`hs_url`, `hs_title`, `hs_referrer`) and the value (`hs_value`); the event's own
+ * fields (`svc_url`, `svc_title`, `svc_referrer`) and the value (`svc_value`); the event's own
  * properties win over those names. */
 export function occurrenceProperties(e: EventRow): Record<string, string> {
   const known: Record<string, string> = {};
-  if (e.url) known.hs_url = e.url;
-  if (e.title) known.hs_title = e.title;
+  if (e.url) known.svc_url = e.url;
+  if (e.title) known.svc_title = e.title;
   if (e.kind == 1) {
     const referrer = (JSON.parse(e.data) as WireEvent).r;
-    if (referrer) known.hs_referrer = referrer;
+    if (referrer) known.svc_referrer = referrer;
     return known;
   }
-  if (e.value != null) known.hs_value = String(e.value);
+  if (e.value != null) known.svc_value = String(e.value);
   return { ...known, ...ownProperties(e.source, e.data) };
 }
 
