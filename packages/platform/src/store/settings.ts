@@ -22,6 +22,8 @@ export function settingStore(now: () => number) {
       if (!one) throw missing(name);
       return one;
     },
+    /** The setting's value, or undefined when there is none. */
+    value: async (db: Queryable, portalId: number, name: string): Promise<string | undefined> => (await db.get(q.one, portalId, name))?.value,
     async put(db: Queryable, portalId: number, { name, value }: { name: string; value: string }) {
       await db.run(q.put, portalId, name, value, now());
     },
@@ -30,3 +32,5 @@ export function settingStore(now: () => number) {
     },
   };
 }
+
+export type SettingStore = ReturnType<typeof settingStore>;
