@@ -112,6 +112,8 @@ export function visitSessions(store: SessionStore, settings: SettingStore) {
           referrer: from.referrer,
           landing_url: e.url ?? null,
         };
+        // The session it ends is written now: the batch keeps only a visitor's newest.
+        if (batch && open && open.state != 'stored') await save(db, open);
         open = { session, state: 'new' };
         visit = { at: e.timestamp, started: session, referrer: from.referrer };
       }
