@@ -231,7 +231,8 @@ function formRequest(formGuid) {
   };
 }
 
-/** A tracker batch: 10 events of one visitor (half known contacts, half anonymous), 7 page views and 3 custom events. */
+/** A tracker batch: 10 events of one visitor (half known contacts, half anonymous), 7 page views and 3 custom events; the
+ * first page view comes from a search engine and the others from the page before, as the tracker sends referrers. */
 function collectRequest(keys) {
   return () => {
     const vi = randomInt(2) ? pick(keys.utks) : hex32();
@@ -239,7 +240,8 @@ function collectRequest(keys) {
     const events = Array.from({ length: 10 }, (_, i) =>
       i % 3 == 2
         ? { eid: RUN + unique(), k: '3', a: String(PORTAL), v: '1', cts, pu: 'https://acme.test/pricing', n: 'clicked-buy', m: '49', vi }
-        : { eid: RUN + unique(), k: '1', a: String(PORTAL), v: '1', cts, pu: `https://acme.test/page-${i}`, t: 'Page', po: `/page-${i}`, vi },
+        : { eid: RUN + unique(), k: '1', a: String(PORTAL), v: '1', cts, pu: `https://acme.test/page-${i}`, t: 'Page', po: `/page-${i}`, vi,
+            r: i == 0 ? 'https://www.google.com/' : `https://acme.test/page-${i - 1}` },
     );
     return { method: 'POST', path: '/collect/e', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: JSON.stringify(events) };
   };

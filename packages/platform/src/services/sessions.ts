@@ -23,7 +23,7 @@ export const OWN_DOMAINS_SETTING = 'svc_tracking_domains';
  * external referrer it came with. */
 type Visit = VisitOfEvent;
 
-type Open = { session: Session; state: 'stored' | 'changed' | 'new' };
+type Open = { session: Session; state: 'stored' | 'changed' | 'new'; startMoved?: boolean };
 interface Batch {
   /** Per `portal:utk`: the visitor's newest session, null when it has none. */
   open: Map<string, Open | null>;
@@ -54,8 +54,9 @@ export function visitSessions(store: SessionStore, settings: SettingStore) {
 
   async function save(db: Queryable, o: Open) {
     if (o.state == 'new') o.session.id = await store.insert(db, o.session);
-    else if (o.state == 'changed') await store.update(db, o.session);
+    else if (o.state == 'changed') await store.update(db, o.session, o.startMoved ?? false);
     o.state = 'stored';
+    o.startMoved = false;
   }
 
   return {
@@ -88,7 +89,10 @@ export function visitSessions(store: SessionStore, settings: SettingStore) {
         (touch == INTERNAL || touch.source == 'DIRECT_TRAFFIC' || sameSource(touch, { source: s.source, data1: s.source_data_1 }));
       let visit: Visit;
       if (continues) {
-        s.started_at = Math.min(s.started_at, e.timestamp);
+        if (e.timestamp < s.started_at) {
+          s.started_at = e.timestamp;
+          open!.startMoved = true;
+        }
         s.last_at = Math.max(s.last_at, e.timestamp);
         s.page_views++;
         if (open!.state == 'stored') open!.state = 'changed';

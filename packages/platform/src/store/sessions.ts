@@ -29,11 +29,14 @@ const q = {
     `INSERT INTO sessions (portal_id, utk, vid, started_at, last_at, page_views, source, source_data_1, source_data_2, referrer, landing_url)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
   ),
-  update: sql<[number, number, number, number]>('UPDATE sessions SET started_at = ?, last_at = ?, page_views = ? WHERE id = ?'),
+  // started_at only when it moved (an event older than the session's first): an indexed column.
+  grow: sql<[number, number, number]>('UPDATE sessions SET last_at = ?, page_views = ? WHERE id = ?'),
+  moveStart: sql<[number, number]>('UPDATE sessions SET started_at = ? WHERE id = ?'),
   unlinked: sql<[number, string], SessionSummary>(
-    'SELECT started_at, source, source_data_1, source_data_2, referrer FROM sessions WHERE portal_id = ? AND utk = ? AND vid IS NULL ORDER BY started_at, id',
+    // `+vid`: the visitor's index, never the vid one (whose null entries are every anonymous session).
+    'SELECT started_at, source, source_data_1, source_data_2, referrer FROM sessions WHERE portal_id = ? AND utk = ? AND +vid IS NULL ORDER BY started_at, id',
   ),
-  claim: sql<[number, number, string]>('UPDATE sessions SET vid = ? WHERE portal_id = ? AND utk = ? AND vid IS NULL'),
+  claim: sql<[number, number, string]>('UPDATE sessions SET vid = ? WHERE portal_id = ? AND utk = ? AND +vid IS NULL'),
 };
 
 export function sessionStore() {
@@ -45,8 +48,12 @@ export function sessionStore() {
       Number(
         await db.value(q.insert, s.portal_id, s.utk, s.vid, s.started_at, s.last_at, s.page_views, s.source, s.source_data_1, s.source_data_2, s.referrer, s.landing_url),
       ),
-    /** Stores what changes as a session grows (its contact changes by claim only). */
-    update: async (db: Queryable, s: Session) => void (await db.run(q.update, s.started_at, s.last_at, s.page_views, s.id)),
+    /** Stores what changes as a session grows (its contact changes by claim only); `startMoved`:
+     * a page view older than its first was added. */
+    async update(db: Queryable, s: Session, startMoved: boolean) {
+      await db.run(q.grow, s.last_at, s.page_views, s.id);
+      if (startMoved) await db.run(q.moveStart, s.started_at, s.id);
+    },
     /** The visitor's sessions not yet counted for a contact, oldest first; then they count for `vid`. */
     async claim(db: Queryable, portalId: number, utk: string, vid: number): Promise<SessionSummary[]> {
       const rows = await db.all(q.unlinked, portalId, utk);

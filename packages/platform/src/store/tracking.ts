@@ -71,12 +71,15 @@ export function trackingStore(contacts: ContactStore, now: () => number) {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
     linked: sql<[number, string], { vid: number }>('SELECT vid FROM utks WHERE portal_id = ? AND utk = ?'),
+    // `+vid`: not the vid index, which the first and last URL's ORDER BY timestamp would pick
+    // (vid, timestamp) and then walk every anonymous event of every visitor; the visitor's own
+    // events are few.
     totals: sql<[number, string, number, string, number, string], Totals>(
       `SELECT sum(CASE WHEN kind = 1 THEN 1 ELSE 0 END) AS views, sum(CASE WHEN kind = 3 THEN 1 ELSE 0 END) AS events,
               coalesce(sum(CASE WHEN kind = 3 THEN value END), 0) AS revenue,
               min(timestamp) AS first_at, max(timestamp) AS last_at,
-              (SELECT url FROM tracking_events WHERE portal_id = ? AND utk = ? AND vid IS NULL AND kind = 1 ORDER BY timestamp LIMIT 1) AS first_url,
-              (SELECT url FROM tracking_events WHERE portal_id = ? AND utk = ? AND vid IS NULL AND kind = 1 ORDER BY timestamp DESC LIMIT 1) AS last_url
+              (SELECT url FROM tracking_events WHERE portal_id = ? AND utk = ? AND +vid IS NULL AND kind = 1 ORDER BY timestamp LIMIT 1) AS first_url,
+              (SELECT url FROM tracking_events WHERE portal_id = ? AND utk = ? AND +vid IS NULL AND kind = 1 ORDER BY timestamp DESC LIMIT 1) AS last_url
        FROM tracking_events WHERE portal_id = ? AND utk = ? AND vid IS NULL`,
     ),
     claim: sql<[number, number, string]>('UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND vid IS NULL'),
