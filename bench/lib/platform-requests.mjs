@@ -50,7 +50,8 @@ export function formRequest(portalId, formGuid) {
   };
 }
 
-/** A tracker batch: 10 events of one visitor (half known contacts, half anonymous), 7 page views and 3 custom events. */
+/** A tracker batch: 10 events of one visitor (half known contacts, half anonymous), 7 page views and 3 custom events; the
+ * first page view comes from a search engine and the others from the page before, as the tracker sends referrers. */
 export function collectRequest(portalId, keys) {
   return () => {
     const vi = randomInt(2) ? pick(keys.utks) : hex32();
@@ -58,7 +59,8 @@ export function collectRequest(portalId, keys) {
     const events = Array.from({ length: 10 }, (_, i) =>
       i % 3 == 2
         ? { eid: RUN + unique(), k: '3', a: String(portalId), v: '1', cts, pu: 'https://acme.test/pricing', n: 'clicked-buy', m: '49', vi }
-        : { eid: RUN + unique(), k: '1', a: String(portalId), v: '1', cts, pu: `https://acme.test/page-${i}`, t: 'Page', po: `/page-${i}`, vi },
+        : { eid: RUN + unique(), k: '1', a: String(portalId), v: '1', cts, pu: `https://acme.test/page-${i}`, t: 'Page', po: `/page-${i}`, vi,
+            r: i == 0 ? 'https://www.google.com/' : `https://acme.test/page-${i - 1}` },
     );
     return { method: 'POST', path: '/collect/e', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: JSON.stringify(events) };
   };

@@ -1,6 +1,6 @@
 /** Server-side events, in process: companion.events.track and POST /events (shared secret),
  * checks naming the field, batching at flushAt, retries through a failing platform, the queue cap,
- * and delivery to the real platform's HTTP events API exactly once per event. */
+ * delivery to the real platform's HTTP events API exactly once per event, and a given source kept. */
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,6 +40,19 @@ describe('companion.events.track', () => {
     expect(m.companion.events.stats()).toMatchObject({ pending: 0, sent: 1 });
     const contact = await t.call('GET', '/contacts/v1/contact/email/ada@example.com/profile');
     expect(contact.json.properties.svc_analytics_revenue.value).toBe('49');
+  });
+
+  it("keeps the source it is given: the platform's contact has it as its original and latest source", async () => {
+    const { id } = await m.companion.events.track({
+      eventId: 'signed-contract',
+      email: 'sourced@example.com',
+      properties: { svc_analytics_source: 'OTHER_CAMPAIGNS', svc_analytics_source_data_1: 'trade-fair-2026' },
+    });
+    await m.companion.events.flush();
+    expect(recordedEvents(t, [id])).toBe(1);
+    const { properties: p } = (await t.call('GET', '/contacts/v1/contact/email/sourced@example.com/profile')).json;
+    expect([p.svc_analytics_source.value, p.svc_analytics_source_data_1.value]).toEqual(['OTHER_CAMPAIGNS', 'trade-fair-2026']);
+    expect([p.svc_analytics_latest_source.value, p.svc_analytics_latest_source_data_1.value]).toEqual(['OTHER_CAMPAIGNS', 'trade-fair-2026']);
   });
 
   it('sends by itself once flushAt (20) events wait', async () => {

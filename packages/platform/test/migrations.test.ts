@@ -5,7 +5,8 @@
  * with form submissions that may have no contact; before version 8 with social channels and
  * broadcasts numbered in the order they were inserted; before version 9 with forms numbered in the
  * order they were made; before version 10 with workflow enrollments that a process claims to run
- * their steps. */
+ * their steps; before version 11 with a sessions table and its portals given the session and
+ * source properties, so that the collector counts a known visitor's visits. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -276,6 +277,34 @@ describe('schema migrations', () => {
       ]);
       expect(await platform.services.workflows.runDue()).toBe(1);
       expect(platform.db!.prepare('SELECT event_type, step_id FROM workflow_log WHERE workflow_id = 3').all()).toEqual([{ event_type: 'DELAY', step_id: 0 }]);
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('gives version 10 databases sessions, and their portals the session and source properties', async () => {
+    const file = join(dir, 'v10.db');
+    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    await createPortal(made.services.engine, made.services, { id: 10, name: 'Portal', tier: 'starter', now: 1 });
+    const utk = 'ab'.repeat(16);
+    made.db!.exec(`DROP TABLE sessions;
+      DELETE FROM properties WHERE portal_id = 10 AND (name LIKE 'svc_analytics_%source%' OR name LIKE 'svc_analytics_%session%'
+        OR name IN ('svc_analytics_num_visits', 'svc_analytics_average_page_views', 'svc_analytics_first_referrer', 'svc_analytics_last_referrer'));
+      INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at) VALUES (5, 10, 'ada@example.test', '{"email":"ada@example.test"}', 1, 1);
+      INSERT INTO utks (portal_id, utk, vid, linked_at) VALUES (10, '${utk}', 5, 1);`);
+    made.db!.prepare("UPDATE meta SET value = '10' WHERE key = 'schema_version'").run();
+    await made.close();
+
+    const platform = await open(file);
+    try {
+      expect(platform.db.prepare("SELECT count(*) FROM properties WHERE portal_id = 10 AND name = 'svc_analytics_latest_source'").pluck().get()).toBe(1);
+      const { baseUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
+      const view = { eid: 'cd'.repeat(16), k: '1', a: '10', v: '1', cts: '5000', pu: 'https://acme.test/', r: 'https://www.bing.com/', vi: utk };
+      const res = await fetch(`${baseUrl}/collect/e`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify([view]) });
+      expect(await res.json()).toMatchObject({ accepted: 1, rejected: [] });
+      const p = JSON.parse(platform.db.prepare('SELECT properties FROM contacts WHERE vid = 5').pluck().get() as string);
+      expect(p).toMatchObject({ svc_analytics_num_visits: '1', svc_analytics_source: 'ORGANIC_SEARCH', svc_analytics_source_data_1: 'Bing', svc_analytics_latest_source: 'ORGANIC_SEARCH' });
+      expect(platform.db.prepare('SELECT vid, page_views, source FROM sessions').all()).toEqual([{ vid: 5, page_views: 1, source: 'ORGANIC_SEARCH' }]);
     } finally {
       await platform.close();
     }

@@ -74,16 +74,21 @@ for (const [name, available, open] of engines) {
       expect(await credentials.find(db, second.access_token)).toMatchObject({ kind: 'access', portal_id: 7 });
     });
 
-    it('keeps settings: put, replace, read one or all, remove', async () => {
-      const settings = settingStore(now);
+    it('keeps settings: put, replace, read one or all, remove; a cached value follows every write', async () => {
+      const settings = settingStore(db, now);
+      expect(await settings.value(db, 7, 'a')).toBeUndefined();
       await settings.put(db, 7, { name: 'b', value: '1' });
       await settings.put(db, 7, { name: 'a', value: '1' });
+      expect(await settings.value(db, 7, 'a')).toBe('1');
       clock += 1000;
       await settings.put(db, 7, { name: 'a', value: '2' });
+      expect(await settings.value(db, 7, 'a')).toBe('2');
       expect(await settings.get(db, 7)).toEqual([{ name: 'a', value: '2' }, { name: 'b', value: '1' }]);
       expect(await settings.get(db, 7, 'a')).toEqual({ name: 'a', value: '2' });
       expect(await settings.get(db, 8)).toEqual([]);
+      expect(await settings.value(db, 7, 'b')).toBe('1');
       await settings.remove(db, 7, 'b');
+      expect(await settings.value(db, 7, 'b')).toBeUndefined();
       await expect(settings.remove(db, 7, 'b')).rejects.toThrow('no setting named b');
       await expect(settings.get(db, 7, 'b')).rejects.toThrow('no setting named b');
     });

@@ -77,4 +77,6 @@ export const POSTGRES_MIGRATIONS: Record<number, string> = {
   // 9 → 10: a workflow step is claimed by the process that runs it (schema.ts). IF NOT EXISTS: the
   // migration tests make an older database by turning a new one's version back, column and all.
   10: 'ALTER TABLE enrollments ADD COLUMN IF NOT EXISTS claimed_until BIGINT;',
+  // 10 → 11: the sessions table is new (made by the schema).
+  11: 'SELECT 1;',
 };

@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only. */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -241,6 +241,27 @@ CREATE TABLE IF NOT EXISTS tracking_events (
 CREATE UNIQUE INDEX IF NOT EXISTS tracking_events_visitor ON tracking_events(portal_id, utk, eid);
 CREATE INDEX IF NOT EXISTS tracking_events_vid ON tracking_events(vid, timestamp);
 
+-- A visitor's sessions (visits): a new one after 30 minutes without a page view or when the visit
+-- comes from another source (services/sessions.ts). source…: where the session came from
+-- (domain/attribution.ts); referrer: the external one it came with; vid: the contact it counts
+-- for, once the visitor is linked to one.
+CREATE TABLE IF NOT EXISTS sessions (
+  id INTEGER PRIMARY KEY,
+  portal_id INTEGER NOT NULL,
+  utk TEXT NOT NULL,
+  vid INTEGER,
+  started_at INTEGER NOT NULL,
+  last_at INTEGER NOT NULL,
+  page_views INTEGER NOT NULL,
+  source TEXT NOT NULL,
+  source_data_1 TEXT,
+  source_data_2 TEXT,
+  referrer TEXT,
+  landing_url TEXT
+);
+CREATE INDEX IF NOT EXISTS sessions_visitor ON sessions(portal_id, utk, started_at);
+CREATE INDEX IF NOT EXISTS sessions_vid ON sessions(vid, started_at);
+
 -- Content API v2 objects of every collection (blog posts, pages, comments, ...) in one table: the
 -- live record as JSON, the auto-save buffer beside it. The generated columns are the fields lists
 -- filter and order on most, so they can be indexed; everything else is read from the JSON.
@@ -459,4 +480,7 @@ export const MIGRATIONS: Record<number, string> = {
       SELECT id, workflow_id, portal_id, vid, step, next_run_at, status, enrolled_at FROM enrollments_v9;
     DROP TABLE enrollments_v9;
   `,
+  // 10 → 11: visitors' sessions are new (the sessions table, made by SCHEMA); nothing earlier
+  // changes. Events from before have no sessions: contacts count visits from now on.
+  11: `SELECT 1;`,
 };

@@ -15,7 +15,7 @@ import { prospectStore, type IpOrganization } from '../store/prospects';
 import { credentialStore } from '../store/credentials';
 import { inspectorQueries } from '../store/inspector';
 import { oauthStore } from '../store/oauth';
-import { portalStore } from '../store/portals';
+import { addMissingDefaultProperties, portalStore } from '../store/portals';
 import { settingStore } from '../store/settings';
 import { socialStore } from '../store/social';
 import { seedSite } from '../store/content/seed';
@@ -24,7 +24,9 @@ import { eventOccurrenceStore } from '../store/event-occurrences';
 import { formStore } from '../store/forms';
 import { listStore } from '../store/lists';
 import { propertyStore } from '../store/properties';
+import { sessionStore } from '../store/sessions';
 import { trackingStore } from '../store/tracking';
+import { visitSessions } from './sessions';
 import { trackingIntake } from './tracking-intake';
 import { visitorLinks } from './visitor-links';
 import { propertyRemoval } from './property-removal';
@@ -81,13 +83,14 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   const workflows = workflowStore(engine, { contacts, properties, lists, email, write }, now, options.fetch ?? fetch);
   const tracking = trackingStore(contacts, now);
   const occurrences = eventOccurrenceStore();
-  const visitors = visitorLinks(contacts, tracking);
+  const settings = settingStore(engine, now);
+  const sessions = visitSessions(sessionStore(), settings);
+  const visitors = visitorLinks(contacts, tracking, sessions);
   const removeProperty = propertyRemoval(properties, contacts, lists);
   const content = contentEngine(engine, now);
   const blogV1 = blogV1Store(content);
   const keywords = keywordStore(engine, now);
   const inspector = inspectorQueries(engine);
-  const settings = settingStore(now);
   const social = socialStore(engine, now);
   socialPublishing(content, social);
   const prospects = prospectStore(engine, options.prospects);
@@ -97,6 +100,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     contacts,
     properties,
     links: visitors,
+    sessions,
     onPageView: (t, e, ip) => prospects.pageView(t, e.portalId, ip, e.utk ?? '', e.url, e.timestamp),
   });
   const blobs = blobStore(options.filesDir ?? mkdtempSync(join(tmpdir(), 'svc-files-')));
@@ -110,6 +114,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
         for (const id of await portals.ids(t)) {
           await seedSite(t, content, id, now());
           await social.seedChannels(t, id, now());
+          if (await addMissingDefaultProperties(t, id, now())) for (const type of ['contacts', 'deals'] as const) await properties.changed(t, id, type);
         }
       }),
     );

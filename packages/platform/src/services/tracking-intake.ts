@@ -4,6 +4,7 @@
  *   read      wire event → TrackedEvent            invalid (the protocol's check failed)
  *   admit     the portal exists and may take it    unknown-portal, tier-required
  *   store     once per event id and visitor        duplicate
+ *   visit     a page view continues or starts its visitor's session (services/sessions.ts)
  *   identify  an email makes or updates the contact, a new visitor is linked to it
  *   count     the contact's analytics properties
  *   notify    page views reach prospects with the visitor's address
@@ -12,10 +13,13 @@
 import { PAGE_VIEW, type WireEvent } from '@svc/protocol';
 import type { Queryable } from '../db/engine';
 import { PlatformError } from '../domain/errors';
+import { SOURCE_TYPES } from '../domain/traffic-sources';
 import type { ContactStore } from '../store/contacts';
+import { ANALYTICS } from '../store/default-properties';
 import type { PortalStore, Tier } from '../store/portals';
 import { isEmail, type PropertyStore } from '../store/properties';
-import type { TrackedEvent, TrackingStore } from '../store/tracking';
+import type { TrackedEvent, TrackingStore, VisitOfEvent } from '../store/tracking';
+import type { VisitSessions } from './sessions';
 import type { VisitorLinks } from './visitor-links';
 
 export type DropReason = 'invalid' | 'unknown-portal' | 'tier-required' | 'duplicate';
@@ -43,6 +47,7 @@ export function fromWire(w: WireEvent): TrackedEvent {
     source: 'tracker',
     url: w.pu,
     title: w.t,
+    referrer: w.r,
     name: w.n,
     value: w.m === undefined ? undefined : Number(w.m),
     contact: w.i ? Object.fromEntries(new URLSearchParams(w.i)) : undefined,
@@ -61,9 +66,10 @@ export function trackingIntake(deps: {
   contacts: ContactStore;
   properties: PropertyStore;
   links: VisitorLinks;
+  sessions: VisitSessions;
   onPageView: PageViewListener;
 }) {
-  const { portals, tracking, contacts, properties, links, onPageView } = deps;
+  const { portals, tracking, contacts, properties, links, sessions, onPageView } = deps;
 
   /** admit: the portal exists (it has a tier), and custom events need an Enterprise portal. */
   function admit(e: TrackedEvent, tier: Tier | undefined): Intake | undefined {
@@ -81,22 +87,43 @@ export function trackingIntake(deps: {
     return writes.filter((w) => !invalid.has(w.property));
   }
 
+  /** An events API event keeps the source it is given (`svc_analytics_source` and its drill-downs
+   * among its properties) as the contact's latest, and as its original when it makes the
+   * contact; a contact it makes without one is an offline one (drill-down API), as one made
+   * through the contacts API. Tracker events have their sources from their sessions. */
+  async function keepSource(db: Queryable, e: TrackedEvent, vid: number, isNew: boolean) {
+    if (e.source == 'tracker') return;
+    const given = e.contact?.[ANALYTICS.source];
+    const type = SOURCE_TYPES.find((t) => t == given);
+    if (!type && !isNew) return;
+    const [source, data1, data2] = type ? [type, e.contact![ANALYTICS.sourceData1] ?? '', e.contact![ANALYTICS.sourceData2] ?? ''] : ['OFFLINE', 'API', ''];
+    const writes: { property: string; value: string }[] = [
+      { property: ANALYTICS.latestSource, value: source },
+      { property: ANALYTICS.latestSourceData1, value: data1 },
+      { property: ANALYTICS.latestSourceData2, value: data2 },
+    ];
+    if (isNew) writes.push({ property: ANALYTICS.source, value: source }, { property: ANALYTICS.sourceData1, value: data1 }, { property: ANALYTICS.sourceData2, value: data2 });
+    await contacts.update(db, e.portalId, vid, writes, { type: 'ANALYTICS', id: e.eid }, true);
+  }
+
   /** identify and count, for an event already stored with the contact its visitor was linked to. */
-  async function identifyAndCount(db: Queryable, e: TrackedEvent, linked: number | undefined) {
+  async function identifyAndCount(db: Queryable, e: TrackedEvent, linked: number | undefined, visit: VisitOfEvent | undefined) {
     const email = e.contact?.email;
     if (email && isEmail(email)) {
-      const { vid } = await contacts.upsertByEmail(db, e.portalId, email, await validWrites(db, e.portalId, e.contact!), { type: 'ANALYTICS', id: e.eid });
+      const { vid, isNew } = await contacts.upsertByEmail(db, e.portalId, email, await validWrites(db, e.portalId, e.contact!), { type: 'ANALYTICS', id: e.eid });
+      await keepSource(db, e, vid, isNew);
       // A new visitor identified: linking counts this event and the earlier ones.
       if (e.utk && !linked) return links.link(db, e.portalId, e.utk, vid);
       if (vid != linked) {
         await tracking.own(db, vid, e);
         if (e.utk) await links.link(db, e.portalId, e.utk, vid);
       }
-      return tracking.count(db, vid, e);
+      return tracking.count(db, vid, e, visit);
     }
     if (linked === undefined) return;
     if (e.contact) await contacts.update(db, e.portalId, linked, await validWrites(db, e.portalId, e.contact), { type: 'ANALYTICS', id: e.eid });
-    await tracking.count(db, linked, e);
+    await keepSource(db, e, linked, false);
+    await tracking.count(db, linked, e, visit);
   }
 
   /** One event through admit, store, identify, count and notify; `db`: where it runs (the caller's
@@ -106,23 +133,29 @@ export function trackingIntake(deps: {
     if (refused) return refused;
     const linked = e.utk ? await tracking.linkedVid(db, e.portalId, e.utk) : undefined;
     if (!(await tracking.insert(db, e, linked))) return drop('duplicate', `event ${e.eid} was received before`);
-    await identifyAndCount(db, e, linked);
+    const visit = await sessions.pageView(db, e, linked);
+    await identifyAndCount(db, e, linked, visit);
     if (e.kind == 1 && ip !== undefined) await onPageView(db, e, ip);
     return { kept: true, event: e };
   }
 
   return {
-    accept: async (db: Queryable, e: TrackedEvent, ip?: string): Promise<Intake> => accept(db, e, await portals.tier(db, e.portalId), ip),
+    accept: async (db: Queryable, e: TrackedEvent, ip?: string): Promise<Intake> => {
+      const tier = await portals.tier(db, e.portalId);
+      return sessions.batch(db, (b) => accept(b, e, tier, ip));
+    },
     /** Several events, one after the other, with analytics totals written once per contact (their
      * portals' tiers found first). */
     async acceptAll(db: Queryable, events: TrackedEvent[], ip?: string): Promise<Intake[]> {
       const tiers = new Map<number, Tier | undefined>();
       for (const id of new Set(events.map((e) => e.portalId))) tiers.set(id, await portals.tier(db, id));
-      return tracking.batch(db, async (b) => {
-        const outcomes: Intake[] = [];
-        for (const e of events) outcomes.push(await accept(b, e, tiers.get(e.portalId), ip));
-        return outcomes;
-      });
+      return sessions.batch(db, (s) =>
+        tracking.batch(s, async (b) => {
+          const outcomes: Intake[] = [];
+          for (const e of events) outcomes.push(await accept(b, e, tiers.get(e.portalId), ip));
+          return outcomes;
+        }),
+      );
     },
   };
 }

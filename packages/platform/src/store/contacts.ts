@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { type Engine, type Param, type Query, type Queryable, type Transaction, sql } from '../db/engine';
 import { PlatformError, badRequest, conflict, isTransient, notFound } from '../domain/errors';
 import { type BatchItem, contactBatchWriter } from './contact-batch';
+import { ANALYTICS } from './default-properties';
 import { isEmail, type PropertyStore } from './properties';
 
 export interface ContactRow {
@@ -55,8 +56,18 @@ export interface Plan {
   changed: boolean;
 }
 
+/** Where a contact made through the API comes from: not a visit (the modelled platform's
+ * "Offline Sources", drill-down API). Its first session, if earlier, replaces it as the original
+ * source (store/tracking.ts). */
+const OFFLINE_SOURCE: Record<string, string> = {
+  [ANALYTICS.source]: 'OFFLINE',
+  [ANALYTICS.sourceData1]: 'API',
+  [ANALYTICS.latestSource]: 'OFFLINE',
+  [ANALYTICS.latestSourceData1]: 'API',
+};
+
 /** Properties whose history is not kept (see write()). */
-const CALCULATED = new Set(['createdate', 'lastmodifieddate']);
+const CALCULATED = new Set(['createdate', 'lastmodifieddate', ...Object.keys(OFFLINE_SOURCE)]);
 
 /** The properties list-style reads return when `property` is not given. */
 const LIST_PROPERTIES = ['firstname', 'lastname', 'company', 'lastmodifieddate'];
@@ -176,8 +187,9 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     if (invalid.length) throw badRequest('Property values were not valid', { validationResults: invalid });
     const writes = system.length ? [...given, ...system] : given;
     const t = now();
-    const props: Record<string, string> = row ? JSON.parse(row.properties) : { createdate: String(t) };
-    const changed: Write[] = row ? [] : [{ property: 'createdate', value: String(t) }];
+    const made: Record<string, string> = row ? {} : { createdate: String(t), ...(source.type == 'API' ? OFFLINE_SOURCE : {}) };
+    const props: Record<string, string> = row ? JSON.parse(row.properties) : { ...made };
+    const changed: Write[] = Object.entries(made).map(([property, value]) => ({ property, value }));
     for (const w of writes) {
       const value = w.property == 'email' ? w.value.toLowerCase() : w.value;
       if ((Object.hasOwn(props, w.property) ? props[w.property] : '') == value) continue;

@@ -1,6 +1,7 @@
 /** The properties and groups every portal starts with (the anchor's defaults, neutral names). */
 import type { z } from 'zod';
 import type { schemas } from '@svc/api';
+import { SOURCE_TYPES } from '../domain/traffic-sources';
 
 type Property = z.input<typeof schemas.property>;
 
@@ -28,7 +29,33 @@ export const ANALYTICS = {
   eventCompletions: 'svc_analytics_num_event_completions',
   revenue: 'svc_analytics_revenue',
   conversions: 'num_conversion_events',
+  // Sessions and where they came from (services/sessions.ts, domain/attribution.ts).
+  visits: 'svc_analytics_num_visits',
+  averagePageViews: 'svc_analytics_average_page_views',
+  firstSession: 'svc_analytics_first_session_timestamp',
+  lastSession: 'svc_analytics_last_session_timestamp',
+  source: 'svc_analytics_source',
+  sourceData1: 'svc_analytics_source_data_1',
+  sourceData2: 'svc_analytics_source_data_2',
+  latestSource: 'svc_analytics_latest_source',
+  latestSourceData1: 'svc_analytics_latest_source_data_1',
+  latestSourceData2: 'svc_analytics_latest_source_data_2',
+  firstReferrer: 'svc_analytics_first_referrer',
+  lastReferrer: 'svc_analytics_last_referrer',
 } as const;
+
+/** Source types as the modelled platform labels them. */
+const SOURCE_LABELS: Record<(typeof SOURCE_TYPES)[number], string> = {
+  ORGANIC_SEARCH: 'Organic Search',
+  PAID_SEARCH: 'Paid Search',
+  EMAIL_MARKETING: 'Email Marketing',
+  SOCIAL_MEDIA: 'Organic Social',
+  PAID_SOCIAL: 'Paid Social',
+  REFERRALS: 'Referrals',
+  OTHER_CAMPAIGNS: 'Other Campaigns',
+  DIRECT_TRAFFIC: 'Direct Traffic',
+  OFFLINE: 'Offline Sources',
+};
 
 const base = {
   description: '',
@@ -62,6 +89,15 @@ const text = (name: string, label: string, group = 'contactinformation', form = 
   p(name, label, group, 'string', 'text', { formField: form });
 const readOnly = { readOnlyValue: true, calculated: true };
 const option = (value: string, label: string, displayOrder: number) => ({ value, label, displayOrder, hidden: false, description: null });
+
+/** A source type (an enumeration of SOURCE_TYPES) and its two drill-downs. */
+function sourceProperties(name: string, data1: string, data2: string, label: string): Property[] {
+  return [
+    p(name, label, 'analyticsinformation', 'enumeration', 'select', { ...readOnly, options: SOURCE_TYPES.map((v, i) => option(v, SOURCE_LABELS[v], i)) }),
+    p(data1, `${label} Drill-Down 1`, 'analyticsinformation', 'string', 'text', readOnly),
+    p(data2, `${label} Drill-Down 2`, 'analyticsinformation', 'string', 'text', readOnly),
+  ];
+}
 
 export const DEFAULT_CONTACT_PROPERTIES: Property[] = [
   text('email', 'Email'),
@@ -104,6 +140,14 @@ export const DEFAULT_CONTACT_PROPERTIES: Property[] = [
   p(ANALYTICS.lastVisit, 'Time Last Seen', 'analyticsinformation', 'datetime', 'date', readOnly),
   p(ANALYTICS.eventCompletions, 'Number of event completions', 'analyticsinformation', 'number', 'number', readOnly),
   p(ANALYTICS.revenue, 'Event Revenue', 'analyticsinformation', 'number', 'number', readOnly),
+  p(ANALYTICS.visits, 'Number of Sessions', 'analyticsinformation', 'number', 'number', readOnly),
+  p(ANALYTICS.averagePageViews, 'Average Pageviews', 'analyticsinformation', 'number', 'number', readOnly),
+  p(ANALYTICS.firstSession, 'Time of First Session', 'analyticsinformation', 'datetime', 'date', readOnly),
+  p(ANALYTICS.lastSession, 'Time of Last Session', 'analyticsinformation', 'datetime', 'date', readOnly),
+  ...sourceProperties(ANALYTICS.source, ANALYTICS.sourceData1, ANALYTICS.sourceData2, 'Original Source'),
+  ...sourceProperties(ANALYTICS.latestSource, ANALYTICS.latestSourceData1, ANALYTICS.latestSourceData2, 'Latest Source'),
+  p(ANALYTICS.firstReferrer, 'First Referring Site', 'analyticsinformation', 'string', 'text', readOnly),
+  p(ANALYTICS.lastReferrer, 'Last Referring Site', 'analyticsinformation', 'string', 'text', readOnly),
   p(ANALYTICS.conversions, 'Number of Form Submissions', 'conversioninformation', 'number', 'number', readOnly),
   p('recent_conversion_date', 'Recent Conversion Date', 'conversioninformation', 'datetime', 'date', readOnly),
 ];

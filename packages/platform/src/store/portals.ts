@@ -59,6 +59,14 @@ const PROPERTIES = [
 const insertGroups = manyRows(
   'INSERT INTO property_groups (portal_id, object_type, name, display_name, display_order, svc_defined)', 6, GROUPS.length);
 const insertProperties = manyRows('INSERT INTO properties (portal_id, object_type, name, definition)', 4, PROPERTIES.length);
+const addProperties = sql<Param[]>(`${insertProperties.text} ON CONFLICT (portal_id, object_type, name) DO NOTHING`);
+const propertyRows = (id: number, now: number) => PROPERTIES.flatMap(([type, p]) => [id, type, p.name, JSON.stringify({ ...p, createdAt: now, updatedAt: now })]);
+
+/** The default properties a portal made by an older version lacks (the analytics sources and
+ * sessions of schema version 11, for one), added; the ones it has stay as they are. */
+export async function addMissingDefaultProperties(db: Queryable, id: number, now: number): Promise<boolean> {
+  return (await db.run(addProperties, ...propertyRows(id, now))) > 0;
+}
 
 export async function createPortal(
   db: Queryable,
@@ -68,7 +76,7 @@ export async function createPortal(
   await db.tx(async (t) => {
     await t.run(q.portal, id, name, tier, now);
     await t.run(insertGroups, ...GROUPS.flatMap(([type, g]) => [id, type, g.name, g.displayName, g.displayOrder, 1]));
-    await t.run(insertProperties, ...PROPERTIES.flatMap(([type, p]) => [id, type, p.name, JSON.stringify({ ...p, createdAt: now, updatedAt: now })]));
+    await t.run(insertProperties, ...propertyRows(id, now));
     await seedSite(t, seeding.content, id, now);
     await seeding.social.seedChannels(t, id, now);
   });

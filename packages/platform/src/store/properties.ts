@@ -106,6 +106,9 @@ export function propertyStore(engine: Engine, now: () => number) {
   }
 
   return {
+    /** Definitions were written outside this store (a portal's missing defaults added): the
+     * cached ones, here and in other processes, are stale. */
+    changed,
     definitions,
     get,
     getGroup,

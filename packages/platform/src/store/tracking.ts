@@ -6,6 +6,7 @@ import { type Queryable, sql } from '../db/engine';
 import { txContext } from '../db/tx-context';
 import type { ContactStore, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
+import type { SessionSummary } from './sessions';
 
 /** Where an event came from: the tracker (collector), or the HTTP events API by GET or POST. */
 export type EventSource = 'tracker' | 'events-get' | 'events-post';
@@ -19,9 +20,10 @@ export interface TrackedEvent {
   utk?: string;
   timestamp: number;
   source: EventSource;
-  /** Page URL and title (page views). */
+  /** Page URL, title and referrer (page views). */
   url?: string;
   title?: string;
+  referrer?: string;
   /** Custom event id or name, and value. */
   name?: string;
   value?: number;
@@ -35,7 +37,25 @@ export interface TrackedEvent {
   received: object;
 }
 
+/** What sessions add to a contact: how many started, the first and last of them, and the first
+ * and last external referrers. */
+interface VisitTotals {
+  count: number;
+  first: SessionSummary | null;
+  last: SessionSummary | null;
+  firstReferrer: { at: number; url: string } | null;
+  lastReferrer: { at: number; url: string } | null;
+}
+
+/** A page view's effect on its visitor's sessions (services/sessions.ts). */
+export interface VisitOfEvent {
+  at: number;
+  started?: SessionSummary;
+  referrer: string | null;
+}
+
 interface Totals {
+  visits?: VisitTotals;
   views: number;
   events: number;
   revenue: number;
@@ -52,12 +72,15 @@ export function trackingStore(contacts: ContactStore, now: () => number) {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
     linked: sql<[number, string], { vid: number }>('SELECT vid FROM utks WHERE portal_id = ? AND utk = ?'),
+    // `+vid`: not the vid index, which the first and last URL's ORDER BY timestamp would pick
+    // (vid, timestamp) and then walk every anonymous event of every visitor; the visitor's own
+    // events are few.
     totals: sql<[number, string, number, string, number, string], Totals>(
       `SELECT sum(CASE WHEN kind = 1 THEN 1 ELSE 0 END) AS views, sum(CASE WHEN kind = 3 THEN 1 ELSE 0 END) AS events,
               coalesce(sum(CASE WHEN kind = 3 THEN value END), 0) AS revenue,
               min(timestamp) AS first_at, max(timestamp) AS last_at,
-              (SELECT url FROM tracking_events WHERE portal_id = ? AND utk = ? AND vid IS NULL AND kind = 1 ORDER BY timestamp LIMIT 1) AS first_url,
-              (SELECT url FROM tracking_events WHERE portal_id = ? AND utk = ? AND vid IS NULL AND kind = 1 ORDER BY timestamp DESC LIMIT 1) AS last_url
+              (SELECT url FROM tracking_events WHERE portal_id = ? AND utk = ? AND +vid IS NULL AND kind = 1 ORDER BY timestamp LIMIT 1) AS first_url,
+              (SELECT url FROM tracking_events WHERE portal_id = ? AND utk = ? AND +vid IS NULL AND kind = 1 ORDER BY timestamp DESC LIMIT 1) AS last_url
        FROM tracking_events WHERE portal_id = ? AND utk = ? AND vid IS NULL`,
     ),
     claim: sql<[number, number, string]>('UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND vid IS NULL'),
@@ -93,11 +116,13 @@ export function trackingStore(contacts: ContactStore, now: () => number) {
     }
     if (!p[ANALYTICS.firstVisit] || t.first_at! < n(ANALYTICS.firstVisit)) set(ANALYTICS.firstVisit, t.first_at);
     if (t.last_at! > n(ANALYTICS.lastVisit)) set(ANALYTICS.lastVisit, t.last_at);
+    if (t.visits) writes.push(...visitWrites(p, t.visits, t.views));
     await contacts.update(db, portalId, vid, writes, { type: 'ANALYTICS', id: source }, true);
   }
 
   /** `a` and `b` summed; the first and last URL from whichever saw them first and last. */
   function merge(a: Totals, b: Totals): Totals {
+    const visits = a.visits && b.visits ? mergeVisits(a.visits, b.visits) : (a.visits ?? b.visits);
     const earlier = b.first_url != null && (a.first_url == null || b.first_at! < a.first_at!) ? b : a;
     const later = b.last_url != null && (a.last_url == null || b.last_at! >= a.last_at!) ? b : a;
     return {
@@ -108,6 +133,7 @@ export function trackingStore(contacts: ContactStore, now: () => number) {
       last_at: Math.max(a.last_at ?? -Infinity, b.last_at ?? -Infinity),
       first_url: earlier.first_url,
       last_url: later.last_url,
+      ...(visits ? { visits } : {}),
     };
   }
 
@@ -135,8 +161,9 @@ export function trackingStore(contacts: ContactStore, now: () => number) {
     /** The stored event counts for contact `vid` from now on. */
     own: async (db: Queryable, vid: number, e: TrackedEvent) => void (await db.run(q.own, vid, e.portalId, e.utk ?? '', e.eid)),
 
-    /** Adds one event to the contact's analytics properties (once per contact at the end of a batch). */
-    count(db: Queryable, vid: number, e: TrackedEvent) {
+    /** Adds one event to the contact's analytics properties (once per contact at the end of a
+     * batch); `visit`: what a page view did to its visitor's sessions. */
+    count(db: Queryable, vid: number, e: TrackedEvent, visit?: VisitOfEvent) {
       const single: Totals = {
         views: +(e.kind == 1),
         events: +(e.kind == 3),
@@ -146,18 +173,79 @@ export function trackingStore(contacts: ContactStore, now: () => number) {
         // Like the totals query: only page views have URLs that count.
         first_url: e.kind == 1 ? (e.url ?? null) : null,
         last_url: e.kind == 1 ? (e.url ?? null) : null,
+        ...(visit ? { visits: visitTotals([...(visit.started ? [visit.started] : [])], visit.referrer ? [{ at: visit.at, url: visit.referrer }] : []) } : {}),
       };
       return addTotals(db, e.portalId, vid, single, e.eid);
     },
 
-    /** A visitor token was linked to a contact: its unattributed events now count for the contact. */
-    async attribute(db: Queryable, portalId: number, utk: string, vid: number) {
+    /** A visitor token was linked to a contact: its unattributed events, and `sessions` (its
+     * sessions that were not counted for a contact, oldest first), now count for the contact. */
+    async attribute(db: Queryable, portalId: number, utk: string, vid: number, sessions: SessionSummary[] = []) {
       const totals = await db.get(q.totals, portalId, utk, portalId, utk, portalId, utk);
       if (!totals?.views && !totals?.events) return;
       await db.run(q.claim, vid, portalId, utk);
-      await addTotals(db, portalId, vid, totals, `utk:${utk}`);
+      const referrers = sessions.filter((s) => s.referrer).map((s) => ({ at: s.started_at, url: s.referrer! }));
+      await addTotals(db, portalId, vid, { ...totals, ...(sessions.length ? { visits: visitTotals(sessions, referrers) } : {}) }, `utk:${utk}`);
     },
   };
 }
 
 export type TrackingStore = ReturnType<typeof trackingStore>;
+
+/** Sessions that started (oldest first) and external referrers seen (oldest first), as totals. */
+function visitTotals(started: SessionSummary[], referrers: { at: number; url: string }[]): VisitTotals {
+  return {
+    count: started.length,
+    first: started[0] ?? null,
+    last: started.at(-1) ?? null,
+    firstReferrer: referrers[0] ?? null,
+    lastReferrer: referrers.at(-1) ?? null,
+  };
+}
+
+function mergeVisits(a: VisitTotals, b: VisitTotals): VisitTotals {
+  const earliest = <T>(x: T | null, y: T | null, at: (v: T) => number) => (x === null ? y : y === null ? x : at(y) < at(x) ? y : x);
+  const latest = <T>(x: T | null, y: T | null, at: (v: T) => number) => (x === null ? y : y === null ? x : at(y) >= at(x) ? y : x);
+  return {
+    count: a.count + b.count,
+    first: earliest(a.first, b.first, (s) => s.started_at),
+    last: latest(a.last, b.last, (s) => s.started_at),
+    firstReferrer: earliest(a.firstReferrer, b.firstReferrer, (r) => r.at),
+    lastReferrer: latest(a.lastReferrer, b.lastReferrer, (r) => r.at),
+  };
+}
+
+/**
+ * The contact's session properties after `v` (and `views` more page views): the number of
+ * sessions and page views per session; the original source from its first session, unless the
+ * contact was made offline (OFFLINE) before it; the latest source from its newest session; the
+ * first and last external referrers. An empty value clears a detail the new source lacks.
+ */
+function visitWrites(p: Record<string, string>, v: VisitTotals, views: number): Write[] {
+  const writes: Write[] = [];
+  const set = (property: string, value: string | number | null) => writes.push({ property, value: value == null ? '' : String(value) });
+  const n = (name: string) => Number(p[name] ?? 0);
+  const firstAt = p[ANALYTICS.firstSession] ? n(ANALYTICS.firstSession) : undefined;
+  const lastAt = p[ANALYTICS.lastSession] ? n(ANALYTICS.lastSession) : undefined;
+  const visits = n(ANALYTICS.visits) + v.count;
+  if (v.count) set(ANALYTICS.visits, visits);
+  if (visits) set(ANALYTICS.averagePageViews, Math.round(((n(ANALYTICS.pageViews) + views) / visits) * 100) / 100);
+  if (v.first && (firstAt === undefined || v.first.started_at < firstAt)) {
+    set(ANALYTICS.firstSession, v.first.started_at);
+    const madeOfflineBefore = p[ANALYTICS.source] == 'OFFLINE' && n('createdate') <= v.first.started_at;
+    if (!madeOfflineBefore) {
+      set(ANALYTICS.source, v.first.source);
+      set(ANALYTICS.sourceData1, v.first.source_data_1);
+      set(ANALYTICS.sourceData2, v.first.source_data_2);
+    }
+  }
+  if (v.last && (lastAt === undefined || v.last.started_at >= lastAt)) {
+    set(ANALYTICS.lastSession, v.last.started_at);
+    set(ANALYTICS.latestSource, v.last.source);
+    set(ANALYTICS.latestSourceData1, v.last.source_data_1);
+    set(ANALYTICS.latestSourceData2, v.last.source_data_2);
+  }
+  if (v.firstReferrer && (!p[ANALYTICS.firstReferrer] || (firstAt !== undefined && v.firstReferrer.at < firstAt))) set(ANALYTICS.firstReferrer, v.firstReferrer.url);
+  if (v.lastReferrer && (lastAt === undefined || v.lastReferrer.at >= lastAt)) set(ANALYTICS.lastReferrer, v.lastReferrer.url);
+  return writes;
+}

@@ -1,0 +1,141 @@
+/** Visitors' sessions: each page view of a visitor either continues its session or starts a new
+ * one, which takes its source from the page view's URL and referrer (domain/attribution.ts).
+ * A new session starts after SESSION_TIMEOUT without a page view, or when a page view comes from
+ * another source (a campaign link, another search engine or site); coming back from the site
+ * itself or directly does not interrupt a session.
+ *
+ * In a batch (one collector request) a visitor's newest session is read once, kept in memory
+ * while its page views pass, and written once at the end. */
+import type { Queryable } from '../db/engine';
+import { txContext } from '../db/tx-context';
+import { INTERNAL, classify, sameSource } from '../domain/attribution';
+import type { Session, SessionStore, SessionSummary } from '../store/sessions';
+import type { SettingStore } from '../store/settings';
+import type { TrackedEvent, VisitOfEvent } from '../store/tracking';
+
+export const SESSION_TIMEOUT = 30 * 60_000;
+
+/** The portal setting naming the site's own domains besides the pages' (comma or space
+ * separated): a referrer on one of them is the site itself, not a source. */
+export const OWN_DOMAINS_SETTING = 'svc_tracking_domains';
+
+/** What a page view did to its visitor's sessions: the session it started, if any, and the
+ * external referrer it came with. */
+type Visit = VisitOfEvent;
+
+type Open = { session: Session; state: 'stored' | 'changed' | 'new'; startMoved?: boolean };
+interface Batch {
+  /** Per `portal:utk`: the visitor's newest session, null when it has none. */
+  open: Map<string, Open | null>;
+  domains: Map<number, Promise<string[]>>;
+}
+
+export function visitSessions(store: SessionStore, settings: SettingStore) {
+  const batches = txContext<Batch>();
+
+  async function ownDomains(db: Queryable, portalId: number) {
+    const value = await settings.value(db, portalId, OWN_DOMAINS_SETTING);
+    return value ? value.toLowerCase().split(/[\s,]+/).filter(Boolean) : [];
+  }
+
+  /** Where a page view comes from; the portal's own domains are read only when its referrer is
+   * another site (once per batch). */
+  async function sourceOf(db: Queryable, batch: Batch | undefined, e: TrackedEvent) {
+    const first = classify(e.url, e.referrer);
+    if (first == INTERNAL || !first.referrer) return first;
+    let domains = batch?.domains.get(e.portalId);
+    if (!domains) {
+      domains = ownDomains(db, e.portalId);
+      batch?.domains.set(e.portalId, domains);
+    }
+    const own = await domains;
+    return own.length ? classify(e.url, e.referrer, own) : first;
+  }
+
+  async function save(db: Queryable, o: Open) {
+    if (o.state == 'new') o.session.id = await store.insert(db, o.session);
+    else if (o.state == 'changed') await store.update(db, o.session, o.startMoved ?? false);
+    o.state = 'stored';
+    o.startMoved = false;
+  }
+
+  return {
+    /** Runs `fn` with the sessions of the visitors it sees kept in memory, written at its end. */
+    async batch<T>(db: Queryable, fn: (db: Queryable) => Promise<T>): Promise<T> {
+      if (batches.of(db)) return fn(db);
+      const batch: Batch = { open: new Map(), domains: new Map() };
+      const result = await fn(batches.bind(db, batch));
+      for (const o of batch.open.values()) if (o) await save(db, o);
+      return result;
+    },
+
+    /** A page view of visitor `e.utk` (counting for contact `vid`, if linked): continues its
+     * session or starts one. Undefined for a page view without a visitor token. */
+    async pageView(db: Queryable, e: TrackedEvent, vid: number | undefined): Promise<Visit | undefined> {
+      if (!e.utk || e.kind != 1) return undefined;
+      const batch = batches.of(db);
+      const key = `${e.portalId}:${e.utk}`;
+      let open = batch?.open.get(key);
+      if (open === undefined) {
+        const stored = await store.latest(db, e.portalId, e.utk);
+        open = stored ? { session: stored, state: 'stored' } : null;
+      }
+      const touch = await sourceOf(db, batch, e);
+      const s = open?.session;
+      const continues =
+        s !== undefined &&
+        e.timestamp - s.last_at <= SESSION_TIMEOUT &&
+        s.started_at - e.timestamp <= SESSION_TIMEOUT &&
+        (touch == INTERNAL || touch.source == 'DIRECT_TRAFFIC' || sameSource(touch, { source: s.source, data1: s.source_data_1 }));
+      let visit: Visit;
+      if (continues) {
+        if (e.timestamp < s.started_at) {
+          s.started_at = e.timestamp;
+          open!.startMoved = true;
+        }
+        s.last_at = Math.max(s.last_at, e.timestamp);
+        s.page_views++;
+        if (open!.state == 'stored') open!.state = 'changed';
+        visit = { at: e.timestamp, referrer: touch == INTERNAL ? null : touch.referrer };
+      } else {
+        // A session that begins on a page reached from the site itself (the visitor came back
+        // after the timeout on an open tab) has no source of its own: direct.
+        const from = touch == INTERNAL ? classify(e.url, undefined) : touch;
+        if (from == INTERNAL) throw new Error('a page view without a referrer is never internal');
+        const session: Session = {
+          id: 0,
+          portal_id: e.portalId,
+          utk: e.utk,
+          vid: vid ?? null,
+          started_at: e.timestamp,
+          last_at: e.timestamp,
+          page_views: 1,
+          source: from.source,
+          source_data_1: from.data1,
+          source_data_2: from.data2,
+          referrer: from.referrer,
+          landing_url: e.url ?? null,
+        };
+        // The session it ends is written now: the batch keeps only a visitor's newest.
+        if (batch && open && open.state != 'stored') await save(db, open);
+        open = { session, state: 'new' };
+        visit = { at: e.timestamp, started: session, referrer: from.referrer };
+      }
+      if (batch) batch.open.set(key, open);
+      else await save(db, open!);
+      return visit;
+    },
+
+    /** Visitor `utk` was linked to contact `vid`: its sessions not yet counted for a contact,
+     * oldest first, now count for it (the one kept in memory is written first). */
+    async claim(db: Queryable, portalId: number, utk: string, vid: number): Promise<SessionSummary[]> {
+      const open = batches.of(db)?.open.get(`${portalId}:${utk}`);
+      if (open) await save(db, open);
+      const claimed = await store.claim(db, portalId, utk, vid);
+      if (open && open.session.vid === null) open.session.vid = vid;
+      return claimed;
+    },
+  };
+}
+
+export type VisitSessions = ReturnType<typeof visitSessions>;

@@ -1,0 +1,66 @@
+/** Visitors' sessions as stored (the sessions table): the newest of a visitor, new ones, their
+ * growth, and the ones a visitor had before it was linked to a contact. When a session starts or
+ * grows is decided by services/sessions.ts. */
+import { type Queryable, sql } from '../db/engine';
+
+export interface Session {
+  id: number;
+  portal_id: number;
+  utk: string;
+  vid: number | null;
+  started_at: number;
+  last_at: number;
+  page_views: number;
+  source: string;
+  source_data_1: string | null;
+  source_data_2: string | null;
+  referrer: string | null;
+  landing_url: string | null;
+}
+
+/** What a contact's analytics properties take from a session. */
+export type SessionSummary = Pick<Session, 'started_at' | 'source' | 'source_data_1' | 'source_data_2' | 'referrer'>;
+
+const COLUMNS = 'id, portal_id, utk, vid, started_at, last_at, page_views, source, source_data_1, source_data_2, referrer, landing_url';
+
+const q = {
+  latest: sql<[number, string], Session>(`SELECT ${COLUMNS} FROM sessions WHERE portal_id = ? AND utk = ? ORDER BY started_at DESC, id DESC LIMIT 1`),
+  insert: sql<[number, string, number | null, number, number, number, string, string | null, string | null, string | null, string | null], { id: number }>(
+    `INSERT INTO sessions (portal_id, utk, vid, started_at, last_at, page_views, source, source_data_1, source_data_2, referrer, landing_url)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+  ),
+  // started_at only when it moved (an event older than the session's first): an indexed column.
+  grow: sql<[number, number, number]>('UPDATE sessions SET last_at = ?, page_views = ? WHERE id = ?'),
+  moveStart: sql<[number, number]>('UPDATE sessions SET started_at = ? WHERE id = ?'),
+  unlinked: sql<[number, string], SessionSummary>(
+    // `+vid`: the visitor's index, never the vid one (whose null entries are every anonymous session).
+    'SELECT started_at, source, source_data_1, source_data_2, referrer FROM sessions WHERE portal_id = ? AND utk = ? AND +vid IS NULL ORDER BY started_at, id',
+  ),
+  claim: sql<[number, number, string]>('UPDATE sessions SET vid = ? WHERE portal_id = ? AND utk = ? AND +vid IS NULL'),
+};
+
+export function sessionStore() {
+  return {
+    /** The visitor's newest session, if any. */
+    latest: (db: Queryable, portalId: number, utk: string) => db.get(q.latest, portalId, utk),
+    /** Stores a new session; its id. */
+    insert: async (db: Queryable, s: Omit<Session, 'id'>) =>
+      Number(
+        await db.value(q.insert, s.portal_id, s.utk, s.vid, s.started_at, s.last_at, s.page_views, s.source, s.source_data_1, s.source_data_2, s.referrer, s.landing_url),
+      ),
+    /** Stores what changes as a session grows (its contact changes by claim only); `startMoved`:
+     * a page view older than its first was added. */
+    async update(db: Queryable, s: Session, startMoved: boolean) {
+      await db.run(q.grow, s.last_at, s.page_views, s.id);
+      if (startMoved) await db.run(q.moveStart, s.started_at, s.id);
+    },
+    /** The visitor's sessions not yet counted for a contact, oldest first; then they count for `vid`. */
+    async claim(db: Queryable, portalId: number, utk: string, vid: number): Promise<SessionSummary[]> {
+      const rows = await db.all(q.unlinked, portalId, utk);
+      if (rows.length) await db.run(q.claim, vid, portalId, utk);
+      return rows;
+    },
+  };
+}
+
+export type SessionStore = ReturnType<typeof sessionStore>;
