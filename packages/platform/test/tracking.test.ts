@@ -54,6 +54,25 @@ describe('collector', () => {
     expect(await analytics('ada@acme.test')).toMatchObject({ svc_analytics_num_event_completions: '2', svc_analytics_revenue: '59.5' });
   });
 
+  it('counts the events after an identify in the same batch for the contact, and those before it once linked', async () => {
+    const bo = utk('b');
+    const res = await collect([
+      view(bo, 'https://acme.test/a'),
+      event(bo, 'clicked', '5'),
+      view(bo, 'https://acme.test/b', { i: 'email=bo%40acme.test' }),
+      view(bo, 'https://acme.test/c'),
+      event(bo, 'clicked', '7'),
+    ]);
+    expect(res.json).toMatchObject({ accepted: 5 });
+    expect(await analytics('bo@acme.test')).toMatchObject({
+      svc_analytics_num_page_views: '3',
+      svc_analytics_num_event_completions: '2',
+      svc_analytics_revenue: '12',
+      svc_analytics_first_url: 'https://acme.test/a',
+      svc_analytics_last_url: 'https://acme.test/c',
+    });
+  });
+
   it('keeps the valid events of a partly invalid batch and names the problems', async () => {
     const ok = view(utk('b'), 'https://acme.test/');
     const res = await collect([ok, { ...view(utk('b'), 'https://acme.test/'), eid: 'nope' }, { ...ok, eid: hex(), k: '7' }, 42]);

@@ -128,12 +128,16 @@ export function trackingIntake(deps: {
 
   /** One event through admit, store, identify, count and notify; `db`: where it runs (the caller's
    * transaction), `tier`: its portal's. */
-  async function accept(db: Queryable, e: TrackedEvent, tier: Tier | undefined, ip: string | undefined): Promise<Intake> {
+  async function accept(db: Queryable, e: TrackedEvent, tier: Tier | undefined, ip: string | undefined, linkOf = new Map<string, number | undefined>()): Promise<Intake> {
     const refused = admit(e, tier);
     if (refused) return refused;
-    const linked = e.utk ? await tracking.linkedVid(db, e.portalId, e.utk) : undefined;
+    const key = `${e.portalId} ${e.utk}`;
+    if (e.utk && !linkOf.has(key)) linkOf.set(key, await tracking.linkedVid(db, e.portalId, e.utk));
+    const linked = e.utk ? linkOf.get(key) : undefined;
     if (!(await tracking.insert(db, e, linked))) return drop('duplicate', `event ${e.eid} was received before`);
     const visit = await sessions.pageView(db, e, linked);
+    // Only an identifying event links its visitor (anew): the next one reads the link again.
+    if (e.contact?.email) linkOf.delete(key);
     await identifyAndCount(db, e, linked, visit);
     if (e.kind == 1 && ip !== undefined) await onPageView(db, e, ip);
     return { kept: true, event: e };
@@ -145,14 +149,16 @@ export function trackingIntake(deps: {
       return sessions.batch(db, (b) => accept(b, e, tier, ip));
     },
     /** Several events, one after the other, with analytics totals written once per contact (their
-     * portals' tiers found first). */
+     * portals' tiers found first) and each visitor's link read once (a tracker batch is usually
+     * ten events of one visitor). */
     async acceptAll(db: Queryable, events: TrackedEvent[], ip?: string): Promise<Intake[]> {
       const tiers = new Map<number, Tier | undefined>();
       for (const id of new Set(events.map((e) => e.portalId))) tiers.set(id, await portals.tier(db, id));
       return sessions.batch(db, (s) =>
         tracking.batch(s, async (b) => {
           const outcomes: Intake[] = [];
-          for (const e of events) outcomes.push(await accept(b, e, tiers.get(e.portalId), ip));
+          const linkOf = new Map<string, number | undefined>();
+          for (const e of events) outcomes.push(await accept(b, e, tiers.get(e.portalId), ip, linkOf));
           return outcomes;
         }),
       );
