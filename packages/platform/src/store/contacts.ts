@@ -210,11 +210,11 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
   async function write(db: Queryable, portalId: number, row: ContactRow | undefined, given: Write[], source: Source, system: Write[] = []): Promise<Required<ChangedContact>> {
     const { props, email, changes, t, changed } = await plan(db, portalId, row, given, source, system);
     if (!changed) return { vid: row!.vid, properties: props };
-    if (email && email != row?.email) {
+    // An email changed to another contact's: 409. A new contact's email taken since the caller
+    // looked (another transaction) is found by its insert, which then writes nothing: EmailTaken.
+    if (row && email && email != row.email) {
       const owner = await db.get(q.byEmail, portalId, email);
-      // A new contact's email taken since the caller looked (another transaction): EmailTaken.
-      if (owner && !row) throw new EmailTaken(owner);
-      if (owner && owner.vid != row?.vid) throw await existsError(db, owner);
+      if (owner && owner.vid != row.vid) throw await existsError(db, owner);
     }
     const recordWrite = async (vid: number) => Number(await db.value(q.history, vid, row?.history_head ?? null, t, source.type, source.id ?? null, changes!));
     if (!row) {
