@@ -168,11 +168,21 @@ for (const [name, available, open] of engines) {
         let runs = 0;
         const job = async () => {
           runs++;
-          await sleep(30);
           return 'done';
         };
-        const [first, second] = await Promise.all([db.exclusive('publish', job), sleep(5).then(() => other.exclusive('publish', job))]);
-        expect([first, second]).toEqual(['done', undefined]);
+        // The first run holds on until the second try has answered (not for a time, which a
+        // loaded machine's slow connect could outlast).
+        let tried!: () => void;
+        const secondTried = new Promise<void>((resolve) => (tried = resolve));
+        const first = db.exclusive('publish', async () => {
+          runs++;
+          await Promise.race([secondTried, sleep(5000)]);
+          return 'done';
+        });
+        while (runs == 0) await sleep(2);
+        const second = await other.exclusive('publish', job);
+        tried();
+        expect([await first, second]).toEqual(['done', undefined]);
         expect(runs).toBe(1);
         expect(await other.exclusive('publish', job)).toBe('done'); // free again once it ended
         expect(await other.exclusive('another', async () => 'its own')).toBe('its own');
@@ -213,15 +223,24 @@ for (const [name, available, open] of engines) {
       // the lock is nothing to take.
       const other = name == 'postgres' ? open() : db;
       const events: string[] = [];
-      const holding = (on: Engine, mode: 'shared' | 'exclusive', label: string, ms: number) =>
+      // Steps wait for events, not for time: a loaded machine (a new pool connecting) would
+      // otherwise change the order they ask in.
+      const happened = async (event: string) => {
+        while (!events.includes(event)) await sleep(2);
+      };
+      const holding = (on: Engine, mode: 'shared' | 'exclusive', label: string, inside: () => Promise<unknown>) =>
         on.tx(async (t) => {
           await t.lock('lists:7', mode);
           events.push(`${label} in`);
-          await sleep(ms);
+          await inside();
           events.push(`${label} out`);
         });
       try {
-        await Promise.all([holding(db, 'shared', 'a', 40), sleep(5).then(() => holding(other, 'shared', 'b', 10)), sleep(15).then(() => holding(other, 'exclusive', 'c', 1))]);
+        await Promise.all([
+          holding(db, 'shared', 'a', () => (name == 'postgres' ? happened('b in') : sleep(5)).then(() => sleep(30))),
+          sleep(5).then(() => holding(other, 'shared', 'b', () => sleep(5))),
+          (name == 'postgres' ? happened('b in') : sleep(15)).then(() => holding(other, 'exclusive', 'c', () => sleep(1))),
+        ]);
         // Two sharers at once; the exclusive one after both (on SQLite the transactions run in turn).
         if (name == 'postgres') expect(events).toEqual(['a in', 'b in', 'b out', 'a out', 'c in', 'c out']);
         expect(events.indexOf('c in')).toBeGreaterThan(Math.max(events.indexOf('a out'), events.indexOf('b out')));
