@@ -7,7 +7,9 @@ import { createPlatform, sql } from '../../packages/platform/dist/index.js';
 
 const range = sql('SELECT min(vid) AS lo, max(vid) AS hi, count(*) AS n FROM contacts WHERE portal_id = ?');
 /** The first contact at or after a vid: vids may have gaps (PostgreSQL's identity skips numbers). */
-const atOrAfter = sql('SELECT vid, email FROM contacts WHERE vid >= ? AND portal_id = ? ORDER BY vid LIMIT 1');
+// `+portal_id`: the vid order (the primary key) rather than the portal's index, which SQLite
+// would otherwise walk whole and sort (minutes for 10,000 lookups at a million contacts).
+const atOrAfter = sql('SELECT vid, email FROM contacts WHERE vid >= ? AND +portal_id = ? ORDER BY vid LIMIT 1');
 
 /** Runs `fn(platform)` on a platform opened on `database` in this process, closed after. */
 async function withPlatform(database, filesDir, fn) {

@@ -105,6 +105,19 @@ for (const [name, available, open] of engines) {
         { n: 2, s: 'two' },
         { n: 17_000_000_000_000, s: '{"a":1}' },
       ]);
+      // Ids taken ahead of their rows: after every id given so far, and not given again.
+      const next = sql<[number], { id: number }>(d.nextIds('items', 'id', '?'));
+      const taken = await db.tx(async (t) => {
+        const ids = (await t.all(next, 3)).map((r) => r.id);
+        for (const [i, id] of ids.entries()) await t.run(sql<[number, string, number]>('INSERT INTO items (id, name, n) VALUES (?, ?, ?)'), id, `taken ${i}`, i);
+        return ids;
+      });
+      const before = await db.all(sql<[], { id: number }>("SELECT id FROM items WHERE name NOT LIKE 'taken %'"));
+      expect(taken).toEqual([taken[0], taken[0] + 1, taken[0] + 2]);
+      expect(taken[0]).toBeGreaterThan(Math.max(...before.map((r) => r.id)));
+      const [after] = (await db.all(next, 1)).map((r) => r.id);
+      expect(after).toBeGreaterThan(taken[2]);
+      await db.run(sql("DELETE FROM items WHERE name LIKE 'taken %'"));
       // Due work read in a transaction (another's rows left out: see two-processes.test.ts).
       const due = sql<[], { name: string }>(`SELECT name FROM items ORDER BY id${d.forUpdateSkipLocked}`);
       expect(await db.tx((t) => t.all(due))).toEqual([{ name: 'Ada' }, { name: 'grace' }]);

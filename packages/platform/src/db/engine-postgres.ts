@@ -39,6 +39,8 @@ export const postgresDialect: Dialect = {
   jsonIds: (array) => `SELECT jsonb_array_elements_text((${array})::jsonb)::bigint AS id`,
   jsonRows: (array, columns) =>
     `SELECT * FROM jsonb_to_recordset((${array})::jsonb) AS r(${Object.entries(columns).map(([c, type]) => `${c} ${type == 'integer' ? 'bigint' : 'text'}`).join(', ')})`,
+  nextIds: (table, column, count) =>
+    `SELECT nextval(pg_get_serial_sequence('${table}', '${column}')) AS id FROM generate_series(1, (${count})::integer) AS g(i) ORDER BY i`,
   ilike: (expr, pattern) => `${expr} ILIKE ${pattern}`,
   groupConcat: (expr, separator) => `string_agg(${expr}::text, ${separator})`,
   forUpdate: ' FOR UPDATE',

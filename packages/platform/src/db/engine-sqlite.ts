@@ -26,6 +26,9 @@ export const sqliteDialect: Dialect = {
   jsonIds: (array) => `SELECT value AS id FROM json_each(${array})`,
   jsonRows: (array, columns) =>
     `SELECT ${Object.keys(columns).map((c) => `json_extract(value, '$.${c}') AS ${c}`).join(', ')} FROM json_each(${array})`,
+  nextIds: (table, _column, count) =>
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})
+     SELECT (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = '${table}') + i AS id FROM n ORDER BY i`,
   ilike: (expr, pattern) => `${expr} LIKE ${pattern}`,
   groupConcat: (expr, separator) => `group_concat(${expr}, ${separator})`,
   forUpdate: '',

@@ -54,6 +54,12 @@ export interface Dialect {
    * → type) as typed columns. For writes of many rows in one statement (a batch of contacts):
    * one parameter, one prepared text, whatever the number of rows. */
   jsonRows(array: string, columns: Record<string, 'integer' | 'text'>): string;
+  /** A subquery: the next `count` (a parameter) ids of `table`'s auto-numbered key, in the
+   * column `id`, ascending; taken for the caller, who inserts the rows with them (so that rows
+   * pointing at them can be written first). On PostgreSQL from the identity's sequence (a
+   * rolled-back transaction's ids are skipped); on SQLite after the largest ever given
+   * (AUTOINCREMENT's sqlite_sequence), which only this transaction can take meanwhile. */
+  nextIds(table: string, column: string, count: string): string;
   /** Case-insensitive LIKE (SQLite's LIKE is, PostgreSQL's is not). */
   ilike(expr: string, pattern: string): string;
   /** Concatenation of the group's values with `separator` (a SQL string literal). */

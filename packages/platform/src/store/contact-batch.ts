@@ -50,15 +50,18 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
          FROM (${jsonRows('?', { email: 'text' })}) AS j
        ) ORDER BY vid${forUpdate}`,
     ),
-    // In email order: two batches making some of the same contacts at once wait for each other
-    // on the first email they share instead of each holding one the other needs (a deadlock).
-    // A row missing from the answer is an email another transaction took meanwhile.
-    insert: sql<[number, string], { vid: number; email: string }>(
-      `INSERT INTO contacts (portal_id, email, properties, created_at, updated_at)
-       SELECT ?, email, properties, created_at, updated_at
-       FROM (${jsonRows('?', { email: 'text', properties: 'text', created_at: 'integer', updated_at: 'integer' })}) AS x
+    vids: sql<[number], { id: number }>(engine.dialect.nextIds('contacts', 'vid', '?')),
+    // New contacts with their vids taken beforehand (their history written first, so that each
+    // is written once with its head, not inserted and then updated), in email order: two batches
+    // making some of the same contacts at once wait for each other on the first email they share
+    // instead of each holding one the other needs (a deadlock). A row missing from the answer is
+    // an email another transaction took meanwhile.
+    insert: sql<[number, string], { vid: number }>(
+      `INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at, history_head)
+       SELECT vid, ?, email, properties, created_at, updated_at, head
+       FROM (${jsonRows('?', { vid: 'integer', email: 'text', properties: 'text', created_at: 'integer', updated_at: 'integer', head: 'integer' })}) AS x
        WHERE true ORDER BY email
-       ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING RETURNING vid, email`,
+       ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING RETURNING vid`,
     ),
     history: sql<[string, string], { seq: number; vid: number }>(
       `INSERT INTO contact_history (vid, prev, timestamp, source_type, source_id, changes)
@@ -68,9 +71,6 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
     update: sql<[string]>(
       `UPDATE contacts SET properties = x.properties, updated_at = x.t, history_head = x.head
        FROM (${jsonRows('?', { vid: 'integer', properties: 'text', t: 'integer', head: 'integer' })}) AS x WHERE contacts.vid = x.vid`,
-    ),
-    setHeads: sql<[string]>(
-      `UPDATE contacts SET history_head = x.head FROM (${jsonRows('?', { vid: 'integer', head: 'integer' })}) AS x WHERE contacts.vid = x.vid`,
     ),
   };
 
@@ -111,17 +111,11 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
     return [...slots.values()];
   }
 
-  /** Stores the planned slots: new contacts, then each contact's history entries (a contact
-   * written by several items gets one per item, chained, in rounds), then the rows. */
+  /** Stores the planned slots: vids for the new contacts, each contact's history entries (a
+   * contact written by several items gets one per item, chained, in rounds), then the rows. */
   async function store(t: Transaction, portalId: number, slots: Slot[]) {
     const fresh = slots.filter((s) => !s.row);
-    if (fresh.length) {
-      const rows = fresh.map((s) => ({ email: s.email, properties: JSON.stringify(s.plans.at(-1)!.props), created_at: s.plans[0].t, updated_at: s.plans.at(-1)!.t }));
-      const made = await t.all(q.insert, portalId, JSON.stringify(rows));
-      if (made.length < fresh.length) throw new BatchEmailTaken();
-      const vidOf = new Map(made.map((r) => [r.email, r.vid]));
-      for (const s of fresh) s.vid = vidOf.get(s.email!)!;
-    }
+    if (fresh.length) (await t.all(q.vids, fresh.length)).forEach(({ id }, i) => (fresh[i].vid = id));
     const heads = new Map(slots.map((s) => [s.vid, s.row?.history_head ?? null]));
     const entries = slots.map((s) => ({ vid: s.vid, plans: s.plans.filter((p) => p.changes) }));
     for (let round = 0; ; round++) {
@@ -129,11 +123,16 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
       if (!rows.length) break;
       for (const r of await t.all(q.history, SOURCE.type, JSON.stringify(rows))) heads.set(r.vid, r.seq);
     }
+    if (fresh.length) {
+      const rows = fresh.map((s) => ({
+        vid: s.vid, email: s.email, properties: JSON.stringify(s.plans.at(-1)!.props), created_at: s.plans[0].t, updated_at: s.plans.at(-1)!.t, head: heads.get(s.vid),
+      }));
+      const made = await t.all(q.insert, portalId, JSON.stringify(rows));
+      if (made.length < fresh.length) throw new BatchEmailTaken();
+    }
     const updated = slots.filter((s) => s.row && s.plans.length);
     if (updated.length)
       await t.run(q.update, JSON.stringify(updated.map((s) => ({ vid: s.vid, properties: JSON.stringify(s.plans.at(-1)!.props), t: s.plans.at(-1)!.t, head: heads.get(s.vid) }))));
-    const headed = fresh.filter((s) => heads.get(s.vid) !== null);
-    if (headed.length) await t.run(q.setHeads, JSON.stringify(headed.map((s) => ({ vid: s.vid, head: heads.get(s.vid) }))));
   }
 
   return {
