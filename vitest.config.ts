@@ -28,6 +28,7 @@ const ON_POSTGRES = [
   'part2-bad-input',
   'properties',
   'prospects',
+  'rollups',
   'routes',
   'social',
   'tracking',

@@ -38,7 +38,7 @@ export const postgresDialect: Dialect = {
   jsonArrayValues: (json) => `SELECT jsonb_array_elements_text(${json}::jsonb)`,
   jsonIds: (array) => `SELECT jsonb_array_elements_text((${array})::jsonb)::bigint AS id`,
   jsonRows: (array, columns) =>
-    `SELECT * FROM jsonb_to_recordset((${array})::jsonb) AS r(${Object.entries(columns).map(([c, type]) => `${c} ${type == 'integer' ? 'bigint' : 'text'}`).join(', ')})`,
+    `SELECT * FROM jsonb_to_recordset((${array})::jsonb) AS r(${Object.entries(columns).map(([c, type]) => `${c} ${type == 'integer' ? 'bigint' : type == 'real' ? 'double precision' : 'text'}`).join(', ')})`,
   ilike: (expr, pattern) => `${expr} ILIKE ${pattern}`,
   groupConcat: (expr, separator) => `string_agg(${expr}::text, ${separator})`,
   forUpdate: ' FOR UPDATE',

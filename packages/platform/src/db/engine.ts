@@ -53,7 +53,7 @@ export interface Dialect {
   /** A subquery: the objects of a JSON array (a text parameter), one row each, with `columns` (name
    * → type) as typed columns. For writes of many rows in one statement (a batch of contacts):
    * one parameter, one prepared text, whatever the number of rows. */
-  jsonRows(array: string, columns: Record<string, 'integer' | 'text'>): string;
+  jsonRows(array: string, columns: Record<string, 'integer' | 'real' | 'text'>): string;
   /** Case-insensitive LIKE (SQLite's LIKE is, PostgreSQL's is not). */
   ilike(expr: string, pattern: string): string;
   /** Concatenation of the group's values with `separator` (a SQL string literal). */

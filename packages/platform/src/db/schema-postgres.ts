@@ -79,4 +79,6 @@ export const POSTGRES_MIGRATIONS: Record<number, string> = {
   10: 'ALTER TABLE enrollments ADD COLUMN IF NOT EXISTS claimed_until BIGINT;',
   // 10 → 11: the sessions table is new (made by the schema).
   11: 'SELECT 1;',
+  // 11 → 12: the dashboard's rollups are new (made by the schema).
+  12: 'SELECT 1;',
 };

@@ -34,7 +34,10 @@ export class BatchEmailTaken extends Error {
 
 const SOURCE: Source = { type: 'API' };
 
-export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn) {
+/** Told of each contact a batch made, with its properties and when it was made. */
+export type ContactMade = (t: Transaction, portalId: number, props: Record<string, string>, createdAt: number) => Promise<unknown>;
+
+export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn, onMade: ContactMade = async () => {}) {
   const { jsonIds, jsonRows, forUpdate } = engine.dialect;
   // Rows locked in vid order, so that two batches touching the same contacts wait for each other
   // instead of deadlocking.
@@ -120,7 +123,10 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
       const made = await t.all(q.insert, portalId, JSON.stringify(rows));
       if (made.length < fresh.length) throw new BatchEmailTaken();
       const vidOf = new Map(made.map((r) => [r.email, r.vid]));
-      for (const s of fresh) s.vid = vidOf.get(s.email!)!;
+      for (const s of fresh) {
+        s.vid = vidOf.get(s.email!)!;
+        await onMade(t, portalId, s.plans.at(-1)!.props, s.plans[0].t);
+      }
     }
     const heads = new Map(slots.map((s) => [s.vid, s.row?.history_head ?? null]));
     const entries = slots.map((s) => ({ vid: s.vid, plans: s.plans.filter((p) => p.changes) }));
