@@ -17,6 +17,7 @@ const ON_POSTGRES = [
   'contacts-more',
   'content-blog-posts',
   'content-collections',
+  'dashboard',
   'email',
   'event-occurrences',
   'files',

@@ -24,7 +24,9 @@ import { eventOccurrenceStore } from '../store/event-occurrences';
 import { formStore } from '../store/forms';
 import { listStore } from '../store/lists';
 import { propertyStore } from '../store/properties';
+import { dashboardStore } from '../store/dashboard';
 import { METRICS, rollupStore } from '../store/rollups';
+import { dashboard } from './dashboard';
 import { sessionStore } from '../store/sessions';
 import { trackingStore } from '../store/tracking';
 import { visitSessions } from './sessions';
@@ -94,6 +96,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   const blogV1 = blogV1Store(content);
   const keywords = keywordStore(engine, now);
   const inspector = inspectorQueries(engine);
+  const dashboardPanels = dashboard(dashboardStore(engine), now);
   const social = socialStore(engine, now);
   socialPublishing(content, social);
   const prospects = prospectStore(engine, options.prospects);
@@ -132,7 +135,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   ]);
   return {
     now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, occurrences, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
-    scheduler: jobs, onContactsChanged, write, engine, seedOlderPortals, rollups,
+    scheduler: jobs, onContactsChanged, write, engine, seedOlderPortals, rollups, dashboard: dashboardPanels,
   };
 }
 
