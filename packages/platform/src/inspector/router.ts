@@ -6,6 +6,7 @@
  * (`#key=…`, never sent to a server or written to a log). Without a key the inspector is off. */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
@@ -20,6 +21,12 @@ function packageRoot() {
   while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
   return dir;
 }
+
+const require = createRequire(import.meta.url);
+const VENDOR = {
+  'uplot.js': require.resolve('uplot/dist/uPlot.iife.min.js'),
+  'uplot.css': require.resolve('uplot/dist/uPlot.min.css'),
+};
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -37,6 +44,8 @@ export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard,
   });
   router.get('/', (req, res, next) => (req.originalUrl.endsWith('/') ? next() : res.redirect(301, `${req.baseUrl}/`)));
   router.use(express.static(join(packageRoot(), 'inspector'), { index: 'index.html', etag: false }));
+  // The dashboard's charts: uPlot (MIT, ~50 KB minified), served from the installed package, never a CDN.
+  for (const [name, file] of Object.entries(VENDOR)) router.get(`/vendor/${name}`, (_req, res) => res.sendFile(file));
 
   const api = express.Router();
   api.use((req: Request, res: Response, next: NextFunction) => {
