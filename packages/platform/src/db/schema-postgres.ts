@@ -26,6 +26,8 @@ export function toPostgresSchema(sqlite: string) {
       .replace(/ INTEGER\b/g, ' BIGINT')
       .replace(/ REAL\b/g, ' DOUBLE PRECISION')
       .replace(/(\w+) COLLATE NOCASE/g, 'lower($1)')
+      // A table's rows in its key's order is SQLite's choice; PostgreSQL's tables are heaps.
+      .replace(/\) WITHOUT ROWID;/g, ');')
   );
 }
 

@@ -268,6 +268,8 @@ CREATE INDEX IF NOT EXISTS sessions_last ON sessions(portal_id, last_at);
 -- Dashboard rollups (store/rollups.ts): counters per portal, metric, time bucket (the UTC day's or
 -- hour's first millisecond) and dimension (a page, a source, a form, ...), added to at ingest in
 -- one upsert per request, so that the dashboard sums a few rows per day instead of scanning events.
+-- WITHOUT ROWID (SQLite): the rows live in their key's order, so a range of days is read in one
+-- pass with the counters beside the key, not a key then a row lookup each.
 CREATE TABLE IF NOT EXISTS rollups (
   portal_id INTEGER NOT NULL,
   metric TEXT NOT NULL,
@@ -277,7 +279,7 @@ CREATE TABLE IF NOT EXISTS rollups (
   n INTEGER NOT NULL,
   amount REAL NOT NULL,
   PRIMARY KEY (portal_id, metric, bucket, dim, dim2)
-);
+) WITHOUT ROWID;
 -- The visitors seen per day ('d') and hour ('h'): a visitor's first page view in a bucket inserts
 -- its row here and adds one to that bucket's visitors counter, so distinct visitors stay exact.
 CREATE TABLE IF NOT EXISTS rollup_visitors (
@@ -286,7 +288,7 @@ CREATE TABLE IF NOT EXISTS rollup_visitors (
   bucket INTEGER NOT NULL,
   utk TEXT NOT NULL,
   PRIMARY KEY (portal_id, grain, bucket, utk)
-);
+) WITHOUT ROWID;
 
 -- Content API v2 objects of every collection (blog posts, pages, comments, ...) in one table: the
 -- live record as JSON, the auto-save buffer beside it. The generated columns are the fields lists
