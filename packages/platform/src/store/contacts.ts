@@ -226,11 +226,15 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       if (changes) await db.run(q.setHead, await recordWrite(vid), vid);
       return { vid, properties: props };
     }
-    const before: Record<string, string> = JSON.parse(row.properties);
-    const origin = (p: Record<string, string>) => `${p[ANALYTICS.source] ?? ''}\u0000${p[ANALYTICS.sourceData1] ?? ''}`;
-    if (origin(before) != origin(props)) {
-      await countMade(db, portalId, before, row.created_at, -1);
-      await countMade(db, portalId, props, row.created_at);
+    // Its original source set or changed: it counts under the new one (read only when written).
+    const movesSource = (w: Write) => w.property == ANALYTICS.source || w.property == ANALYTICS.sourceData1;
+    if (rollups && (given.some(movesSource) || system.some(movesSource))) {
+      const before: Record<string, string> = JSON.parse(row.properties);
+      const origin = (p: Record<string, string>) => `${p[ANALYTICS.source] ?? ''}\u0000${p[ANALYTICS.sourceData1] ?? ''}`;
+      if (origin(before) != origin(props)) {
+        await countMade(db, portalId, before, row.created_at, -1);
+        await countMade(db, portalId, props, row.created_at);
+      }
     }
     const head = changes ? await recordWrite(row.vid) : row.history_head;
     if (email != row.email) await db.run(q.updateEmail, email, JSON.stringify(props), t, head, row.vid);
