@@ -149,7 +149,7 @@ describe('rollups', () => {
         for (const s of steps) await run(s);
         expect(sorted(await rollups())).toEqual(sorted(await recount()));
       }),
-      { numRuns: 8 },
+      { numRuns: 20 },
     );
     // The run did reach every kind of counter.
     const metrics = new Set([...(await rollups()).keys()].map((k) => k.split('|')[0]));

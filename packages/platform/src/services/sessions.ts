@@ -101,6 +101,7 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
         (touch == INTERNAL || touch.source == 'DIRECT_TRAFFIC' || sameSource(touch, { source: s.source, data1: s.source_data_1 }));
       let visit: Visit;
       if (continues) {
+        const previous = s.last_at;
         if (e.timestamp < s.started_at) {
           // Its start moved: the rollups count it in its new day and hour.
           await rollUp(db, s, s.started_at, -1);
@@ -111,7 +112,7 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
         s.last_at = Math.max(s.last_at, e.timestamp);
         s.page_views++;
         if (open!.state == 'stored') open!.state = 'changed';
-        visit = { at: e.timestamp, referrer: touch == INTERNAL ? null : touch.referrer };
+        visit = { at: e.timestamp, referrer: touch == INTERNAL ? null : touch.referrer, previous };
       } else {
         // A session that begins on a page reached from the site itself (the visitor came back
         // after the timeout on an open tab) has no source of its own: direct.

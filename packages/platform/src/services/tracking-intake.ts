@@ -17,7 +17,7 @@ import { SOURCE_TYPES } from '../domain/traffic-sources';
 import type { ContactStore } from '../store/contacts';
 import { ANALYTICS } from '../store/default-properties';
 import type { PortalStore, Tier } from '../store/portals';
-import { METRICS, pageKey, type RollupStore } from '../store/rollups';
+import { METRICS, hourOf, pageKey, type RollupStore } from '../store/rollups';
 import { isEmail, type PropertyStore } from '../store/properties';
 import type { TrackedEvent, TrackingStore, VisitOfEvent } from '../store/tracking';
 import type { VisitSessions } from './sessions';
@@ -73,12 +73,15 @@ export function trackingIntake(deps: {
 }) {
   const { portals, tracking, contacts, properties, links, sessions, rollups, onPageView } = deps;
 
-  /** The dashboard's counters of a stored event (its session's are counted by sessions). */
-  async function rollUp(db: Queryable, e: TrackedEvent) {
+  /** The dashboard's counters of a stored event (its session's are counted by sessions). A
+   * visitor whose session had a page view in the same hour is in that hour's and day's visitor
+   * sets already: its page view needs no visitor-set write (most page views, one fewer statement). */
+  async function rollUp(db: Queryable, e: TrackedEvent, visit: VisitOfEvent | undefined) {
     if (e.kind == 3) return rollups.add(db, e.portalId, METRICS.event, e.timestamp, e.name, '', 1, e.value ?? 0);
     for (const metric of METRICS.views) await rollups.add(db, e.portalId, metric, e.timestamp);
     await rollups.add(db, e.portalId, METRICS.page, e.timestamp, pageKey(e.url));
-    if (e.utk) await rollups.visitor(db, e.portalId, e.utk, e.timestamp);
+    const seenThisHour = visit?.previous !== undefined && hourOf(visit.previous) == hourOf(e.timestamp);
+    if (e.utk && !seenThisHour) await rollups.visitor(db, e.portalId, e.utk, e.timestamp);
   }
 
   /** admit: the portal exists (it has a tier), and custom events need an Enterprise portal. */
@@ -144,7 +147,7 @@ export function trackingIntake(deps: {
     const linked = e.utk ? await tracking.linkedVid(db, e.portalId, e.utk) : undefined;
     if (!(await tracking.insert(db, e, linked))) return drop('duplicate', `event ${e.eid} was received before`);
     const visit = await sessions.pageView(db, e, linked);
-    await rollUp(db, e);
+    await rollUp(db, e, visit);
     await identifyAndCount(db, e, linked, visit);
     if (e.kind == 1 && ip !== undefined) await onPageView(db, e, ip);
     return { kept: true, event: e };
