@@ -155,4 +155,16 @@ describe('rollups', () => {
     const metrics = new Set([...(await rollups()).keys()].map((k) => k.split('|')[0]));
     expect([...metrics].sort()).toEqual(['campaign.d', 'contacts.d', 'country.d', 'event.d', 'form.d', 'page.d', 'referrer.d', 'sessions.d', 'sessions.h', 'source.d', 'views.d', 'views.h', 'visitors.d', 'visitors.h']);
   }, 120_000);
+
+  it('stay exact when many requests write the same counters at once (concurrent transactions on PostgreSQL)', async () => {
+    const at = t.clock.now;
+    const batch = (i: number) => {
+      // Two visitors shared by all the requests, and one of its own, on the same pages: the same
+      // counter and visitor-set keys from every transaction, in different orders.
+      const vi = i % 3 == 0 ? VISITORS[0] : i % 3 == 1 ? VISITORS[1] : (0x1000 + i).toString(16).padStart(32, 'f');
+      return (i % 2 ? PAGES : [...PAGES].reverse()).map((pu, j) => ({ eid: hex(), k: '1', a: String(PORTAL), v: '1', cts: String(at + j), pu, t: 'Page', vi }));
+    };
+    await Promise.all(Array.from({ length: 30 }, (_, i) => collect(batch(i))));
+    expect(sorted(await rollups())).toEqual(sorted(await recount()));
+  });
 });
