@@ -14,6 +14,8 @@
 //   npm run bench:platform -- --in-process                     serve from this process (for comparison)
 //   npm run bench:platform -- --only forms,collect             some measurements: pages, lookups, content, batch, forms, collect, peer
 //   npm run bench:platform -- --posts 20000                    blog posts for the content list (default 100,000)
+//   npm run bench:platform -- --only dashboard --contacts 1000  the dashboard's panels over 90 days of rollups and
+//                                                              sessions worth 10,000,000 tracking events (--events N)
 //
 // The server runs in a child process (the built CLI, which also seeds the contacts) so that
 // autocannon's own CPU work does not share the server's event loop; on 2 cores an in-process
@@ -24,6 +26,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fmt, latencyCells, measure, throughputCells } from './lib/measure.mjs';
+import { DASHBOARD_PANELS, dashboardRequest, seedDashboard } from './lib/dashboard-data.mjs';
 import { portalAccess, prepareKeys, seedBlogPosts } from './lib/platform-data.mjs';
 import { batchRequest, collectRequest, contentListRequest, formRequest, lookupRequest, pageRequest } from './lib/platform-requests.mjs';
 import { serveInProcess, startCli, startPeer, stopAllChildren } from './lib/platform-servers.mjs';
@@ -43,11 +46,13 @@ const { values: opts } = parseArgs({
     'in-process': { type: 'boolean', default: false },
     only: { type: 'string' },
     posts: { type: 'string', default: '100000' },
+    events: { type: 'string', default: '10000000' },
     database: { type: 'string' },
   },
 });
 const CONTACTS = Number(opts.contacts);
 const POSTS = Number(opts.posts);
+const EVENTS = Number(opts.events);
 const TIMING = { seconds: Number(opts.seconds), warmup: Number(opts.warmup) };
 const ONLY = opts.only ? new Set(opts.only.split(',')) : undefined;
 const wanted = (part) => !ONLY || ONLY.has(part);
@@ -59,15 +64,15 @@ if (opts.database !== undefined && !/^postgres(ql)?:\/\//i.test(opts.database)) 
 /** Each engine's targets: SQLite's since issue 14, PostgreSQL's from issue 17 (which names none
  * for the content list: it keeps SQLite's). */
 const TARGETS = {
-  sqlite: { page: 5, lookup: 1, content: 10, batch: 20_000, forms: 2_000, collect: 20_000 },
-  postgres: { page: 10, lookup: 2, content: 10, batch: 10_000, forms: 1_000, collect: 15_000 },
+  sqlite: { page: 5, lookup: 1, content: 10, batch: 20_000, forms: 2_000, collect: 20_000, dashboard: 200 },
+  postgres: { page: 10, lookup: 2, content: 10, batch: 10_000, forms: 1_000, collect: 15_000, dashboard: 200 },
 };
 const TWO_PROCESS_KEYS = ['lookup-vid-2', 'batch', 'forms', 'collect'];
 
 /** Every measurement against the platform served by `servers` (the load split across them when
  * several), in an order where writes come after the reads they would disturb: key, part, label,
  * what to run (`urls`, `next`, `valid`, `connections`) and the cells of its result. */
-function platformMeasurements(servers, { auth, formGuid }, keys, t) {
+function platformMeasurements(servers, { auth, formGuid, dashboardPanel }, keys, t) {
   const base = servers.map((s) => s.baseUrl);
   const list = [];
   for (const [name, frac] of [['start', 0], ['25 %', 0.25], ['50 %', 0.5], ['99 %', 0.99]]) {
@@ -85,6 +90,11 @@ function platformMeasurements(servers, { auth, formGuid }, keys, t) {
     const label = `GET /content/api/v2/blog-posts?content_group_id=…&state=PUBLISHED&order_by=-publish_date&limit=20, ${fmt(POSTS)} posts, random page of the first 50, 1 connection`;
     list.push({ key: 'content', part: 'content', label, urls: base, next: contentListRequest(auth, keys.blogId), valid: is(200), connections: 1, cells: (r) => latencyCells(r, t.content) });
   }
+  if (keys.dashboard)
+    for (const panel of DASHBOARD_PANELS) {
+      const label = `GET /_inspector/api/dashboard/${panel}?range=90d, rollups of ${fmt(EVENTS)} events, 1 connection`;
+      list.push({ key: `dashboard-${panel}`, part: 'dashboard', label, urls: base, next: dashboardPanel(panel), valid: is(200), connections: 1, cells: (r) => latencyCells(r, t.dashboard) });
+    }
   const batch = 'POST /contacts/v1/contact/batch/, 1,000 contacts (½ new, ½ existing), 4 connections';
   list.push({ key: 'batch', part: 'batch', label: batch, urls: base, next: batchRequest(auth, keys), valid: is(202), connections: 4, per: 1000, cells: (r) => throughputCells(r, { per: 1000, unit: 'contacts', target: t.batch }) });
   const form = 'POST {forms_url}/uploads/form/v2/… urlencoded, new email + svcutk, 10 connections';
@@ -134,7 +144,14 @@ async function benchEngine({ name, dir, data, database, size, twoProcesses }) {
       keys.blogId = posts.blogId;
       results.set('posts', { label: `add ${fmt(POSTS)} blog posts (store, one transaction)`, cells: [`${fmt(posts.seconds, 1)} s`, '—', '—'] });
     }
-    const access = await portalAccess(dir, server.baseUrl);
+    if (wanted('dashboard')) {
+      say(`filling the dashboard's rollups and sessions as ${fmt(EVENTS)} tracking events would${on(name)}…`);
+      const filled = await seedDashboard(database, filesDir, PORTAL, EVENTS);
+      keys.dashboard = true;
+      const rows = Object.entries(filled.rows).map(([table, n]) => `${fmt(n)} ${table}`).join(', ');
+      results.set('dashboard-seed', { label: `fill the dashboard's tables for ${fmt(EVENTS)} events over 90 days (${rows}; engine, transactions of 200,000 rows)`, cells: [`${fmt(filled.seconds, 1)} s`, '—', '—'] });
+    }
+    const access = { ...(await portalAccess(dir, server.baseUrl)), dashboardPanel: (panel) => dashboardRequest(dir, PORTAL, panel) };
     const targets = TARGETS[name];
     const one = platformMeasurements([server], access, keys, targets).filter((m) => twoProcesses || m.key != 'lookup-vid-2');
     // Rows in the list's order (a Map keeps a key's first place), but the 2-connection lookup runs

@@ -4,20 +4,18 @@ const key = new URLSearchParams(location.hash.slice(1)).get('key') || sessionSto
 if (key) sessionStorage.setItem('svc-inspector-key', key);
 history.replaceState(null, '', location.pathname); // the key leaves the address bar
 
+import { duration, el, number, relative, when as timeEl } from './format.js';
+
 const $ = (id) => document.getElementById(id);
 const state = { portal: 0, search: '', offset: 0, vid: 0, feedAfter: 0 };
 
-/** An element with text and children: el('li', {class: 'x'}, 'text', child, ...). */
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k == 'onclick') node.addEventListener('click', v);
-    else node.setAttribute(k, v);
-  }
-  for (const c of children) if (c != null) node.append(c instanceof Node ? c : String(c));
-  return node;
+/** Property values people read as dates (epoch milliseconds) or durations, shown so; others as they are. */
+function propertyValue(name, value) {
+  if (/^\d{12,14}$/.test(value) && /date|timestamp|_at$/.test(name)) return el('span', { title: value }, timeEl(value), el('span', { class: 'muted' }, ` · ${relative(value)}`));
+  if (/^svc_analytics_(source|latest_source)$/.test(name)) return sourceLabel(value);
+  return value;
 }
-const when = (ms) => (ms ? new Date(Number(ms)).toLocaleString() : '');
+const sourceLabel = (s) => (s ? s.toLowerCase().replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase()) : '');
 const status = (text) => ($('status').textContent = text);
 
 async function api(path) {
@@ -70,21 +68,34 @@ async function showContact(vid) {
   state.vid = vid;
   const c = await api(`contacts/${vid}?${portalQuery()}`);
   const rows = (pairs) => el('table', {}, ...pairs.map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', {}, v))));
+  const p = c.properties;
+  const source = (parts) => (parts.length ? [sourceLabel(parts[0]), ...parts.slice(1)].join(' · ') : 'unknown');
+  const span = p.svc_analytics_first_visit_timestamp && p.svc_analytics_last_visit_timestamp ? Number(p.svc_analytics_last_visit_timestamp) - Number(p.svc_analytics_first_visit_timestamp) : null;
   $('contact').replaceChildren(
     el('h3', {}, c.name || c.email || `Contact ${c.vid}`),
-    el('p', { class: 'muted' }, `vid ${c.vid} · created ${when(c.createdAt)} · updated ${when(c.updatedAt)}`),
+    el('p', { class: 'muted' }, `vid ${c.vid} · created `, timeEl(c.createdAt), ` (${relative(c.createdAt)}) · updated `, timeEl(c.updatedAt), ` (${relative(c.updatedAt)})`),
+    c.source
+      ? el('div', { class: 'source' },
+          el('h2', {}, 'Source'),
+          rows([
+            ['Original source', source(c.source.original)],
+            ['Latest source', source(c.source.latest)],
+            ['Visits', `${number(c.source.visits)} visit(s), ${number(c.source.pageViews)} page view(s)${span !== null ? `, over ${duration(span)}` : ''}`],
+            ...(c.source.firstReferrer ? [['First referrer', c.source.firstReferrer]] : []),
+          ]))
+      : null,
     el('div', { class: 'cols' },
       el('div', {}, el('h2', {}, 'Identities'), rows(c.identities.map((i) => [i.type, i.value]))),
-      el('div', {}, el('h2', {}, 'Lists'), c.lists.length ? rows(c.lists.map((l) => [l.name, `${l.dynamic ? 'dynamic' : 'static'}, since ${when(l.addedAt)}`])) : el('p', { class: 'empty' }, 'In no list.'))),
+      el('div', {}, el('h2', {}, 'Lists'), c.lists.length ? rows(c.lists.map((l) => [l.name, el('span', {}, `${l.dynamic ? 'dynamic' : 'static'}, since `, timeEl(l.addedAt))])) : el('p', { class: 'empty' }, 'In no list.'))),
     el('h2', {}, 'Timeline'),
     c.timeline.length
       ? el('ol', { class: 'timeline' }, ...c.timeline.map((t) =>
-          el('li', {}, el('span', { class: 'muted' }, when(t.at)),
+          el('li', {}, el('span', { class: 'muted' }, timeEl(t.at), el('div', { class: 'sub' }, relative(t.at))),
             el('span', {}, el('span', { class: `tag ${t.kind.replace(/ /g, '-')}` }, t.kind), t.title, t.detail ? el('div', { class: 'sub muted' }, t.detail) : null,
               eventProperties(t.properties)))))
       : el('p', { class: 'empty' }, 'Nothing yet.'),
     el('h2', {}, 'Properties'),
-    rows(Object.entries(c.properties).sort(([a], [b]) => a.localeCompare(b))),
+    rows(Object.entries(c.properties).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, propertyValue(k, v)])),
   );
   for (const li of $('contacts').children) li.classList.toggle('active', li.dataset.vid == String(vid));
 }
@@ -98,7 +109,7 @@ async function pollFeed() {
       $('feed').prepend(...events.map((e) =>
         el('li', { class: first ? '' : 'new' },
           el('span', { class: `tag ${e.kind.replace(/ /g, '-')}` }, e.kind), e.title ?? '', e.value ? ` (${e.value})` : '',
-          el('div', { class: 'sub muted' }, `${when(e.receivedAt)} · ${e.vid ? `contact ${e.vid}` : 'anonymous'} · ${e.utk.slice(0, 8)}…`))));
+          el('div', { class: 'sub muted' }, `${relative(e.receivedAt)} · ${e.vid ? `contact ${e.vid}` : 'anonymous'} · ${e.utk.slice(0, 8)}…`))));
       while ($('feed').children.length > 200) $('feed').lastChild.remove();
       if (!first) refresh(false);
     }

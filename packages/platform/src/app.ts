@@ -141,7 +141,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   base.set('etag', false); // API answers are not cached; hashing every body costs throughput
   base.set('query parser', 'simple');
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
-  if (options.inspectorKey) base.use('/_inspector', inspectorRouter(services.inspector, engine, options.inspectorKey));
+  if (options.inspectorKey) base.use('/_inspector', inspectorRouter(services.inspector, services.dashboard, engine, options.inspectorKey));
   mountSite(base, services.content, engine, settled);
   mountFileServer(base, services.files, engine, settled);
   mountCatalog(base, 'base', deps, COLLECTOR_ROUTES);

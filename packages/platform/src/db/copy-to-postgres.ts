@@ -13,6 +13,8 @@ interface Table {
   /** Stored columns: generated ones are computed again by PostgreSQL. */
   columns: string[];
   rows: number;
+  /** How its rows are read: in the order they were stored, where SQLite keeps one. */
+  order: string;
 }
 
 /** The tables to copy (all but `meta`, which the target's own migration wrote), each after the
@@ -39,6 +41,8 @@ function tablesOf(source: Db): Table[] {
       .filter((c) => c.hidden == 0)
       .map((c) => c.name),
     rows: source.prepare(`SELECT count(*) FROM "${name}"`).pluck().get() as number,
+    // A WITHOUT ROWID table (the rollups) has no rowid: its rows are read in its key's order.
+    order: /WITHOUT ROWID\s*$/i.test(source.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(name) as string) ? '' : ' ORDER BY rowid',
   }));
 }
 
@@ -71,7 +75,7 @@ async function copyTable(source: Db, target: Queryable, table: Table, progress: 
   const columns = table.columns.map((c) => `"${c}"`).join(', ');
   const tuple = `(${table.columns.map(() => '?').join(', ')})`;
   const insert = (n: number) => sql<Param[]>(`INSERT INTO "${table.name}" (${columns}) VALUES ${Array.from({ length: n }, () => tuple).join(', ')}`);
-  const read = source.prepare(`SELECT ${columns} FROM "${table.name}" ORDER BY rowid`).raw();
+  const read = source.prepare(`SELECT ${columns} FROM "${table.name}"${table.order}`).raw();
   let batch: unknown[][] = [];
   let done = 0;
   const flush = async () => {

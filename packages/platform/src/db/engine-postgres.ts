@@ -38,7 +38,7 @@ export const postgresDialect: Dialect = {
   jsonArrayValues: (json) => `SELECT jsonb_array_elements_text(${json}::jsonb)`,
   jsonIds: (array) => `SELECT jsonb_array_elements_text((${array})::jsonb)::bigint AS id`,
   jsonRows: (array, columns) =>
-    `SELECT * FROM jsonb_to_recordset((${array})::jsonb) AS r(${Object.entries(columns).map(([c, type]) => `${c} ${type == 'integer' ? 'bigint' : 'text'}`).join(', ')})`,
+    `SELECT * FROM jsonb_to_recordset((${array})::jsonb) AS r(${Object.entries(columns).map(([c, type]) => `${c} ${type == 'integer' ? 'bigint' : type == 'real' ? 'double precision' : 'text'}`).join(', ')})`,
   nextIds: (table, column, count) =>
     `SELECT nextval(pg_get_serial_sequence('${table}', '${column}')) AS id FROM generate_series(1, (${count})::integer) AS g(i) ORDER BY i`,
   ilike: (expr, pattern) => `${expr} ILIKE ${pattern}`,

@@ -53,7 +53,7 @@ export interface Dialect {
   /** A subquery: the objects of a JSON array (a text parameter), one row each, with `columns` (name
    * → type) as typed columns. For writes of many rows in one statement (a batch of contacts):
    * one parameter, one prepared text, whatever the number of rows. */
-  jsonRows(array: string, columns: Record<string, 'integer' | 'text'>): string;
+  jsonRows(array: string, columns: Record<string, 'integer' | 'real' | 'text'>): string;
   /** A subquery: the next `count` (a parameter) ids of `table`'s auto-numbered key, in the
    * column `id`, ascending; taken for the caller, who inserts the rows with them (so that rows
    * pointing at them can be written first). On PostgreSQL from the identity's sequence (a

@@ -26,6 +26,8 @@ export function toPostgresSchema(sqlite: string) {
       .replace(/ INTEGER\b/g, ' BIGINT')
       .replace(/ REAL\b/g, ' DOUBLE PRECISION')
       .replace(/(\w+) COLLATE NOCASE/g, 'lower($1)')
+      // A table's rows in its key's order is SQLite's choice; PostgreSQL's tables are heaps.
+      .replace(/\) WITHOUT ROWID;/g, ');')
   );
 }
 
@@ -79,4 +81,6 @@ export const POSTGRES_MIGRATIONS: Record<number, string> = {
   10: 'ALTER TABLE enrollments ADD COLUMN IF NOT EXISTS claimed_until BIGINT;',
   // 10 → 11: the sessions table is new (made by the schema).
   11: 'SELECT 1;',
+  // 11 → 12: the dashboard's rollups are new (made by the schema).
+  12: 'SELECT 1;',
 };

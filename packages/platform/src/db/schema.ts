@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only. */
-export const SCHEMA_VERSION = 11;
+export const SCHEMA_VERSION = 12;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -262,6 +262,34 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE INDEX IF NOT EXISTS sessions_visitor ON sessions(portal_id, utk, started_at);
 CREATE INDEX IF NOT EXISTS sessions_vid ON sessions(vid, started_at);
 
+-- The live view's "active in the last minutes": sessions by their last page view.
+CREATE INDEX IF NOT EXISTS sessions_last ON sessions(portal_id, last_at);
+
+-- Dashboard rollups (store/rollups.ts): counters per portal, metric, time bucket (the UTC day's or
+-- hour's first millisecond) and dimension (a page, a source, a form, ...), added to at ingest in
+-- one upsert per request, so that the dashboard sums a few rows per day instead of scanning events.
+-- WITHOUT ROWID (SQLite): the rows live in their key's order, so a range of days is read in one
+-- pass with the counters beside the key, not a key then a row lookup each.
+CREATE TABLE IF NOT EXISTS rollups (
+  portal_id INTEGER NOT NULL,
+  metric TEXT NOT NULL,
+  bucket INTEGER NOT NULL,
+  dim TEXT NOT NULL,
+  dim2 TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  amount REAL NOT NULL,
+  PRIMARY KEY (portal_id, metric, bucket, dim, dim2)
+) WITHOUT ROWID;
+-- The visitors seen per day ('d') and hour ('h'): a visitor's first page view in a bucket inserts
+-- its row here and adds one to that bucket's visitors counter, so distinct visitors stay exact.
+CREATE TABLE IF NOT EXISTS rollup_visitors (
+  portal_id INTEGER NOT NULL,
+  grain TEXT NOT NULL,
+  bucket INTEGER NOT NULL,
+  utk TEXT NOT NULL,
+  PRIMARY KEY (portal_id, grain, bucket, utk)
+) WITHOUT ROWID;
+
 -- Content API v2 objects of every collection (blog posts, pages, comments, ...) in one table: the
 -- live record as JSON, the auto-save buffer beside it. The generated columns are the fields lists
 -- filter and order on most, so they can be indexed; everything else is read from the JSON.
@@ -483,4 +511,7 @@ export const MIGRATIONS: Record<number, string> = {
   // 10 → 11: visitors' sessions are new (the sessions table, made by SCHEMA); nothing earlier
   // changes. Events from before have no sessions: contacts count visits from now on.
   11: `SELECT 1;`,
+  // 11 → 12: the dashboard's rollups and the sessions' last_at index are new (made by SCHEMA).
+  // Events from before are not in the rollups: the dashboard counts from the upgrade on.
+  12: `SELECT 1;`,
 };

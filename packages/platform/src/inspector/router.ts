@@ -6,11 +6,13 @@
  * (`#key=…`, never sent to a server or written to a log). Without a key the inspector is off. */
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import { errorBody } from '../http/errors';
+import { errorBody, httpAnswer } from '../http/errors';
 import type { Engine } from '../db/engine';
+import type { Dashboard } from '../services/dashboard';
 import type { InspectorQueries } from '../store/inspector';
 
 /** The package's own folder, found from this module whether it runs from src/ or dist/chunks/. */
@@ -20,13 +22,19 @@ function packageRoot() {
   return dir;
 }
 
+const require = createRequire(import.meta.url);
+const VENDOR = {
+  'uplot.js': require.resolve('uplot/dist/uPlot.iife.min.js'),
+  'uplot.css': require.resolve('uplot/dist/uPlot.min.css'),
+};
+
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /** Security headers for the page: it runs no inline script or style, so it can say so. */
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /** `engine`: where the queries run (a read answers once what it saw is committed). */
-export function inspectorRouter(queries: InspectorQueries, engine: Engine, key: string): Router {
+export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard, engine: Engine, key: string): Router {
   const router = express.Router();
   const expected = digest(key);
 
@@ -36,6 +44,8 @@ export function inspectorRouter(queries: InspectorQueries, engine: Engine, key: 
   });
   router.get('/', (req, res, next) => (req.originalUrl.endsWith('/') ? next() : res.redirect(301, `${req.baseUrl}/`)));
   router.use(express.static(join(packageRoot(), 'inspector'), { index: 'index.html', etag: false }));
+  // The dashboard's charts: uPlot (MIT, ~50 KB minified), served from the installed package, never a CDN.
+  for (const [name, file] of Object.entries(VENDOR)) router.get(`/vendor/${name}`, (_req, res) => res.sendFile(file));
 
   const api = express.Router();
   api.use((req: Request, res: Response, next: NextFunction) => {
@@ -65,6 +75,18 @@ export function inspectorRouter(queries: InspectorQueries, engine: Engine, key: 
   api.get('/lists', (req, res) => answer(res, queries.lists(engine, portalOf(req))));
   api.get('/forms', (req, res) => answer(res, queries.forms(engine, portalOf(req))));
   api.get('/feed', (req, res) => answer(res, queries.feed(engine, portalOf(req), int(req.query.after))));
+  // The dashboard's panels: ?portal=…&range=today|7d|30d|90d (services/dashboard.ts).
+  api.get('/dashboard/:panel', async (req, res, next) => {
+    const panel = req.params.panel;
+    if (!dashboard.isPanel(panel)) return next();
+    try {
+      await answer(res, dashboard.read(engine, portalOf(req), panel, req.query.range));
+    } catch (err) {
+      const known = httpAnswer(err);
+      if (!known) throw err;
+      res.status(known.status).json(known.body);
+    }
+  });
   api.use((req, res) => void res.status(404).json(errorBody(`no inspector data at ${req.path}`)));
   router.use('/api', api);
   return router;

@@ -24,6 +24,9 @@ import { eventOccurrenceStore } from '../store/event-occurrences';
 import { formStore } from '../store/forms';
 import { listStore } from '../store/lists';
 import { propertyStore } from '../store/properties';
+import { dashboardStore } from '../store/dashboard';
+import { METRICS, rollupStore } from '../store/rollups';
+import { dashboard } from './dashboard';
 import { sessionStore } from '../store/sessions';
 import { trackingStore } from '../store/tracking';
 import { visitSessions } from './sessions';
@@ -50,6 +53,8 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   const credentials = credentialStore();
   const oauth = oauthStore(now, options.oauth ?? { tokenLifetimeSeconds: 1800, rotateRefreshTokens: false });
   const properties = propertyStore(engine, now);
+  /** The dashboard's counters: a request's additions are stored once, at the end of its write. */
+  const rollups = rollupStore(engine);
   /** Contact changes (create, update, delete, batch): dynamic lists re-evaluate on them, in the
    * writing transaction. */
   const contactListeners: ContactsChanged[] = [];
@@ -72,25 +77,26 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   const write = <T>(fn: (t: Queryable) => T): Promise<Awaited<T>> =>
     engine.tx(async (t): Promise<Awaited<T>> => {
       const gathered = new Map<number, Map<number, ChangedContact>>();
-      const result = await fn(gathering.bind(t, gathered));
+      const result = await rollups.batch(t, async (r) => fn(gathering.bind(r, gathered)));
       for (const [portalId, byVid] of gathered) await notify(t, portalId, [...byVid.values()]);
       return result;
     });
-  const contacts = contactStore(engine, properties, now, changed);
+  const contacts = contactStore(engine, properties, now, changed, rollups);
   const lists = listStore(engine, contacts, now, onContactsChanged);
-  const forms = formStore(contacts, properties, now);
+  const forms = formStore(contacts, properties, now, rollups);
   const email = emailStore(engine, now);
   const workflows = workflowStore(engine, { contacts, properties, lists, email, write }, now, options.fetch ?? fetch);
   const tracking = trackingStore(contacts, now);
   const occurrences = eventOccurrenceStore();
   const settings = settingStore(engine, now);
-  const sessions = visitSessions(sessionStore(), settings);
+  const sessions = visitSessions(sessionStore(), settings, rollups);
   const visitors = visitorLinks(contacts, tracking, sessions);
   const removeProperty = propertyRemoval(properties, contacts, lists);
   const content = contentEngine(engine, now);
   const blogV1 = blogV1Store(content);
   const keywords = keywordStore(engine, now);
   const inspector = inspectorQueries(engine);
+  const dashboardPanels = dashboard(dashboardStore(engine), now);
   const social = socialStore(engine, now);
   socialPublishing(content, social);
   const prospects = prospectStore(engine, options.prospects);
@@ -101,7 +107,12 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     properties,
     links: visitors,
     sessions,
-    onPageView: (t, e, ip) => prospects.pageView(t, e.portalId, ip, e.utk ?? '', e.url, e.timestamp),
+    rollups,
+    onPageView: async (t, e, ip) => {
+      const country = prospects.countryOf(ip);
+      if (country) await rollups.add(t, e.portalId, METRICS.country, e.timestamp, country);
+      return prospects.pageView(t, e.portalId, ip, e.utk ?? '', e.url, e.timestamp);
+    },
   });
   const blobs = blobStore(options.filesDir ?? mkdtempSync(join(tmpdir(), 'svc-files-')));
   const files = fileStore(engine, content, blobs, now);
@@ -124,7 +135,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   ]);
   return {
     now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, occurrences, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
-    scheduler: jobs, onContactsChanged, write, engine, seedOlderPortals,
+    scheduler: jobs, onContactsChanged, write, engine, seedOlderPortals, rollups, dashboard: dashboardPanels,
   };
 }
 

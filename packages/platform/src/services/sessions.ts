@@ -9,6 +9,7 @@
 import type { Queryable } from '../db/engine';
 import { txContext } from '../db/tx-context';
 import { INTERNAL, classify, sameSource } from '../domain/attribution';
+import { METRICS, campaignOf, referrerHost, type RollupStore } from '../store/rollups';
 import type { Session, SessionStore, SessionSummary } from '../store/sessions';
 import type { SettingStore } from '../store/settings';
 import type { TrackedEvent, VisitOfEvent } from '../store/tracking';
@@ -30,8 +31,19 @@ interface Batch {
   domains: Map<number, Promise<string[]>>;
 }
 
-export function visitSessions(store: SessionStore, settings: SettingStore) {
+export function visitSessions(store: SessionStore, settings: SettingStore, rollups: RollupStore) {
   const batches = txContext<Batch>();
+
+  /** Adds session `s` to the rollups as starting at `at` (`sign` -1: takes it back from there). */
+  async function rollUp(db: Queryable, s: Session, at: number, sign: 1 | -1) {
+    const add = (metric: string, dim?: string | null, dim2?: string | null) => rollups.add(db, s.portal_id, metric, at, dim, dim2, sign);
+    for (const metric of METRICS.sessions) await add(metric);
+    await add(METRICS.source, s.source, s.source_data_1);
+    const host = referrerHost(s.referrer);
+    if (host) await add(METRICS.referrer, host);
+    const campaign = campaignOf(s.landing_url);
+    if (campaign) await add(METRICS.campaign, campaign, s.source);
+  }
 
   async function ownDomains(db: Queryable, portalId: number) {
     const value = await settings.value(db, portalId, OWN_DOMAINS_SETTING);
@@ -89,14 +101,18 @@ export function visitSessions(store: SessionStore, settings: SettingStore) {
         (touch == INTERNAL || touch.source == 'DIRECT_TRAFFIC' || sameSource(touch, { source: s.source, data1: s.source_data_1 }));
       let visit: Visit;
       if (continues) {
+        const previous = s.last_at;
         if (e.timestamp < s.started_at) {
+          // Its start moved: the rollups count it in its new day and hour.
+          await rollUp(db, s, s.started_at, -1);
+          await rollUp(db, s, e.timestamp, 1);
           s.started_at = e.timestamp;
           open!.startMoved = true;
         }
         s.last_at = Math.max(s.last_at, e.timestamp);
         s.page_views++;
         if (open!.state == 'stored') open!.state = 'changed';
-        visit = { at: e.timestamp, referrer: touch == INTERNAL ? null : touch.referrer };
+        visit = { at: e.timestamp, referrer: touch == INTERNAL ? null : touch.referrer, previous };
       } else {
         // A session that begins on a page reached from the site itself (the visitor came back
         // after the timeout on an open tab) has no source of its own: direct.
@@ -119,6 +135,7 @@ export function visitSessions(store: SessionStore, settings: SettingStore) {
         // The session it ends is written now: the batch keeps only a visitor's newest.
         if (batch && open && open.state != 'stored') await save(db, open);
         open = { session, state: 'new' };
+        await rollUp(db, session, session.started_at, 1);
         visit = { at: e.timestamp, started: session, referrer: from.referrer };
       }
       if (batch) batch.open.set(key, open);

@@ -6,7 +6,7 @@
  *   store     once per event id and visitor        duplicate
  *   visit     a page view continues or starts its visitor's session (services/sessions.ts)
  *   identify  an email makes or updates the contact, a new visitor is linked to it
- *   count     the contact's analytics properties
+ *   count     the contact's analytics properties, and the dashboard's rollups
  *   notify    page views reach prospects with the visitor's address
  *
  * A batch runs its events in one unit of analytics totals (tracking.batch). */
@@ -17,6 +17,7 @@ import { SOURCE_TYPES } from '../domain/traffic-sources';
 import type { ContactStore } from '../store/contacts';
 import { ANALYTICS } from '../store/default-properties';
 import type { PortalStore, Tier } from '../store/portals';
+import { METRICS, hourOf, pageKey, type RollupStore } from '../store/rollups';
 import { isEmail, type PropertyStore } from '../store/properties';
 import type { TrackedEvent, TrackingStore, VisitOfEvent } from '../store/tracking';
 import type { VisitSessions } from './sessions';
@@ -67,9 +68,21 @@ export function trackingIntake(deps: {
   properties: PropertyStore;
   links: VisitorLinks;
   sessions: VisitSessions;
+  rollups: RollupStore;
   onPageView: PageViewListener;
 }) {
-  const { portals, tracking, contacts, properties, links, sessions, onPageView } = deps;
+  const { portals, tracking, contacts, properties, links, sessions, rollups, onPageView } = deps;
+
+  /** The dashboard's counters of a stored event (its session's are counted by sessions). A
+   * visitor whose session had a page view in the same hour is in that hour's and day's visitor
+   * sets already: its page view needs no visitor-set write (most page views, one fewer statement). */
+  async function rollUp(db: Queryable, e: TrackedEvent, visit: VisitOfEvent | undefined) {
+    if (e.kind == 3) return rollups.add(db, e.portalId, METRICS.event, e.timestamp, e.name, '', 1, e.value ?? 0);
+    for (const metric of METRICS.views) await rollups.add(db, e.portalId, metric, e.timestamp);
+    await rollups.add(db, e.portalId, METRICS.page, e.timestamp, pageKey(e.url));
+    const seenThisHour = visit?.previous !== undefined && hourOf(visit.previous) == hourOf(e.timestamp);
+    if (e.utk && !seenThisHour) await rollups.visitor(db, e.portalId, e.utk, e.timestamp);
+  }
 
   /** admit: the portal exists (it has a tier), and custom events need an Enterprise portal. */
   function admit(e: TrackedEvent, tier: Tier | undefined): Intake | undefined {
@@ -136,6 +149,7 @@ export function trackingIntake(deps: {
     const linked = e.utk ? linkOf.get(key) : undefined;
     if (!(await tracking.insert(db, e, linked))) return drop('duplicate', `event ${e.eid} was received before`);
     const visit = await sessions.pageView(db, e, linked);
+    await rollUp(db, e, visit);
     // Only an identifying event links its visitor (anew): the next one reads the link again.
     if (e.contact?.email) linkOf.delete(key);
     await identifyAndCount(db, e, linked, visit);

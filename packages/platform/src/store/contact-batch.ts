@@ -34,7 +34,10 @@ export class BatchEmailTaken extends Error {
 
 const SOURCE: Source = { type: 'API' };
 
-export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn) {
+/** Told of each contact a batch made, with its properties and when it was made. */
+export type ContactMade = (t: Transaction, portalId: number, props: Record<string, string>, createdAt: number) => Promise<unknown>;
+
+export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn, onMade: ContactMade = async () => {}) {
   const { jsonIds, jsonRows, forUpdate } = engine.dialect;
   // Rows locked in vid order, so that two batches touching the same contacts wait for each other
   // instead of deadlocking.
@@ -129,6 +132,7 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
       }));
       const made = await t.all(q.insert, portalId, JSON.stringify(rows));
       if (made.length < fresh.length) throw new BatchEmailTaken();
+      for (const s of fresh) await onMade(t, portalId, s.plans.at(-1)!.props, s.plans[0].t);
     }
     const updated = slots.filter((s) => s.row && s.plans.length);
     if (updated.length)

@@ -7,6 +7,7 @@ import { PlatformError, badRequest, conflict, isTransient, notFound } from '../d
 import { type BatchItem, contactBatchWriter } from './contact-batch';
 import { ANALYTICS } from './default-properties';
 import { isEmail, type PropertyStore } from './properties';
+import { METRICS, type RollupStore } from './rollups';
 
 export interface ContactRow {
   vid: number;
@@ -91,7 +92,8 @@ class EmailTaken extends Error {
   }
 }
 
-export function contactStore(engine: Engine, properties: PropertyStore, now: () => number, onChange: ContactsChanged) {
+/** `rollups`: where the contacts made per source are counted (the dashboard), if anywhere. */
+export function contactStore(engine: Engine, properties: PropertyStore, now: () => number, onChange: ContactsChanged, rollups?: RollupStore) {
   const { jsonText, jsonRemoveKey, jsonHasKey, forUpdate } = engine.dialect;
   const q = {
     byVid: sql<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0`),
@@ -220,8 +222,19 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     if (!row) {
       const vid = await db.value(q.insert, portalId, email, JSON.stringify(props), t, t);
       if (vid === undefined) throw new EmailTaken((await db.get(q.byEmail, portalId, email!))!);
+      await countMade(db, portalId, props, t);
       if (changes) await db.run(q.setHead, await recordWrite(vid), vid);
       return { vid, properties: props };
+    }
+    // Its original source set or changed: it counts under the new one (read only when written).
+    const movesSource = (w: Write) => w.property == ANALYTICS.source || w.property == ANALYTICS.sourceData1;
+    if (rollups && (given.some(movesSource) || system.some(movesSource))) {
+      const before: Record<string, string> = JSON.parse(row.properties);
+      const origin = (p: Record<string, string>) => `${p[ANALYTICS.source] ?? ''}\u0000${p[ANALYTICS.sourceData1] ?? ''}`;
+      if (origin(before) != origin(props)) {
+        await countMade(db, portalId, before, row.created_at, -1);
+        await countMade(db, portalId, props, row.created_at);
+      }
     }
     const head = changes ? await recordWrite(row.vid) : row.history_head;
     if (email != row.email) await db.run(q.updateEmail, email, JSON.stringify(props), t, head, row.vid);
@@ -369,7 +382,11 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     };
   }
 
-  const batchWriter = contactBatchWriter(engine, COLUMNS, plan);
+  /** The contacts made per day and original source: a contact counts on the day it was made
+   * under its original source, and moves when that is set later (its first visit, claimed). */
+  const countMade = async (db: Queryable, portalId: number, props: Record<string, string>, createdAt: number, sign: 1 | -1 = 1) =>
+    rollups?.add(db, portalId, METRICS.contacts, createdAt, props[ANALYTICS.source] ?? '', props[ANALYTICS.sourceData1] ?? '', sign);
+  const batchWriter = contactBatchWriter(engine, COLUMNS, plan, countMade);
 
   /** A batch one item at a time: the path for what the batch writer leaves (an error naming its
    * item, an email changed, a contact made meanwhile by another transaction). */

@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { type Queryable, sql, type Transaction } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
 import type { ContactStore, Source, Write } from './contacts';
+import { METRICS, type RollupStore } from './rollups';
 import { isEmail, type Property, type PropertyStore } from './properties';
 
 export type FormWrite = z.output<typeof schemas.formWrite>;
@@ -87,7 +88,8 @@ const q = {
 
 const formNotFound = (guid: string) => notFound(`No form found with guid '${guid}'`, { type: 'NOT_FOUND' });
 
-export function formStore(contacts: ContactStore, properties: PropertyStore, now: () => number) {
+/** `rollups`: where submissions per form are counted (the dashboard), if anywhere. */
+export function formStore(contacts: ContactStore, properties: PropertyStore, now: () => number, rollups?: RollupStore) {
   async function requireRow(db: Queryable, portalId: number, guid: string, query = q.get) {
     const row = await db.get(query, portalId, guid);
     if (!row) throw formNotFound(guid);
@@ -255,6 +257,7 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     else if (vid !== null) await contacts.update(db, portalId, vid, writes, source, false, counters);
     const submitted = JSON.stringify(Object.fromEntries(values.map((w) => [w.property, w.value])));
     await db.run(q.insertSubmission, conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, submitted);
+    await rollups?.add(db, portalId, METRICS.form, t, row.guid);
     return { conversionId, vid };
   }
 

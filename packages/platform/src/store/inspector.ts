@@ -48,6 +48,7 @@ export function inspectorQueries(engine: Engine) {
     statusChanges: sql<[number, string], { created: number; data: string }>(
       "SELECT created, data FROM email_events WHERE portal_id = ? AND recipient = ? AND type = 'STATUSCHANGE' ORDER BY seq DESC LIMIT 100",
     ),
+    subscriptionNames: sql<[number], { id: number; name: string }>('SELECT id, name FROM subscription_types WHERE portal_id = ?'),
     workflowSteps: sql<[number], { timestamp: number; event_type: string; detail: string | null; definition: string | null }>(
       `SELECT l.timestamp, l.event_type, l.detail, w.definition FROM workflow_log l LEFT JOIN workflows w ON w.id = l.workflow_id
        WHERE l.vid = ? ORDER BY l.seq DESC LIMIT 100`,
@@ -99,12 +100,15 @@ export function inspectorQueries(engine: Engine) {
       }
       for (const s of await db.all(q.submissions, vid))
         timeline.push({ at: s.timestamp, kind: 'form submission', title: s.title ?? 'form', detail: [s.page_url, Object.keys(json(s.values_json)).join(', ')].filter(Boolean).join(' · ') });
-      if (row.email)
+      if (row.email) {
+        // Subscription types by name (an id when its type is gone).
+        const named = new Map((await db.all(q.subscriptionNames, portalId)).map((t) => [Number(t.id), t.name]));
         for (const c of await db.all(q.statusChanges, portalId, row.email)) {
           const d = json<{ subscriptions?: { id: number; status: string }[]; portalSubscriptionStatus?: string }>(c.data);
-          const changes = (d.subscriptions ?? []).map((s) => `${s.id}: ${s.status.toLowerCase()}`).join(', ');
+          const changes = (d.subscriptions ?? []).map((s) => `${named.get(Number(s.id)) ?? `type ${s.id}`}: ${s.status.toLowerCase()}`).join(', ');
           timeline.push({ at: c.created, kind: 'subscription change', title: d.portalSubscriptionStatus == 'UNSUBSCRIBED' ? 'unsubscribed from all' : 'subscriptions changed', detail: changes });
         }
+      }
       for (const w of await db.all(q.workflowSteps, vid))
         timeline.push({ at: w.timestamp, kind: 'workflow', title: `${json<{ name?: string }>(w.definition).name ?? 'workflow'}: ${w.event_type.toLowerCase().replace(/_/g, ' ')}`, detail: w.detail ?? undefined });
       const lists = await db.all(q.memberships, vid);
@@ -118,6 +122,14 @@ export function inspectorQueries(engine: Engine) {
         createdAt: row.created_at,
         updatedAt: row.updated_at,
         properties,
+        // Where the contact came from, and how it came back (attribution, README).
+        source: {
+          original: [properties.svc_analytics_source, properties.svc_analytics_source_data_1, properties.svc_analytics_source_data_2].filter(Boolean),
+          latest: [properties.svc_analytics_latest_source, properties.svc_analytics_latest_source_data_1, properties.svc_analytics_latest_source_data_2].filter(Boolean),
+          visits: Number(properties.svc_analytics_num_visits ?? 0),
+          pageViews: Number(properties.svc_analytics_num_page_views ?? 0),
+          firstReferrer: properties.svc_analytics_first_referrer ?? null,
+        },
         identities: [...(row.email ? [{ type: 'EMAIL', value: row.email, at: row.created_at }] : []), ...utks.map((u) => ({ type: 'LEAD_GUID (svcutk)', value: u.utk, at: u.linked_at }))],
         lists: lists.map((l) => ({ name: l.name, dynamic: !!l.dynamic, addedAt: l.added_at })),
         timeline,

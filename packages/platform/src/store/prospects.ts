@@ -73,6 +73,10 @@ export type SearchType = 'city' | 'region' | 'country';
 /** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
 export function prospectStore(engine: Engine, organizations: IpOrganization[] = SAMPLE_ORGANIZATIONS) {
   const byName = new Map(organizations.map((o) => [o.organization, o]));
+  const organizationOf = (ip: string) => {
+    const address = ip.replace(/^::ffff:/, '');
+    return organizations.find((o) => address.startsWith(o.prefix));
+  };
   const bySlug = new Map(organizations.map((o) => [slugify(o.organization), o]));
   const q = {
     view: sql<[number, string, string, string, string | null, number]>(
@@ -160,9 +164,11 @@ export function prospectStore(engine: Engine, organizations: IpOrganization[] = 
   return {
     /** A page view from `ip` (from the collector): kept when the address maps to an organisation;
      * then the write to wait for, else nothing (no promise for the common case). */
+    /** The country of address `ip`, when the mapping knows it. */
+    countryOf: (ip: string) => organizationOf(ip)?.country,
     pageView(db: Queryable, portalId: number, ip: string, utk: string, url: string | undefined, timestamp: number): Promise<number> | undefined {
       const address = ip.replace(/^::ffff:/, '');
-      const org = organizations.find((o) => address.startsWith(o.prefix));
+      const org = organizationOf(address);
       return org && db.run(q.view, portalId, org.organization, address, utk, url ?? null, timestamp);
     },
     timeline: (db: Queryable, portalId: number, paging: ProspectPaging) => page(db, portalId, 'timeline', paging, [portalId]),

@@ -52,6 +52,8 @@ export interface VisitOfEvent {
   at: number;
   started?: SessionSummary;
   referrer: string | null;
+  /** The latest page view of the session it continues (none when it started one). */
+  previous?: number;
 }
 
 interface Totals {

@@ -1,0 +1,151 @@
+/** The dashboard's rollups: counters per portal, metric, UTC day or hour, and dimension, added to
+ * as page views, sessions, custom events, form submissions and contacts are stored. Inside a
+ * request's write (services' `write`, through `batch`) the additions are summed in memory and
+ * stored once at its end: one upsert statement for all the request's keys, not one per event.
+ * The counters are additive (ON CONFLICT … n = n + excluded.n), so two processes writing the
+ * same keys at once both count; keys are written in one order so that they never deadlock. */
+import { type Engine, type Queryable, sql } from '../db/engine';
+import { txContext } from '../db/tx-context';
+
+export const HOUR = 3_600_000;
+export const DAY = 24 * HOUR;
+
+/** What each metric counts, and its dimensions. `.d` per UTC day, `.h` per UTC hour. */
+export const METRICS = {
+  views: ['views.d', 'views.h'],
+  visitors: ['visitors.d', 'visitors.h'],
+  sessions: ['sessions.d', 'sessions.h'],
+  /** Page views per page (dim: the URL without its query and fragment). */
+  page: 'page.d',
+  /** Sessions per source (dim: type, dim2: source data 1). */
+  source: 'source.d',
+  /** Sessions with an external referrer, per referring host (dim). */
+  referrer: 'referrer.d',
+  /** Sessions per campaign (dim: utm_campaign of the landing page, dim2: source type). */
+  campaign: 'campaign.d',
+  /** Custom events per name (dim); amount: their value summed (revenue). */
+  event: 'event.d',
+  /** Form submissions per form (dim: its guid). */
+  form: 'form.d',
+  /** Contacts made, on the day they were made, per original source (dim: type, dim2: data 1). */
+  contacts: 'contacts.d',
+  /** Page views from an address the prospects mapping knows, per country (dim). */
+  country: 'country.d',
+} as const;
+
+export const dayOf = (t: number) => Math.floor(t / DAY) * DAY;
+export const hourOf = (t: number) => Math.floor(t / HOUR) * HOUR;
+/** A metric's bucket for time `t`. */
+export const bucketOf = (metric: string, t: number) => (metric.endsWith('.h') ? hourOf(t) : dayOf(t));
+
+/** Dimensions are clipped: a URL or a campaign name may be long. */
+const MAX_DIM = 500;
+const clip = (s: string | null | undefined) => (s ?? '').slice(0, MAX_DIM);
+
+/** A page's URL as the pages panel groups it: no query, no fragment. */
+export function pageKey(url: string | undefined) {
+  if (!url) return '';
+  try {
+    const u = new URL(url);
+    return u.origin + u.pathname;
+  } catch {
+    return url.split(/[?#]/)[0];
+  }
+}
+
+/** A landing URL's utm_campaign, if any. */
+export function campaignOf(landingUrl: string | null | undefined) {
+  if (!landingUrl) return '';
+  try {
+    return new URL(landingUrl).searchParams.get('utm_campaign')?.trim() ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** A referrer's host name, without www. */
+export function referrerHost(referrer: string | null | undefined) {
+  if (!referrer) return '';
+  try {
+    return new URL(referrer).hostname.toLowerCase().replace(/^www\./, '');
+  } catch {
+    return '';
+  }
+}
+
+interface Pending {
+  counters: Map<string, { portal_id: number; metric: string; bucket: number; dim: string; dim2: string; n: number; amount: number }>;
+  visitors: Map<string, { portal_id: number; grain: string; bucket: number; utk: string }>;
+}
+
+export function rollupStore(engine: Engine) {
+  const { jsonRows } = engine.dialect;
+  const q = {
+    // WHERE true: SQLite reads `ON CONFLICT` after a bare SELECT … FROM as a join's ON.
+    add: sql<[string]>(
+      `INSERT INTO rollups (portal_id, metric, bucket, dim, dim2, n, amount)
+       SELECT portal_id, metric, bucket, dim, dim2, n, amount
+       FROM (${jsonRows('?', { portal_id: 'integer', metric: 'text', bucket: 'integer', dim: 'text', dim2: 'text', n: 'integer', amount: 'real' })}) AS x
+       WHERE true ORDER BY portal_id, metric, bucket, dim, dim2
+       ON CONFLICT (portal_id, metric, bucket, dim, dim2) DO UPDATE SET n = rollups.n + excluded.n, amount = rollups.amount + excluded.amount`,
+    ),
+    // The rows it inserted are the visitors new in their bucket.
+    visitors: sql<[string], { portal_id: number; grain: string; bucket: number }>(
+      `INSERT INTO rollup_visitors (portal_id, grain, bucket, utk)
+       SELECT portal_id, grain, bucket, utk FROM (${jsonRows('?', { portal_id: 'integer', grain: 'text', bucket: 'integer', utk: 'text' })}) AS x
+       WHERE true ORDER BY portal_id, grain, bucket, utk
+       ON CONFLICT DO NOTHING RETURNING portal_id, grain, bucket`,
+    ),
+  };
+  const batches = txContext<Pending>();
+
+  function add(p: Pending, portalId: number, metric: string, at: number, dim: string, dim2: string, n: number, amount: number) {
+    const bucket = bucketOf(metric, at);
+    const key = `${portalId}\u0000${metric}\u0000${bucket}\u0000${dim}\u0000${dim2}`;
+    const c = p.counters.get(key);
+    if (c) {
+      c.n += n;
+      c.amount += amount;
+    } else p.counters.set(key, { portal_id: portalId, metric, bucket, dim, dim2, n, amount });
+  }
+
+  async function flush(db: Queryable, p: Pending) {
+    if (p.visitors.size) {
+      const fresh = await db.all(q.visitors, JSON.stringify([...p.visitors.values()]));
+      for (const v of fresh) add(p, Number(v.portal_id), `visitors.${v.grain}`, Number(v.bucket), '', '', 1, 0);
+    }
+    const rows = [...p.counters.values()].filter((c) => c.n != 0 || c.amount != 0);
+    if (rows.length) await db.run(q.add, JSON.stringify(rows));
+  }
+
+  /** Runs `fn` with what `db` adds to rollups; stored when it has done, in the same transaction. */
+  async function withBatch<T>(db: Queryable, fn: (p: Pending) => Promise<T>): Promise<T> {
+    const open = batches.of(db);
+    if (open) return fn(open);
+    const p: Pending = { counters: new Map(), visitors: new Map() };
+    const result = await fn(p);
+    await flush(db, p);
+    return result;
+  }
+
+  return {
+    /** Runs `fn` (which writes through the handle it is given) with its rollups stored once at its end. */
+    async batch<T>(db: Queryable, fn: (db: Queryable) => Promise<T>): Promise<T> {
+      if (batches.of(db)) return fn(db);
+      const p: Pending = { counters: new Map(), visitors: new Map() };
+      const result = await fn(batches.bind(db, p));
+      await flush(db, p);
+      return result;
+    },
+    /** Adds `n` (and `amount`) to `metric` at time `at` for dimension `dim`, `dim2`. */
+    add: (db: Queryable, portalId: number, metric: string, at: number, dim?: string | null, dim2?: string | null, n = 1, amount = 0) =>
+      withBatch(db, async (p) => add(p, portalId, metric, at, clip(dim), clip(dim2), n, amount)),
+    /** Visitor `utk` was seen at `at`: counted once per day and per hour. */
+    visitor: (db: Queryable, portalId: number, utk: string, at: number) =>
+      withBatch(db, async (p) => {
+        for (const [grain, bucket] of [['d', dayOf(at)], ['h', hourOf(at)]] as const) p.visitors.set(`${portalId}\u0000${grain}\u0000${bucket}\u0000${utk}`, { portal_id: portalId, grain, bucket, utk });
+      }),
+  };
+}
+
+export type RollupStore = ReturnType<typeof rollupStore>;
