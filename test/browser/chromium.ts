@@ -35,6 +35,12 @@ export async function launchChromiumWithDoNotTrack(): Promise<BrowserContext> {
   mkdirSync(join(profile, 'Default'));
   writeFileSync(join(profile, 'Default', 'Preferences'), JSON.stringify({ enable_do_not_track: true }));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS });
-  context.on('close', () => rmSync(profile, { recursive: true, force: true }));
+  // Chromium may still be writing the profile as the context reports closed (ENOTEMPTY, an
+  // uncaught error in CI): retry, and never throw from the handler; at worst a temp dir is left.
+  context.on('close', () => {
+    try {
+      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    } catch {}
+  });
   return context;
 }
