@@ -90,9 +90,23 @@ describe('lists', () => {
     expect(again.json).toEqual({ updated: [], discarded: [a], invalidVids: [], invalidEmails: [] });
     const read = (await t.call('GET', path)).json;
     expect(read.metaData).toMatchObject({ size: 2, lastSizeChangeAt: t.clock.now });
+    // Adding a member already there changes nothing; a removal and an addition do, each when made.
+    const addedAt = t.clock.now;
+    t.clock.now += 1000;
+    await t.call('POST', `${path}/add`, { body: { vids: [b] } });
+    expect((await t.call('GET', path)).json.metaData).toMatchObject({ size: 2, lastSizeChangeAt: addedAt });
 
+    t.clock.now += 1000;
     const removed = await t.call('POST', `${path}/remove`, { body: { vids: [a] } });
     expect(removed.json).toEqual({ updated: [a], discarded: [], invalidVids: [], invalidEmails: [] });
+    expect((await t.call('GET', path)).json.metaData).toMatchObject({ size: 1, lastSizeChangeAt: t.clock.now });
+    t.clock.now += 1000;
+    await t.call('POST', `${path}/add`, { body: { vids: [a] } });
+    expect((await t.call('GET', path)).json.metaData).toMatchObject({ size: 2, lastSizeChangeAt: t.clock.now });
+    t.clock.now += 1000;
+    await t.call('POST', `${path}/remove`, { body: { vids: [a] } });
+    // The newest member left: the removal's time, not the remaining member's arrival.
+    expect((await t.call('GET', path)).json.metaData).toMatchObject({ size: 1, lastSizeChangeAt: t.clock.now });
     const removedAgain = await t.call('POST', `${path}/remove`, { body: { emails: ['m1@example.com'] } });
     expect(removedAgain.json).toEqual({ updated: [], discarded: [a], invalidVids: [], invalidEmails: [] });
     expect(await memberVids(list.listId)).toEqual([b]);

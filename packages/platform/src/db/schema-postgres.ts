@@ -33,7 +33,7 @@ export function toPostgresSchema(sqlite: string) {
 
 /** What only PostgreSQL keeps in the database, because processes share it there (one SQLite
  * process keeps it in memory): the rate limits' counters (rate-limiter-flexible's table layout). */
-export const POSTGRES_ONLY_TABLES = ['rate_limits', 'cache_versions'];
+export const POSTGRES_ONLY_TABLES = ['rate_limits', 'cache_versions', 'rollup_deltas'];
 const POSTGRES_ONLY = `
 -- Unlogged: a count is written on every request, and a logged write makes its commit wait for
 -- the WAL to reach the disk (about 4 ms here, the whole of a profile lookup's time). A crash
@@ -47,6 +47,18 @@ CREATE UNLOGGED TABLE IF NOT EXISTS rate_limits (
 CREATE TABLE IF NOT EXISTS cache_versions (
   name TEXT PRIMARY KEY,
   version TEXT NOT NULL
+);
+-- The dashboard's counters added to by requests not yet folded into rollups (store/rollups.ts):
+-- appended to, so that concurrent requests do not wait for each other on today's counter rows.
+-- No key: rows are only appended and then all taken at once.
+CREATE TABLE IF NOT EXISTS rollup_deltas (
+  portal_id BIGINT NOT NULL,
+  metric TEXT NOT NULL,
+  bucket BIGINT NOT NULL,
+  dim TEXT NOT NULL,
+  dim2 TEXT NOT NULL,
+  n BIGINT NOT NULL,
+  amount DOUBLE PRECISION NOT NULL
 );
 `;
 
@@ -83,4 +95,6 @@ export const POSTGRES_MIGRATIONS: Record<number, string> = {
   11: 'SELECT 1;',
   // 11 → 12: the dashboard's rollups are new (made by the schema).
   12: 'SELECT 1;',
+  // 12 → 13: the rollups' deltas and the list_members_added index are new (made by the schema).
+  13: 'SELECT 1;',
 };

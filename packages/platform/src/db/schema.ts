@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only. */
-export const SCHEMA_VERSION = 12;
+export const SCHEMA_VERSION = 13;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -116,6 +116,8 @@ CREATE TABLE IF NOT EXISTS list_members (
   PRIMARY KEY (list_id, vid)
 );
 CREATE INDEX IF NOT EXISTS list_members_vid ON list_members(vid);
+-- A list's members newest first (its recent contacts) and its newest arrival (lastSizeChangeAt).
+CREATE INDEX IF NOT EXISTS list_members_added ON list_members(list_id, added_at, vid);
 
 -- seq: the order forms were made in (a list's order within one millisecond; guids are random).
 CREATE TABLE IF NOT EXISTS forms (
@@ -514,4 +516,7 @@ export const MIGRATIONS: Record<number, string> = {
   // 11 → 12: the dashboard's rollups and the sessions' last_at index are new (made by SCHEMA).
   // Events from before are not in the rollups: the dashboard counts from the upgrade on.
   12: `SELECT 1;`,
+  // 12 → 13: the list_members_added index (made by SCHEMA), which a list's last size change is now
+  // read from, and PostgreSQL's rollup_deltas (schema-postgres.ts).
+  13: `SELECT 1;`,
 };

@@ -35,7 +35,8 @@ export function rangeOf(name: unknown, now: number): Range {
 
 const rate = (part: number, whole: number) => (whole ? Math.round((part / whole) * 10_000) / 10_000 : null);
 
-export function dashboard(store: DashboardStore, now: () => number) {
+/** `catchUp`: brings the rollups up to date before a read (PostgreSQL's deltas, store/rollups.ts). */
+export function dashboard(store: DashboardStore, now: () => number, catchUp: () => Promise<unknown> = async () => {}) {
   const total = (series: Map<number, number>) => [...series.values()].reduce((a, b) => a + b, 0);
 
   const panels = {
@@ -146,6 +147,7 @@ export function dashboard(store: DashboardStore, now: () => number) {
     /** Panel `panel` of portal `portalId` over range `range` (a name of RANGES; 400 otherwise). */
     async read(db: Queryable, portalId: number, panel: Panel, range: unknown) {
       const r = rangeOf(range ?? '7d', now());
+      await catchUp();
       return { range: { name: r.name, from: r.from, to: r.to, grain: r.grain }, ...(await panels[panel](db, portalId, r)) };
     },
   };

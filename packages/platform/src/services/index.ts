@@ -96,7 +96,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   const blogV1 = blogV1Store(content);
   const keywords = keywordStore(engine, now);
   const inspector = inspectorQueries(engine);
-  const dashboardPanels = dashboard(dashboardStore(engine), now);
+  const dashboardPanels = dashboard(dashboardStore(engine), now, rollups.fold);
   const social = socialStore(engine, now);
   socialPublishing(content, social);
   const prospects = prospectStore(engine, options.prospects);
@@ -132,6 +132,8 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   const jobs = scheduler(engine, write, [
     { name: 'publish', run: (t) => content.publishDue(t) },
     { name: 'broadcasts', run: (t) => social.publishDue(t) },
+    // In a transaction of its own: the deltas others committed meanwhile, not the run's snapshot.
+    { name: 'rollups', run: () => rollups.fold() },
   ]);
   return {
     now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, occurrences, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,

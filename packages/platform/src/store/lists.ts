@@ -29,8 +29,10 @@ interface ListRow {
   created_at: number;
   updated_at: number;
   processed_at: number;
+  /** When a member last left (additions: `last_added`). */
   size_changed_at: number;
   size: number;
+  last_added: number | null;
 }
 
 export interface ListWrite {
@@ -43,7 +45,12 @@ export type ListRecord = z.input<typeof schemas.contactList>;
 export type MembershipChange = z.output<typeof schemas.membershipChange>;
 export type MemberRow = ContactRow & { added_at: number };
 
-const SELECT_LIST = 'SELECT l.*, (SELECT count(*) FROM list_members m WHERE m.list_id = l.list_id) AS size FROM lists l';
+/** A list's last size change is the later of the last removal (`size_changed_at`) and its newest
+ * member's arrival: an addition writes nothing on the list's row. On PostgreSQL every form
+ * submission that adds a new contact to a list would otherwise update that one row, and each
+ * transaction would wait for the one before it to commit (about 250 a second at most). */
+const SELECT_LIST = `SELECT l.*, (SELECT count(*) FROM list_members m WHERE m.list_id = l.list_id) AS size,
+  (SELECT max(added_at) FROM list_members m WHERE m.list_id = l.list_id) AS last_added FROM lists l`;
 const SELECT_MEMBER = `SELECT ${contactColumns('c')}, m.added_at
   FROM list_members m JOIN contacts c ON c.vid = m.vid WHERE m.list_id = ? AND c.deleted = 0`;
 /** Contacts read per step of a full evaluation, and members changed per statement (bounds memory
@@ -70,6 +77,7 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     renumber: sql<[number]>('UPDATE lists SET internal_list_id = (SELECT coalesce(max(internal_list_id), 0) + 1 FROM lists) WHERE list_id = ?'),
     remove: sql<[number]>('DELETE FROM lists WHERE list_id = ?'),
     processed: sql<[number, number]>('UPDATE lists SET processed_at = ? WHERE list_id = ?'),
+    /** A member left (see SELECT_LIST). */
     sizeChanged: sql<[number, number]>('UPDATE lists SET size_changed_at = ? WHERE list_id = ?'),
     // In vid order: two transactions adding the same contacts take their row locks in one order.
     addMembers: sql<[number, number, string], { vid: number }>(
@@ -129,7 +137,7 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
         size: row.size,
         error: '',
         lastProcessingStateChangeAt: row.processed_at,
-        lastSizeChangeAt: row.size_changed_at,
+        lastSizeChangeAt: Math.max(Number(row.size_changed_at), Number(row.last_added ?? 0)),
         listReferencesCount: null,
       },
     };
@@ -189,9 +197,9 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     const members = new Set((await t.all(q.memberVids, list.list_id)).map((m) => m.vid));
     const at = now();
     const left = await setMembers(t, list.list_id, [...members].filter((vid) => !keep.has(vid)), false, at);
-    const joined = await setMembers(t, list.list_id, [...keep].filter((vid) => !members.has(vid)), true, at);
+    await setMembers(t, list.list_id, [...keep].filter((vid) => !members.has(vid)), true, at);
     await t.run(q.processed, at, list.list_id);
-    if (left.length || joined.length) await t.run(q.sizeChanged, at, list.list_id);
+    if (left.length) await t.run(q.sizeChanged, at, list.list_id);
   }
 
   /** Re-checks only the changed contacts against the portal's dynamic lists, with the properties
@@ -208,10 +216,8 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     for (const list of lists) {
       const [inside, outside]: number[][] = [[], []];
       for (const [vid, properties] of last) (properties && matches(list.filters, subject(vid, properties)) ? inside : outside).push(vid);
-      let moved = 0;
-      if (inside.length) moved += (await setMembers(db, list.id, inside, true, at)).length;
-      if (outside.length) moved += (await setMembers(db, list.id, outside, false, at)).length;
-      if (moved) await db.run(q.sizeChanged, at, list.id);
+      if (inside.length) await setMembers(db, list.id, inside, true, at);
+      if (outside.length && (await setMembers(db, list.id, outside, false, at)).length) await db.run(q.sizeChanged, at, list.id);
     }
   }
   onContactsChanged(recheck);
@@ -236,7 +242,7 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
       const at = now();
       const changed = new Set(await setMembers(t, listId, [...found], add, at));
       for (const vid of found) (changed.has(vid) ? out.updated : out.discarded).push(vid);
-      if (out.updated.length) await t.run(q.sizeChanged, at, listId);
+      if (out.updated.length && !add) await t.run(q.sizeChanged, at, listId);
       return out;
     });
   }

@@ -1,9 +1,16 @@
 /** The dashboard's rollups: counters per portal, metric, UTC day or hour, and dimension, added to
  * as page views, sessions, custom events, form submissions and contacts are stored. Inside a
  * request's write (services' `write`, through `batch`) the additions are summed in memory and
- * stored once at its end: one upsert statement for all the request's keys, not one per event.
- * The counters are additive (ON CONFLICT … n = n + excluded.n), so two processes writing the
- * same keys at once both count; keys are written in one order so that they never deadlock. */
+ * stored once at its end, in one statement for all the request's keys, not one per event.
+ *
+ * On SQLite that statement adds to the counters (ON CONFLICT … n = n + excluded.n): its one
+ * writer runs the requests one after another anyway. On PostgreSQL every request would update
+ * the same few rows (today's page views, this hour's), and a row updated by an open transaction
+ * makes the next one wait until it commits, disk flush included: the writes of all processes
+ * queued there, about 250 a second whatever else they did. So there a request appends its
+ * additions to `rollup_deltas`, which no two transactions contend for, and `fold` moves them into
+ * the counters, summed: the scheduler each second (one process at a time), and the dashboard
+ * before it reads. The deltas are written in the request's transaction, so a crash loses none. */
 import { type Engine, type Queryable, sql } from '../db/engine';
 import { txContext } from '../db/tx-context';
 
@@ -78,16 +85,26 @@ interface Pending {
   visitors: Map<string, { portal_id: number; grain: string; bucket: number; utk: string }>;
 }
 
+const COUNTER = { portal_id: 'integer', metric: 'text', bucket: 'integer', dim: 'text', dim2: 'text', n: 'integer', amount: 'real' } as const;
+const KEY = 'portal_id, metric, bucket, dim, dim2';
+const ADD_TO_COUNTERS = `ON CONFLICT (${KEY}) DO UPDATE SET n = rollups.n + excluded.n, amount = rollups.amount + excluded.amount`;
+
 export function rollupStore(engine: Engine) {
   const { jsonRows } = engine.dialect;
+  const viaDeltas = engine.kind == 'postgres';
   const q = {
     // WHERE true: SQLite reads `ON CONFLICT` after a bare SELECT … FROM as a join's ON.
     add: sql<[string]>(
-      `INSERT INTO rollups (portal_id, metric, bucket, dim, dim2, n, amount)
-       SELECT portal_id, metric, bucket, dim, dim2, n, amount
-       FROM (${jsonRows('?', { portal_id: 'integer', metric: 'text', bucket: 'integer', dim: 'text', dim2: 'text', n: 'integer', amount: 'real' })}) AS x
-       WHERE true ORDER BY portal_id, metric, bucket, dim, dim2
-       ON CONFLICT (portal_id, metric, bucket, dim, dim2) DO UPDATE SET n = rollups.n + excluded.n, amount = rollups.amount + excluded.amount`,
+      `INSERT INTO rollups (${KEY}, n, amount) SELECT ${KEY}, n, amount FROM (${jsonRows('?', COUNTER)}) AS x
+       WHERE true ORDER BY ${KEY} ${ADD_TO_COUNTERS}`,
+    ),
+    addDeltas: sql<[string]>(`INSERT INTO rollup_deltas (${KEY}, n, amount) SELECT ${KEY}, n, amount FROM (${jsonRows('?', COUNTER)}) AS x`),
+    // The deltas committed by now (a delta still being written is left for the next fold); the
+    // keys in one order, so that a fold never deadlocks with another.
+    fold: sql(
+      `WITH d AS (DELETE FROM rollup_deltas RETURNING ${KEY}, n, amount)
+       INSERT INTO rollups (${KEY}, n, amount) SELECT ${KEY}, sum(n), sum(amount) FROM d
+       GROUP BY ${KEY} HAVING sum(n) <> 0 OR sum(amount) <> 0 ORDER BY ${KEY} ${ADD_TO_COUNTERS}`,
     ),
     // The rows it inserted are the visitors new in their bucket.
     visitors: sql<[string], { portal_id: number; grain: string; bucket: number }>(
@@ -115,7 +132,7 @@ export function rollupStore(engine: Engine) {
       for (const v of fresh) add(p, Number(v.portal_id), `visitors.${v.grain}`, Number(v.bucket), '', '', 1, 0);
     }
     const rows = [...p.counters.values()].filter((c) => c.n != 0 || c.amount != 0);
-    if (rows.length) await db.run(q.add, JSON.stringify(rows));
+    if (rows.length) await db.run(viaDeltas ? q.addDeltas : q.add, JSON.stringify(rows));
   }
 
   /** Runs `fn` with what `db` adds to rollups; stored when it has done, in the same transaction. */
@@ -140,6 +157,15 @@ export function rollupStore(engine: Engine) {
     /** Adds `n` (and `amount`) to `metric` at time `at` for dimension `dim`, `dim2`. */
     add: (db: Queryable, portalId: number, metric: string, at: number, dim?: string | null, dim2?: string | null, n = 1, amount = 0) =>
       withBatch(db, async (p) => add(p, portalId, metric, at, clip(dim), clip(dim2), n, amount)),
+    /** Moves the deltas written so far into the counters (PostgreSQL; nothing to do on SQLite).
+     * Resolves to the number of counters it changed. */
+    fold: (): Promise<number> =>
+      viaDeltas
+        ? engine.tx(async (t) => {
+            await t.lock('rollups-fold');
+            return t.run(q.fold);
+          })
+        : Promise.resolve(0),
     /** Visitor `utk` was seen at `at`: counted once per day and per hour. */
     visitor: (db: Queryable, portalId: number, utk: string, at: number) =>
       withBatch(db, async (p) => {
