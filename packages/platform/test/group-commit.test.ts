@@ -5,6 +5,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sql } from '../src/db/engine';
 import { sqliteEngine } from '../src/db/engine-sqlite';
 import { openDatabase, type Db } from '../src/db/open';
 import { SCHEMA_VERSION } from '../src/db/schema';
@@ -77,6 +78,53 @@ describe('group commit', () => {
     await write;
     await expect(engine.settled()).resolves.toBeUndefined(); // nothing open: at once
     db.close();
+  });
+
+  describe('atCommit', () => {
+    /** A sum the members add to, written by one statement right before their commit. */
+    const summing = (engine: ReturnType<typeof sqliteEngine>, flushes: number[][] = []) => {
+      const KEY = {};
+      const add = (n: number) =>
+        engine.atCommit!(KEY, () => [] as number[], async (t, sum) => {
+          flushes.push([...sum]);
+          await t.run(sql<[string]>('INSERT INTO notes (text) VALUES (?)'), `sum ${sum.reduce((a, b) => a + b, 0)}`);
+        })!.push(n);
+      return { add, flushes };
+    };
+
+    it("keeps one state for a group's members, flushed once in their transaction before it commits", async () => {
+      const { file, engine, run, insert } = setup();
+      const { add, flushes } = summing(engine);
+      expect(engine.atCommit!({}, () => 1, async () => {})).toBeUndefined(); // no transaction open
+      const members = [1, 2, 3].map((n) => run(() => (insert.run(`member ${n}`), add(n))));
+      await Promise.all(members);
+      expect(flushes).toEqual([[1, 2, 3]]);
+      expect(committed(file, 'SELECT text FROM notes ORDER BY id')).toEqual(['member 1', 'member 2', 'member 3', 'sum 6']);
+      // The next group starts afresh.
+      await run(() => add(10));
+      expect(flushes).toEqual([[1, 2, 3], [10]]);
+    });
+
+    it("rolls the whole group back when its flush fails, every member told so", async () => {
+      const { file, engine, run, insert } = setup();
+      insert.run('sum 3'); // the flush's insert will break the UNIQUE constraint
+      const { add } = summing(engine);
+      const members = [1, 2].map((n) => run(() => (insert.run(`member ${n}`), add(n))));
+      for (const m of members) await expect(m).rejects.toThrow(/UNIQUE/);
+      expect(committed(file, 'SELECT text FROM notes ORDER BY id')).toEqual(['sum 3']);
+    });
+
+    it('flushes each transaction of its own without the group commit', async () => {
+      const file = tempFile();
+      const db = openDatabase(file);
+      db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)');
+      const engine = sqliteEngine(db, { groupCommit: false });
+      const { add, flushes } = summing(engine);
+      await Promise.all([1, 2].map((n) => engine.tx(async () => add(n))));
+      expect(flushes).toEqual([[1], [2]]);
+      expect(committed(file, 'SELECT text FROM notes ORDER BY id')).toEqual(['sum 1', 'sum 2']);
+      db.close();
+    });
   });
 
   it('nests in a transaction it did not open instead of committing it', async () => {

@@ -179,6 +179,23 @@ describe('rollups', () => {
     expect(sorted(await rollups())).toEqual(sorted(await recount()));
   });
 
+  it("leave out what a failed write added, the writes beside it (SQLite: in its group commit) counted", async () => {
+    const s = t.platform.services;
+    const OTHER = PORTAL + 1; // counters of their own, out of the recounts above
+    const add = (db: Parameters<Parameters<typeof s.write>[0]>[0], amount: number) => s.rollups.add(db, OTHER, 'event.d', t.clock.now, 'group', '', 1, amount);
+    const ok = s.write((db) => add(db, 5));
+    const failing = s.write(async (db) => {
+      await add(db, 7);
+      throw new Error('refused after adding');
+    });
+    const also = s.write((db) => add(db, 11));
+    await expect(failing).rejects.toThrow('refused after adding');
+    await Promise.all([ok, also]);
+    await fold();
+    const rows = await s.engine.all(sql<[number], { n: number; amount: number }>('SELECT n, amount FROM rollups WHERE portal_id = ?'), OTHER);
+    expect(rows.map((r) => [Number(r.n), Number(r.amount)])).toEqual([[2, 16]]);
+  });
+
   it('are added to by a request in its transaction on SQLite, and through deltas the scheduler folds on PostgreSQL', async () => {
     // The timer's runs would fold at any moment: this test runs the scheduler itself.
     await t.platform.services.scheduler.stop();

@@ -54,6 +54,8 @@ interface Open {
   root: Level;
   /** A group stops taking members when its turn ends; later ones open the next group. */
   closing: boolean;
+  /** engine.atCommit's states, flushed in the order they were made. */
+  atCommit: Map<object, { state: unknown; flush: (t: Queryable, state: unknown) => Promise<void> }>;
 }
 
 /** better-sqlite3 binds no booleans, and Buffers rather than plain byte arrays. */
@@ -104,7 +106,7 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
     let settle!: (err?: unknown) => void;
     const ended = new Promise<void>((resolve, reject) => (settle = (err) => (err === undefined ? resolve() : reject(err))));
     ended.catch(() => {}); // its members see a failed commit; an unobserved one must not crash the process
-    const tx: Open = { ended, root: { depth: 0, nested: serial() }, closing: false };
+    const tx: Open = { ended, root: { depth: 0, nested: serial() }, closing: false, atCommit: new Map() };
     open = tx;
     const end = (err?: unknown) => {
       try {
@@ -120,6 +122,11 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
     return { tx, end };
   }
 
+  /** engine.atCommit's work, in the transaction about to commit. */
+  async function flushAtCommit(tx: Open) {
+    for (const { state, flush } of tx.atCommit.values()) await flush(handle(tx.root), state);
+  }
+
   /** Transactions of their own, one after another. */
   async function alone<T>(fn: (t: Transaction) => Promise<T>): Promise<T> {
     while (open) await open.ended.catch(() => {});
@@ -127,6 +134,7 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
     let result: T;
     try {
       result = await fn(handle(tx.root));
+      await flushAtCommit(tx);
     } catch (err) {
       end(err);
       throw err;
@@ -143,7 +151,7 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
       setImmediate(() => {
         tx.closing = true;
         // After the members already queued: none joins a closing group.
-        tx.root.nested(async () => {}).then(() => end());
+        tx.root.nested(() => flushAtCommit(tx)).then(() => end(), end);
       });
     }
     const group = open!;
@@ -170,6 +178,12 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
       } finally {
         running.delete(name);
       }
+    },
+    atCommit<S>(key: object, make: () => S, flush: (t: Queryable, state: S) => Promise<void>): S | undefined {
+      if (!open) return undefined;
+      let entry = open.atCommit.get(key);
+      if (!entry) open.atCommit.set(key, (entry = { state: make(), flush: flush as (t: Queryable, state: unknown) => Promise<void> }));
+      return entry.state as S;
     },
     async settled() {
       while (open) await open.ended.catch(() => {});

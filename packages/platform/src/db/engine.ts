@@ -115,6 +115,13 @@ export interface Engine extends Queryable {
    * `undefined` when it did not run. A process that dies lets go at once (the lock is its
    * connection's). */
   exclusive<T>(name: string, fn: () => Promise<T>): Promise<T | undefined>;
+  /** SQLite only: the state `key` keeps in the transaction open now (the group commit's, shared
+   * by many requests' savepoints), made by `make` on first use and handed to `flush`, in that
+   * transaction, right before it commits; undefined when none is open. For what every request
+   * adds to the same rows (the dashboard's counters): summed in memory, written once per commit.
+   * What a savepoint adds must be its last act, as nothing rolls it back (see rollups.batch).
+   * PostgreSQL has none: each request's transaction is its own. */
+  atCommit?<S>(key: object, make: () => S, flush: (t: Queryable, state: S) => Promise<void>): S | undefined;
   /** Resolves once every transaction open now has ended: a read made before then may have seen
    * writes that are not yet durable (SQLite's group commit), so its answer waits for this. */
   settled(): Promise<void>;

@@ -73,14 +73,17 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     for (const c of contacts) byVid.set(c.vid, c);
   };
   /** One request's writes: a transaction (on SQLite a savepoint in the group commit), its contact
-   * changes announced once; resolves once they are durable. */
+   * changes announced once; resolves once they are durable. Its rollups are kept last, after
+   * everything that could still fail and roll it back (see rollups.batch). */
   const write = <T>(fn: (t: Queryable) => T): Promise<Awaited<T>> =>
-    engine.tx(async (t): Promise<Awaited<T>> => {
-      const gathered = new Map<number, Map<number, ChangedContact>>();
-      const result = await rollups.batch(t, async (r) => fn(gathering.bind(r, gathered)));
-      for (const [portalId, byVid] of gathered) await notify(t, portalId, [...byVid.values()]);
-      return result;
-    });
+    engine.tx((t) =>
+      rollups.batch(t, async (r): Promise<Awaited<T>> => {
+        const gathered = new Map<number, Map<number, ChangedContact>>();
+        const result = await fn(gathering.bind(r, gathered));
+        for (const [portalId, byVid] of gathered) await notify(r, portalId, [...byVid.values()]);
+        return result;
+      }),
+    );
   const contacts = contactStore(engine, properties, now, changed, rollups);
   const lists = listStore(engine, contacts, now, onContactsChanged);
   const forms = formStore(contacts, properties, now, rollups);

@@ -3,8 +3,10 @@
  * request's write (services' `write`, through `batch`) the additions are summed in memory and
  * stored once at its end, in one statement for all the request's keys, not one per event.
  *
- * On SQLite that statement adds to the counters (ON CONFLICT … n = n + excluded.n): its one
- * writer runs the requests one after another anyway. On PostgreSQL every request would update
+ * On SQLite the additions are summed further, over the group commit's transaction (many
+ * requests, mostly adding to the same counters: today's views, the popular pages), and added to
+ * the counters (ON CONFLICT … n = n + excluded.n) once, right before it commits (engine.atCommit):
+ * its one writer runs the requests one after another anyway. On PostgreSQL every request would update
  * the same few rows (today's page views, this hour's), and a row updated by an open transaction
  * makes the next one wait until it commits, disk flush included: the writes of all processes
  * queued there, about 250 a second whatever else they did. So there a request appends its
@@ -126,6 +128,8 @@ export function rollupStore(engine: Engine) {
     } else p.counters.set(key, { portal_id: portalId, metric, bucket, dim, dim2, n, amount });
   }
 
+  const newPending = (): Pending => ({ counters: new Map(), visitors: new Map() });
+
   async function flush(db: Queryable, p: Pending) {
     if (p.visitors.size) {
       const fresh = await db.all(q.visitors, JSON.stringify([...p.visitors.values()]));
@@ -135,23 +139,36 @@ export function rollupStore(engine: Engine) {
     if (rows.length) await db.run(viaDeltas ? q.addDeltas : q.add, JSON.stringify(rows));
   }
 
-  /** Runs `fn` with what `db` adds to rollups; stored when it has done, in the same transaction. */
+  /** Keeps what `p` holds: on SQLite summed into the open transaction's additions, written once
+   * right before it commits (a group commit's requests mostly add to the same counters); else
+   * written now, in `db`. */
+  const SUMS = {};
+  async function keep(db: Queryable, p: Pending) {
+    const sums = engine.atCommit?.(SUMS, newPending, flush);
+    if (!sums) return flush(db, p);
+    for (const c of p.counters.values()) add(sums, c.portal_id, c.metric, c.bucket, c.dim, c.dim2, c.n, c.amount);
+    for (const [key, v] of p.visitors) sums.visitors.set(key, v);
+  }
+
+  /** Runs `fn` with what `db` adds to rollups; kept when it has done. */
   async function withBatch<T>(db: Queryable, fn: (p: Pending) => Promise<T>): Promise<T> {
     const open = batches.of(db);
     if (open) return fn(open);
-    const p: Pending = { counters: new Map(), visitors: new Map() };
+    const p = newPending();
     const result = await fn(p);
-    await flush(db, p);
+    await keep(db, p);
     return result;
   }
 
   return {
-    /** Runs `fn` (which writes through the handle it is given) with its rollups stored once at its end. */
-    async batch<T>(db: Queryable, fn: (db: Queryable) => Promise<T>): Promise<T> {
+    /** Runs `fn` (which writes through the handle it is given) with its rollups kept once at its
+     * end. On SQLite they go into the transaction's sums, which its rollback does not take back:
+     * in a savepoint, this must be the last thing done (services' `write` calls it last). */
+    async batch<Q extends Queryable, T>(db: Q, fn: (db: Q) => Promise<T>): Promise<T> {
       if (batches.of(db)) return fn(db);
-      const p: Pending = { counters: new Map(), visitors: new Map() };
+      const p = newPending();
       const result = await fn(batches.bind(db, p));
-      await flush(db, p);
+      await keep(db, p);
       return result;
     },
     /** Adds `n` (and `amount`) to `metric` at time `at` for dimension `dim`, `dim2`. */
