@@ -54,6 +54,20 @@ describe('collector', () => {
     expect(await analytics('ada@acme.test')).toMatchObject({ svc_analytics_num_event_completions: '2', svc_analytics_revenue: '59.5' });
   });
 
+  it("stores an id repeated within a batch once, per visitor, and counts it once for a known visitor", async () => {
+    const known = '1234'.repeat(8);
+    await collect([view(known, 'https://acme.test/', { i: 'email=dup%40acme.test' })]);
+    const before = await analytics('dup@acme.test');
+    const again = view(known, 'https://acme.test/again');
+    // The same id from another visitor is another event.
+    const other = { ...again, vi: '5678'.repeat(8) };
+    expect((await collect([again, { ...again }, other, event(known, 'buy', '5'), { ...again }])).json).toEqual({ accepted: 3, duplicates: 2, rejected: [] });
+    expect((await collect([again, other])).json).toEqual({ accepted: 0, duplicates: 2, rejected: [] });
+    const after = await analytics('dup@acme.test');
+    expect(+after.svc_analytics_num_page_views - +before.svc_analytics_num_page_views).toBe(1);
+    expect(+after.svc_analytics_num_event_completions - +(before.svc_analytics_num_event_completions ?? 0)).toBe(1);
+  });
+
   it('counts the events after an identify in the same batch for the contact, and those before it once linked', async () => {
     const bo = utk('b');
     const res = await collect([

@@ -2,7 +2,7 @@
  * count for, and summed into that contact's analytics properties. Storage only: which events come
  * in, who they identify and when a visitor is linked is decided by services/tracking-intake.ts and
  * services/visitor-links.ts. */
-import { type Queryable, sql } from '../db/engine';
+import { type Engine, type Queryable, sql } from '../db/engine';
 import { txContext } from '../db/tx-context';
 import type { ContactStore, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
@@ -67,8 +67,20 @@ interface Totals {
   last_url: string | null;
 }
 
-export function trackingStore(contacts: ContactStore, now: () => number) {
+/** The columns an event is stored with, in a JSON row (insertAll on PostgreSQL). */
+const EVENT_ROW = {
+  eid: 'text', portal_id: 'integer', kind: 'integer', utk: 'text', vid: 'integer', timestamp: 'integer', received_at: 'integer', data: 'text',
+  source: 'text', url: 'text', title: 'text', event_name: 'text', value: 'real', external_id: 'text',
+} as const;
+
+export function trackingStore(engine: Engine, contacts: ContactStore, now: () => number) {
   const q = {
+    // PostgreSQL: a batch's events in one statement (one round trip), the stored ones returned.
+    insertAll: sql<[string], { portal_id: number; utk: string; eid: string }>(
+      `INSERT INTO tracking_events (${Object.keys(EVENT_ROW).join(', ')})
+       SELECT ${Object.keys(EVENT_ROW).join(', ')} FROM (${engine.dialect.jsonRows('?', EVENT_ROW)}) AS x
+       ON CONFLICT DO NOTHING RETURNING portal_id, utk, eid`,
+    ),
     insert: sql<[string, number, number, string, number | null, number, number, string, string, string | null, string | null, string | null, number | null, string | null]>(
       `INSERT INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data, source, url, title, event_name, value, external_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
@@ -158,6 +170,28 @@ export function trackingStore(contacts: ContactStore, now: () => number) {
       const changed = await db.run(q.insert, e.eid, e.portalId, e.kind, e.utk ?? '', vid ?? null, e.timestamp, now(), JSON.stringify(e.received), e.source,
         e.url ?? null, e.title ?? null, e.name ?? null, e.value ?? null, e.externalId ?? null);
       return changed > 0;
+    },
+
+    /** Stores each event for its contact (`vid`), as `insert` one after another would: the ones
+     * stored are returned, an id seen before (or earlier in `events`) is not. */
+    async insertAll(db: Queryable, events: { event: TrackedEvent; vid: number | undefined }[]): Promise<Set<TrackedEvent>> {
+      const stored = new Set<TrackedEvent>();
+      // SQLite: a statement per event costs less than one over a JSON array, and makes no round trip.
+      if (engine.kind == 'sqlite') {
+        for (const { event, vid } of events) if (await this.insert(db, event, vid)) stored.add(event);
+        return stored;
+      }
+      if (!events.length) return stored;
+      const at = now();
+      const rows = events.map(({ event: e, vid }) => ({
+        eid: e.eid, portal_id: e.portalId, kind: e.kind, utk: e.utk ?? '', vid: vid ?? null, timestamp: e.timestamp, received_at: at, data: JSON.stringify(e.received),
+        source: e.source, url: e.url ?? null, title: e.title ?? null, event_name: e.name ?? null, value: e.value ?? null, external_id: e.externalId ?? null,
+      }));
+      const key = (portalId: number, utk: string, eid: string) => `${portalId} ${utk} ${eid}`;
+      const inserted = new Set((await db.all(q.insertAll, JSON.stringify(rows))).map((r) => key(Number(r.portal_id), r.utk, r.eid)));
+      // The first event with an id is the one stored; a repeat later in `events` is not.
+      for (const { event: e } of events) if (inserted.delete(key(e.portalId, e.utk ?? '', e.eid))) stored.add(e);
+      return stored;
     },
 
     /** The stored event counts for contact `vid` from now on. */
