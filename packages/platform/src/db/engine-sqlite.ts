@@ -58,9 +58,11 @@ interface Open {
   atCommit: Map<object, { state: unknown; flush: (t: Queryable, state: unknown) => Promise<void> }>;
 }
 
-/** better-sqlite3 binds no booleans, and Buffers rather than plain byte arrays. */
-const bind = (params: Param[]) =>
-  params.map((p) => (typeof p == 'boolean' ? Number(p) : p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p));
+/** better-sqlite3 binds no booleans, and Buffers rather than plain byte arrays. Most statements
+ * have neither: their parameters go as they are, without a copy. */
+const convert = (p: Param) => (typeof p == 'boolean' ? Number(p) : p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p);
+const needsConverting = (p: Param) => typeof p == 'boolean' || (p instanceof Uint8Array && !Buffer.isBuffer(p));
+const bind = (params: Param[]) => (params.some(needsConverting) ? params.map(convert) : params);
 
 export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine {
   const statements = new Map<string, Statement>();
@@ -87,14 +89,16 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
   function savepoint<T>(parent: Level, fn: (t: Transaction) => Promise<T>): Promise<T> {
     return parent.nested(async () => {
       const level = { depth: parent.depth + 1, nested: serial() };
+      // Prepared once, like the queries: exec would compile the statement on every request.
       const name = `sp${level.depth}`;
-      db.exec(`SAVEPOINT ${name}`);
+      prepare(`SAVEPOINT ${name}`).run();
       try {
         const result = await fn(handle(level));
-        db.exec(`RELEASE ${name}`);
+        prepare(`RELEASE ${name}`).run();
         return result;
       } catch (err) {
-        db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+        prepare(`ROLLBACK TO ${name}`).run();
+        prepare(`RELEASE ${name}`).run();
         throw err;
       }
     });
