@@ -174,19 +174,43 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
     // Without it, a query waits for a connection forever while the server is down.
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     types,
+    // Each query is sent at once, not after the answer to the one before: see `control`.
+    pipeline: true,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
-  });
+  } as pg.PoolConfig);
   pool.on('error', options.onError ?? (() => {}));
   const names = new Map<string, { name: string; text: string }>();
   const prepared = (text: string) => names.get(text) ?? names.set(text, { name: `q${names.size}`, text: toPostgres(text) }).get(text)!;
+
+  /** A transaction's statements whose answer nobody waits for (BEGIN, SAVEPOINT, RELEASE), by
+   * connection: sent at once, the next query following them on the wire in pipeline mode rather
+   * than a round trip later (a form submission made four of them, in 26 round trips). The next
+   * query, or the commit, waits for their answer: a failed one's error is the one thrown (the
+   * queries after it fail only because the transaction was aborted). */
+  const unanswered = new WeakMap<pg.PoolClient, Promise<unknown>>();
+  function control(client: pg.PoolClient, text: string) {
+    const sent = client.query(text);
+    sent.catch(() => {}); // seen by whoever waits next
+    const before = unanswered.get(client);
+    unanswered.set(client, before ? Promise.all([before, sent]) : sent);
+  }
+  async function answered(on: pg.Pool | pg.PoolClient) {
+    const pending = unanswered.get(on as pg.PoolClient);
+    if (!pending) return;
+    unanswered.delete(on as pg.PoolClient);
+    await pending;
+  }
 
   /** The statements on a connection: the pool's (each on its own) or a transaction's. */
   function queriesOn(on: pg.Pool | pg.PoolClient) {
     const query = async (q: Query, params: Param[]) => {
       const { name, text } = prepared(q.text);
+      const sent = on.query({ name, text, values: bind(params) });
       try {
-        return await on.query({ name, text, values: bind(params) });
+        await answered(on);
+        return await sent;
       } catch (err) {
+        sent.catch(() => {});
         throw asPlatformError(err);
       }
     };
@@ -198,7 +222,12 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
         return row && Object.values(row)[0];
       },
       run: async (q: Query, ...params: Param[]) => (await query(q, params)).rowCount ?? 0,
-      exec: async (text: string) => void (await on.query(text)),
+      async exec(text: string) {
+        const sent = on.query(text);
+        sent.catch(() => {});
+        await answered(on);
+        await sent;
+      },
     } as unknown as Omit<Queryable, 'tx'>;
   }
 
@@ -216,12 +245,13 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
     return parent.nested(async () => {
       const level = { ...parent, depth: parent.depth + 1, nested: serial() };
       const name = `sp${level.depth}`;
-      await parent.client.query(`SAVEPOINT ${name}`);
+      control(parent.client, `SAVEPOINT ${name}`);
       try {
         const result = await fn(handle(level));
-        await parent.client.query(`RELEASE SAVEPOINT ${name}`);
+        control(parent.client, `RELEASE SAVEPOINT ${name}`);
         return result;
       } catch (err) {
+        await answered(parent.client).catch(() => {});
         await parent.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
         throw err;
       }
@@ -257,12 +287,16 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       const { client, lost } = await checkout();
       let broken: Error | undefined;
       try {
-        await client.query('BEGIN');
+        control(client, 'BEGIN');
         try {
           const result = await fn(handle({ client, depth: 0, nested: serial() }));
-          await client.query('COMMIT');
+          const commit = client.query('COMMIT');
+          commit.catch(() => {});
+          await answered(client);
+          await commit;
           return result;
         } catch (err) {
+          await answered(client).catch(() => {});
           await client.query('ROLLBACK').catch((rollbackErr: Error) => (broken = rollbackErr));
           throw err;
         }
