@@ -70,7 +70,8 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     const gathered = gathering.of(db);
     if (!gathered) return notify(db, portalId, contacts);
     const byVid = gathered.get(portalId) ?? gathered.set(portalId, new Map()).get(portalId)!;
-    for (const c of contacts) byVid.set(c.vid, c);
+    // Made in this request, and changed again: still new.
+    for (const c of contacts) byVid.set(c.vid, byVid.get(c.vid)?.isNew ? { ...c, isNew: true } : c);
   };
   /** One request's writes: a transaction (on SQLite a savepoint in the group commit), its contact
    * changes announced once; resolves once they are durable. Its rollups are kept last, after

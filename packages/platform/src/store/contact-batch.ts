@@ -148,7 +148,7 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
           const slots = await planAll(s, portalId, items);
           if (!slots) return undefined;
           await store(s, portalId, slots);
-          return slots.map((slot) => ({ vid: slot.vid, properties: slot.plans.at(-1)?.props ?? JSON.parse(slot.row!.properties) }));
+          return slots.map((slot) => ({ vid: slot.vid, properties: slot.plans.at(-1)?.props ?? JSON.parse(slot.row!.properties), isNew: !slot.row }));
         });
       } catch (err) {
         if (err instanceof BatchEmailTaken) return undefined;

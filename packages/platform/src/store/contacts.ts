@@ -29,6 +29,8 @@ export interface Write {
 export interface ChangedContact {
   vid: number;
   properties?: Record<string, string>;
+  /** Made by this write: in no list yet, so nothing to take it out of. */
+  isNew?: boolean;
 }
 
 /** Where a value came from (`source-type` of a property version). */
@@ -209,7 +211,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
   }
 
   /** plan(), then stores it. Returns the contact as written. */
-  async function write(db: Queryable, portalId: number, row: ContactRow | undefined, given: Write[], source: Source, system: Write[] = []): Promise<Required<ChangedContact>> {
+  async function write(db: Queryable, portalId: number, row: ContactRow | undefined, given: Write[], source: Source, system: Write[] = []): Promise<ChangedContact & Required<Pick<ChangedContact, 'properties'>>> {
     const { props, email, changes, t, changed } = await plan(db, portalId, row, given, source, system);
     if (!changed) return { vid: row!.vid, properties: props };
     // An email changed to another contact's: 409. A new contact's email taken since the caller
@@ -224,7 +226,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       if (vid === undefined) throw new EmailTaken((await db.get(q.byEmail, portalId, email!))!);
       await countMade(db, portalId, props, t);
       if (changes) await db.run(q.setHead, await recordWrite(vid), vid);
-      return { vid, properties: props };
+      return { vid, properties: props, isNew: true };
     }
     // Its original source set or changed: it counts under the new one (read only when written).
     const movesSource = (w: Write) => w.property == ANALYTICS.source || w.property == ANALYTICS.sourceData1;

@@ -209,13 +209,17 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     await lock(db, portalId, 'shared');
     const lists = (await db.all(q.dynamicOf, portalId)).map((l) => ({ id: l.list_id, ...filtersOf(l.filters) }));
     if (!lists.length) return;
-    // A contact written twice counts with its last write.
+    // A contact written twice counts with its last write; one made by the write is in no list.
     const last = new Map(changed.map((c) => [c.vid, c.properties]));
+    const isNew = new Set(changed.filter((c) => c.isNew).map((c) => c.vid));
     const subject = subjects(await submitted(db, portalId, [...last.keys()], lists.flatMap((l) => l.forms)));
     const at = now();
     for (const list of lists) {
       const [inside, outside]: number[][] = [[], []];
-      for (const [vid, properties] of last) (properties && matches(list.filters, subject(vid, properties)) ? inside : outside).push(vid);
+      for (const [vid, properties] of last) {
+        if (properties && matches(list.filters, subject(vid, properties))) inside.push(vid);
+        else if (!isNew.has(vid)) outside.push(vid);
+      }
       if (inside.length) await setMembers(db, list.id, inside, true, at);
       if (outside.length && (await setMembers(db, list.id, outside, false, at)).length) await db.run(q.sizeChanged, at, list.id);
     }
