@@ -222,6 +222,31 @@ describe('dynamic membership', () => {
     expect(await memberVids(list.listId)).toEqual([b]);
   });
 
+  it('moves a contact between lists by the properties each reads, new contacts by what they lack too, analytics counters included', async () => {
+    const byCity = await createList({ name: 'Parisians', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: 'mv-' }, { operator: 'EQ', property: 'city', value: 'Paris' }]] });
+    const noPhone = await createList({ name: 'No phone', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: 'mv-' }, { operator: 'IS_EMPTY', property: 'phone' }]] });
+    const engaged = await createList({ name: 'Engaged', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: 'mv-' }, { operator: 'GT', property: 'svc_analytics_num_page_views', value: 1 }]] });
+    // New: joins the list it matches by a property it lacks.
+    const vid = await createContact({ email: 'mv-1@example.com', city: 'Paris' });
+    expect([await memberVids(byCity.listId), await memberVids(noPhone.listId), await memberVids(engaged.listId)]).toEqual([[vid], [vid], []]);
+    // A write of what one list reads moves it there only.
+    await t.call('POST', `/contacts/v1/contact/vid/${vid}/profile`, { body: props({ phone: '555', lastname: 'Moved' }) });
+    expect([await memberVids(byCity.listId), await memberVids(noPhone.listId)]).toEqual([[vid], []]);
+    await t.call('POST', `/contacts/v1/contact/vid/${vid}/profile`, { body: props({ city: 'Lyon' }) });
+    expect([await memberVids(byCity.listId), await memberVids(noPhone.listId)]).toEqual([[], []]);
+    // Page views counted by the collector (the analytics properties) move it too.
+    const vi = '9a'.repeat(16);
+    const view = (n: number, i?: string) => ({ eid: `${'0'.repeat(31)}${n}`, k: '1', a: '62515', v: '1', cts: String(t.clock.now + n), pu: `https://acme.test/${n}`, t: 'Page', vi, ...(i ? { i } : {}) });
+    await t.call('POST', '/collect/e', { body: JSON.stringify([view(1, 'email=mv-1%40example.com')]), headers: { 'content-type': 'text/plain' }, portal: null });
+    expect(await memberVids(engaged.listId)).toEqual([]);
+    await t.call('POST', '/collect/e', { body: JSON.stringify([view(2)]), headers: { 'content-type': 'text/plain' }, portal: null });
+    expect(await memberVids(engaged.listId)).toEqual([vid]);
+    // Made and changed in one request (a batch): where its last write puts it.
+    await t.call('POST', '/contacts/v1/contact/batch/', { body: [{ email: 'mv-2@example.com', properties: [{ property: 'city', value: 'Paris' }] }, { email: 'mv-2@example.com', properties: [{ property: 'phone', value: '1' }] }] });
+    const two = (await t.call('GET', '/contacts/v1/contact/email/mv-2@example.com/profile')).json.vid;
+    expect([await memberVids(byCity.listId), await memberVids(noPhone.listId)]).toEqual([[two], []]);
+  });
+
   it('matches HAS_FILLED_OUT_FORM on form submissions, picked up by refresh', async () => {
     const vid = await createContact({ email: 'former@example.com' });
     const { guid } = (await t.call('POST', '/contacts/v1/forms', { body: { name: 'Filtered on', fields: [{ name: 'email' }] } })).json;

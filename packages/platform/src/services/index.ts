@@ -70,8 +70,12 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     const gathered = gathering.of(db);
     if (!gathered) return notify(db, portalId, contacts);
     const byVid = gathered.get(portalId) ?? gathered.set(portalId, new Map()).get(portalId)!;
-    // Made in this request, and changed again: still new.
-    for (const c of contacts) byVid.set(c.vid, byVid.get(c.vid)?.isNew ? { ...c, isNew: true } : c);
+    // Changed again in the same request: still new if it was made by it, and what changed is
+    // what either write changed.
+    for (const c of contacts) {
+      const before = byVid.get(c.vid);
+      byVid.set(c.vid, before ? { ...c, isNew: before.isNew || c.isNew, names: before.names && c.names && [...before.names, ...c.names] } : c);
+    }
   };
   /** One request's writes: a transaction (on SQLite a savepoint in the group commit), its contact
    * changes announced once; resolves once they are durable. Its rollups are kept last, after

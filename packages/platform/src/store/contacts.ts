@@ -31,6 +31,8 @@ export interface ChangedContact {
   properties?: Record<string, string>;
   /** Made by this write: in no list yet, so nothing to take it out of. */
   isNew?: boolean;
+  /** The properties the write changed, when known (only these can move it between lists). */
+  names?: string[];
 }
 
 /** Where a value came from (`source-type` of a property version). */
@@ -57,6 +59,8 @@ export interface Plan {
   changes?: string;
   t: number;
   changed: boolean;
+  /** The properties it changes. */
+  names: string[];
 }
 
 /** Where a contact made through the API comes from: not a visit (the modelled platform's
@@ -201,19 +205,19 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       else props[w.property] = value;
       changed.push({ property: w.property, value });
     }
-    if (row && !changed.length) return { props, email: row.email, t, changed: false };
+    if (row && !changed.length) return { props, email: row.email, t, changed: false, names: [] };
     props.lastmodifieddate = String(t);
     // History for what people and systems set; the calculated dates and the analytics counters
     // change on every write and page view, and their versions are synthesised on read.
     const kept = source.type == 'ANALYTICS' ? [] : changed.filter((c) => !CALCULATED.has(c.property));
     const changes = kept.length ? JSON.stringify(Object.fromEntries(kept.map((c) => [c.property, c.value]))) : undefined;
-    return { props, email: props.email ?? null, changes, t, changed: true };
+    return { props, email: props.email ?? null, changes, t, changed: true, names: [...changed.map((c) => c.property), 'lastmodifieddate'] };
   }
 
   /** plan(), then stores it. Returns the contact as written. */
   async function write(db: Queryable, portalId: number, row: ContactRow | undefined, given: Write[], source: Source, system: Write[] = []): Promise<ChangedContact & Required<Pick<ChangedContact, 'properties'>>> {
-    const { props, email, changes, t, changed } = await plan(db, portalId, row, given, source, system);
-    if (!changed) return { vid: row!.vid, properties: props };
+    const { props, email, changes, t, changed, names } = await plan(db, portalId, row, given, source, system);
+    if (!changed) return { vid: row!.vid, properties: props, names };
     // An email changed to another contact's: 409. A new contact's email taken since the caller
     // looked (another transaction) is found by its insert, which then writes nothing: EmailTaken.
     if (row && email && email != row.email) {
@@ -241,7 +245,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     const head = changes ? await recordWrite(row.vid) : row.history_head;
     if (email != row.email) await db.run(q.updateEmail, email, JSON.stringify(props), t, head, row.vid);
     else await db.run(q.update, JSON.stringify(props), t, head, row.vid);
-    return { vid: row.vid, properties: props };
+    return { vid: row.vid, properties: props, names };
   }
 
   /** Writes by email: to its contact, or a new one (or, when another transaction made that one

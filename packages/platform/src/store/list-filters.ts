@@ -43,6 +43,10 @@ export const matches = (groups: ListFilters, subject: Subject) => groups.some((g
 /** The forms the filters ask about: a contact's submissions of these are read with it. */
 export const formsNamed = (groups: ListFilters) => groups.flat().flatMap((f) => (f.operator == 'HAS_FILLED_OUT_FORM' && f.form ? [f.form] : []));
 
+/** The contact properties the filters read: a write that changes none of them leaves a list
+ * without form filters as it was. */
+export const propertiesRead = (groups: ListFilters) => new Set(groups.flat().flatMap((f) => (f.property ? [f.property] : [])));
+
 /** Equal as text, or as numbers ("10.50" is 10.5). */
 const equal = (a: string, b: string) => a == b || (num(a) !== undefined && num(a) === num(b));
 

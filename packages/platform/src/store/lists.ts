@@ -17,7 +17,7 @@ import type { z } from 'zod';
 import { type Engine, type Queryable, type Transaction, sql } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
 import { contactColumns, type ChangedContact, type ContactRow, type ContactsChanged, type ContactStore } from './contacts';
-import { formsNamed, matches, normaliseFilters, type ListFilters, type Subject } from './list-filters';
+import { formsNamed, matches, normaliseFilters, propertiesRead, type ListFilters, type Subject } from './list-filters';
 
 interface ListRow {
   list_id: number;
@@ -103,13 +103,13 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
 
   /** Dynamic lists' filters by their text, parsed once rather than on every contact write (a form
    * submission's re-check felt it); dropped whole when it grows past what lists there are. */
-  const parsed = new Map<string, { filters: ListFilters; forms: string[] }>();
+  const parsed = new Map<string, { filters: ListFilters; forms: string[]; properties: Set<string> }>();
   function filtersOf(text: string) {
     let found = parsed.get(text);
     if (!found) {
       if (parsed.size >= 1000) parsed.clear();
       const filters: ListFilters = JSON.parse(text);
-      parsed.set(text, (found = { filters, forms: formsNamed(filters) }));
+      parsed.set(text, (found = { filters, forms: formsNamed(filters), properties: propertiesRead(filters) }));
     }
     return found;
   }
@@ -203,22 +203,28 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
   }
 
   /** Re-checks only the changed contacts against the portal's dynamic lists, with the properties
-   * they were written with (a contact without them was deleted: it leaves). Runs in the writing
-   * transaction `db`. */
+   * they were written with (a contact without them was deleted: it leaves). A list that reads
+   * none of the properties a write changed, and no form submission, keeps the contact where it
+   * was (an analytics counter's update moves it nowhere). Runs in the writing transaction `db`. */
   async function recheck(db: Transaction, portalId: number, changed: ChangedContact[]) {
     await lock(db, portalId, 'shared');
-    const lists = (await db.all(q.dynamicOf, portalId)).map((l) => ({ id: l.list_id, ...filtersOf(l.filters) }));
+    const all = (await db.all(q.dynamicOf, portalId)).map((l) => ({ id: l.list_id, ...filtersOf(l.filters) }));
+    // A contact written twice counts with its last write (as gathered: what either changed).
+    const last = new Map(changed.map((c) => [c.vid, c]));
+    // A new contact may match by what it lacks (NOT_HAS_PROPERTY): every list checks it.
+    const moves = (list: (typeof all)[number], c: ChangedContact) =>
+      !c.properties || !c.names || c.isNew || list.forms.length > 0 || c.names.some((n) => list.properties.has(n));
+    const lists = all.filter((list) => [...last.values()].some((c) => moves(list, c)));
     if (!lists.length) return;
-    // A contact written twice counts with its last write; one made by the write is in no list.
-    const last = new Map(changed.map((c) => [c.vid, c.properties]));
-    const isNew = new Set(changed.filter((c) => c.isNew).map((c) => c.vid));
     const subject = subjects(await submitted(db, portalId, [...last.keys()], lists.flatMap((l) => l.forms)));
     const at = now();
     for (const list of lists) {
       const [inside, outside]: number[][] = [[], []];
-      for (const [vid, properties] of last) {
-        if (properties && matches(list.filters, subject(vid, properties))) inside.push(vid);
-        else if (!isNew.has(vid)) outside.push(vid);
+      for (const [vid, c] of last) {
+        if (!moves(list, c)) continue;
+        if (c.properties && matches(list.filters, subject(vid, c.properties))) inside.push(vid);
+        // One made by the write is in no list yet.
+        else if (!c.isNew) outside.push(vid);
       }
       if (inside.length) await setMembers(db, list.id, inside, true, at);
       if (outside.length && (await setMembers(db, list.id, outside, false, at)).length) await db.run(q.sizeChanged, at, list.id);
