@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 /** The platform's HTTP tests run twice: on SQLite with everything else, and again on PostgreSQL
  * (SVC_TEST_ENGINE=postgres, each platform in a schema of its own; see packages/platform/test/
@@ -52,6 +52,12 @@ const files = (names: string[]) =>
   });
 const onPostgres = [...files(ON_POSTGRES), 'test/fuzz/platform.test.ts'];
 
+/** The files that change what the whole process sees, each in a fresh worker process (vitest's
+ * default isolation): the ESM builds' tests run in vitest's jsdom environment and replace
+ * globalThis.fetch, and the Express 4 test mocks `express` for the companion's own import of it,
+ * which a module already loaded in a shared worker would not see. */
+const ISOLATED = ['packages/forms/test/esm.test.ts', 'packages/tracker/test/esm.test.ts', 'packages/companion/test/express4.test.ts'];
+
 // Locally, without a PostgreSQL server the second run is left out (with the warning
 // packages/platform/test/postgres-server.ts prints); under CI=true that module throws instead.
 const { havePostgres } = await import('./packages/platform/test/postgres-server.js');
@@ -67,8 +73,18 @@ export default defineConfig({
   },
   test: {
     testTimeout: 20000,
+    // Most of the suite waits: on HTTP, child processes, PostgreSQL, Chromium. Vitest's default on
+    // this 2-core machine is one worker (the cores less one), which runs the files one after the
+    // other; four keep both cores busy.
+    maxWorkers: 4,
+    // A worker runs one file after the other without a fresh process and module graph for each
+    // (loading the platform's sources again cost about a second of CPU per file); helpers keep no
+    // state per file but through test/file-cleanup.ts, run by this setup file.
+    isolate: false,
+    setupFiles: ['test/setup.ts'],
     projects: [
-      { extends: true, test: { name: 'all', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'] } },
+      { extends: true, test: { name: 'all', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...ISOLATED] } },
+      { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
       // Rooted here, so that it finds its files from packages/platform too.
       ...(havePostgres ? [{ extends: true as const, root: ROOT, test: { name: 'platform-postgres', include: onPostgres, env: { SVC_TEST_ENGINE: 'postgres' } } }] : []),
     ],

@@ -11,7 +11,7 @@ import { Writable } from 'node:stream';
 import express from 'express';
 import { request, type Dispatcher } from 'undici';
 import { pino } from 'pino';
-import { afterAll } from 'vitest';
+import { afterThisFile } from '../../../test/file-cleanup';
 import { fetchJson, sqliteOf, startPlatform, type TestPlatform, type TestPortal } from '../../platform/test/harness';
 import { createCompanion, type Companion, type CompanionOptions } from '../src';
 
@@ -22,15 +22,18 @@ export { faultServer, json, profile, movedClock } from '../../client/test/harnes
 export const startTestPlatform = (options: Parameters<typeof startPlatform>[0] = {}) =>
   startPlatform({ rateLimit: { max: 1_000_000, windowMs: 10_000 }, ...options });
 
-/** A fresh directory (outbox files) under one root per test file, removed after the file's tests. */
+/** A fresh directory (outbox files) under one root per test file, removed after the file's tests.
+ * This module is shared by the files a worker runs, hence afterThisFile rather than an afterAll here. */
 let root: string | undefined;
 let made = 0;
-afterAll(() => {
-  if (root) rmSync(root, { recursive: true, force: true });
-  root = undefined;
-});
 export function tempDir() {
-  root ??= mkdtempSync(join(tmpdir(), 'svc-companion-'));
+  if (!root) {
+    const mine = (root = mkdtempSync(join(tmpdir(), 'svc-companion-')));
+    afterThisFile(() => {
+      rmSync(mine, { recursive: true, force: true });
+      if (root == mine) root = undefined;
+    });
+  }
   const dir = join(root, String(++made));
   mkdirSync(dir);
   return dir;

@@ -9,6 +9,7 @@ import { havePostgres, PG_URL, pgProxy, pgSchema } from './postgres';
 import { PlatformError } from '../src/domain/errors';
 
 const schema = await pgSchema('engine');
+const elsewhere = await pgSchema('engine_elsewhere');
 const engines: [string, boolean, () => Engine][] = [
   ['sqlite', true, () => sqliteEngine(openDatabase(':memory:'))],
   ['postgres', havePostgres, () => postgresEngine(PG_URL, { schema })],
@@ -275,6 +276,38 @@ for (const [name, available, open] of engines) {
     });
   });
 }
+
+describe.skipIf(!havePostgres)('advisory locks on PostgreSQL', () => {
+  it("are named within the schema: another schema's exclusive job or transaction lock of the same name neither skips nor waits", async () => {
+    // Two platforms in schemas of their own on one database (as the tests run them, side by side)
+    // share no data, and so no turn: one's scheduler run must not make the other's skip.
+    const [here, again, there] = [postgresEngine(PG_URL, { schema }), postgresEngine(PG_URL, { schema }), postgresEngine(PG_URL, { schema: elsewhere })];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    try {
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      const first = here.exclusive('scheduler', async () => {
+        started();
+        await held;
+        return 'here';
+      });
+      await running;
+      expect(await again.exclusive('scheduler', async () => 'again')).toBeUndefined(); // the same schema takes turns
+      expect(await there.exclusive('scheduler', async () => 'there')).toBe('there');
+      const waited = await here.tx(async (t) => {
+        await t.lock('ids');
+        return Promise.race([there.tx((u) => u.lock('ids')).then(() => false), sleep(5_000).then(() => true)]);
+      });
+      expect(waited).toBe(false);
+      release();
+      expect(await first).toBe('here');
+    } finally {
+      release();
+      await Promise.all([here.close(), again.close(), there.close()]);
+    }
+  });
+});
 
 describe('group commit on SQLite', () => {
   let db: Engine;

@@ -138,11 +138,18 @@ const types = {
 const bind = (params: Param[]) =>
   params.map((p) => (typeof p == 'boolean' ? Number(p) : typeof p == 'bigint' ? p.toString() : p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p));
 
+/** An advisory lock's key: the name within the connection's schema. Advisory locks are the
+ * database's, while a platform's data is its schema's: platforms in schemas of their own on one
+ * database (the tests' platforms, side by side) do not hold up or skip each other's work. */
+const LOCK_KEY = "hashtext(coalesce(current_schema(), '') || ':' || ?)";
+
 /** Held by the transaction until it ends (`Transaction.lock`), alone or shared. */
 const xactLock = {
-  exclusive: sql<[string], { locked: string }>('SELECT pg_advisory_xact_lock(hashtext(?)) AS locked'),
-  shared: sql<[string], { locked: string }>('SELECT pg_advisory_xact_lock_shared(hashtext(?)) AS locked'),
+  exclusive: sql<[string], { locked: string }>(`SELECT pg_advisory_xact_lock(${LOCK_KEY}) AS locked`),
+  shared: sql<[string], { locked: string }>(`SELECT pg_advisory_xact_lock_shared(${LOCK_KEY}) AS locked`),
 };
+/** Held by a connection of its own while an `exclusive` job runs. */
+const sessionLock = { try: `SELECT pg_try_advisory_lock(${toPostgres(LOCK_KEY)}) AS got`, unlock: `SELECT pg_advisory_unlock(${toPostgres(LOCK_KEY)})` };
 
 /** One level of a transaction on its connection: savepoints inside it are a stack. */
 interface Level {
@@ -315,12 +322,12 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       const { client, lost } = await checkout();
       let broken: Error | undefined;
       try {
-        const { rows } = await client.query<{ got: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS got', [`svc:${name}`]);
+        const { rows } = await client.query<{ got: boolean }>(sessionLock.try, [`svc:${name}`]);
         if (!rows[0].got) return undefined;
         try {
           return await fn();
         } finally {
-          await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`svc:${name}`]).catch((err: Error) => (broken = err));
+          await client.query(sessionLock.unlock, [`svc:${name}`]).catch((err: Error) => (broken = err));
         }
       } catch (err) {
         throw asPlatformError(err);

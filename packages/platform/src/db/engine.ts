@@ -101,8 +101,8 @@ export interface Transaction extends Queryable {
    * row. A `shared` hold waits only for an exclusive one (and it for them): many transactions
    * that decide by the same rows without changing them, against the one that changes them (the
    * contact writes re-checking a portal's dynamic lists, against a list's refresh). On PostgreSQL
-   * a transaction's advisory lock; nothing on SQLite, whose one writer runs transactions one at a
-   * time. */
+   * a transaction's advisory lock, named within the schema; nothing on SQLite, whose one writer
+   * runs transactions one at a time. */
   lock(name: string, mode?: 'exclusive' | 'shared'): Promise<void>;
 }
 
@@ -110,7 +110,7 @@ export interface Engine extends Queryable {
   readonly kind: EngineKind;
   readonly dialect: Dialect;
   /** Runs `fn` unless `name` is already running, in this process or (PostgreSQL) any process on
-   * the database: the background jobs (scheduled publishing, workflow steps, …) run once at a
+   * the same schema: the background jobs (scheduled publishing, workflow steps, …) run once at a
    * time across processes rather than each process's timer racing the others. Resolves to
    * `undefined` when it did not run. A process that dies lets go at once (the lock is its
    * connection's). */
