@@ -75,8 +75,8 @@ export default defineConfig({
     testTimeout: 20000,
     // Most of the suite waits: on HTTP, child processes, PostgreSQL, Chromium. Vitest's default on
     // this 2-core machine is one worker (the cores less one), which runs the files one after the
-    // other; four keep both cores busy.
-    maxWorkers: 4,
+    // other; three keep both cores busy (four took as long, with more tests short of CPU at once).
+    maxWorkers: 3,
     // A worker runs one file after the other without a fresh process and module graph for each
     // (loading the platform's sources again cost about a second of CPU per file); helpers keep no
     // state per file but through test/file-cleanup.ts, run by this setup file.

@@ -152,7 +152,9 @@ describe.skipIf(!havePostgres)('two platform processes on one PostgreSQL databas
       }
     };
     const writers = [0, 1, 2, 3].map((w) => writer(w % 2 ? a : b, w));
+    // 1.5 s of writes, and on until the load asserted below is there (a busy machine is slower).
     await new Promise((r) => setTimeout(r, 1_500));
+    await eventually(async () => acknowledged.length > 10);
     a.child.kill('SIGKILL');
     await new Promise((r) => setTimeout(r, 500));
     stop = true;
