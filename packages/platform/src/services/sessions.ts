@@ -35,14 +35,16 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
   const batches = txContext<Batch>();
 
   /** Adds session `s` to the rollups as starting at `at` (`sign` -1: takes it back from there). */
-  async function rollUp(db: Queryable, s: Session, at: number, sign: 1 | -1) {
-    const add = (metric: string, dim?: string | null, dim2?: string | null) => rollups.add(db, s.portal_id, metric, at, dim, dim2, sign);
-    for (const metric of METRICS.sessions) await add(metric);
-    await add(METRICS.source, s.source, s.source_data_1);
+  async function rollUp(db: Queryable, s: Session, at: number, sign: 1 | -1): Promise<void> {
+    const sums = rollups.sums(db);
+    if (!sums) return rollups.batch(db, (b) => rollUp(b, s, at, sign));
+    const add = (metric: string, dim?: string | null, dim2?: string | null) => sums.add(s.portal_id, metric, at, dim, dim2, sign);
+    for (const metric of METRICS.sessions) add(metric);
+    add(METRICS.source, s.source, s.source_data_1);
     const host = referrerHost(s.referrer);
-    if (host) await add(METRICS.referrer, host);
+    if (host) add(METRICS.referrer, host);
     const campaign = campaignOf(s.landing_url);
-    if (campaign) await add(METRICS.campaign, campaign, s.source);
+    if (campaign) add(METRICS.campaign, campaign, s.source);
   }
 
   async function ownDomains(db: Queryable, portalId: number) {

@@ -17,7 +17,7 @@ import { SOURCE_TYPES } from '../domain/traffic-sources';
 import type { ContactStore } from '../store/contacts';
 import { ANALYTICS } from '../store/default-properties';
 import type { PortalStore, Tier } from '../store/portals';
-import { METRICS, hourOf, pageKey, type RollupStore } from '../store/rollups';
+import { METRICS, hourOf, pageKey, type RollupStore, type RollupSums } from '../store/rollups';
 import { isEmail, type PropertyStore } from '../store/properties';
 import type { TrackedEvent, TrackingStore, VisitOfEvent } from '../store/tracking';
 import type { VisitSessions } from './sessions';
@@ -76,12 +76,12 @@ export function trackingIntake(deps: {
   /** The dashboard's counters of a stored event (its session's are counted by sessions). A
    * visitor whose session had a page view in the same hour is in that hour's and day's visitor
    * sets already: its page view needs no visitor-set write (most page views, one fewer statement). */
-  async function rollUp(db: Queryable, e: TrackedEvent, visit: VisitOfEvent | undefined) {
-    if (e.kind == 3) return rollups.add(db, e.portalId, METRICS.event, e.timestamp, e.name, '', 1, e.value ?? 0);
-    for (const metric of METRICS.views) await rollups.add(db, e.portalId, metric, e.timestamp);
-    await rollups.add(db, e.portalId, METRICS.page, e.timestamp, pageKey(e.url));
+  function rollUp(sums: RollupSums, e: TrackedEvent, visit: VisitOfEvent | undefined) {
+    if (e.kind == 3) return sums.add(e.portalId, METRICS.event, e.timestamp, e.name, '', 1, e.value ?? 0);
+    for (const metric of METRICS.views) sums.add(e.portalId, metric, e.timestamp);
+    sums.add(e.portalId, METRICS.page, e.timestamp, pageKey(e.url));
     const seenThisHour = visit?.previous !== undefined && hourOf(visit.previous) == hourOf(e.timestamp);
-    if (e.utk && !seenThisHour) await rollups.visitor(db, e.portalId, e.utk, e.timestamp);
+    if (e.utk && !seenThisHour) sums.visitor(e.portalId, e.utk, e.timestamp);
   }
 
   /** admit: the portal exists (it has a tier), and custom events need an Enterprise portal. */
@@ -157,7 +157,7 @@ export function trackingIntake(deps: {
     const linked = await linkedOf(db, e, linkOf);
     if (!(stored ? stored.has(e) : await tracking.insert(db, e, linked))) return drop('duplicate', `event ${e.eid} was received before`);
     const visit = await sessions.pageView(db, e, linked);
-    await rollUp(db, e, visit);
+    rollUp(rollups.sums(db)!, e, visit);
     // Only an identifying event links its visitor (anew): the next one reads the link again.
     if (e.contact?.email) linkOf.delete(`${e.portalId} ${e.utk}`);
     await identifyAndCount(db, e, linked, visit);
@@ -168,7 +168,7 @@ export function trackingIntake(deps: {
   return {
     accept: async (db: Queryable, e: TrackedEvent, ip?: string): Promise<Intake> => {
       const tier = await portals.tier(db, e.portalId);
-      return sessions.batch(db, (b) => accept(b, e, tier, ip));
+      return rollups.batch(db, (r) => sessions.batch(r, (b) => accept(b, e, tier, ip)));
     },
     /** Several events, one after the other, with analytics totals written once per contact (their
      * portals' tiers found first) and each visitor's link read once (a tracker batch is usually
@@ -176,7 +176,8 @@ export function trackingIntake(deps: {
     async acceptAll(db: Queryable, events: TrackedEvent[], ip?: string): Promise<Intake[]> {
       const tiers = new Map<number, Tier | undefined>();
       for (const id of new Set(events.map((e) => e.portalId))) tiers.set(id, await portals.tier(db, id));
-      return sessions.batch(db, (s) =>
+      // Its rollups are summed in memory and kept once, at the end of the write it runs in.
+      return rollups.batch(db, (r) => sessions.batch(r, (s) =>
         tracking.batch(s, async (b) => {
           const outcomes: Intake[] = [];
           const linkOf = new Map<string, number | undefined>();
@@ -192,7 +193,7 @@ export function trackingIntake(deps: {
           for (const e of events) outcomes.push(await accept(b, e, tiers.get(e.portalId), ip, linkOf, stored));
           return outcomes;
         }),
-      );
+      ));
     },
   };
 }

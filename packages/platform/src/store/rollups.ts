@@ -82,10 +82,35 @@ export function referrerHost(referrer: string | null | undefined) {
   }
 }
 
-interface Pending {
-  counters: Map<string, { portal_id: number; metric: string; bucket: number; dim: string; dim2: string; n: number; amount: number }>;
-  visitors: Map<string, { portal_id: number; grain: string; bucket: number; utk: string }>;
+/** Additions not yet stored: counters summed by key, and the visitors seen per bucket. */
+class Pending {
+  counters = new Map<string, { portal_id: number; metric: string; bucket: number; dim: string; dim2: string; n: number; amount: number }>();
+  visitors = new Map<string, { portal_id: number; grain: string; bucket: number; utk: string }>();
+
+  /** Adds `n` (and `amount`) to `metric` at time `at` for dimension `dim`, `dim2`. */
+  add(portalId: number, metric: string, at: number, dim?: string | null, dim2?: string | null, n = 1, amount = 0) {
+    this.addTo(portalId, metric, bucketOf(metric, at), clip(dim), clip(dim2), n, amount);
+  }
+
+  /** Visitor `utk` was seen at `at`: counted once per day and per hour. */
+  visitor(portalId: number, utk: string, at: number) {
+    for (const [grain, bucket] of [['d', dayOf(at)], ['h', hourOf(at)]] as const)
+      this.visitors.set(`${portalId}\u0000${grain}\u0000${bucket}\u0000${utk}`, { portal_id: portalId, grain, bucket, utk });
+  }
+
+  addTo(portalId: number, metric: string, bucket: number, dim: string, dim2: string, n: number, amount: number) {
+    const key = `${portalId}\u0000${metric}\u0000${bucket}\u0000${dim}\u0000${dim2}`;
+    const c = this.counters.get(key);
+    if (c) {
+      c.n += n;
+      c.amount += amount;
+    } else this.counters.set(key, { portal_id: portalId, metric, bucket, dim, dim2, n, amount });
+  }
 }
+
+/** What a write adds to the rollups, added to without a round of promises (a collector batch
+ * adds a few dozen times). */
+export type RollupSums = Pick<Pending, 'add' | 'visitor'>;
 
 const COUNTER = { portal_id: 'integer', metric: 'text', bucket: 'integer', dim: 'text', dim2: 'text', n: 'integer', amount: 'real' } as const;
 const KEY = 'portal_id, metric, bucket, dim, dim2';
@@ -118,22 +143,12 @@ export function rollupStore(engine: Engine) {
   };
   const batches = txContext<Pending>();
 
-  function add(p: Pending, portalId: number, metric: string, at: number, dim: string, dim2: string, n: number, amount: number) {
-    const bucket = bucketOf(metric, at);
-    const key = `${portalId}\u0000${metric}\u0000${bucket}\u0000${dim}\u0000${dim2}`;
-    const c = p.counters.get(key);
-    if (c) {
-      c.n += n;
-      c.amount += amount;
-    } else p.counters.set(key, { portal_id: portalId, metric, bucket, dim, dim2, n, amount });
-  }
-
-  const newPending = (): Pending => ({ counters: new Map(), visitors: new Map() });
+  const newPending = () => new Pending();
 
   async function flush(db: Queryable, p: Pending) {
     if (p.visitors.size) {
       const fresh = await db.all(q.visitors, JSON.stringify([...p.visitors.values()]));
-      for (const v of fresh) add(p, Number(v.portal_id), `visitors.${v.grain}`, Number(v.bucket), '', '', 1, 0);
+      for (const v of fresh) p.addTo(Number(v.portal_id), `visitors.${v.grain}`, Number(v.bucket), '', '', 1, 0);
     }
     const rows = [...p.counters.values()].filter((c) => c.n != 0 || c.amount != 0);
     if (rows.length) await db.run(viaDeltas ? q.addDeltas : q.add, JSON.stringify(rows));
@@ -146,7 +161,7 @@ export function rollupStore(engine: Engine) {
   async function keep(db: Queryable, p: Pending) {
     const sums = engine.atCommit?.(SUMS, newPending, flush);
     if (!sums) return flush(db, p);
-    for (const c of p.counters.values()) add(sums, c.portal_id, c.metric, c.bucket, c.dim, c.dim2, c.n, c.amount);
+    for (const c of p.counters.values()) sums.addTo(c.portal_id, c.metric, c.bucket, c.dim, c.dim2, c.n, c.amount);
     for (const [key, v] of p.visitors) sums.visitors.set(key, v);
   }
 
@@ -173,7 +188,9 @@ export function rollupStore(engine: Engine) {
     },
     /** Adds `n` (and `amount`) to `metric` at time `at` for dimension `dim`, `dim2`. */
     add: (db: Queryable, portalId: number, metric: string, at: number, dim?: string | null, dim2?: string | null, n = 1, amount = 0) =>
-      withBatch(db, async (p) => add(p, portalId, metric, at, clip(dim), clip(dim2), n, amount)),
+      withBatch(db, async (p) => p.add(portalId, metric, at, dim, dim2, n, amount)),
+    /** The additions of the batch `db` runs in (see `batch`), if it runs in one. */
+    sums: (db: Queryable): RollupSums | undefined => batches.of(db),
     /** Moves the deltas written so far into the counters (PostgreSQL; nothing to do on SQLite).
      * Resolves to the number of counters it changed. */
     fold: (): Promise<number> =>
@@ -184,10 +201,7 @@ export function rollupStore(engine: Engine) {
           })
         : Promise.resolve(0),
     /** Visitor `utk` was seen at `at`: counted once per day and per hour. */
-    visitor: (db: Queryable, portalId: number, utk: string, at: number) =>
-      withBatch(db, async (p) => {
-        for (const [grain, bucket] of [['d', dayOf(at)], ['h', hourOf(at)]] as const) p.visitors.set(`${portalId}\u0000${grain}\u0000${bucket}\u0000${utk}`, { portal_id: portalId, grain, bucket, utk });
-      }),
+    visitor: (db: Queryable, portalId: number, utk: string, at: number) => withBatch(db, async (p) => p.visitor(portalId, utk, at)),
   };
 }
 
