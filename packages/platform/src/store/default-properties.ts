@@ -29,6 +29,8 @@ export const ANALYTICS = {
   eventCompletions: 'svc_analytics_num_event_completions',
   revenue: 'svc_analytics_revenue',
   conversions: 'num_conversion_events',
+  /** Set by every form submission (store/forms.ts): lists with form filters watch it. */
+  recentConversion: 'recent_conversion_date',
   // Sessions and where they came from (services/sessions.ts, domain/attribution.ts).
   visits: 'svc_analytics_num_visits',
   averagePageViews: 'svc_analytics_average_page_views',
@@ -149,7 +151,7 @@ export const DEFAULT_CONTACT_PROPERTIES: Property[] = [
   p(ANALYTICS.firstReferrer, 'First Referring Site', 'analyticsinformation', 'string', 'text', readOnly),
   p(ANALYTICS.lastReferrer, 'Last Referring Site', 'analyticsinformation', 'string', 'text', readOnly),
   p(ANALYTICS.conversions, 'Number of Form Submissions', 'conversioninformation', 'number', 'number', readOnly),
-  p('recent_conversion_date', 'Recent Conversion Date', 'conversioninformation', 'datetime', 'date', readOnly),
+  p(ANALYTICS.recentConversion, 'Recent Conversion Date', 'conversioninformation', 'datetime', 'date', readOnly),
 ];
 
 export const DEFAULT_DEAL_PROPERTIES: Property[] = [

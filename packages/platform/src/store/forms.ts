@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { type Queryable, sql, type Transaction } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
 import type { ContactStore, Source, Write } from './contacts';
+import { ANALYTICS } from './default-properties';
 import { METRICS, type RollupStore } from './rollups';
 import { isEmail, type Property, type PropertyStore } from './properties';
 
@@ -249,8 +250,8 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     // The conversion counters go in the same contact write as the submitted values.
     const count = (existing ? (await db.get(q.conversions, portalId, existing.vid))!.n : 0) + 1;
     const counters = [
-      { property: 'num_conversion_events', value: String(count) },
-      { property: 'recent_conversion_date', value: String(t) },
+      { property: ANALYTICS.conversions, value: String(count) },
+      { property: ANALYTICS.recentConversion, value: String(t) },
     ];
     let vid: number | null = existing?.vid ?? null;
     if (email) vid = (await contacts.upsertByEmail(db, portalId, email, writes, source, counters)).vid;

@@ -3,6 +3,7 @@
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { badRequest } from '../domain/errors';
+import { ANALYTICS } from './default-properties';
 
 export type ListFilters = z.output<typeof schemas.listFilters>;
 type ListFilter = ListFilters[number][number];
@@ -43,9 +44,11 @@ export const matches = (groups: ListFilters, subject: Subject) => groups.some((g
 /** The forms the filters ask about: a contact's submissions of these are read with it. */
 export const formsNamed = (groups: ListFilters) => groups.flat().flatMap((f) => (f.operator == 'HAS_FILLED_OUT_FORM' && f.form ? [f.form] : []));
 
-/** The contact properties the filters read: a write that changes none of them leaves a list
- * without form filters as it was. */
-export const propertiesRead = (groups: ListFilters) => new Set(groups.flat().flatMap((f) => (f.property ? [f.property] : [])));
+/** The contact properties the filters read: a write that changes none of them leaves the list as
+ * it was. A form filter reads the date of the contact's latest submission, which every
+ * submission sets in the same write (store/forms.ts). */
+export const propertiesRead = (groups: ListFilters) =>
+  new Set(groups.flat().flatMap((f) => (f.property ? [f.property] : f.operator == 'HAS_FILLED_OUT_FORM' ? [ANALYTICS.recentConversion] : [])));
 
 /** Equal as text, or as numbers ("10.50" is 10.5). */
 const equal = (a: string, b: string) => a == b || (num(a) !== undefined && num(a) === num(b));

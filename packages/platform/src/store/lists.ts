@@ -204,8 +204,9 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
 
   /** Re-checks only the changed contacts against the portal's dynamic lists, with the properties
    * they were written with (a contact without them was deleted: it leaves). A list that reads
-   * none of the properties a write changed, and no form submission, keeps the contact where it
-   * was (an analytics counter's update moves it nowhere). Runs in the writing transaction `db`. */
+   * none of the properties a write changed (propertiesRead: a form filter reads what a form
+   * submission changes) keeps the contact where it was (an analytics counter's update moves it
+   * nowhere). Runs in the writing transaction `db`. */
   async function recheck(db: Transaction, portalId: number, changed: ChangedContact[]) {
     await lock(db, portalId, 'shared');
     const all = (await db.all(q.dynamicOf, portalId)).map((l) => ({ id: l.list_id, ...filtersOf(l.filters) }));
@@ -213,7 +214,7 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     const last = new Map(changed.map((c) => [c.vid, c]));
     // A new contact may match by what it lacks (NOT_HAS_PROPERTY): every list checks it.
     const moves = (list: (typeof all)[number], c: ChangedContact) =>
-      !c.properties || !c.names || c.isNew || list.forms.length > 0 || c.names.some((n) => list.properties.has(n));
+      !c.properties || !c.names || c.isNew || c.names.some((n) => list.properties.has(n));
     const lists = all.filter((list) => [...last.values()].some((c) => moves(list, c)));
     if (!lists.length) return;
     const subject = subjects(await submitted(db, portalId, [...last.keys()], lists.flatMap((l) => l.forms)));
