@@ -471,6 +471,17 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
         await onChange(t, portalId, [written]);
       }),
 
+    /** The platform's own writes (counters: every write is a system one) computed from the
+     * contact's values as they are in this transaction: read once, written once. Nothing when the
+     * contact is gone or `compute` writes nothing. */
+    updateFrom: (db: Queryable, portalId: number, vid: number, compute: (properties: Record<string, string>) => Write[], source: Source) =>
+      db.tx(async (t) => {
+        const row = await getToWrite(t, portalId, vid);
+        const writes = row ? compute(JSON.parse(row.properties)) : [];
+        if (!writes.length) return;
+        await onChange(t, portalId, [await write(t, portalId, row, [], source, writes)]);
+      }),
+
     /** By email: the email in the path wins unless the body changes it. */
     upsertByEmail: (db: Queryable, portalId: number, email: string, writes: Write[], source: Source = { type: 'API' }, system: Write[] = []) =>
       db.tx(async (t) => {

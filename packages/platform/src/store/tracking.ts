@@ -112,26 +112,9 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
     pending.set(vid, { portalId, totals: before ? merge(before.totals, t) : t, source: before?.source ?? source });
   }
 
-  async function applyTotals(db: Queryable, portalId: number, vid: number, t: Totals, source: string) {
-    const row = await contacts.getToWrite(db, portalId, vid);
-    if (!row || !(t.views || t.events)) return;
-    const p: Record<string, string> = JSON.parse(row.properties);
-    const n = (name: string) => Number(p[name] ?? 0);
-    const writes: Write[] = [];
-    const set = (property: string, value: unknown) => value != null && writes.push({ property, value: String(value) });
-    if (t.views) {
-      set(ANALYTICS.pageViews, n(ANALYTICS.pageViews) + t.views);
-      if (!p[ANALYTICS.firstUrl] || t.first_at! < n(ANALYTICS.firstVisit)) set(ANALYTICS.firstUrl, t.first_url);
-      if (t.last_at! >= n(ANALYTICS.lastVisit)) set(ANALYTICS.lastUrl, t.last_url);
-    }
-    if (t.events) {
-      set(ANALYTICS.eventCompletions, n(ANALYTICS.eventCompletions) + t.events);
-      if (t.revenue) set(ANALYTICS.revenue, n(ANALYTICS.revenue) + t.revenue);
-    }
-    if (!p[ANALYTICS.firstVisit] || t.first_at! < n(ANALYTICS.firstVisit)) set(ANALYTICS.firstVisit, t.first_at);
-    if (t.last_at! > n(ANALYTICS.lastVisit)) set(ANALYTICS.lastVisit, t.last_at);
-    if (t.visits) writes.push(...visitWrites(p, t.visits, t.views));
-    await contacts.update(db, portalId, vid, writes, { type: 'ANALYTICS', id: source }, true);
+  function applyTotals(db: Queryable, portalId: number, vid: number, t: Totals, source: string) {
+    if (!(t.views || t.events)) return;
+    return contacts.updateFrom(db, portalId, vid, (p) => totalsWrites(p, t), { type: 'ANALYTICS', id: source });
   }
 
   /** `a` and `b` summed; the first and last URL from whichever saw them first and last. */
@@ -227,6 +210,26 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
 }
 
 export type TrackingStore = ReturnType<typeof trackingStore>;
+
+/** The contact's analytics properties (now `p`) after `t`. */
+function totalsWrites(p: Record<string, string>, t: Totals): Write[] {
+  const n = (name: string) => Number(p[name] ?? 0);
+  const writes: Write[] = [];
+  const set = (property: string, value: unknown) => value != null && writes.push({ property, value: String(value) });
+  if (t.views) {
+    set(ANALYTICS.pageViews, n(ANALYTICS.pageViews) + t.views);
+    if (!p[ANALYTICS.firstUrl] || t.first_at! < n(ANALYTICS.firstVisit)) set(ANALYTICS.firstUrl, t.first_url);
+    if (t.last_at! >= n(ANALYTICS.lastVisit)) set(ANALYTICS.lastUrl, t.last_url);
+  }
+  if (t.events) {
+    set(ANALYTICS.eventCompletions, n(ANALYTICS.eventCompletions) + t.events);
+    if (t.revenue) set(ANALYTICS.revenue, n(ANALYTICS.revenue) + t.revenue);
+  }
+  if (!p[ANALYTICS.firstVisit] || t.first_at! < n(ANALYTICS.firstVisit)) set(ANALYTICS.firstVisit, t.first_at);
+  if (t.last_at! > n(ANALYTICS.lastVisit)) set(ANALYTICS.lastVisit, t.last_at);
+  if (t.visits) writes.push(...visitWrites(p, t.visits, t.views));
+  return writes;
+}
 
 /** Sessions that started (oldest first) and external referrers seen (oldest first), as totals. */
 function visitTotals(started: SessionSummary[], referrers: { at: number; url: string }[]): VisitTotals {
