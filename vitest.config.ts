@@ -22,6 +22,7 @@ const ON_POSTGRES = [
   'event-occurrences',
   'files',
   'forms',
+  'intake-bulk',
   'inspector',
   'keywords-settings',
   'legacy-client',

@@ -1,7 +1,7 @@
 /** Visitors' sessions as stored (the sessions table): the newest of a visitor, new ones, their
  * growth, and the ones a visitor had before it was linked to a contact. When a session starts or
  * grows is decided by services/sessions.ts. */
-import { type Queryable, sql } from '../db/engine';
+import { type Engine, type Queryable, sql } from '../db/engine';
 
 export interface Session {
   id: number;
@@ -39,10 +39,34 @@ const q = {
   claim: sql<[number, number, string]>('UPDATE sessions SET vid = ? WHERE portal_id = ? AND utk = ? AND +vid IS NULL'),
 };
 
-export function sessionStore() {
+/** A visitor: its portal and token. */
+export interface VisitorKey {
+  portal_id: number;
+  utk: string;
+}
+
+export function sessionStore(engine: Engine) {
+  // The newest session of each visitor of a JSON array, by the visitors' index.
+  const latestOfAll = sql<[string], Session>(
+    `SELECT ${COLUMNS} FROM sessions WHERE id IN (
+       SELECT (SELECT id FROM sessions s WHERE s.portal_id = x.portal_id AND s.utk = x.utk ORDER BY s.started_at DESC, s.id DESC LIMIT 1)
+       FROM (${engine.dialect.jsonRows('?', { portal_id: 'integer', utk: 'text' })}) AS x)`,
+  );
+  const latest = (db: Queryable, portalId: number, utk: string) => db.get(q.latest, portalId, utk);
   return {
     /** The visitor's newest session, if any. */
-    latest: (db: Queryable, portalId: number, utk: string) => db.get(q.latest, portalId, utk),
+    latest,
+    /** The newest session of each of `visitors` that has one: in one statement on PostgreSQL (a
+     * round trip), one per visitor on SQLite (cheaper there than reading a JSON array). */
+    async latestOfAll(db: Queryable, visitors: VisitorKey[]): Promise<Session[]> {
+      if (engine.kind == 'postgres') return visitors.length ? db.all(latestOfAll, JSON.stringify(visitors)) : [];
+      const found: Session[] = [];
+      for (const v of visitors) {
+        const s = await latest(db, v.portal_id, v.utk);
+        if (s) found.push(s);
+      }
+      return found;
+    },
     /** Stores a new session; its id. */
     insert: async (db: Queryable, s: Omit<Session, 'id'>) =>
       Number(
