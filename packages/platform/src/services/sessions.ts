@@ -79,7 +79,11 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
       if (batches.of(db)) return fn(db);
       const batch: Batch = { open: new Map(), domains: new Map() };
       const result = await fn(batches.bind(db, batch));
-      for (const o of batch.open.values()) if (o) await save(db, o);
+      const open = [...batch.open.values()].filter((o): o is Open => o !== null);
+      // The new ones at once (a collector bulk starts a session for most of its visitors).
+      await store.insertAll(db, open.filter((o) => o.state == 'new').map((o) => o.session));
+      for (const o of open) if (o.state == 'new') o.state = 'stored';
+      for (const o of open) await save(db, o);
       return result;
     },
 
