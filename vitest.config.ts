@@ -22,6 +22,7 @@ const ON_POSTGRES = [
   'event-occurrences',
   'files',
   'forms',
+  'forms-marketing',
   'inspector',
   'keywords-settings',
   'legacy-client',
