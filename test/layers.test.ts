@@ -42,7 +42,7 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
     ['cli.ts', 'config.ts', 'index.ts'],
     ['companion.ts'],
     ['shared/mode.ts'],
-    ['visitor.ts', 'forms.ts', 'health.ts', 'subscriptions/', 'proxy/', 'events/', 'shared/budget.ts', 'shared/token-store.ts', 'shared/cache.ts', 'shared/event-stream.ts'],
+    ['visitor.ts', 'forms.ts', 'form-visitor.ts', 'health.ts', 'subscriptions/', 'proxy/', 'events/', 'shared/budget.ts', 'shared/token-store.ts', 'shared/cache.ts', 'shared/event-stream.ts'],
     ['http/', 'shared/redis.ts'],
     ['ttl-cache.ts', 'utk.ts', 'options.ts'],
   ],

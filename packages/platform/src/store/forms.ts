@@ -263,7 +263,9 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     for (const name of given.keys())
       if (!onForm.has(name)) errors.push({ message: `Field '${name}' is not on the form`, errorType: 'FIELD_NOT_IN_FORM_DEFINITION', in: `body.${name}` });
     // A dependent field is required only while shown, which the embed decides: not checked here.
-    const required = new Set(asked.fields.filter((f) => f.required || f.name == 'email').map((f) => f.name));
+    // A smart field may have given its place to a queued question (the companion decides, for a
+    // known visitor): it is required only where the embed shows it.
+    const required = new Set(asked.fields.filter((f) => (f.required && !f.isSmartField) || f.name == 'email').map((f) => f.name));
     for (const name of required)
       if (!given.get(name)) errors.push({ message: `Required field '${name}' is missing`, errorType: 'REQUIRED_FIELD', in: `body.${name}` });
     const email = given.get('email');
