@@ -19,7 +19,7 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
     ['create.ts', 'capture.ts'],
     ['render.ts', 'validate.ts', 'submit.ts', 'events.ts', 'values.ts', 'style.ts'],
     ['fields.ts', 'entry.ts', 'messages.ts'],
-    ['dom.ts', 'sanitize.ts', 'script.ts', 'types.ts'],
+    ['dom.ts', 'sanitize.ts', 'script.ts', 'page.ts', 'types.ts'],
   ],
   client: [
     ['index.ts', 'client.ts'],

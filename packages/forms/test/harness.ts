@@ -77,9 +77,12 @@ export function openPage(options: PageOptions = {}) {
         .filter((s) => s.method == 'POST')
         .map((s) => {
           const params = new URLSearchParams(s.body);
-          const context = JSON.parse(params.get('svc_context') ?? '{}');
-          params.delete('svc_context');
-          return { url: s.url, values: Object.fromEntries(params), context, keepalive: s.keepalive };
+          // The fill time, honeypot and consent apart: tests of values and context see the fields.
+          const { fillTimeMs, ...context } = JSON.parse(params.get('svc_context') ?? '{}');
+          const honeypot = params.get('svc-hp');
+          const consent = params.has('legalConsentOptions') ? JSON.parse(params.get('legalConsentOptions')!) : undefined;
+          for (const name of ['svc_context', 'svc-hp', 'legalConsentOptions']) params.delete(name);
+          return { url: s.url, values: Object.fromEntries(params), context, keepalive: s.keepalive, fillTimeMs, honeypot, consent };
         }),
     create: (o: CreateOptions) => forms.create(o),
     $: <E extends Element = HTMLElement>(selector: string) => document.querySelector<E>(selector)!,
@@ -140,6 +143,8 @@ export async function platformWithForm() {
         { name: 'interests' },
         { name: 'visit_date' },
       ],
+      // Tests fill forms faster than people: no minimum fill time (spam.test.ts has one).
+      minFillTimeMs: 0,
     },
   });
   if (created.status != 200) throw new Error(`form not created: ${created.text}`);

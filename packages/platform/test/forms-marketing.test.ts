@@ -143,7 +143,7 @@ describe('spam', () => {
   });
 
   it('a filled honeypot is recorded as spam, makes no contact, and answers as a success', async () => {
-    const res = await submit(guid, [['email', 'bot@example.com'], ['svc_hp', 'http://spam.example']], { context: { fillTimeMs: 9000 } });
+    const res = await submit(guid, [['email', 'bot@example.com'], ['svc-hp', 'http://spam.example']], { context: { fillTimeMs: 9000 } });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toMatch(/^https:\/\/example\.com\/thanks\?submissionGuid=/);
     expect((await profile('bot@example.com')).status).toBe(404);
@@ -160,7 +160,7 @@ describe('spam', () => {
   });
 
   it('a person (slow enough, honeypot empty) and an API client (no fill time) make contacts', async () => {
-    expect((await submit(guid, [['email', 'person@example.com'], ['svc_hp', '']], { context: { fillTimeMs: 4000 } })).status).toBe(302);
+    expect((await submit(guid, [['email', 'person@example.com'], ['svc-hp', '']], { context: { fillTimeMs: 4000 } })).status).toBe(302);
     expect((await submit(guid, [['email', 'api@example.com']])).status).toBe(302);
     expect((await profile('person@example.com')).status).toBe(200);
     expect((await profile('api@example.com')).status).toBe(200);

@@ -32,8 +32,9 @@ export interface SubmissionContext {
 }
 
 /** The honeypot: a text input people never see or reach, which the embed adds to every form
- * and sends with the values. Bots fill every input; a submission with it non-empty is spam. */
-export const HONEYPOT = 'svc_hp';
+ * and sends with the values. Bots fill every input; a submission with it non-empty is spam. A
+ * dash, which no property name has: it can never be one of a form's fields. */
+export const HONEYPOT = 'svc-hp';
 
 /** The parameter that carries a submission's {@link LegalConsent} as JSON. */
 export const LEGAL_CONSENT = 'legalConsentOptions';
