@@ -32,26 +32,35 @@ export interface PageOptions {
   lang?: string;
   /** A `nonce` attribute on the script tag. */
   nonce?: string;
+  /** The page's address (default PAGE_URL). */
+  url?: string;
+  /** `sessionStorage` of the tab before the script runs (an earlier page of the session). */
+  session?: Record<string, string>;
 }
 
 export function openPage(options: PageOptions = {}) {
   const jar = new CookieJar();
-  for (const c of options.cookies ?? []) jar.setCookieSync(c, PAGE_URL);
+  const url = options.url ?? PAGE_URL;
+  for (const c of options.cookies ?? []) jar.setCookieSync(c, url);
   const errors: string[] = [];
   const virtualConsole = new VirtualConsole();
   virtualConsole.on('jsdomError', (e) => errors.push(e.message));
   virtualConsole.on('error', (...args) => errors.push(args.map(String).join(' ')));
   const dom = new JSDOM(`<!doctype html><html lang="${options.lang ?? 'en'}"><head><title>Contact us</title></head><body>${options.body ?? ''}</body></html>`, {
-    url: PAGE_URL,
+    url,
     cookieJar: jar,
     runScripts: 'dangerously',
     virtualConsole,
   });
   const window = dom.window as unknown as Window & typeof globalThis;
+  for (const [k, v] of Object.entries(options.session ?? {})) window.sessionStorage.setItem(k, v);
   const sent: Sent[] = [];
   window.fetch = ((input: string, init: RequestInit = {}) => {
     sent.push({ url: String(input), method: init.method ?? 'GET', body: String(init.body ?? ''), keepalive: init.keepalive });
-    return fetch(input, init);
+    // Unless credentials are omitted, the page's cookies go along, as to a first-party companion
+    // (Node's fetch knows nothing of the page's cookie jar).
+    const cookie = init.credentials == 'omit' ? '' : window.document.cookie;
+    return fetch(input, cookie ? { ...init, headers: { ...(init.headers as Record<string, string>), cookie } } : init);
   }) as typeof fetch;
   const messages: { type: string; eventName: string; id: string; instanceId: string; data: unknown }[] = [];
   window.addEventListener('message', (e) => messages.push(e.data));
