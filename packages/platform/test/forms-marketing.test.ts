@@ -157,6 +157,9 @@ describe('spam', () => {
     expect(fast.status).toBe(302);
     const spam = await t.platform.services.forms.spam(t.platform.services.engine, PORTAL, guid);
     expect(spam[0]).toMatchObject({ reason: 'TOO_FAST' });
+    // The inspector counts them apart from the form's submissions.
+    const { inspector, engine } = t.platform.services;
+    expect(await inspector.forms(engine, PORTAL)).toContainEqual(expect.objectContaining({ guid, submissions: 0, spam: 2 }));
   });
 
   it('a person (slow enough, honeypot empty) and an API client (no fill time) make contacts', async () => {
