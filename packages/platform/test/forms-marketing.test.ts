@@ -169,6 +169,14 @@ describe('spam', () => {
     expect((await profile('api@example.com')).status).toBe(200);
   });
 
+  it('a malformed fill time is a 400 naming it, never a 5xx', async () => {
+    for (const fillTimeMs of [-5, 1.5, 'soon']) {
+      const res = await submit(guid, [['email', 'odd@example.com']], { context: { fillTimeMs } });
+      expect(res.status, String(fillTimeMs)).toBe(400);
+      expect(res.json.message).toContain('body.svc_context.fillTimeMs');
+    }
+  });
+
   it('the form can lower or turn off the minimum fill time', async () => {
     const form = await createForm({ name: 'Quick', fields: [{ name: 'email' }], minFillTimeMs: 0 });
     expect(form.minFillTimeMs).toBe(0);
