@@ -59,11 +59,11 @@ async function load(o: CreateOptions): Promise<FormDefinition> {
 
 /** Pre-fill values and queued questions for a visitor with a utk, when the form has either: from
  * the companion (which answers nothing for visitors it does not know or who opted out). Any
- * failure is an unknown visitor. */
+ * failure, or no answer within 3 s, is an unknown visitor: the form is never held up for long. */
 async function visitor(o: CreateOptions, def: FormDefinition): Promise<KnownVisitor> {
   const wanted = def.queuedFields?.length || (def.formFieldGroups || [{ fields: def.fields || [] }]).some((g) => g.fields?.some((f) => f.prefill));
   if (!wanted || !readUtk() || !o.companion) return {};
-  return fetch(`${o.companion.replace(/\/+$/, '')}/forms/${encodeURIComponent(o.formId)}/visitor`)
+  return fetch(`${o.companion.replace(/\/+$/, '')}/forms/${encodeURIComponent(o.formId)}/visitor`, { signal: AbortSignal.timeout?.(3e3) })
     .then((res) => (res.ok ? res.json() : {}))
     .catch(() => ({}));
 }

@@ -3,7 +3,7 @@
  * nothing asked or filled for unknown, opted-out or cookieless visitors. */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { mountOn, type Mounted } from '../../companion/test/harness';
-import { openPage, platformWithForm, type Page } from './harness';
+import { faultServer, openPage, platformWithForm, type Page } from './harness';
 
 let p: Awaited<ReturnType<typeof platformWithForm>>;
 let companion: Mounted;
@@ -83,6 +83,24 @@ describe('known visitors', () => {
     await open([]);
     expect(page.sent.map((s) => s.url)).toEqual([`${companion.url}/forms/${guid}`]);
     expect(page.field('Email').value).toBe('');
+  });
+
+  it('a companion that does not answer holds the form up 3 s at most; it renders as defined', async () => {
+    const definition = (await p.t.call('GET', `/contacts/v1/forms/${guid}`)).json;
+    // The definition at once, the visitor's part never.
+    const slow = await faultServer((req, res) => {
+      if (!req.url.endsWith('/visitor')) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(definition));
+    });
+    try {
+      page = openPage({ attrs: { 'forms-url': p.t.formsUrl, companion: slow.url }, body: '<div id="f"></div>', cookies: [`svcutk=${ADA}`] });
+      const started = Date.now();
+      const form = (await page.create({ portalId: p.portalId, formId: guid, target: '#f' }))!;
+      expect(Date.now() - started).toBeLessThan(6000);
+      expect(labels(form)).toEqual(['Email', 'First name', 'Last name', 'Company']);
+      expect(page.field('Email').value).toBe('');
+    } finally {
+      await slow.close();
+    }
   });
 
   it('a form with neither pre-fill nor queued questions asks nothing of the companion', async () => {
