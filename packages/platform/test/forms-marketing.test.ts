@@ -177,6 +177,28 @@ describe('spam', () => {
     }
   });
 
+  it("spam counts toward the address's limit on form submissions: past it, a 429 for anyone at that address", async () => {
+    const limited = await startPlatform({ publicRateLimit: { max: 3, windowMs: 60_000 } });
+    try {
+      const form = (await limited.call('POST', '/contacts/v1/forms', { body: { name: 'Limited', fields: [{ name: 'email' }] } })).json;
+      const post = (fields: [string, string][]) =>
+        limited.call('POST', `${limited.formsUrl}/uploads/form/v2/${PORTAL}/${form.guid}`, {
+          body: new URLSearchParams(fields).toString(),
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          portal: null,
+        });
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await post([['email', `bot${i}@example.com`], ['svc-hp', 'x']])).status);
+      const person = await post([['email', 'late@example.com']]);
+      expect([...statuses, person.status]).toEqual([204, 204, 204, 429]);
+      expect(person.json).toMatchObject({ errorType: 'RATE_LIMIT', policyName: 'PER_ADDRESS' });
+      limited.clock.now += 61_000;
+      expect((await post([['email', 'late@example.com']])).status).toBe(204);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('the form can lower or turn off the minimum fill time', async () => {
     const form = await createForm({ name: 'Quick', fields: [{ name: 'email' }], minFillTimeMs: 0 });
     expect(form.minFillTimeMs).toBe(0);
