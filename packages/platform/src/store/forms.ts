@@ -46,7 +46,7 @@ interface Definition {
   /** The groups as written, each holding the next `size` of `fields`. Absent when the form was
    * written with `fields` (or before groups were kept): then each field is its own group. */
   groups?: GroupSettings[];
-  /** Progressive profiling: asked in place of answered smart fields (the embed decides where). */
+  /** Progressive profiling: asked in place of answered smart fields (the companion says which, for a known visitor). */
   queuedFields?: FieldRecord[];
   queueLimit?: number;
   legalConsentOptions?: ConsentOptions;
