@@ -3,7 +3,7 @@
  * a time in a multi-step form) and submits once to the platform, with the consent given, the
  * honeypot and the fill time. A failed submission keeps every answer in place and the visitor can
  * send again; success shows the thank-you message or redirects. */
-import { HONEYPOT, LEGAL_CONSENT, type LegalConsent } from '@svc/protocol';
+import { HONEYPOT, LEGAL_CONSENT, OPT_OUT_COOKIE, OPTED_OUT, type LegalConsent } from '@svc/protocol';
 import { readUtk } from '@svc/tracker';
 import { h } from './dom';
 import { active, type Entry } from './entry';
@@ -62,7 +62,8 @@ async function load(o: CreateOptions): Promise<FormDefinition> {
  * failure, or no answer within 3 s, is an unknown visitor: the form is never held up for long. */
 async function visitor(o: CreateOptions, def: FormDefinition): Promise<KnownVisitor> {
   const wanted = def.queuedFields?.length || (def.formFieldGroups || [{ fields: def.fields || [] }]).some((g) => g.fields?.some((f) => f.prefill));
-  if (!wanted || !readUtk() || !o.companion) return {};
+  // Opted out (the tracker's consent cookie) or cookieless: not even asked.
+  if (!wanted || !readUtk() || document.cookie.includes(`${OPT_OUT_COOKIE}=${OPTED_OUT}`) || !o.companion) return {};
   return fetch(`${o.companion.replace(/\/+$/, '')}/forms/${encodeURIComponent(o.formId)}/visitor`, { signal: AbortSignal.timeout?.(3e3) })
     .then((res) => (res.ok ? res.json() : {}))
     .catch(() => ({}));

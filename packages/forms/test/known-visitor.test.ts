@@ -78,6 +78,7 @@ describe('known visitors', () => {
   it('an opted-out visitor gets nothing filled; a visitor without a utk is not even looked up', async () => {
     const out = await open([`svcutk=${ADA}`, '__svc_opt_out=yes']);
     expect(page.field('Email').value).toBe('');
+    expect(page.sent.map((s) => s.url)).toEqual([`${companion.url}/forms/${guid}`]);
     expect(labels(out)).toEqual(['Email', 'First name', 'Last name', 'Company']);
     page.close();
     await open([]);
