@@ -85,7 +85,7 @@ export const contactColumns = (alias?: string) =>
 const COLUMNS = contactColumns();
 
 type Utk = { utk: string; linked_at: number };
-type Submission = { conversion_id: string; form_guid: string; timestamp: number; page_url: string | null; page_title: string | null; title: string | null };
+type Submission = { conversion_id: string; form_guid: string; timestamp: number; page_url: string | null; page_title: string | null; title: string | null; consent: string | null };
 
 /** `onChange` hears every write, in its transaction `db`: dynamic lists re-check from it. */
 export type ContactsChanged = (db: Transaction, portalId: number, changed: ChangedContact[]) => Promise<void> | void;
@@ -169,8 +169,9 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
        ) SELECT changes, source_type, source_id, timestamp FROM chain ORDER BY seq DESC`,
     ),
     submissionsOf: sql<[number], Submission>(
-      `SELECT s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, ${jsonText('f.definition', '$.name')} AS title
-       FROM form_submissions s LEFT JOIN forms f ON f.guid = s.form_guid WHERE s.vid = ? ORDER BY s.timestamp DESC`,
+      `SELECT s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, ${jsonText('f.definition', '$.name')} AS title, c.consent
+       FROM form_submissions s LEFT JOIN forms f ON f.guid = s.form_guid LEFT JOIN form_consents c ON c.conversion_id = s.conversion_id
+       WHERE s.vid = ? ORDER BY s.timestamp DESC`,
     ),
     membershipsOf: sql<[number], { list_id: number; internal_list_id: number; added_at: number }>(
       'SELECT m.list_id, l.internal_list_id, m.added_at FROM list_members m JOIN lists l ON l.list_id = m.list_id WHERE m.vid = ? ORDER BY m.list_id',
@@ -187,8 +188,9 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       s = {
         utks: sql(`SELECT vid, utk, linked_at FROM utks WHERE vid IN (${marks}) ORDER BY linked_at`),
         submissions: sql(
-          `SELECT s.vid, s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, ${jsonText('f.definition', '$.name')} AS title
-           FROM form_submissions s LEFT JOIN forms f ON f.guid = s.form_guid WHERE s.vid IN (${marks}) ORDER BY s.timestamp DESC`,
+          `SELECT s.vid, s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, ${jsonText('f.definition', '$.name')} AS title, c.consent
+           FROM form_submissions s LEFT JOIN forms f ON f.guid = s.form_guid LEFT JOIN form_consents c ON c.conversion_id = s.conversion_id
+           WHERE s.vid IN (${marks}) ORDER BY s.timestamp DESC`,
         ),
       };
       inQueries.set(count, s);
@@ -374,6 +376,8 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
         'page-title': s.page_title ?? '',
         title: s.title ?? '',
         'meta-data': [],
+        // What the visitor agreed to, with the texts shown (forms with legalConsentOptions).
+        ...(s.consent && { 'legal-consent': JSON.parse(s.consent) }),
       })),
       'identity-profiles': [
         {
