@@ -41,11 +41,15 @@ export function batchRequest(auth, keys) {
   };
 }
 
-/** A new lead on the 'Contact us' form, from a new visitor (svcutk), as the embed posts it. */
+/** A new lead on the 'Contact us' form, from a new visitor (svcutk), as the embed posts it (consent given). */
 export function formRequest(portalId, formGuid) {
   return () => {
     const context = { svcutk: hex32(), pageUrl: 'https://acme.test/contact', pageName: 'Contact us' };
-    const body = new URLSearchParams({ email: `form-${RUN}-${unique()}@example.test`, firstname: 'Form', lastname: 'Bench', message: 'Hello', svc_context: JSON.stringify(context) });
+    const body = new URLSearchParams({
+      email: `form-${RUN}-${unique()}@example.test`, firstname: 'Form', lastname: 'Bench', message: 'Hello', svc_context: JSON.stringify(context),
+      // The form asks for consent to store the details, as the embed sends it when the box is ticked.
+      legalConsentOptions: JSON.stringify({ consent: { consentToProcess: true } }),
+    });
     return { method: 'POST', path: `/uploads/form/v2/${portalId}/${formGuid}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString() };
   };
 }

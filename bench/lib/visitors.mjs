@@ -15,6 +15,8 @@ export async function linkVisitorTokens(client, portalId, count, { concurrency =
         await client.forms.submitFields(portalId, form.guid, {
           fields: { email: `visitor-${run}-${i}@bench.test`, firstname: 'Ada', lastname: String(i), message: 'hello' },
           utk: utks[i],
+          // The form asks for consent to store the details (legalConsentOptions), as a visitor gives it.
+          legalConsent: { consent: { consentToProcess: true } },
         });
     }),
   );
