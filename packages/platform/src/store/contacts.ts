@@ -265,8 +265,8 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
 
   /** Writes by email: to its contact, or a new one (or, when another transaction made that one
    * meanwhile, to it: the failed insert wrote nothing). */
-  async function writeByEmail(db: Queryable, portalId: number, email: string, writes: Write[], source: Source, system: Write[] = []) {
-    const row = await db.get(q.byEmailToWrite, portalId, email.toLowerCase());
+  async function writeByEmail(db: Queryable, portalId: number, email: string, writes: Write[], source: Source, system: Write[] = [], known?: ContactRow | null) {
+    const row = known === undefined ? await db.get(q.byEmailToWrite, portalId, email.toLowerCase()) : (known ?? undefined);
     try {
       return { written: await write(db, portalId, row, writes, source, system), isNew: !row };
     } catch (err) {
@@ -455,6 +455,9 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
      * (analytics counters), which another writer must not overwrite meanwhile. */
     getToWrite,
     getByEmail: (db: Queryable, portalId: number, email: string) => db.get(q.byEmail, portalId, email.toLowerCase()),
+    /** The contact of `email`, read to be written in this transaction (another writer of it waits
+     * on PostgreSQL). */
+    getByEmailToWrite: (db: Queryable, portalId: number, email: string) => db.get(q.byEmailToWrite, portalId, email.toLowerCase()),
     getByUtk: (db: Queryable, portalId: number, utk: string) => db.get(q.byUtk, portalId, utk),
     async require(db: Queryable, portalId: number, vid: number) {
       const row = await get(db, portalId, vid);
@@ -500,14 +503,16 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       }),
 
     /** By email: the email in the path wins unless the body changes it. */
-    upsertByEmail: (db: Queryable, portalId: number, email: string, writes: Write[], source: Source = { type: 'API' }, system: Write[] = []) =>
+    /** `known`: the contact of `email` as the caller read it for writing in this transaction
+     * (getByEmailToWrite; null: none), not read again. */
+    upsertByEmail: (db: Queryable, portalId: number, email: string, writes: Write[], source: Source = { type: 'API' }, system: Write[] = [], known?: ContactRow | null) =>
       db.tx(async (t) => {
         if (!isEmail(email))
           throw badRequest('Property values were not valid', {
             validationResults: [{ isValid: false, message: `Email address ${email} is invalid`, error: 'INVALID_EMAIL', name: 'email' }],
           });
         const all = writes.some((w) => w.property == 'email') ? writes : [{ property: 'email', value: email }, ...writes];
-        const { written, isNew } = await writeByEmail(t, portalId, email, all, source, system);
+        const { written, isNew } = await writeByEmail(t, portalId, email, all, source, system, known);
         await onChange(t, portalId, [written]);
         return { vid: written.vid, isNew };
       }),

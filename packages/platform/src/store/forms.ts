@@ -315,7 +315,7 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     // PostgreSQL) take turns, so that the second counts the first.
     const visitor = email?.toLowerCase() ?? context.svcutk;
     if (visitor) await db.lock(`form submissions ${portalId} ${visitor}`);
-    const existing = email ? await contacts.getByEmail(db, portalId, email) : context.svcutk ? await contacts.getByUtk(db, portalId, context.svcutk) : undefined;
+    const existing = email ? await contacts.getByEmailToWrite(db, portalId, email) : context.svcutk ? await contacts.getByUtk(db, portalId, context.svcutk) : undefined;
     // The conversion counters go in the same contact write as the submitted values.
     const count = (existing ? (await db.get(q.conversions, portalId, existing.vid))!.n : 0) + 1;
     const counters = [
@@ -323,7 +323,8 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
       { property: ANALYTICS.recentConversion, value: String(t) },
     ];
     let vid: number | null = existing?.vid ?? null;
-    if (email) vid = (await contacts.upsertByEmail(db, portalId, email, writes, source, counters)).vid;
+    // The contact read above is the one written: not read again.
+    if (email) vid = (await contacts.upsertByEmail(db, portalId, email, writes, source, counters, existing ?? null)).vid;
     else if (vid !== null) await contacts.update(db, portalId, vid, writes, source, false, counters);
     const submitted = JSON.stringify(Object.fromEntries(values.map((w) => [w.property, w.value])));
     await db.run(q.insertSubmission, conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, submitted);
