@@ -228,8 +228,12 @@ for (const [name, available, open] of engines) {
         const seen: string[] = [];
         let locked!: () => void;
         const hasLocked = new Promise<void>((resolve) => (locked = resolve));
+        // The statements after a lock run once it is held (on PostgreSQL the lock is pipelined:
+        // `lock` resolves at once, the next query's answer comes after it).
+        const one = sql<[], { one: number }>('SELECT 1 AS one');
         const first = db.tx(async (t) => {
           await t.lock('ids');
+          await t.value(one);
           seen.push('first locked');
           locked();
           await sleep(30);
@@ -238,6 +242,7 @@ for (const [name, available, open] of engines) {
         await hasLocked;
         const second = other.tx(async (t) => {
           await t.lock('ids');
+          await t.value(one);
           seen.push('second locked');
         });
         await Promise.all([first, second]);
@@ -260,6 +265,7 @@ for (const [name, available, open] of engines) {
       const holding = (on: Engine, mode: 'shared' | 'exclusive', label: string, inside: () => Promise<unknown>) =>
         on.tx(async (t) => {
           await t.lock('lists:7', mode);
+          await t.value(sql<[], { one: number }>('SELECT 1 AS one')); // runs once the lock is held
           events.push(`${label} in`);
           await inside();
           events.push(`${label} out`);

@@ -105,8 +105,10 @@ export interface Transaction extends Queryable {
    * row. A `shared` hold waits only for an exclusive one (and it for them): many transactions
    * that decide by the same rows without changing them, against the one that changes them (the
    * contact writes re-checking a portal's dynamic lists, against a list's refresh). On PostgreSQL
-   * a transaction's advisory lock, named within the schema; nothing on SQLite, whose one writer
-   * runs transactions one at a time. */
+   * a transaction's advisory lock, named within the schema, sent without waiting for its answer:
+   * the transaction's next statement runs once it is held (what follows a lock must be a query,
+   * not a decision on what was read before it); nothing on SQLite, whose one writer runs
+   * transactions one at a time. */
   lock(name: string, mode?: 'exclusive' | 'shared'): Promise<void>;
 }
 
