@@ -41,6 +41,8 @@ const q = {
   credential: sql<[string, CredentialKind, number, string | null, string, number | null, number]>(
     'INSERT INTO credentials (hash, kind, portal_id, client_id, scopes, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   ),
+  // An OAuth app's client secret is also kept as it is: webhooks are signed with it.
+  appSecret: sql<[string, number, string, number]>('INSERT INTO app_secrets (client_id, portal_id, secret, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (client_id) DO NOTHING'),
   ids: sql<[], { id: number }>('SELECT id FROM portals ORDER BY id'),
   tier: sql<[number], { tier: Tier }>('SELECT tier FROM portals WHERE id = ?'),
 };
@@ -90,6 +92,7 @@ export async function issueCredential(
     { portalId: number; scopes?: string[]; clientId?: string | null; expiresAt?: number | null; now: number; value?: string },
 ) {
   await db.run(q.credential, hashSecret(value), kind, portalId, clientId, JSON.stringify(scopes), expiresAt, now);
+  if (kind == 'oauthClient' && clientId) await db.run(q.appSecret, clientId, portalId, value, now);
   return value;
 }
 
