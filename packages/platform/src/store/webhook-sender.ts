@@ -43,7 +43,7 @@ export const signWebhook = (secret: string, method: string, url: string, body: s
   createHmac('sha256', secret).update(webhookSignatureBase(method, url, body, timestamp), 'utf8').digest('base64');
 
 /** How long a claimed delivery is this process's: far longer than an attempt takes. */
-const LEASE_MS = 60_000;
+export const DELIVERY_LEASE_MS = 60_000;
 const CLAIM_BATCH = 50;
 
 const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms < 7_200_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 3_600_000)} h`);
@@ -121,7 +121,7 @@ export function webhookSender({ queue, db, policy, fetchFn, now, random = Math.r
       const free = concurrency - running.size;
       if (free <= 0) return;
       const at = now();
-      for (const d of await queue.claim(at, at + LEASE_MS, free)) track(d);
+      for (const d of await queue.claim(at, at + DELIVERY_LEASE_MS, free)) track(d);
     } catch (err) {
       onError(err);
     } finally {
@@ -137,7 +137,7 @@ export function webhookSender({ queue, db, policy, fetchFn, now, random = Math.r
       let made = 0;
       for (;;) {
         const at = now();
-        const claimed = await queue.claim(at, at + LEASE_MS, CLAIM_BATCH);
+        const claimed = await queue.claim(at, at + DELIVERY_LEASE_MS, CLAIM_BATCH);
         await Promise.all(claimed.map(track));
         made += claimed.length;
         if (claimed.length < CLAIM_BATCH) return made;
