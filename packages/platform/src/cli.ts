@@ -6,7 +6,8 @@ import { SingleBar } from 'cli-progress';
 import { createPlatform } from './app';
 import { isPostgresUrl, withoutPassword } from './db/engine-postgres';
 import { migrateCommand } from './migrate-command';
-import { inspectorKeyIn, inspectorUrl, saveCredentials } from './credentials-file';
+import { inspectorKeyIn, inspectorUrl, readCredentialsFile, saveCredentials } from './credentials-file';
+import { keepAppSecret } from './store/portals';
 import { seedContacts } from './seed-contacts';
 import { seedDemo, DEMO_PORTAL } from './seed';
 import { parseMapping } from './store/prospects';
@@ -126,6 +127,11 @@ export async function main(argv: string[]) {
     console.log(`Seeded demo portal ${DEMO_PORTAL}; its credentials are in ${values.credentials} (keep that file private).`);
     // Shown once, on an interactive terminal only: never into a log file or CI output.
     if (process.stdout.isTTY) console.log(JSON.stringify(credentials, null, 2));
+  } else {
+    // A database from before schema 15 holds the demo app's secret as a hash only; the file has
+    // the secret, which signs workflow webhooks.
+    const { oauth } = readCredentialsFile(values.credentials) as { oauth?: { clientId?: unknown; clientSecret?: unknown } };
+    if (typeof oauth?.clientId == 'string' && typeof oauth.clientSecret == 'string') await keepAppSecret(platform.services.engine, oauth.clientId, oauth.clientSecret);
   }
   if (values['seed-contacts']) {
     const count = number('seed-contacts', values['seed-contacts']);
