@@ -110,6 +110,10 @@ describe('which key signs', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.json.message).toBe(`body.actions.0.clientId: no OAuth app ${t.portals[1].oauth.clientId} of this portal whose client secret could sign the calls`);
 
+    const withCredentials = await t.call('POST', '/automation/v2/workflows', { body: { name: 'x', actions: [{ type: 'WEBHOOK', url: 'https://user:pw@example.com/hook' }] } });
+    expect(withCredentials.status).toBe(400);
+    expect(withCredentials.json.message).toBe('body.actions.0.url: must not carry credentials (user:password@)');
+
     // The first app revoked: the next one signs.
     await engine.run(sql<[string]>("UPDATE credentials SET revoked = 1 WHERE kind = 'oauthClient' AND client_id = ?"), t.portals[0].oauth.clientId);
     const after = await workflow({ actions: [{ type: 'WEBHOOK', url: `${hookUrl}/first` }] });

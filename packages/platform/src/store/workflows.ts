@@ -136,10 +136,15 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
           throw notFound(`${at}.${field}: no email ${action[field]} in this portal`);
         return { ...action, emailCampaignId: found.id, emailContentId: found.contentId };
       }
-      case 'WEBHOOK':
+      case 'WEBHOOK': {
+        // The URL is logged with every attempt; credentials in it would be too (the signature is
+        // what proves the caller).
+        const url = new URL(action.url);
+        if (url.username || url.password) throw badRequest(`${at}.url: must not carry credentials (user:password@)`);
         if (action.clientId !== undefined && !(await db.get(q.app, portalId, action.clientId)))
           throw badRequest(`${at}.clientId: no OAuth app ${action.clientId} of this portal whose client secret could sign the calls`);
         return action;
+      }
       default:
         return action;
     }
