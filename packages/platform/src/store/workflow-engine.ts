@@ -1,14 +1,14 @@
 /** The workflow engine: runs the due steps of active enrollments on the injected clock. Each step
- * commits in its own transaction; webhook calls happen between transactions, never inside one, so
- * a slow receiver holds no lock and no connection.
+ * commits in its own transaction; webhook calls happen outside any (webhook-sender.ts), so a slow
+ * receiver holds no lock and no connection.
  *
  * Every process runs the engine (on PostgreSQL several share the database), and each due step
  * runs once: a process first claims a step, marking its enrollment as its own for a lease
  * (`claimed_until`), then runs it. Two processes claiming at once take different enrollments
- * (FOR UPDATE SKIP LOCKED); a step that waits on a webhook stays claimed meanwhile; a process that
- * dies mid-step leaves a lease that runs out, and another process takes the step over. The claim
- * is also the step's fence: its outcome is recorded only while the enrollment is still at that
- * step under that claim (not unenrolled meanwhile, nor taken over after an overlong step).
+ * (FOR UPDATE SKIP LOCKED); a process that dies mid-step leaves a lease that runs out, and another
+ * process takes the step over. The claim is also the step's fence: its outcome is recorded only
+ * while the enrollment is still at that step under that claim (not unenrolled meanwhile, nor taken
+ * over after an overlong step).
  *
  * A webhook step queues its call (webhook-queue.ts) in the step's transaction and parks the
  * enrollment (next_run_at = WAITING); the sender (webhook-sender.ts) makes the attempts on a
