@@ -154,6 +154,12 @@ describe('retries', () => {
     let next = (await upcoming(id, vid))[0].timestamp;
     expect(next - start).toBeGreaterThanOrEqual(15_000);
     expect(next - start).toBeLessThanOrEqual(30_000);
+    // The inspector's timeline: the attempt, and the call still pending at its next attempt.
+    const { timeline } = (await t.platform.services.inspector.contact(t.platform.services.engine, 62515, vid))!;
+    expect(timeline.slice(0, 2)).toEqual([
+      expect.objectContaining({ at: next, kind: 'workflow', title: 'Hooks: webhook pending', detail: expect.stringMatching(/^POST http:.*\/fail: 1 attempt so far, next attempt at \d{4}-.*Z \(event .*\)$/) }),
+      expect.objectContaining({ kind: 'workflow', title: 'Hooks: webhook retry', detail: expect.stringMatching(/answered 500 \(attempt 1, event .*\); next attempt in/) }),
+    ]);
     for (let i = 0; (await past(id, vid))[0].stepId == 0 && i < 100; i++) {
       t.clock.now = (await upcoming(id, vid))[0].timestamp;
       await runDue();
