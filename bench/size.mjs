@@ -22,7 +22,7 @@ const OURS_ONLY = process.argv.includes('--ours');
 /** Our browser bundles; the gzip budget is what `gzip -9` may produce. */
 const OURS = [
   { pkg: 'tracker', file: 'dist/tracker.js', budget: 3072, required: true },
-  { pkg: 'forms', file: 'dist/forms.js', budget: 6144 },
+  { pkg: 'forms', file: 'dist/forms.js', budget: 7168 }, // issue 19: pre-fill, queued questions, page values, consent, honeypot, steps
 ];
 
 /** Build tool used to prepare peers that ship no minified tag file. Stays pinned under --latest so the minifier is not a variable. */

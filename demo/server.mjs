@@ -3,9 +3,11 @@
 // starts the platform; tests create it with createDemoSite().
 //
 //   /                 home; /pricing is the same page, reached by client-side navigation
-//   /contact          the contact form, rendered by the form embed (/svc/forms.js)
+//   /contact          the contact form, rendered by the form embed (/svc/forms.js): consent,
+//                     pre-fill and a queued question for known visitors (issue 19)
 //   /svc/...          the companion: tracker.js, forms.js, collector proxy, /visitor,
 //                     /subscriptions and the preference centre (/svc/preferences), /forms/:guid
+//                     and /forms/:guid/visitor
 //   POST /api/buy     the "buy" button's server-side event (companion.events.track)
 //   /demo-config.json what the pages need to know: portal id, form guid, {forms_url}
 import { fileURLToPath } from 'node:url';

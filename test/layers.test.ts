@@ -19,7 +19,7 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
     ['create.ts', 'capture.ts'],
     ['render.ts', 'validate.ts', 'submit.ts', 'events.ts', 'values.ts', 'style.ts'],
     ['fields.ts', 'entry.ts', 'messages.ts'],
-    ['dom.ts', 'sanitize.ts', 'script.ts', 'types.ts'],
+    ['dom.ts', 'sanitize.ts', 'script.ts', 'page.ts', 'types.ts'],
   ],
   client: [
     ['index.ts', 'client.ts'],
@@ -42,7 +42,7 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
     ['cli.ts', 'config.ts', 'index.ts'],
     ['companion.ts'],
     ['shared/mode.ts'],
-    ['visitor.ts', 'forms.ts', 'health.ts', 'subscriptions/', 'proxy/', 'events/', 'webhooks/', 'shared/budget.ts', 'shared/token-store.ts', 'shared/cache.ts', 'shared/event-stream.ts'],
+    ['visitor.ts', 'forms.ts', 'form-visitor.ts', 'health.ts', 'subscriptions/', 'proxy/', 'events/', 'webhooks/', 'shared/budget.ts', 'shared/token-store.ts', 'shared/cache.ts', 'shared/event-stream.ts'],
     ['http/', 'shared/redis.ts'],
     ['ttl-cache.ts', 'utk.ts', 'options.ts'],
   ],

@@ -62,6 +62,11 @@ export function seedBlogPosts(database, filesDir, portalId, posts) {
         });
       }
     });
+    // As autovacuum would within a minute of such a load (its insert threshold): without it the
+    // table's visibility map is empty, and PostgreSQL counts a blog's posts by reading every row
+    // (about 20 ms at 20,000 posts) instead of the index alone (about 2 ms). The measurement is of
+    // a blog in its steady state, not of the minute after a bulk load.
+    if (engine.kind == 'postgres') await engine.exec('VACUUM ANALYZE content_objects');
     return { blogId: blog.id, seconds: (performance.now() - started) / 1000 };
   });
 }

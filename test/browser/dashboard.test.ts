@@ -62,6 +62,8 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
     await page.locator('#contact-form input[name=email]').fill('ada@acme.test');
     await page.locator('#contact-form input[name=firstname]').fill('Ada');
     await page.locator('#contact-form input[name=lastname]').fill('Lovelace');
+    await page.locator('#contact-form input[name=svc-consent]').check();
+    await page.waitForTimeout(1600);
     await page.locator('#contact-form button[type=submit], #contact-form input[type=submit]').click();
     await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks! We will be in touch.');
     await page.goto(`${sys.siteUrl}/`);

@@ -37,9 +37,13 @@ export async function startSystem() {
   const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
 
   /** The platform's API with the demo portal's private-app token. */
-  async function api(path: string) {
-    const res = await fetch(baseUrl + path, { headers: { authorization: `Bearer ${credentials.privateAppToken}` } });
-    return { status: res.status, json: await res.json() };
+  async function api(path: string, { method = 'GET', body }: { method?: string; body?: unknown } = {}) {
+    const res = await fetch(baseUrl + path, {
+      method,
+      headers: { authorization: `Bearer ${credentials.privateAppToken}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, json: await res.json().catch(() => undefined) };
   }
   /** What the platform stored for this visitor: each event as received, with its named columns in
    * the wire format's names (an event of the HTTP events API arrives in that API's own shape). */

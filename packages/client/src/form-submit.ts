@@ -1,6 +1,6 @@
 /** `client.forms.submitFields(...)`: a form submission to `{forms_url}` as an embed sends it,
  * with the visitor's `svcutk` in `svc_context` so the new contact is linked to their visits. */
-import { SVC_CONTEXT, type SubmissionContext } from '@svc/protocol';
+import { LEGAL_CONSENT, SVC_CONTEXT, type LegalConsent, type SubmissionContext } from '@svc/protocol';
 import type { CallOptions } from './call-options';
 import type { Api, Redirect } from './types';
 
@@ -15,6 +15,9 @@ export interface FormSubmission {
   ipAddress?: string;
   /** Where the platform should send the visitor after the submission (overrides the form's). */
   redirectUrl?: string;
+  /** Consent given, for forms with `legalConsentOptions` (the platform refuses a submission
+   * without the consent to process a form requires). */
+  legalConsent?: LegalConsent;
 }
 
 export interface FormSubmitted {
@@ -28,6 +31,7 @@ export function formSubmitter(api: Api) {
     for (const [name, value] of Object.entries(s.fields)) body[name] = Array.isArray(value) ? [...value] : String(value);
     const context: SubmissionContext = { svcutk: s.utk, pageUrl: s.pageUrl, pageName: s.pageName, ipAddress: s.ipAddress, redirectUrl: s.redirectUrl };
     if (Object.values(context).some((v) => v !== undefined)) body[SVC_CONTEXT] = JSON.stringify(context);
+    if (s.legalConsent) body[LEGAL_CONSENT] = JSON.stringify(s.legalConsent);
     const answer: Redirect | undefined = await api.forms.submit(portalId, formGuid, body, options);
     return answer?.location ? { redirectUrl: answer.location } : {};
   };

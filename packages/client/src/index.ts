@@ -11,4 +11,5 @@ export type { PageBounds } from './paging';
 export type { FormSubmission, FormSubmitted } from './form-submit';
 export type { TrackedEvent } from './track-event';
 export type { Api, Input, Method, Output, Redirect } from './types';
+export type { LegalConsent } from '@svc/protocol';
 export { routeTable, type RouteInfo } from './route-table';

@@ -55,6 +55,30 @@ describe('forms', () => {
     const form = await c.forms.create({ name: 'Strict', fields: [{ name: 'email' }] });
     await expect(c.forms.submitFields(t.portals[0].portalId, form.guid, { fields: { email: 'x@x.test', shoe: 42 } })).rejects.toMatchObject({ status: 400 });
   });
+
+  it('writes the issue-19 definition fields and submits legal consent', async () => {
+    const c = clientFor(t);
+    const newsletter = (await c.email.subscriptionTypes()).subscriptionDefinitions.find((d) => d.name == 'Weekly Newsletter')!;
+    const form = await c.forms.create({
+      name: 'Consent (client)',
+      fields: [{ name: 'email', prefill: true }, { name: 'firstname', isSmartField: true }, { name: 'website', hidden: true, queryParam: 'utm_source', cookieName: 'src' }],
+      queuedFields: [{ name: 'company' }],
+      queueLimit: 1,
+      steps: [{ title: 'All', groups: 3 }],
+      minFillTimeMs: 0,
+      legalConsentOptions: { consentToProcessCheckboxLabel: 'I agree', communicationsCheckboxes: [{ subscriptionTypeId: newsletter.id, label: 'News' }] },
+    });
+    expect(form.queuedFields?.[0].name).toBe('company');
+    const fields = { email: 'consent@x.test' };
+    await expect(c.forms.submitFields(t.portals[0].portalId, form.guid, { fields })).rejects.toMatchObject({ status: 400 });
+    await c.forms.submitFields(t.portals[0].portalId, form.guid, {
+      fields,
+      legalConsent: { consent: { consentToProcess: true, communications: [{ value: true, subscriptionTypeId: newsletter.id }] } },
+    });
+    const contact = await c.contacts.getByEmail('consent@x.test');
+    expect(contact['form-submissions'][0]['legal-consent']).toMatchObject({ consentToProcess: true });
+    expect((await c.email.getStatus('consent@x.test')).subscriptionStatuses).toEqual([expect.objectContaining({ id: newsletter.id, legalBasis: 'CONSENT_WITH_NOTICE' })]);
+  });
 });
 
 describe('email', () => {

@@ -13,6 +13,7 @@ import { checkOrigins, security } from './http/security';
 import { OutboxInUseError } from './events/outbox';
 import { eventQueue, type EventQueue, type EventStats } from './events/queue';
 import type { ServerEvent } from './events/event';
+import { formVisitor } from './form-visitor';
 import { forms } from './forms';
 import { health } from './health';
 import type { CompanionOptions } from './options';
@@ -169,7 +170,9 @@ export function createCompanion(options: CompanionOptions): Companion {
   const json = express.json({ limit: '64kb' });
 
   router.get('/visitor', people.route);
-  router.get('/forms/:guid', handle(forms(client, { cacheTtlMs: options.forms?.cacheTtlMs ?? 60_000, now, timeoutMs })));
+  const definitions = forms(client, { cacheTtlMs: options.forms?.cacheTtlMs ?? 60_000, now, timeoutMs });
+  router.get('/forms/:guid', handle(definitions.route));
+  router.get('/forms/:guid/visitor', handle(formVisitor(client, definitions, people, { timeoutMs })));
   router.get('/healthz', handle(health(client, { now, timeoutMs: Math.min(timeoutMs, 3_000), events: events.depth, redis: shared?.redis.ping })));
 
   router.get('/subscriptions', handle(prefs.get));

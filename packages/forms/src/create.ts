@@ -1,16 +1,20 @@
-/** `svc.forms.create(options)`: loads the definition, renders the form into the target, validates
- * on the client and submits to the platform. A failed submission keeps every answer in place and
- * the visitor can send again; success shows the thank-you message or redirects. */
+/** `svc.forms.create(options)`: loads the definition (and, for a known visitor, what the companion
+ * changes in it for them), renders the form into the target, validates on the client (a step at
+ * a time in a multi-step form) and submits once to the platform, with the consent given, the
+ * honeypot and the fill time. A failed submission keeps every answer in place and the visitor can
+ * send again; success shows the thank-you message or redirects. */
+import { HONEYPOT, LEGAL_CONSENT, OPT_OUT_COOKIE, OPTED_OUT, type LegalConsent } from '@svc/protocol';
+import { readUtk } from '@svc/tracker';
 import { h } from './dom';
 import { active, type Entry } from './entry';
 import { emitter, type Fire } from './events';
 import { messagesFor } from './messages';
-import { renderForm, type Rendered } from './render';
+import { CONSENT, renderForm, type Rendered } from './render';
 import { safeUrl, sanitize } from './sanitize';
 import { withDefaults } from './script';
 import { addStyle, CSS } from './style';
 import { send, type Outcome } from './submit';
-import type { CreateOptions, FormDefinition, Messages } from './types';
+import type { CreateOptions, FormDefinition, KnownVisitor, Messages } from './types';
 import { problem, showError, type ErrorStyle } from './validate';
 import { formValues } from './values';
 
@@ -26,9 +30,9 @@ export function create(options: CreateOptions): Promise<HTMLFormElement | undefi
   const portalId = String(o.portalId);
   fire('onBeforeFormInit', [{ portalId, formId: o.formId, formInstanceId: instanceId, target }], { portalId, formId: o.formId });
   return load(o)
-    .then((def) => {
+    .then(async (def) => {
+      const r = renderForm(def, o, instanceId, m, await visitor(o, def));
       addStyle(o.css ?? CSS, o.nonce);
-      const r = renderForm(def, o, instanceId, m);
       target.replaceChildren(r.form);
       wire(r, def, o, m, fire);
       fire('onFormReady', [r.form]);
@@ -53,7 +57,20 @@ async function load(o: CreateOptions): Promise<FormDefinition> {
   return def;
 }
 
-function wire({ form, entries, status, button }: Rendered, def: FormDefinition, o: CreateOptions & { formsUrl: string }, m: Messages, fire: Fire) {
+/** Pre-fill values and queued questions for a visitor with a utk, when the form has either: from
+ * the companion (which answers nothing for visitors it does not know or who opted out). Any
+ * failure, or no answer within 3 s, is an unknown visitor: the form is never held up for long. */
+async function visitor(o: CreateOptions, def: FormDefinition): Promise<KnownVisitor> {
+  const wanted = def.queuedFields?.length || (def.formFieldGroups || [{ fields: def.fields || [] }]).some((g) => g.fields?.some((f) => f.prefill));
+  // Opted out (the tracker's consent cookie) or cookieless: not even asked.
+  if (!wanted || !readUtk() || document.cookie.includes(`${OPT_OUT_COOKIE}=${OPTED_OUT}`) || !o.companion) return {};
+  return fetch(`${o.companion.replace(/\/+$/, '')}/forms/${encodeURIComponent(o.formId)}/visitor`, { signal: AbortSignal.timeout?.(3e3) })
+    .then((res) => (res.ok ? res.json() : {}))
+    .catch(() => ({}));
+}
+
+function wire({ form, entries, status, button, steps, back, submitText }: Rendered, def: FormDefinition, o: CreateOptions & { formsUrl: string }, m: Messages, fire: Fire) {
+  const shown = Date.now();
   const style: ErrorStyle = { errorClass: o.errorClass ?? 'invalid error', errorMessageClass: o.errorMessageClass ?? 'svc-error-msg' };
   const check = (e: Entry) => {
     const message = problem(e, m, o.manuallyBlockedEmailDomain);
@@ -68,18 +85,50 @@ function wire({ form, entries, status, button }: Rendered, def: FormDefinition, 
   form.addEventListener('input', recheck);
   form.addEventListener('change', recheck);
 
+  // Multi-step: one step shown; values stay in the hidden ones (they are sent at the end).
+  let at = 0;
+  const last = () => at >= steps.length - 1;
+  const show = (i: number) => {
+    at = i;
+    steps.forEach((s, j) => (s.hidden = j != i));
+    back.hidden = !i;
+    button.textContent = last() ? submitText : m.next;
+  };
+  /** Focus on `control`, in its step. */
+  const reveal = (control: HTMLElement) => {
+    const i = steps.findIndex((s) => s.contains(control));
+    if (i >= 0) show(i);
+    control.focus();
+  };
+  const first = () => steps[at].querySelector<HTMLElement>('input,select,textarea');
+  if (steps.length) show(0);
+  back.addEventListener('click', () => (show(at - 1), first()?.focus()));
+
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     if (button.disabled) return;
     status.textContent = '';
-    const invalid = entries.filter((e) => check(e));
-    if (invalid.length) return invalid[0].controls[0].focus();
-    const values = formValues(form);
+    // A step checks its own fields; the last one everything.
+    const invalid = entries.filter((e) => (last() || steps[at].contains(e.box)) && check(e));
+    if (invalid.length) return reveal(invalid[0].controls[0]);
+    if (!last()) return show(at + 1), first()?.focus();
+    const all = formValues(form);
+    const get = (name: string) => all.find((v) => v.name == name)?.value;
+    // The consent boxes and the honeypot are not fields of the form: sent apart.
+    const values = all.filter((v) => !v.name.startsWith('svc-'));
+    const c = def.legalConsentOptions;
+    const consent: LegalConsent | undefined = c && {
+      consent: {
+        // Without a checkbox, the text shown is consent by submitting.
+        consentToProcess: c.consentToProcessCheckboxLabel ? get(CONSENT) == 'true' : !!c.consentToProcessText,
+        communications: (c.communicationsCheckboxes || []).map(({ subscriptionTypeId: id }) => ({ value: get(CONSENT + '-' + id) == 'true', subscriptionTypeId: id })),
+      },
+    };
     fire('onBeforeFormSubmit', [form, values], values);
     fire('onFormSubmit', [form, values], values);
     button.disabled = true;
     form.setAttribute('aria-busy', 'true');
-    const outcome = await send(o, values);
+    const outcome = await send(o, values, false, Date.now() - shown, [[HONEYPOT, get(HONEYPOT)!], ...(consent ? [[LEGAL_CONSENT, JSON.stringify(consent)]] : [])]);
     button.disabled = false;
     form.removeAttribute('aria-busy');
     if (!outcome.ok) return failed(outcome);
@@ -103,8 +152,7 @@ function wire({ form, entries, status, button }: Rendered, def: FormDefinition, 
       else unplaced.push(err.message);
     }
     status.textContent = [message, ...unplaced].join(' ');
-    const first = entries.find((e) => e.error);
-    (first ? first.controls[0] : button).focus();
+    reveal(entries.find((e) => e.error)?.controls[0] || button);
     fire('onFormSubmitError', [form, { status: code, message }], { status: code, message });
   }
 }

@@ -3,6 +3,7 @@
  * and the fields that depend on it right after it. Every text from the definition is set as text. */
 import { h } from './dom';
 import { valuesOf, type Control, type Entry } from './entry';
+import { pageValue } from './page';
 import type { DependentFilter, FormField, Messages } from './types';
 
 export interface FieldContext {
@@ -10,6 +11,8 @@ export interface FieldContext {
   prefix: string;
   messages: Messages;
   entries: Entry[];
+  /** The known visitor's values (pre-fill), by field name. */
+  values: Record<string, string>;
 }
 
 const INPUT: Record<string, string> = { email: 'email', number: 'number', date: 'date', phonenumber: 'tel' };
@@ -20,6 +23,9 @@ const dateValue = (v = '') => (/^\d+$/.test(v) ? new Date(+v).toISOString().slic
 /** The field's box followed by its dependent fields (hidden and disabled until their rule matches). */
 export function renderField(field: FormField, ctx: FieldContext): Node[] {
   if (field.enabled === false || field.fieldType == 'file') return [];
+  // The page's value first (campaign parameters), then the known visitor's, then the default.
+  const v = pageValue(field) || ctx.values[field.name];
+  if (typeof v == 'string') field = { ...field, defaultValue: v, selectedOptions: [] };
   const entry = buildField(field, ctx);
   ctx.entries.push(entry);
   const nodes: Node[] = [entry.box];

@@ -14,6 +14,8 @@ export const EN: Messages = {
   invalid: 'Please check the fields marked above.',
   notFound: 'This form is no longer available.',
   loadFailed: 'The form could not be loaded.',
+  next: 'Next',
+  back: 'Back',
   fieldLabels: {},
 };
 

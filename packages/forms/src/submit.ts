@@ -17,10 +17,11 @@ export interface Outcome {
   errors?: { message: string; in?: string }[];
 }
 
-/** `keepalive` lets the request finish when the page navigates away (captured forms). */
-export async function send(o: SubmitOptions & { formsUrl: string }, values: SubmissionValue[], keepalive = false): Promise<Outcome> {
-  const body = new URLSearchParams(values.map((v) => [v.name, v.value]));
-  const context: SubmissionContext = { svcutk: readUtk(), pageUrl: location.href, pageName: document.title, redirectUrl: safeUrl(o.redirectUrl, /^https?:$/) };
+/** `keepalive` lets the request finish when the page navigates away (captured forms);
+ * `fillTimeMs` is how long the form was shown; `extra` parameters go after the values. */
+export async function send(o: SubmitOptions & { formsUrl: string }, values: SubmissionValue[], keepalive = false, fillTimeMs?: number, extra: string[][] = []): Promise<Outcome> {
+  const body = new URLSearchParams([...values.map((v) => [v.name, v.value]), ...extra]);
+  const context: SubmissionContext = { svcutk: readUtk(), pageUrl: location.href, pageName: document.title, redirectUrl: safeUrl(o.redirectUrl, /^https?:$/), fillTimeMs };
   body.append(SVC_CONTEXT, JSON.stringify(context));
   const url = o.formsUrl.replace(/\/+$/, '') + formSubmitPath(o.portalId, o.formId);
   let res: Response;

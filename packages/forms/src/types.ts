@@ -53,6 +53,15 @@ export interface FormField {
     /** Also refuse common free-mail domains. */
     useDefaultBlockList?: boolean;
   };
+  /** Filled with the known visitor's value (asked of the companion's `/forms/:guid/visitor`). */
+  prefill?: boolean;
+  /** Progressive profiling (decided by the companion, which does not pass this on): once the
+   * contact has a value for it, the next unanswered of the form's `queuedFields` is asked instead. */
+  isSmartField?: boolean;
+  /** The value from this query parameter of the page, or of an earlier page of the session. */
+  queryParam?: string;
+  /** The value from this cookie (when the query parameter gives none). */
+  cookieName?: string;
   /** Fields shown only while this field's value passes every filter of a rule. */
   dependentFieldFilters?: { filters: DependentFilter[]; dependentFormField: FormField; formFieldAction?: string }[];
 }
@@ -77,6 +86,32 @@ export interface FormDefinition {
   /** Used when `formFieldGroups` is empty. */
   fields?: FormField[];
   formFieldGroups?: FormFieldGroup[];
+  /** Progressive profiling: questions a known contact is asked in place of answered smart fields. */
+  queuedFields?: FormField[];
+  legalConsentOptions?: LegalConsentOptions;
+  /** One step at a time: each step takes the next `groups` groups (the last one the rest). */
+  steps?: { title?: string; groups: number }[];
+}
+
+/** Consent the form asks for; the texts are rich text (sanitised), the labels plain text. */
+export interface LegalConsentOptions {
+  /** Shown before the consent-to-process checkbox (or alone: consent by submitting). */
+  consentToProcessText?: string;
+  /** When set, a required checkbox: no consent, no submission. */
+  consentToProcessCheckboxLabel?: string;
+  /** Shown before the subscription checkboxes. */
+  communicationConsentText?: string;
+  communicationsCheckboxes?: { subscriptionTypeId: number; label: string; required?: boolean }[];
+  /** Shown after the consent checkboxes. */
+  privacyText?: string;
+}
+
+/** What the companion's `GET /forms/:guid/visitor` answers for a known visitor. */
+export interface KnownVisitor {
+  /** Pre-fill values by field name. */
+  values?: Record<string, string>;
+  /** Smart field name → the queued question asked in its place. */
+  replace?: Record<string, string>;
 }
 
 /** A submitted value; multiple choices are joined with `;`. */
@@ -106,6 +141,9 @@ export interface Messages {
   notFound: string;
   /** The definition could not be loaded. */
   loadFailed: string;
+  /** The submit button of a step that is not the last. */
+  next: string;
+  back: string;
   /** Labels by field name. */
   fieldLabels: Record<string, string>;
 }

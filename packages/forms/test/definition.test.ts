@@ -14,6 +14,7 @@ beforeAll(async () => {
   const created = await p.t.call('POST', '/contacts/v1/forms', {
     body: {
       name: 'Demo request',
+      minFillTimeMs: 0,
       formFieldGroups: [
         // Stored and served as written: the embed is what sanitises it.
         { fields: [], richText: { content: '<h2>Book a demo</h2><p onclick="steal()">It takes <b>a minute</b>.<script>steal()</script><img src=x onerror="steal()"></p>' } },

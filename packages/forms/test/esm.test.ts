@@ -36,6 +36,7 @@ describe('ESM build', () => {
       svcutk: '0123456789abcdef0123456789abcdef',
       pageUrl: 'https://app.example.com/signup',
       pageName: 'Sign up',
+      fillTimeMs: expect.any(Number),
     });
     expect(seen).toEqual([[{ name: 'email', value: 'esm@example.com' }]]);
     expect(typeof capture).toBe('function');

@@ -32,26 +32,35 @@ export interface PageOptions {
   lang?: string;
   /** A `nonce` attribute on the script tag. */
   nonce?: string;
+  /** The page's address (default PAGE_URL). */
+  url?: string;
+  /** `sessionStorage` of the tab before the script runs (an earlier page of the session). */
+  session?: Record<string, string>;
 }
 
 export function openPage(options: PageOptions = {}) {
   const jar = new CookieJar();
-  for (const c of options.cookies ?? []) jar.setCookieSync(c, PAGE_URL);
+  const url = options.url ?? PAGE_URL;
+  for (const c of options.cookies ?? []) jar.setCookieSync(c, url);
   const errors: string[] = [];
   const virtualConsole = new VirtualConsole();
   virtualConsole.on('jsdomError', (e) => errors.push(e.message));
   virtualConsole.on('error', (...args) => errors.push(args.map(String).join(' ')));
   const dom = new JSDOM(`<!doctype html><html lang="${options.lang ?? 'en'}"><head><title>Contact us</title></head><body>${options.body ?? ''}</body></html>`, {
-    url: PAGE_URL,
+    url,
     cookieJar: jar,
     runScripts: 'dangerously',
     virtualConsole,
   });
   const window = dom.window as unknown as Window & typeof globalThis;
+  for (const [k, v] of Object.entries(options.session ?? {})) window.sessionStorage.setItem(k, v);
   const sent: Sent[] = [];
   window.fetch = ((input: string, init: RequestInit = {}) => {
     sent.push({ url: String(input), method: init.method ?? 'GET', body: String(init.body ?? ''), keepalive: init.keepalive });
-    return fetch(input, init);
+    // Unless credentials are omitted, the page's cookies go along, as to a first-party companion
+    // (Node's fetch knows nothing of the page's cookie jar).
+    const cookie = init.credentials == 'omit' ? '' : window.document.cookie;
+    return fetch(input, cookie ? { ...init, headers: { ...(init.headers as Record<string, string>), cookie } } : init);
   }) as typeof fetch;
   const messages: { type: string; eventName: string; id: string; instanceId: string; data: unknown }[] = [];
   window.addEventListener('message', (e) => messages.push(e.data));
@@ -77,9 +86,12 @@ export function openPage(options: PageOptions = {}) {
         .filter((s) => s.method == 'POST')
         .map((s) => {
           const params = new URLSearchParams(s.body);
-          const context = JSON.parse(params.get('svc_context') ?? '{}');
-          params.delete('svc_context');
-          return { url: s.url, values: Object.fromEntries(params), context, keepalive: s.keepalive };
+          // The fill time, honeypot and consent apart: tests of values and context see the fields.
+          const { fillTimeMs, ...context } = JSON.parse(params.get('svc_context') ?? '{}');
+          const honeypot = params.get('svc-hp');
+          const consent = params.has('legalConsentOptions') ? JSON.parse(params.get('legalConsentOptions')!) : undefined;
+          for (const name of ['svc_context', 'svc-hp', 'legalConsentOptions']) params.delete(name);
+          return { url: s.url, values: Object.fromEntries(params), context, keepalive: s.keepalive, fillTimeMs, honeypot, consent };
         }),
     create: (o: CreateOptions) => forms.create(o),
     $: <E extends Element = HTMLElement>(selector: string) => document.querySelector<E>(selector)!,
@@ -140,6 +152,8 @@ export async function platformWithForm() {
         { name: 'interests' },
         { name: 'visit_date' },
       ],
+      // Tests fill forms faster than people: no minimum fill time (spam.test.ts has one).
+      minFillTimeMs: 0,
     },
   });
   if (created.status != 200) throw new Error(`form not created: ${created.text}`);

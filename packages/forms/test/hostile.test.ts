@@ -130,6 +130,43 @@ describe('hostile definitions', () => {
     expect(pwned()).toBeUndefined();
   });
 
+  it("issue 19's fields: consent texts through the allow-list, labels, step titles, queued fields and page values as text", async () => {
+    const definition: FormDefinition = {
+      guid: 'hostile',
+      formFieldGroups: [
+        { fields: [{ name: 'email', label: 'Email', fieldType: 'email' }] },
+        { fields: [{ name: 'src', label: 'Source', queryParam: 'utm_source', cookieName: '"]; window.pwned=40; //' }] },
+      ],
+      steps: [{ title: SCRIPT, groups: 1 }, { title: IMG, groups: 'x' as unknown as number }],
+      queuedFields: [{ name: 'q', label: IMG }],
+      legalConsentOptions: {
+        consentToProcessText: RICH,
+        consentToProcessCheckboxLabel: SCRIPT,
+        communicationConsentText: RICH,
+        communicationsCheckboxes: [{ subscriptionTypeId: '"><img src=x onerror="window.pwned=41">' as unknown as number, label: IMG }],
+        privacyText: RICH,
+      },
+    };
+    page = openPage({
+      attrs: { 'forms-url': forms.url },
+      body: '<div id="f"></div>',
+      url: `https://www.example.com/contact?utm_source=${encodeURIComponent(SCRIPT)}`,
+      cookies: ['__proto__=x'],
+    });
+    const form = (await page.create({ portalId: 1, formId: 'hostile', target: '#f', definition }))!;
+    expect(dangerous(page.$('#f'))).toEqual([]);
+    expect(Array.from(form.querySelectorAll('.svc-step > legend'), (l) => l.textContent)).toEqual([SCRIPT, IMG]);
+    expect(form.querySelector<HTMLInputElement>('input[name=src]')!.value).toBe(SCRIPT);
+    expect(page.$$('label').some((l) => l.textContent == `${SCRIPT}*`)).toBe(true);
+    for (const el of Array.from(page.$('#f').querySelectorAll<HTMLElement>('*'))) {
+      el.focus();
+      if (el.tagName == 'A') el.click();
+    }
+    await page.settle();
+    expect(pwned()).toBeUndefined();
+    expect(page.errors.filter((e) => !/Not implemented: navigation/.test(e))).toEqual([]);
+  });
+
   it('a malformed definition shows "could not be loaded" instead of throwing into the page', async () => {
     page = openPage({ attrs: { 'forms-url': forms.url }, body: '<div id="f"></div>' });
     for (const definition of [{ guid: 'x', fields: [null] }, { guid: 'x', formFieldGroups: [{ fields: [{ name: 5 }] }] }]) {

@@ -55,7 +55,7 @@ async function loadContacts(append = false) {
 async function loadSide() {
   const [lists, forms] = await Promise.all([api(`lists?${portalQuery()}`), api(`forms?${portalQuery()}`)]);
   $('lists').replaceChildren(...lists.map((l) => el('li', {}, l.name, el('span', { class: 'sub' }, ` · ${l.dynamic ? 'dynamic' : 'static'} · ${l.size}`))));
-  $('forms').replaceChildren(...forms.map((f) => el('li', {}, f.name || f.guid, el('span', { class: 'sub' }, ` · ${f.submissions} submission(s)`))));
+  $('forms').replaceChildren(...forms.map((f) => el('li', {}, f.name || f.guid, el('span', { class: 'sub' }, ` · ${f.submissions} submission(s)${f.spam ? `, ${f.spam} spam` : ''}`))));
 }
 
 /** A custom event's properties, name = value, one per line; nothing when it has none. */

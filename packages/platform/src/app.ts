@@ -163,7 +163,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   mountCatalog(forms, 'forms', deps);
 
   // The collector answers its own paths before Express sees the request (see http/collector.ts).
-  const collect = collector(handlers, services.write, log, ipOf);
+  const collect = collector(handlers, { write: services.write, db: engine }, log, ipOf);
   const baseHandler = (req: IncomingMessage, res: ServerResponse) => collect(req, res) || base(req, res);
 
   const servers: Server[] = [];

@@ -28,16 +28,19 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
       options: ['sprocket', 'gizmo', 'doohickey'].map((value, displayOrder) => ({ value, label: value[0].toUpperCase() + value.slice(1), displayOrder })),
     });
 
+    const newsletterType = (await services.email.definitions(tx, p)).find((d) => d.name == 'Weekly Newsletter')!.id;
     const contactForm = await services.forms.create(tx, p, {
       name: 'Contact us',
       submitText: 'Send',
       inlineMessage: 'Thanks! We will be in touch.',
       // Groups as the form editor makes them: an introduction in rich text, a work address (free
-      // mail refused), and a question shown only once a widget is picked.
+      // mail refused), and a question shown only once a widget is picked. A known visitor finds
+      // their address and name filled in, and once their last name is known they are asked for
+      // their company instead, then their role (progressive profiling, one question at a time).
       formFieldGroups: [
         { fields: [], richText: { content: '<p>Questions about widgets? <strong>We answer within one working day.</strong></p>', type: 'TEXT' } },
-        { fields: [{ name: 'email', required: true, validation: { name: '', message: 'Please use your work address', useDefaultBlockList: true } }] },
-        { fields: [{ name: 'firstname', required: true }, { name: 'lastname' }] },
+        { fields: [{ name: 'email', required: true, prefill: true, validation: { name: '', message: 'Please use your work address', useDefaultBlockList: true } }] },
+        { fields: [{ name: 'firstname', required: true, prefill: true }, { name: 'lastname', isSmartField: true }] },
         {
           fields: [
             {
@@ -50,6 +53,18 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
         },
         { fields: [{ name: 'message' }] },
       ],
+      queuedFields: [
+        { name: 'company', label: 'Which company are you with?' },
+        { name: 'jobtitle', label: 'What is your role?' },
+      ],
+      queueLimit: 1,
+      legalConsentOptions: {
+        communicationConsentText: '<p>Acme Widgets would like to send you news about widgets.</p>',
+        communicationsCheckboxes: [{ subscriptionTypeId: newsletterType, label: 'Send me the weekly newsletter' }],
+        consentToProcessText: '<p>We store what you send us to answer you.</p>',
+        consentToProcessCheckboxLabel: 'I agree that Acme Widgets stores my details',
+        privacyText: '<p>You can unsubscribe at any time from the email preferences page.</p>',
+      },
     });
     await services.forms.create(tx, p, {
       name: 'Newsletter sign-up',

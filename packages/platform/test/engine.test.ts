@@ -39,6 +39,21 @@ for (const [name, available, open] of engines) {
     });
     afterAll(() => db.close());
 
+    it('names a transaction by one txKey, its savepoints too, and the next transaction by another (PostgreSQL; none on SQLite)', async () => {
+      const keys: (object | undefined)[] = [];
+      await db.tx(async (t) => {
+        keys.push(t.txKey);
+        await t.tx(async (s) => void keys.push(s.txKey, (await s.tx(async (u) => u)).txKey));
+      });
+      await db.tx(async (t) => void keys.push(t.txKey));
+      expect(db.txKey).toBeUndefined();
+      if (name == 'sqlite') return expect(keys.every((k) => k === undefined)).toBe(true);
+      expect(keys[0]).toBeDefined();
+      expect(keys.slice(0, 3).every((k) => k === keys[0])).toBe(true);
+      expect(keys[3]).toBeDefined();
+      expect(keys[3]).not.toBe(keys[0]);
+    });
+
     it('reads rows, one row, one value; writes say how many rows they changed', async () => {
       const first = await db.get(insert, 'Ada', 1, JSON.stringify({ kind: 'person', score: 7.5, tags: { main: 'math' } }));
       const second = await db.get(insert, 'grace', 2, JSON.stringify({ kind: 'person', score: 12 }));

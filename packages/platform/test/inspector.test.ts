@@ -77,7 +77,7 @@ describe('inspector', () => {
     expect((await inspect(`contacts/${vid}?portal=99999`)).status).toBe(404);
 
     expect((await inspect(`lists?portal=${PORTAL}`)).json).toContainEqual(expect.objectContaining({ name: 'VIPs', size: 1 }));
-    expect((await inspect(`forms?portal=${PORTAL}`)).json).toContainEqual({ guid: form.guid, name: 'Contact us', submissions: 1 });
+    expect((await inspect(`forms?portal=${PORTAL}`)).json).toContainEqual({ guid: form.guid, name: 'Contact us', submissions: 1, spam: 0 });
   });
 
   it('feeds tracking as it arrives, newest first, after a sequence number', async () => {

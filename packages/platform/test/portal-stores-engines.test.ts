@@ -117,7 +117,7 @@ for (const [name, available, open] of engines) {
       expect(ada?.timeline).toEqual([{ at: 250, kind: 'list', title: 'joined Readers' }]);
       expect(await inspector.contact(db, 7, 999)).toBeUndefined();
       expect(await inspector.lists(db, 7)).toEqual([{ id: 5, name: 'Readers', dynamic: false, size: 1 }]);
-      expect(await inspector.forms(db, 7)).toEqual([{ guid: 'f1', name: 'Contact us', submissions: 0 }]);
+      expect(await inspector.forms(db, 7)).toEqual([{ guid: 'f1', name: 'Contact us', submissions: 0, spam: 0 }]);
       expect(await inspector.feed(db, 7, 0)).toEqual([]);
     });
   });

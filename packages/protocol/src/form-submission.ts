@@ -26,4 +26,26 @@ export interface SubmissionContext {
   pageName?: string;
   /** Where to send the browser after a successful submission (answered 302). */
   redirectUrl?: string;
+  /** Milliseconds from the form being shown to its submission (the embed measures it): a
+   * submission faster than the form's `minFillTimeMs` is spam. */
+  fillTimeMs?: number;
+}
+
+/** The honeypot: a text input people never see or reach, which the embed adds to every form
+ * and sends with the values. Bots fill every input; a submission with it non-empty is spam. A
+ * dash, which no property name has: it can never be one of a form's fields. */
+export const HONEYPOT = 'svc-hp';
+
+/** The parameter that carries a submission's {@link LegalConsent} as JSON. */
+export const LEGAL_CONSENT = 'legalConsentOptions';
+
+/** What the visitor agreed to, in the anchor's v3 shape: consent to process their data, and one
+ * entry per subscription checkbox shown, each with the text it was shown with. */
+export interface LegalConsent {
+  consent: {
+    consentToProcess?: boolean;
+    /** The consent-to-process text shown. */
+    text?: string;
+    communications?: { value: boolean; subscriptionTypeId: number; text?: string }[];
+  };
 }

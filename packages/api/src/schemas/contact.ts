@@ -38,6 +38,14 @@ export const formSubmission = z.looseObject({
   'page-url': z.string().optional(),
   'page-title': z.string().optional(),
   title: z.string().optional(),
+  /** The consent given with the submission and the texts the form showed (forms with legalConsentOptions). */
+  'legal-consent': z
+    .looseObject({
+      consentToProcess: z.boolean(),
+      text: z.string(),
+      communications: z.array(z.looseObject({ subscriptionTypeId: z.number(), value: z.boolean(), text: z.string() })),
+    })
+    .optional(),
 });
 
 export const listMembership = z.looseObject({

@@ -1,5 +1,5 @@
 /** Forms and form fields (contacts API v1 forms). */
-import type { SubmissionContext } from '@svc/protocol';
+import type { LegalConsent, SubmissionContext } from '@svc/protocol';
 import { z } from 'zod';
 import { httpUrl, timestamp, visitorToken } from '../common';
 import { propertyOption } from './property';
@@ -42,6 +42,16 @@ const fieldShape = {
   placeholder: z.string(),
   unselectedLabel: z.string(),
   labelHidden: z.boolean(),
+  // Absent on forms stored before issue 19.
+  /** The embed fills it with the known visitor's value (through the companion). */
+  prefill: z.boolean().optional(),
+  /** Progressive profiling: a known contact who has a value for it is asked the next unanswered
+   * of the form's `queuedFields` in its place. */
+  isSmartField: z.boolean().optional(),
+  /** A hidden field's value from this query parameter of the page (remembered for the session). */
+  queryParam: z.string().optional(),
+  /** A hidden field's value from this cookie. */
+  cookieName: z.string().optional(),
 };
 
 /** A field shown only while its parent's value passes every filter (one level: it has no dependents of its own). */
@@ -65,7 +75,36 @@ export const formFieldGroup = z.looseObject({
   richText: z.looseObject({ content: z.string(), type: z.string().optional() }).optional(),
 });
 
+/** Consent (GDPR) the form asks for: a required checkbox to process the visitor's data when
+ * `consentToProcessCheckboxLabel` is set, and one checkbox per subscription type. Texts are rich
+ * text (the embed sanitises them); the text shown is recorded with the consent. */
+export const legalConsentOptions = z.looseObject({
+  consentToProcessText: z.string().optional(),
+  consentToProcessCheckboxLabel: z.string().optional(),
+  communicationConsentText: z.string().optional(),
+  communicationsCheckboxes: z
+    .array(z.looseObject({ subscriptionTypeId: z.number(), label: z.string(), required: z.boolean().optional() }))
+    .optional(),
+  privacyText: z.string().optional(),
+});
+
+/** A multi-step form: each step takes the next `groups` field groups (the last step the rest). */
+export const formStep = z.looseObject({ title: z.string().optional(), groups: z.number() });
+
+/** What issue 19 added to a form; all optional (absent on forms stored before). */
+const marketingShape = {
+  /** Progressive profiling: questions asked, in order, in place of answered smart fields. */
+  queuedFields: z.array(formField).optional(),
+  /** At most this many queued questions at once (default: one per answered smart field). */
+  queueLimit: z.number().optional(),
+  legalConsentOptions: legalConsentOptions.optional(),
+  steps: z.array(formStep).optional(),
+  /** A submission sent sooner than this after the form was shown is spam (default 1,500; 0: off). */
+  minFillTimeMs: z.number().optional(),
+};
+
 export const form = z.looseObject({
+  ...marketingShape,
   portalId: z.number(),
   guid: z.string(),
   name: z.string(),
@@ -100,6 +139,10 @@ const fieldWriteShape = {
   placeholder: z.string().optional(),
   unselectedLabel: z.string().optional(),
   labelHidden: z.boolean().optional(),
+  prefill: z.boolean().optional(),
+  isSmartField: z.boolean().optional(),
+  queryParam: z.string().regex(/^[\w.\-[\]]{1,100}$/, 'must be a query parameter name').optional(),
+  cookieName: z.string().regex(/^[\w.\-]{1,100}$/, 'must be a cookie name').optional(),
   validation: z
     .object({
       name: z.string().max(255).optional(),
@@ -141,7 +184,27 @@ export const formFieldGroupWrite = z.object({
   richText: z.object({ content: z.string().max(65_536), type: z.string().max(32).optional() }).optional(),
 });
 
+const consentText = z.string().max(65_536);
+export const legalConsentOptionsWrite = z.object({
+  consentToProcessText: consentText.optional(),
+  consentToProcessCheckboxLabel: z.string().max(1024).optional(),
+  communicationConsentText: consentText.optional(),
+  communicationsCheckboxes: z
+    .array(z.object({ subscriptionTypeId: z.number().int(), label: z.string().min(1).max(1024), required: z.boolean().optional() }))
+    .max(20)
+    .optional(),
+  privacyText: consentText.optional(),
+});
+
 export const formWrite = z.object({
+  queuedFields: z.array(fieldWrite).max(50).optional(),
+  queueLimit: z.number().int().min(0).max(50).optional(),
+  legalConsentOptions: legalConsentOptionsWrite.optional(),
+  steps: z
+    .array(z.object({ title: z.string().max(255).optional(), groups: z.number().int().min(1).max(200) }))
+    .max(20)
+    .optional(),
+  minFillTimeMs: z.number().int().min(0).max(600_000).optional(),
   // Checked by the platform so that a missing name answers the legacy MISSING_NAME error.
   name: z.string().max(255).optional(),
   action: z.string().optional(),
@@ -156,6 +219,18 @@ export const formWrite = z.object({
   formFieldGroups: z.array(formFieldGroupWrite).max(200).optional(),
 });
 
+/** The `legalConsentOptions` parameter of a submission: JSON, @svc/protocol's LegalConsent. */
+export const legalConsent = z.object({
+  consent: z.object({
+    consentToProcess: z.boolean().optional(),
+    text: z.string().max(65_536).optional(),
+    communications: z
+      .array(z.object({ value: z.boolean(), subscriptionTypeId: z.number().int(), text: z.string().max(65_536).optional() }))
+      .max(20)
+      .optional(),
+  }),
+}) satisfies z.ZodType<LegalConsent>;
+
 /** The `svc_context` parameter of a submission: a JSON object, URL-encoded, of @svc/protocol's
  * SubmissionContext shape; a malformed `svcutk` is refused, as the collector refuses it. */
 export const submissionContext = z.object({
@@ -166,4 +241,5 @@ export const submissionContext = z.object({
   pageUrl: z.string().max(4096).optional(),
   pageName: z.string().max(1024).optional(),
   redirectUrl: httpUrl.optional(),
+  fillTimeMs: z.number().int().min(0).optional(),
 }) satisfies z.ZodType<SubmissionContext>;

@@ -156,6 +156,8 @@ interface Level {
   client: pg.PoolClient;
   depth: number;
   nested: ReturnType<typeof serial>;
+  /** The transaction's `txKey`. */
+  tx: object;
 }
 
 export interface PostgresOptions {
@@ -242,6 +244,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
     const queries = queriesOn(level.client);
     return {
       ...queries,
+      txKey: level.tx,
       tx: (fn) => savepoint(level, fn),
       // Keys of their own (not `exclusive`'s): a job may take a lock inside its exclusive run.
       lock: async (name, mode = 'exclusive') => void (await queries.value(xactLock[mode], `svc-tx:${name}`)),
@@ -296,7 +299,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       try {
         control(client, 'BEGIN');
         try {
-          const result = await fn(handle({ client, depth: 0, nested: serial() }));
+          const result = await fn(handle({ client, depth: 0, nested: serial(), tx: {} }));
           const commit = client.query('COMMIT');
           commit.catch(() => {});
           await answered(client);

@@ -91,6 +91,10 @@ export interface Queryable {
   /** Runs `fn` in a transaction (on a handle: a savepoint in its transaction), committed when it
    * resolves, rolled back when it rejects. */
   tx<T>(fn: (t: Transaction) => Promise<T>): Promise<T>;
+  /** The same object for every handle of one transaction, its savepoints' too, and another for
+   * the next transaction (what caches per transaction key on); none outside a transaction, and on
+   * SQLite, whose caches need none. */
+  readonly txKey?: object;
 }
 
 /** A transaction's handle: its queries, and what only a transaction can do. */

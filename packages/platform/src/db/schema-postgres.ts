@@ -97,7 +97,7 @@ export const POSTGRES_MIGRATIONS: Record<number, string> = {
   12: 'SELECT 1;',
   // 12 → 13: the rollups' deltas and the list_members_added index are new (made by the schema).
   13: 'SELECT 1;',
-  // 13 → 14: another branch's (a placeholder here).
+  // 13 → 14: form_consents and spam_submissions are new (made by the schema).
   14: 'SELECT 1;',
   // 14 → 15: app_secrets and webhook_deliveries are new (made by the schema).
   15: 'SELECT 1;',

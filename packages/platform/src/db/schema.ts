@@ -77,6 +77,27 @@ CREATE TABLE IF NOT EXISTS form_submissions (
 );
 CREATE INDEX IF NOT EXISTS form_submissions_vid ON form_submissions(vid, timestamp);
 
+-- The legal consent given with a submission (a form with legalConsentOptions), as JSON: what was
+-- agreed to and the texts the form showed. Shown with the submission on the contact.
+CREATE TABLE IF NOT EXISTS form_consents (
+  conversion_id TEXT PRIMARY KEY,
+  portal_id INTEGER NOT NULL,
+  consent TEXT NOT NULL
+);
+
+-- Submissions judged spam (honeypot filled, or sent faster than the form's minFillTimeMs): kept
+-- to be looked at, but they made no contact. reason: HONEYPOT or TOO_FAST.
+CREATE TABLE IF NOT EXISTS spam_submissions (
+  conversion_id TEXT PRIMARY KEY,
+  portal_id INTEGER NOT NULL,
+  form_guid TEXT NOT NULL,
+  timestamp INTEGER NOT NULL,
+  reason TEXT NOT NULL,
+  page_url TEXT,
+  values_json TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS spam_submissions_form ON spam_submissions(portal_id, form_guid, timestamp);
+
 CREATE TABLE IF NOT EXISTS property_groups (
   portal_id INTEGER NOT NULL,
   object_type TEXT NOT NULL CHECK (object_type IN ('contacts', 'deals')),
@@ -555,7 +576,7 @@ export const MIGRATIONS: Record<number, string> = {
   // 12 → 13: the list_members_added index (made by SCHEMA), which a list's last size change is now
   // read from, and PostgreSQL's rollup_deltas (schema-postgres.ts).
   13: `SELECT 1;`,
-  // 13 → 14: another branch's (a placeholder here).
+  // 13 → 14: form_consents and spam_submissions are new (made by SCHEMA); nothing earlier changes.
   14: `SELECT 1;`,
   // 14 → 15: signed, retried webhooks: app_secrets and webhook_deliveries are new (made by SCHEMA).
   15: `SELECT 1;`,

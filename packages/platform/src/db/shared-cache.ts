@@ -19,15 +19,16 @@ const q = {
 export function sharedCache<V>(engine: Engine, load: (db: Queryable, key: string) => Promise<V>, keep: (value: V) => boolean = () => true) {
   const shared = engine.kind == 'postgres';
   const entries = new Map<string, { version: string; value: V }>();
-  /** What a transaction's handle has checked already, with the `writes` count then: a batch of a
-   * thousand contacts checks the version once, not a thousand times. Any write in this process
-   * makes them stale (the handle it came through may be another savepoint of the same
-   * transaction); another process's commit is seen by the next transaction. */
-  const checked = new WeakMap<Queryable, Map<string, { writes: number; value: V }>>();
+  /** What a transaction has checked already (by its `txKey`, the same for its savepoints), with
+   * the `writes` count then: a batch of a thousand contacts checks the version once, not a
+   * thousand times. Any write in this process makes them stale (the handle it came through may
+   * be another transaction's); another process's commit is seen by the next transaction. */
+  const checked = new WeakMap<object, Map<string, { writes: number; value: V }>>();
   let writes = 0;
   return {
     async get(db: Queryable, key: string): Promise<V> {
-      const known = shared ? checked.get(db)?.get(key) : undefined;
+      const tx = db.txKey ?? db;
+      const known = shared ? checked.get(tx)?.get(key) : undefined;
       if (known && known.writes == writes) return known.value;
       const version = shared ? ((await db.value(q.version, key)) ?? '') : '';
       const hit = entries.get(key);
@@ -38,7 +39,7 @@ export function sharedCache<V>(engine: Engine, load: (db: Queryable, key: string
         if (keep(value)) entries.set(key, { version, value });
       }
       // Not the engine itself: it lives on, and would never see another process's writes.
-      if (shared && db !== engine) (checked.get(db) ?? checked.set(db, new Map()).get(db)!).set(key, { writes, value });
+      if (shared && db !== engine) (checked.get(tx) ?? checked.set(tx, new Map()).get(tx)!).set(key, { writes, value });
       return value;
     },
     /** Called by every write of `key`'s data, in its transaction `db`. */

@@ -14,12 +14,14 @@ function read(raw: unknown, where: string): TrackedEvent | Intake {
   return checked.success ? fromWire(checked.data) : { kept: false, reason: 'invalid', message: `${where}: ${checked.error.issues[0].message}` };
 }
 
-export function collectHandlers({ intake }: Services): Handlers {
+export function collectHandlers({ intake, intakeBulk }: Services): Handlers {
   return {
-    'collect.batch': async ({ db, body, ip }) => {
+    // Written in bulk with the batches that arrive meanwhile (services/intake-bulk.ts), not in
+    // the request's own write: http/collector.ts runs it outside one.
+    'collect.batch': async ({ body, ip }) => {
       const readAll = body.map((raw, i) => read(raw, `event ${i}`));
       const events = readAll.filter((r): r is TrackedEvent => 'eid' in r);
-      const kept = await intake.acceptAll(db, events, ip);
+      const kept = await intakeBulk.accept(events, ip);
       const outcomes = readAll.map((r) => ('eid' in r ? kept.shift()! : r));
       const out = { accepted: 0, duplicates: 0, rejected: [] as { eid?: unknown; message: string }[] };
       outcomes.forEach((o, i) => {

@@ -24,10 +24,14 @@ type Write = <T>(fn: (t: Queryable) => T) => Promise<Awaited<T>>;
 
 /**
  * Answers the collector's two routes (and their CORS preflights); returns false for any other path
- * or method so the caller can pass the request on. `write` runs the handler as one savepoint of
- * the group commit (db/engine-sqlite.ts); the answer waits until it is durable.
+ * or method so the caller can pass the request on. `write` runs the pixel's handler as one
+ * savepoint of the group commit (db/engine-sqlite.ts); a batch's handler writes its events in
+ * bulk with others' (services/intake-bulk.ts) and reads through `db`. Either answer waits until
+ * the events are durable.
  */
-export function collector(handlers: Handlers, write: Write, log: { error: (obj: object, msg: string) => void }, clientIp: (req: IncomingMessage) => string) {
+export function collector(
+  handlers: Handlers, { write, db }: { write: Write; db: Queryable }, log: { error: (obj: object, msg: string) => void }, clientIp: (req: IncomingMessage) => string,
+) {
   const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     const payload = Buffer.isBuffer(body) ? body : JSON.stringify(body);
     res.writeHead(status, { ...CORS, 'Content-Type': 'application/json; charset=utf-8', ...headers });
@@ -40,9 +44,9 @@ export function collector(handlers: Handlers, write: Write, log: { error: (obj: 
     const { status, body } = answer ?? internalError();
     send(res, status, body);
   };
-  const run = async (handler: Handler<never> | undefined, req: IncomingMessage, res: ServerResponse, input: { body?: unknown; query?: unknown }) => {
+  const run = async (handler: Handler<never> | undefined, req: IncomingMessage, res: ServerResponse, input: { body?: unknown; query?: unknown }, inWrite: boolean) => {
     const ctx = { params: {}, query: input.query ?? {}, body: input.body, caller: PUBLIC, portalId: 0, ip: clientIp(req), files: [], req, res };
-    const out = await write((db) => handler!({ ...ctx, db } as never));
+    const out = inWrite ? await write((t) => handler!({ ...ctx, db: t } as never)) : await handler!({ ...ctx, db } as never);
     if (out instanceof Reply) send(res, out.status, out.body, out.headers);
     else send(res, 200, out);
   };
@@ -60,7 +64,7 @@ export function collector(handlers: Handlers, write: Write, log: { error: (obj: 
     }
     // The catalog's schema of the body: an array of the right size (each event is checked by the handler).
     if (!BATCH.body.safeParse(events).success) throw new PlatformError('invalid', `body must be a JSON array of 1 to ${MAX_BATCH} events`);
-    await run(handlers['collect.batch'] as Handler<never>, req, res, { body: events });
+    await run(handlers['collect.batch'] as Handler<never>, req, res, { body: events }, false);
   }
 
   /** Handles the request if it is the collector's; false otherwise. */
@@ -77,7 +81,7 @@ export function collector(handlers: Handlers, write: Write, log: { error: (obj: 
       path == BATCH.path && req.method == BATCH.method
         ? batch(req, res)
         : path == PIXEL.path && req.method == PIXEL.method
-          ? run(handlers['collect.pixel'] as Handler<never>, req, res, { query: Object.fromEntries(new URLSearchParams(q < 0 ? '' : url.slice(q + 1))) })
+          ? run(handlers['collect.pixel'] as Handler<never>, req, res, { query: Object.fromEntries(new URLSearchParams(q < 0 ? '' : url.slice(q + 1))) }, true)
           : undefined;
     if (!answer) return false;
     answer.catch((err) => fail(res, err));

@@ -31,6 +31,7 @@ import { sessionStore } from '../store/sessions';
 import { trackingStore } from '../store/tracking';
 import { visitSessions } from './sessions';
 import { trackingIntake } from './tracking-intake';
+import { intakeBulk } from './intake-bulk';
 import { visitorLinks } from './visitor-links';
 import { propertyRemoval } from './property-removal';
 import { socialPublishing } from './social-publishing';
@@ -114,7 +115,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   const tracking = trackingStore(engine, contacts, now);
   const occurrences = eventOccurrenceStore();
   const settings = settingStore(engine, now);
-  const sessions = visitSessions(sessionStore(), settings, rollups);
+  const sessions = visitSessions(sessionStore(engine), settings, rollups);
   const visitors = visitorLinks(contacts, tracking, sessions);
   const removeProperty = propertyRemoval(properties, contacts, lists);
   const content = contentEngine(engine, now);
@@ -139,6 +140,8 @@ export function createServices(engine: Engine, now: () => number, options: Servi
       return prospects.pageView(t, e.portalId, ip, e.utk ?? '', e.url, e.timestamp);
     },
   });
+  // SQLite's one writer takes the bulks in turn anyway; PostgreSQL writes a few at once.
+  const bulk = intakeBulk(write, intake, { inFlight: engine.kind == 'sqlite' ? 1 : 2 });
   const blobs = blobStore(options.filesDir ?? mkdtempSync(join(tmpdir(), 'svc-files-')));
   const files = fileStore(engine, content, blobs, now);
   /** Portals made before part 2 get their site (blog, domain, layout, site map) and social
@@ -161,7 +164,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     { name: 'rollups', run: () => rollups.fold() },
   ]);
   return {
-    now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, occurrences, intake, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
+    now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, occurrences, intake, intakeBulk: bulk, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
     scheduler: jobs, onContactsChanged, write, engine, seedOlderPortals, rollups, dashboard: dashboardPanels,
   };
 }

@@ -19,6 +19,7 @@ import { ANALYTICS } from '../store/default-properties';
 import type { PortalStore, Tier } from '../store/portals';
 import { METRICS, hourOf, pageKey, type RollupStore, type RollupSums } from '../store/rollups';
 import { isEmail, type PropertyStore } from '../store/properties';
+import type { VisitorKey } from '../store/sessions';
 import type { TrackedEvent, TrackingStore, VisitOfEvent } from '../store/tracking';
 import type { VisitSessions } from './sessions';
 import type { VisitorLinks } from './visitor-links';
@@ -29,6 +30,9 @@ export type DropReason = 'invalid' | 'unknown-portal' | 'tier-required' | 'dupli
 export type Intake = { kept: true; event: TrackedEvent } | { kept: false; reason: DropReason; message: string };
 
 const drop = (reason: DropReason, message: string): Intake => ({ kept: false, reason, message });
+
+/** An event's visitor, as the keys of a batch's maps name it. */
+const visitorOf = (e: TrackedEvent) => `${e.portalId} ${e.utk}`;
 
 /** The error a refused event answers with; none when it was kept or is a repeat (accepted again). */
 export function refusalOf(outcome: Intake): PlatformError | undefined {
@@ -142,27 +146,52 @@ export function trackingIntake(deps: {
   /** The contact `e`'s visitor is linked to, read once per batch (`linkOf`) until an identify. */
   async function linkedOf(db: Queryable, e: TrackedEvent, linkOf: Map<string, number | undefined>) {
     if (!e.utk) return undefined;
-    const key = `${e.portalId} ${e.utk}`;
+    const key = visitorOf(e);
     if (!linkOf.has(key)) linkOf.set(key, await tracking.linkedVid(db, e.portalId, e.utk));
     return linkOf.get(key);
   }
 
   /** One event through admit, store, identify, count and notify; `db`: where it runs (the caller's
-   * transaction), `tier`: its portal's; `stored`: the batch's events already stored, if it was. */
+   * transaction), `tier`: its portal's; `stored`: whether it was stored, for the events stored
+   * already (the others are stored now). */
   async function accept(
-    db: Queryable, e: TrackedEvent, tier: Tier | undefined, ip: string | undefined, linkOf = new Map<string, number | undefined>(), stored?: Set<TrackedEvent>,
+    db: Queryable, e: TrackedEvent, tier: Tier | undefined, ip: string | undefined, linkOf = new Map<string, number | undefined>(), stored?: Map<TrackedEvent, boolean>,
   ): Promise<Intake> {
     const refused = admit(e, tier);
     if (refused) return refused;
     const linked = await linkedOf(db, e, linkOf);
-    if (!(stored ? stored.has(e) : await tracking.insert(db, e, linked))) return drop('duplicate', `event ${e.eid} was received before`);
+    if (!(stored?.get(e) ?? (await tracking.insert(db, e, linked)))) return drop('duplicate', `event ${e.eid} was received before`);
     const visit = await sessions.pageView(db, e, linked);
     rollUp(rollups.sums(db)!, e, visit);
     // Only an identifying event links its visitor (anew): the next one reads the link again.
-    if (e.contact?.email) linkOf.delete(`${e.portalId} ${e.utk}`);
+    if (e.contact?.email) linkOf.delete(visitorOf(e));
     await identifyAndCount(db, e, linked, visit);
     if (e.kind == 1 && ip !== undefined) await onPageView(db, e, ip);
     return { kept: true, event: e };
+  }
+
+  /** Reads what the events' visitors are linked to, and their newest sessions, for all of them
+   * at once (one statement each on PostgreSQL, not one per visitor). */
+  async function prefetch(db: Queryable, events: TrackedEvent[], linkOf: Map<string, number | undefined>) {
+    const visitors = new Map<string, VisitorKey>();
+    for (const e of events) if (e.utk) visitors.set(visitorOf(e), { portal_id: e.portalId, utk: e.utk });
+    const unknown = [...visitors].filter(([key]) => !linkOf.has(key));
+    for (const [key] of unknown) linkOf.set(key, undefined);
+    for (const l of await tracking.linkedOfAll(db, unknown.map(([, v]) => v))) linkOf.set(`${l.portal_id} ${l.utk}`, l.vid);
+    const viewers = new Set(events.filter((e) => e.kind == 1 && e.utk).map(visitorOf));
+    await sessions.prefetch(db, [...visitors].filter(([key]) => viewers.has(key)).map(([, v]) => v));
+  }
+
+  /** Stores the admitted events of the visitors none of whose events identifies them (so no
+   * link changes under them) at once: one statement on PostgreSQL (a round trip, not one per
+   * event). Answers whether each was stored (a repeated id is not). */
+  async function storeFirst(db: Queryable, events: TrackedEvent[], tiers: Map<number, Tier | undefined>, linkOf: Map<string, number | undefined>) {
+    const visitor = visitorOf;
+    const identifying = new Set(events.filter((e) => e.contact).map(visitor));
+    const rows = [];
+    for (const e of events) if (!identifying.has(visitor(e)) && !admit(e, tiers.get(e.portalId))) rows.push({ event: e, vid: await linkedOf(db, e, linkOf) });
+    const stored = await tracking.insertAll(db, rows);
+    return new Map(rows.map(({ event }) => [event, stored.has(event)]));
   }
 
   return {
@@ -170,27 +199,26 @@ export function trackingIntake(deps: {
       const tier = await portals.tier(db, e.portalId);
       return rollups.batch(db, (r) => sessions.batch(r, (b) => accept(b, e, tier, ip)));
     },
-    /** Several events, one after the other, with analytics totals written once per contact (their
-     * portals' tiers found first) and each visitor's link read once (a tracker batch is usually
-     * ten events of one visitor). */
-    async acceptAll(db: Queryable, events: TrackedEvent[], ip?: string): Promise<Intake[]> {
+    /** Batches of events (each from its `ip`), their events one after the other, with analytics
+     * totals written once per contact (their portals' tiers found first) and each visitor's link
+     * read once (a tracker batch is usually ten events of one visitor). What became of each
+     * batch's events, batch by batch. */
+    async acceptAll(db: Queryable, batches: { events: TrackedEvent[]; ip?: string }[]): Promise<Intake[][]> {
+      const all = batches.flatMap((b) => b.events);
       const tiers = new Map<number, Tier | undefined>();
-      for (const id of new Set(events.map((e) => e.portalId))) tiers.set(id, await portals.tier(db, id));
+      for (const id of new Set(all.map((e) => e.portalId))) tiers.set(id, await portals.tier(db, id));
       // Its rollups are summed in memory and kept once, at the end of the write it runs in.
       return rollups.batch(db, (r) => sessions.batch(r, (s) =>
         tracking.batch(s, async (b) => {
-          const outcomes: Intake[] = [];
           const linkOf = new Map<string, number | undefined>();
-          // No event identifies its visitor, so no link changes: the admitted events are stored
-          // first, in one statement on PostgreSQL (a round trip, not one per event).
-          let stored: Set<TrackedEvent> | undefined;
-          if (!events.some((e) => e.contact)) {
-            const admitted = events.filter((e) => !admit(e, tiers.get(e.portalId)));
-            const rows = [];
-            for (const e of admitted) rows.push({ event: e, vid: await linkedOf(b, e, linkOf) });
-            stored = await tracking.insertAll(b, rows);
+          await prefetch(b, all, linkOf);
+          const stored = await storeFirst(b, all, tiers, linkOf);
+          const outcomes: Intake[][] = [];
+          for (const { events, ip } of batches) {
+            const answers: Intake[] = [];
+            for (const e of events) answers.push(await accept(b, e, tiers.get(e.portalId), ip, linkOf, stored));
+            outcomes.push(answers);
           }
-          for (const e of events) outcomes.push(await accept(b, e, tiers.get(e.portalId), ip, linkOf, stored));
           return outcomes;
         }),
       ));

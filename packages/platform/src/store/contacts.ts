@@ -85,7 +85,7 @@ export const contactColumns = (alias?: string) =>
 const COLUMNS = contactColumns();
 
 type Utk = { utk: string; linked_at: number };
-type Submission = { conversion_id: string; form_guid: string; timestamp: number; page_url: string | null; page_title: string | null; title: string | null };
+type Submission = { conversion_id: string; form_guid: string; timestamp: number; page_url: string | null; page_title: string | null; title: string | null; consent: string | null };
 
 /** `onChange` hears every write, in its transaction `db`: dynamic lists re-check from it. */
 export type ContactsChanged = (db: Transaction, portalId: number, changed: ChangedContact[]) => Promise<void> | void;
@@ -123,6 +123,16 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       'UPDATE contacts SET email = ?, properties = ?, updated_at = ?, history_head = ? WHERE vid = ?',
     ),
     setHead: sql<[number, number]>('UPDATE contacts SET history_head = ? WHERE vid = ?'),
+    // PostgreSQL: a new contact and its first history row in one statement (one round trip, not
+    // three): the row's seq drawn first, so that the contact is inserted with its head. Nothing
+    // when the email is taken (as `insert`).
+    insertWithHistory: sql<[number, string | null, string, number, number, number, string, string | null, string], { vid: number }>(
+      `WITH s AS (SELECT nextval(pg_get_serial_sequence('contact_history', 'seq')) AS seq),
+       c AS (INSERT INTO contacts (portal_id, email, properties, created_at, updated_at, history_head) SELECT ?, ?, ?, ?, ?, seq FROM s
+             ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING RETURNING vid, history_head),
+       h AS (INSERT INTO contact_history (seq, vid, prev, timestamp, source_type, source_id, changes) SELECT history_head, vid, NULL, ?, ?, ?, ? FROM c)
+       SELECT vid FROM c`,
+    ),
     remove: sql<[number, number, number]>('UPDATE contacts SET deleted = 1, updated_at = ? WHERE portal_id = ? AND vid = ?'),
     removeUtks: sql<[number]>('DELETE FROM utks WHERE vid = ?'),
     removeMemberships: sql<[number]>('DELETE FROM list_members WHERE vid = ?'),
@@ -159,8 +169,9 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
        ) SELECT changes, source_type, source_id, timestamp FROM chain ORDER BY seq DESC`,
     ),
     submissionsOf: sql<[number], Submission>(
-      `SELECT s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, ${jsonText('f.definition', '$.name')} AS title
-       FROM form_submissions s LEFT JOIN forms f ON f.guid = s.form_guid WHERE s.vid = ? ORDER BY s.timestamp DESC`,
+      `SELECT s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, ${jsonText('f.definition', '$.name')} AS title, c.consent
+       FROM form_submissions s LEFT JOIN forms f ON f.guid = s.form_guid LEFT JOIN form_consents c ON c.conversion_id = s.conversion_id
+       WHERE s.vid = ? ORDER BY s.timestamp DESC`,
     ),
     membershipsOf: sql<[number], { list_id: number; internal_list_id: number; added_at: number }>(
       'SELECT m.list_id, l.internal_list_id, m.added_at FROM list_members m JOIN lists l ON l.list_id = m.list_id WHERE m.vid = ? ORDER BY m.list_id',
@@ -177,8 +188,9 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       s = {
         utks: sql(`SELECT vid, utk, linked_at FROM utks WHERE vid IN (${marks}) ORDER BY linked_at`),
         submissions: sql(
-          `SELECT s.vid, s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, ${jsonText('f.definition', '$.name')} AS title
-           FROM form_submissions s LEFT JOIN forms f ON f.guid = s.form_guid WHERE s.vid IN (${marks}) ORDER BY s.timestamp DESC`,
+          `SELECT s.vid, s.conversion_id, s.form_guid, s.timestamp, s.page_url, s.page_title, ${jsonText('f.definition', '$.name')} AS title, c.consent
+           FROM form_submissions s LEFT JOIN forms f ON f.guid = s.form_guid LEFT JOIN form_consents c ON c.conversion_id = s.conversion_id
+           WHERE s.vid IN (${marks}) ORDER BY s.timestamp DESC`,
         ),
       };
       inQueries.set(count, s);
@@ -226,10 +238,13 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     }
     const recordWrite = async (vid: number) => Number(await db.value(q.history, vid, row?.history_head ?? null, t, source.type, source.id ?? null, changes!));
     if (!row) {
-      const vid = await db.value(q.insert, portalId, email, JSON.stringify(props), t, t);
+      const withHistory = changes !== undefined && engine.kind == 'postgres';
+      const vid = withHistory
+        ? await db.value(q.insertWithHistory, portalId, email, JSON.stringify(props), t, t, t, source.type, source.id ?? null, changes)
+        : await db.value(q.insert, portalId, email, JSON.stringify(props), t, t);
       if (vid === undefined) throw new EmailTaken((await db.get(q.byEmail, portalId, email!))!);
       await countMade(db, portalId, props, t);
-      if (changes) await db.run(q.setHead, await recordWrite(vid), vid);
+      if (changes && !withHistory) await db.run(q.setHead, await recordWrite(vid), vid);
       return { vid, properties: props, isNew: true };
     }
     // Its original source set or changed: it counts under the new one (read only when written).
@@ -361,6 +376,8 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
         'page-title': s.page_title ?? '',
         title: s.title ?? '',
         'meta-data': [],
+        // What the visitor agreed to, with the texts shown (forms with legalConsentOptions).
+        ...(s.consent && { 'legal-consent': JSON.parse(s.consent) }),
       })),
       'identity-profiles': [
         {

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { uuidV7 } from '../util/uuid-v7';
 import { schemas } from '@svc/api';
-import { FREE_MAIL_DOMAINS } from '@svc/protocol';
+import { FREE_MAIL_DOMAINS, type LegalConsent } from '@svc/protocol';
 import type { z } from 'zod';
 import { type Queryable, sql, type Transaction } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
@@ -19,6 +19,18 @@ type DependentWrite = Omit<FieldWrite, 'dependentFieldFilters'>;
 export type FormRecord = z.input<typeof schemas.form>;
 export type FieldRecord = z.input<typeof schemas.formField>;
 export type SubmissionContext = z.output<typeof schemas.submissionContext>;
+type ConsentOptions = z.output<typeof schemas.legalConsentOptionsWrite>;
+
+/** A submission sent sooner than this after its form was shown (the embed's `fillTimeMs`) is spam,
+ * unless the form sets its own `minFillTimeMs`. */
+export const MIN_FILL_TIME_MS = 1_500;
+
+/** The consent recorded with a submission: what was agreed to, with the texts the form shows. */
+export interface RecordedConsent {
+  consentToProcess: boolean;
+  text: string;
+  communications: { subscriptionTypeId: number; value: boolean; text: string }[];
+}
 
 /** What the `definition` column holds; `name` is read by the contact store for submission titles. */
 interface Definition {
@@ -35,6 +47,12 @@ interface Definition {
   /** The groups as written, each holding the next `size` of `fields`. Absent when the form was
    * written with `fields` (or before groups were kept): then each field is its own group. */
   groups?: GroupSettings[];
+  /** Progressive profiling: asked in place of answered smart fields (the companion says which, for a known visitor). */
+  queuedFields?: FieldRecord[];
+  queueLimit?: number;
+  legalConsentOptions?: ConsentOptions;
+  steps?: { title?: string; groups: number }[];
+  minFillTimeMs?: number;
 }
 
 interface GroupSettings {
@@ -65,7 +83,7 @@ const DEFAULTS: Omit<Definition, 'name' | 'fields'> = {
 /** Problems in a submission, in the anchor's v3 `errors` style, each naming its field. */
 interface SubmissionError {
   message: string;
-  errorType: 'REQUIRED_FIELD' | 'FIELD_NOT_IN_FORM_DEFINITION' | 'INVALID_EMAIL' | 'BLOCKED_EMAIL';
+  errorType: 'REQUIRED_FIELD' | 'FIELD_NOT_IN_FORM_DEFINITION' | 'INVALID_EMAIL' | 'BLOCKED_EMAIL' | 'REQUIRED_CONSENT' | 'INVALID_CONSENT';
   in: string;
 }
 
@@ -85,6 +103,14 @@ const q = {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   ),
   conversions: sql<[number, number], { n: number }>('SELECT count(*) AS n FROM form_submissions WHERE portal_id = ? AND vid = ?'),
+  insertConsent: sql<[string, number, string]>('INSERT INTO form_consents (conversion_id, portal_id, consent) VALUES (?, ?, ?)'),
+  insertSpam: sql<[string, number, string, number, string, string | null, string]>(
+    `INSERT INTO spam_submissions (conversion_id, portal_id, form_guid, timestamp, reason, page_url, values_json) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ),
+  spam: sql<[number, string], { conversion_id: string; timestamp: number; reason: string; page_url: string | null; values_json: string }>(
+    'SELECT conversion_id, timestamp, reason, page_url, values_json FROM spam_submissions WHERE portal_id = ? AND form_guid = ? ORDER BY timestamp DESC LIMIT 100',
+  ),
+  subscriptionTypes: sql<[number], { id: number }>('SELECT id FROM subscription_types WHERE portal_id = ?'),
 };
 
 const formNotFound = (guid: string) => notFound(`No form found with guid '${guid}'`, { type: 'NOT_FOUND' });
@@ -99,8 +125,7 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
 
   /** Field records from writes: each (dependent fields too) names a writable contact property,
    * whose definition (in `defs`) fills the gaps; no property is on the form twice. */
-  function fieldsOf(defs: Map<string, Property>, writes: FieldWrite[]): FieldRecord[] {
-    const seen = new Set<string>();
+  function fieldsOf(defs: Map<string, Property>, writes: FieldWrite[], key = 'fields', seen = new Set<string>()): FieldRecord[] {
     const one = (w: DependentWrite, at: string, displayOrder: number): FieldRecord => {
       const p = defs.get(w.name);
       if (!p || p.deleted) throw badRequest(`${at}.name: '${w.name}' is not a contact property`);
@@ -131,10 +156,10 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
       };
     };
     return writes.map(({ dependentFieldFilters: rules = [], ...w }, i) => ({
-      ...one(w, `fields.${i}`, i),
+      ...one(w, `${key}.${i}`, i),
       dependentFieldFilters: rules.map((r, j) => ({
         filters: r.filters,
-        dependentFormField: one(r.dependentFormField, `fields.${i}.dependentFieldFilters.${j}.dependentFormField`, j),
+        dependentFormField: one(r.dependentFormField, `${key}.${i}.dependentFieldFilters.${j}.dependentFormField`, j),
         formFieldAction: r.formFieldAction ?? 'DISPLAY',
       })),
     }));
@@ -163,8 +188,24 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     return def.groups.map(({ size, ...g }) => ({ fields: def.fields.slice(at, (at += size)), ...g }));
   }
 
-  /** The fields a submission may fill: the form's own and their dependent fields. */
-  const allFields = (def: Definition) => def.fields.flatMap((f) => [f, ...(f.dependentFieldFilters ?? []).map((r) => r.dependentFormField)]);
+  /** Queued questions: contact properties, none of them on the form itself. */
+  function queueOf(defs: Map<string, Property>, fields: FieldRecord[], writes: FieldWrite[]) {
+    return fieldsOf(defs, writes, 'queuedFields', new Set(allFields({ fields } as Definition).map((f) => f.name)));
+  }
+
+  /** Subscription types a form offers must exist in the portal. */
+  async function checkConsent(db: Queryable, portalId: number, o: ConsentOptions | undefined) {
+    if (!o?.communicationsCheckboxes?.length) return;
+    const ids = new Set((await db.all(q.subscriptionTypes, portalId)).map((t) => t.id));
+    o.communicationsCheckboxes.forEach((c, i) => {
+      if (!ids.has(c.subscriptionTypeId))
+        throw badRequest(`legalConsentOptions.communicationsCheckboxes.${i}.subscriptionTypeId: subscription type ${c.subscriptionTypeId} does not exist in this portal`);
+    });
+  }
+
+  /** The fields a submission may fill: the form's own, their dependent fields and the queued questions. */
+  const allFields = (def: Definition) =>
+    [...def.fields, ...(def.queuedFields ?? [])].flatMap((f) => [f, ...(f.dependentFieldFilters ?? []).map((r) => r.dependentFormField)]);
 
   /** The definition as visitors see it: a field whose property was deleted since the form was
    * written is no longer asked for (its group shrinks; a group left empty goes), nor are dependent
@@ -175,6 +216,7 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
       return !!p && !p.deleted && (p.createdAt ?? 0) <= writtenAt;
     };
     if (allFields(def).every(alive)) return def;
+    const queuedFields = def.queuedFields?.filter(alive);
     const keep = def.fields.map(alive);
     const fields = def.fields
       .filter((_, i) => keep[i])
@@ -183,7 +225,7 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     const groups = def.groups
       ?.map((g) => ({ ...g, size: keep.slice(at, (at += g.size)).filter(Boolean).length }))
       .filter((g) => g.size > 0);
-    return { ...def, fields, groups };
+    return { ...def, fields, groups, ...(queuedFields && { queuedFields }) };
   }
 
   function record(defs: Map<string, Property>, row: FormRow): FormRecord {
@@ -213,7 +255,7 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
    * the live definition: a value for a field whose property was deleted since the page loaded is
    * still accepted (kept with the submission, not written to the contact). Email is required when
    * the form asks for it. */
-  function writesOf(def: Definition, asked: Definition, values: Record<string, string | string[]>): Write[] {
+  function writesOf(def: Definition, asked: Definition, values: Record<string, string | string[]>, consentGiven?: LegalConsent): { writes: Write[]; consent?: RecordedConsent } {
     const joined = Object.entries(values).map(([name, v]) => ({ property: name, value: Array.isArray(v) ? v.join(';') : v }));
     const given = new Map(joined.map((w) => [w.property, w.value]));
     const fields = allFields(asked);
@@ -222,20 +264,47 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     for (const name of given.keys())
       if (!onForm.has(name)) errors.push({ message: `Field '${name}' is not on the form`, errorType: 'FIELD_NOT_IN_FORM_DEFINITION', in: `body.${name}` });
     // A dependent field is required only while shown, which the embed decides: not checked here.
-    const required = new Set(asked.fields.filter((f) => f.required || f.name == 'email').map((f) => f.name));
+    // A smart field may have given its place to a queued question (the companion decides, for a
+    // known visitor): it is required only where the embed shows it.
+    const required = new Set(asked.fields.filter((f) => (f.required && !f.isSmartField) || f.name == 'email').map((f) => f.name));
     for (const name of required)
       if (!given.get(name)) errors.push({ message: `Required field '${name}' is missing`, errorType: 'REQUIRED_FIELD', in: `body.${name}` });
     const email = given.get('email');
     if (email && !isEmail(email)) errors.push({ message: `Email address ${email} is invalid`, errorType: 'INVALID_EMAIL', in: 'body.email' });
     else if (email && blockedDomains(fields).has(email.split('@')[1].toLowerCase()))
       errors.push({ message: `Email address ${email} is blocked by the form`, errorType: 'BLOCKED_EMAIL', in: 'body.email' });
+    const consent = consentOf(def.legalConsentOptions, consentGiven?.consent, errors);
     if (errors.length) throw badRequest(errors.map((e) => e.message).join('; '), { errors });
-    return joined.filter((w) => w.value !== '');
+    return { writes: joined.filter((w) => w.value !== ''), consent };
+  }
+
+  /** The consent a submission gives, checked against what the form asks for: consent to process
+   * when the form has a checkbox for it, every required subscription, and no subscription the form
+   * does not offer. The texts recorded are the form's own, the ones the embed showed. */
+  function consentOf(o: ConsentOptions | undefined, given: LegalConsent['consent'] | undefined, errors: SubmissionError[]): RecordedConsent | undefined {
+    const at = 'body.legalConsentOptions';
+    if (!o) return undefined;
+    const boxes = o.communicationsCheckboxes ?? [];
+    const chosen = new Map((given?.communications ?? []).map((c) => [c.subscriptionTypeId, c.value]));
+    if (o.consentToProcessCheckboxLabel && given?.consentToProcess !== true)
+      errors.push({ message: 'Consent to process personal data is required by this form', errorType: 'REQUIRED_CONSENT', in: `${at}.consentToProcess` });
+    for (const b of boxes)
+      if (b.required && chosen.get(b.subscriptionTypeId) !== true)
+        errors.push({ message: `Consent to subscription type ${b.subscriptionTypeId} ('${b.label}') is required by this form`, errorType: 'REQUIRED_CONSENT', in: `${at}.communications` });
+    for (const id of chosen.keys())
+      if (!boxes.some((b) => b.subscriptionTypeId == id))
+        errors.push({ message: `Subscription type ${id} is not offered by this form`, errorType: 'INVALID_CONSENT', in: `${at}.communications` });
+    const join = (...texts: (string | undefined)[]) => texts.filter(Boolean).join('\n');
+    return {
+      consentToProcess: given?.consentToProcess === true,
+      text: join(o.consentToProcessText, o.consentToProcessCheckboxLabel),
+      communications: boxes.map((b) => ({ subscriptionTypeId: b.subscriptionTypeId, value: chosen.get(b.subscriptionTypeId) === true, text: join(o.communicationConsentText, b.label) })),
+    };
   }
 
   /** The contact a submission writes: by its email, else the visitor's own (by svcutk) if known;
    * a form without an email field from an unknown visitor makes no contact. */
-  async function saveSubmission(db: Transaction, portalId: number, row: FormRow, values: Write[], asked: Definition, context: SubmissionContext) {
+  async function saveSubmission(db: Transaction, portalId: number, row: FormRow, values: Write[], asked: Definition, context: SubmissionContext, consent?: RecordedConsent) {
     const t = now();
     const conversionId = uuidV7(t);
     const source: Source = { type: 'FORM', id: conversionId };
@@ -258,8 +327,17 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     else if (vid !== null) await contacts.update(db, portalId, vid, writes, source, false, counters);
     const submitted = JSON.stringify(Object.fromEntries(values.map((w) => [w.property, w.value])));
     await db.run(q.insertSubmission, conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, submitted);
+    if (consent) await db.run(q.insertConsent, conversionId, portalId, JSON.stringify(consent));
     await rollups?.add(db, portalId, METRICS.form, t, row.guid);
-    return { conversionId, vid };
+    return { conversionId, vid, email };
+  }
+
+  /** Why a submission is spam, if it is: the honeypot has a value, or it came sooner after the form
+   * was shown than a person fills it in (only the embed says when it was shown). */
+  function spamReason(def: Definition, honeypot: string | undefined, context: SubmissionContext) {
+    if (honeypot) return 'HONEYPOT';
+    const min = def.minFillTimeMs ?? MIN_FILL_TIME_MS;
+    if (context.fillTimeMs !== undefined && context.fillTimeMs < min) return 'TOO_FAST';
   }
 
   const liveOf = (defs: Map<string, Property>, row: FormRow) => live(defs, JSON.parse(row.definition), row.updated_at);
@@ -284,10 +362,12 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     async create(db: Queryable, portalId: number, write: FormWrite) {
       const guid = randomUUID();
       if (!write.name?.trim()) throw badRequest(`Form name is required, form guid '${guid}'`, { type: 'MISSING_NAME' });
-      const { fields: _f, formFieldGroups: _g, ...rest } = write;
+      const { fields: _f, formFieldGroups: _g, queuedFields: queued, ...rest } = write;
       const layout = layoutOf(write);
       const defs = await properties.definitions(db, portalId);
-      const def: Definition = { ...DEFAULTS, ...rest, name: write.name, fields: fieldsOf(defs, layout?.fields ?? []), groups: layout?.groups };
+      const fields = fieldsOf(defs, layout?.fields ?? []);
+      await checkConsent(db, portalId, write.legalConsentOptions);
+      const def: Definition = { ...DEFAULTS, ...rest, name: write.name, fields, groups: layout?.groups, ...(queued && { queuedFields: queueOf(defs, fields, queued) }) };
       const t = now();
       const row: FormRow = { guid, portal_id: portalId, definition: JSON.stringify(def), created_at: t, updated_at: t };
       await db.run(q.insert, guid, portalId, row.definition, t, t);
@@ -303,7 +383,7 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
         // Fields of deleted properties leave the stored form with its next write.
         const old = liveOf(defs, row);
         if (write.name !== undefined && !write.name.trim()) throw badRequest(`Form name is required, form guid '${guid}'`, { type: 'MISSING_NAME' });
-        const { fields: _f, formFieldGroups: _g, ...rest } = write;
+        const { fields: _f, formFieldGroups: _g, queuedFields: queued, ...rest } = write;
         const layout = layoutOf(write);
         const def: Definition = {
           ...old,
@@ -311,6 +391,9 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
           name: write.name ?? old.name,
           ...(layout && { fields: fieldsOf(defs, layout.fields), groups: layout.groups }),
         };
+        await checkConsent(t, portalId, write.legalConsentOptions);
+        // The queue is checked against the fields again when either changes.
+        if (queued || layout) def.queuedFields = queueOf(defs, def.fields, queued ?? ((old.queuedFields ?? []) as FieldWrite[]));
         const updated = { ...row, definition: JSON.stringify(def), updated_at: now() };
         await t.run(q.update, updated.definition, updated.updated_at, portalId, guid);
         return record(defs, updated);
@@ -330,14 +413,34 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     /** Validates the values against the form, then writes the contact and the conversion in one
      * transaction. `vid` is the contact, if any (the caller links the visitor's utk to it: services/
      * visitor-links.ts); `redirect` is where the visitor goes next, if anywhere. */
-    async submit(db: Queryable, portalId: number, guid: string, values: Record<string, string | string[]>, context: SubmissionContext) {
+    async submit(
+      db: Queryable,
+      portalId: number,
+      guid: string,
+      values: Record<string, string | string[]>,
+      context: SubmissionContext,
+      extra: { honeypot?: string; consent?: LegalConsent } = {},
+    ) {
       const row = await requireRow(db, portalId, guid);
       const def: Definition = JSON.parse(row.definition);
+      const redirect = context.redirectUrl || def.redirect || undefined;
+      // Before any check, so that a bot learns nothing from the answer: it looks like a success.
+      const reason = spamReason(def, extra.honeypot, context);
+      if (reason) {
+        const t = now();
+        const conversionId = uuidV7(t);
+        const kept = JSON.stringify(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Array.isArray(v) ? v.join(';') : v])));
+        await db.run(q.insertSpam, conversionId, portalId, row.guid, t, reason, context.pageUrl ?? null, kept);
+        return { conversionId, vid: null, redirect, spam: reason };
+      }
       const asked = live(await properties.definitions(db, portalId), def, row.updated_at);
-      const writes = writesOf(def, asked, values);
-      const { conversionId, vid } = await db.tx((t) => saveSubmission(t, portalId, row, writes, asked, context));
-      return { conversionId, vid, redirect: context.redirectUrl || def.redirect || undefined };
+      const { writes, consent } = writesOf(def, asked, values, extra.consent);
+      const { conversionId, vid, email } = await db.tx((t) => saveSubmission(t, portalId, row, writes, asked, context, consent));
+      return { conversionId, vid, redirect, consent, email };
     },
+
+    /** Spam submissions of a form, newest first (the inspector, tests). */
+    spam: (db: Queryable, portalId: number, guid: string) => db.all(q.spam, portalId, guid),
   };
 }
 

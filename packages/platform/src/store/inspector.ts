@@ -64,9 +64,10 @@ export function inspectorQueries(engine: Engine) {
     lists: sql<[number], { list_id: number; name: string; dynamic: number; size: number }>(
       'SELECT l.list_id, l.name, l.dynamic, (SELECT count(*) FROM list_members m WHERE m.list_id = l.list_id) AS size FROM lists l WHERE l.portal_id = ? ORDER BY l.list_id',
     ),
-    forms: sql<[number], { guid: string; name: string | null; submissions: number }>(
+    forms: sql<[number], { guid: string; name: string | null; submissions: number; spam: number }>(
       `SELECT f.guid, ${jsonText('f.definition', '$.name')} AS name,
-              (SELECT count(*) FROM form_submissions s WHERE s.form_guid = f.guid) AS submissions
+              (SELECT count(*) FROM form_submissions s WHERE s.form_guid = f.guid) AS submissions,
+              (SELECT count(*) FROM spam_submissions p WHERE p.form_guid = f.guid) AS spam
        FROM forms f WHERE f.portal_id = ? ORDER BY f.created_at, f.seq`,
     ),
     feed: sql<[number, number, number], { seq: number; kind: number; utk: string; vid: number | null; timestamp: number; received_at: number; url: string | null; event_name: string | null; value: number | null }>(

@@ -1,7 +1,7 @@
 /** Visitors' sessions as stored (the sessions table): the newest of a visitor, new ones, their
  * growth, and the ones a visitor had before it was linked to a contact. When a session starts or
  * grows is decided by services/sessions.ts. */
-import { type Queryable, sql } from '../db/engine';
+import { type Engine, type Queryable, sql } from '../db/engine';
 
 export interface Session {
   id: number;
@@ -22,6 +22,12 @@ export interface Session {
 export type SessionSummary = Pick<Session, 'started_at' | 'source' | 'source_data_1' | 'source_data_2' | 'referrer'>;
 
 const COLUMNS = 'id, portal_id, utk, vid, started_at, last_at, page_views, source, source_data_1, source_data_2, referrer, landing_url';
+/** A new session's columns, as a JSON row holds them. */
+const SESSION_ROW = {
+  portal_id: 'integer', utk: 'text', vid: 'integer', started_at: 'integer', last_at: 'integer', page_views: 'integer',
+  source: 'text', source_data_1: 'text', source_data_2: 'text', referrer: 'text', landing_url: 'text',
+} as const;
+const INSERTED = Object.keys(SESSION_ROW);
 
 const q = {
   latest: sql<[number, string], Session>(`SELECT ${COLUMNS} FROM sessions WHERE portal_id = ? AND utk = ? ORDER BY started_at DESC, id DESC LIMIT 1`),
@@ -39,15 +45,53 @@ const q = {
   claim: sql<[number, number, string]>('UPDATE sessions SET vid = ? WHERE portal_id = ? AND utk = ? AND +vid IS NULL'),
 };
 
-export function sessionStore() {
+/** A visitor: its portal and token. */
+export interface VisitorKey {
+  portal_id: number;
+  utk: string;
+}
+
+export function sessionStore(engine: Engine) {
+  // The newest session of each visitor of a JSON array, by the visitors' index.
+  const latestOfAll = sql<[string], Session>(
+    `SELECT ${COLUMNS} FROM sessions WHERE id IN (
+       SELECT (SELECT id FROM sessions s WHERE s.portal_id = x.portal_id AND s.utk = x.utk ORDER BY s.started_at DESC, s.id DESC LIMIT 1)
+       FROM (${engine.dialect.jsonRows('?', { portal_id: 'integer', utk: 'text' })}) AS x)`,
+  );
+  const latest = (db: Queryable, portalId: number, utk: string) => db.get(q.latest, portalId, utk);
+  // New sessions of a JSON array at once, with the keys to tell which id is whose.
+  const insertAll = sql<[string], { id: number; portal_id: number; utk: string }>(
+    `INSERT INTO sessions (${INSERTED.join(', ')})
+     SELECT ${INSERTED.join(', ')} FROM (${engine.dialect.jsonRows('?', SESSION_ROW)}) AS x RETURNING id, portal_id, utk`,
+  );
+  const insert = async (db: Queryable, s: Omit<Session, 'id'>) =>
+    Number(await db.value(q.insert, s.portal_id, s.utk, s.vid, s.started_at, s.last_at, s.page_views, s.source, s.source_data_1, s.source_data_2, s.referrer, s.landing_url));
   return {
     /** The visitor's newest session, if any. */
-    latest: (db: Queryable, portalId: number, utk: string) => db.get(q.latest, portalId, utk),
+    latest,
+    /** The newest session of each of `visitors` that has one: in one statement on PostgreSQL (a
+     * round trip), one per visitor on SQLite (cheaper there than reading a JSON array). */
+    async latestOfAll(db: Queryable, visitors: VisitorKey[]): Promise<Session[]> {
+      if (engine.kind == 'postgres') return visitors.length ? db.all(latestOfAll, JSON.stringify(visitors)) : [];
+      const found: Session[] = [];
+      for (const v of visitors) {
+        const s = await latest(db, v.portal_id, v.utk);
+        if (s) found.push(s);
+      }
+      return found;
+    },
     /** Stores a new session; its id. */
-    insert: async (db: Queryable, s: Omit<Session, 'id'>) =>
-      Number(
-        await db.value(q.insert, s.portal_id, s.utk, s.vid, s.started_at, s.last_at, s.page_views, s.source, s.source_data_1, s.source_data_2, s.referrer, s.landing_url),
-      ),
+    insert,
+    /** Stores new sessions, at most one per visitor, and sets their ids: in one statement on
+     * PostgreSQL (a round trip), one per session on SQLite. */
+    async insertAll(db: Queryable, sessions: Session[]) {
+      if (engine.kind != 'postgres' || sessions.length < 2) {
+        for (const s of sessions) s.id = await insert(db, s);
+        return;
+      }
+      const byVisitor = new Map(sessions.map((s) => [`${s.portal_id}:${s.utk}`, s]));
+      for (const r of await db.all(insertAll, JSON.stringify(sessions))) byVisitor.get(`${r.portal_id}:${r.utk}`)!.id = Number(r.id);
+    },
     /** Stores what changes as a session grows (its contact changes by claim only); `startMoved`:
      * a page view older than its first was added. */
     async update(db: Queryable, s: Session, startMoved: boolean) {

@@ -6,7 +6,7 @@ import { type Engine, type Queryable, sql } from '../db/engine';
 import { txContext } from '../db/tx-context';
 import type { ContactStore, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
-import type { SessionSummary } from './sessions';
+import type { SessionSummary, VisitorKey } from './sessions';
 
 /** Where an event came from: the tracker (collector), or the HTTP events API by GET or POST. */
 export type EventSource = 'tracker' | 'events-get' | 'events-post';
@@ -86,6 +86,10 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
     linked: sql<[number, string], { vid: number }>('SELECT vid FROM utks WHERE portal_id = ? AND utk = ?'),
+    linkedOfAll: sql<[string], { portal_id: number; utk: string; vid: number }>(
+      `SELECT u.portal_id, u.utk, u.vid FROM (${engine.dialect.jsonRows('?', { portal_id: 'integer', utk: 'text' })}) AS x
+       JOIN utks u ON u.portal_id = x.portal_id AND u.utk = x.utk`,
+    ),
     // `+vid`: not the vid index, which the first and last URL's ORDER BY timestamp would pick
     // (vid, timestamp) and then walk every anonymous event of every visitor; the visitor's own
     // events are few.
@@ -147,6 +151,18 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
 
     /** The contact a visitor token is linked to, if any. */
     linkedVid: async (db: Queryable, portalId: number, utk: string): Promise<number | undefined> => (await db.get(q.linked, portalId, utk))?.vid,
+
+    /** The contacts `visitors` are linked to (the linked ones only): in one statement on
+     * PostgreSQL (a round trip), one per visitor on SQLite (cheaper there than a JSON array). */
+    async linkedOfAll(db: Queryable, visitors: VisitorKey[]): Promise<(VisitorKey & { vid: number })[]> {
+      if (engine.kind == 'postgres') return visitors.length ? db.all(q.linkedOfAll, JSON.stringify(visitors)) : [];
+      const found = [];
+      for (const v of visitors) {
+        const vid = (await db.get(q.linked, v.portal_id, v.utk))?.vid;
+        if (vid !== undefined) found.push({ ...v, vid });
+      }
+      return found;
+    },
 
     /** Stores the event for contact `vid` (or none yet); false when its id was seen before. */
     async insert(db: Queryable, e: TrackedEvent, vid: number | undefined): Promise<boolean> {

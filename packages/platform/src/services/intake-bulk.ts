@@ -1,0 +1,77 @@
+/** The collector's batches, taken in bulk: the batches that arrive while earlier ones are being
+ * written go through tracking intake together, in one write. Most of a batch's work is per write,
+ * not per event (its transaction, its visitors' links and sessions read, its contacts' analytics
+ * written, the dynamic lists read, the rollups stored): under load a bulk of ten batches does it
+ * once. On PostgreSQL, where each of those is a round trip and the database's work per statement
+ * is what caps the writes, that is most of the cost; on SQLite it is the JavaScript around each
+ * statement.
+ *
+ * At most `inFlight` bulks are written at once (SQLite: one, its one writer takes them in turn
+ * anyway; PostgreSQL: a few, for its connections): a batch that arrives meanwhile waits for the
+ * next bulk. A quiet collector is not slowed down: a batch alone is written at once, alone.
+ *
+ * A bulk that fails is retried one batch at a time, each in its own write, so that a batch never
+ * fails for another's sake (a database that is down fails them all, as it would have). */
+import type { TrackedEvent } from '../store/tracking';
+import type { Intake, TrackingIntake } from './tracking-intake';
+
+type Write = <T>(fn: (t: import('../db/engine').Queryable) => T) => Promise<Awaited<T>>;
+
+/** One batch as it waits: its events, the address they came from, and its answer. */
+interface Waiting {
+  events: TrackedEvent[];
+  ip?: string;
+  resolve: (outcomes: Intake[]) => void;
+  reject: (err: unknown) => void;
+}
+
+export interface BulkOptions {
+  /** Bulks written at once. */
+  inFlight: number;
+  /** A bulk's events at most (the batches beyond wait for the next bulk). */
+  maxEvents?: number;
+}
+
+export function intakeBulk(write: Write, intake: TrackingIntake, { inFlight, maxEvents = 1000 }: BulkOptions) {
+  const queue: Waiting[] = [];
+  let writing = 0;
+
+  const run = (bulk: Waiting[]) => write((db) => intake.acceptAll(db, bulk));
+
+  async function writeBulk(bulk: Waiting[]) {
+    try {
+      const outcomes = await run(bulk);
+      bulk.forEach((b, i) => b.resolve(outcomes[i]));
+    } catch (err) {
+      if (bulk.length == 1) bulk[0].reject(err);
+      else for (const b of bulk) await run([b]).then((o) => b.resolve(o[0]), b.reject);
+    }
+  }
+
+  /** Starts bulks while there are waiting batches and room for them. */
+  function next() {
+    while (queue.length && writing < inFlight) {
+      let events = 0;
+      let n = 0;
+      while (n < queue.length && (n == 0 || events + queue[n].events.length <= maxEvents)) events += queue[n++].events.length;
+      const bulk = queue.splice(0, n);
+      writing++;
+      void writeBulk(bulk).finally(() => {
+        writing--;
+        next();
+      });
+    }
+  }
+
+  return {
+    /** What became of each of `events` (one batch, from `ip`), once written. */
+    accept(events: TrackedEvent[], ip?: string): Promise<Intake[]> {
+      return new Promise((resolve, reject) => {
+        queue.push({ events, ip, resolve, reject });
+        next();
+      });
+    },
+  };
+}
+
+export type IntakeBulk = ReturnType<typeof intakeBulk>;

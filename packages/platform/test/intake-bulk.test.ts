@@ -1,0 +1,82 @@
+// The collector's batches in bulk (services/intake-bulk.ts), on the real services and database:
+// batches that arrive while one is written go in one write together, each answered for its own
+// events; a bulk that fails is retried batch by batch; and over HTTP, concurrent batches of the
+// same visitors count exactly as one after the other would.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { intakeBulk } from '../src/services/intake-bulk';
+import { fromWire, type Intake } from '../src/services/tracking-intake';
+import { startPlatform, type TestPlatform } from './harness';
+
+let t: TestPlatform;
+beforeAll(async () => {
+  t = await startPlatform({ portals: [{ id: 62515 }] });
+});
+afterAll(() => t.close());
+
+let n = 0;
+const hex = () => (++n).toString(16).padStart(32, '0');
+const visitor = () => hex().replace(/^0/, 'b');
+const view = (vi: string, pu: string, extra: Record<string, string> = {}) => ({
+  eid: hex(), k: '1', a: '62515', v: '1', cts: String(t.clock.now), pu, t: 'Page', po: new URL(pu).pathname, vi, ...extra,
+});
+const collect = (batch: unknown) =>
+  t.call('POST', '/collect/e', { body: JSON.stringify(batch), headers: { 'content-type': 'text/plain;charset=UTF-8' }, portal: null });
+const profile = async (email: string) => {
+  const res = await t.call('GET', `/contacts/v1/contact/email/${email}/profile?propertyMode=value_only`);
+  return Object.fromEntries(Object.entries(res.json.properties as Record<string, { value: string }>).map(([k, v]) => [k, v.value]));
+};
+
+describe('collector batches in bulk', () => {
+  it('takes the batches that arrive during a write together, in one write, each answered for its own events', async () => {
+    const { services } = t.platform;
+    const writes: number[] = [];
+    const counted: typeof services.write = (fn) => services.write((db) => (writes.push(1), fn(db)));
+    const bulk = intakeBulk(counted, services.intake, { inFlight: 1 });
+    const repeated = view(visitor(), 'https://acme.test/');
+    const batches = Array.from({ length: 6 }, (_, i) => (i == 5 ? [repeated] : [view(visitor(), 'https://acme.test/'), ...(i == 4 ? [repeated] : [])]));
+    const answers = await Promise.all(batches.map((b) => bulk.accept(b.map(fromWire), '127.0.0.1')));
+    // The first alone (nothing was being written), the five that came meanwhile in one.
+    expect(writes).toHaveLength(2);
+    expect(answers.map((a) => a.map((o) => (o.kept ? 'kept' : o.reason)))).toEqual([['kept'], ['kept'], ['kept'], ['kept'], ['kept', 'kept'], ['duplicate']]);
+  });
+
+  it('retries a failed bulk one batch at a time: a batch never fails for another', async () => {
+    const { services } = t.platform;
+    const sizes: number[] = [];
+    // A write that fails whenever it holds the poisoned batch (as a constraint of the database would).
+    const poisoned = view(visitor(), 'https://acme.test/poison');
+    const failing: typeof services.write = (fn) =>
+      services.write(async (db) => {
+        const out = (await fn(db)) as Intake[][];
+        sizes.push(out.length);
+        if (out.flat().some((o) => o.kept && o.event.eid == poisoned.eid)) throw new Error('poisoned');
+        return out as never;
+      });
+    const bulk = intakeBulk(failing, services.intake, { inFlight: 1 });
+    const batches = [[view(visitor(), 'https://acme.test/a')], [view(visitor(), 'https://acme.test/b')], [poisoned], [view(visitor(), 'https://acme.test/c')]];
+    const settled = await Promise.allSettled(batches.map((b) => bulk.accept(b.map(fromWire))));
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    // The first alone, the three after it together (failed: rolled back), then each of them alone.
+    expect(sizes).toEqual([1, 3, 1, 1, 1]);
+    // What the failed bulk wrote was rolled back: the retried batches were stored once, not refused as repeats.
+    expect(settled.filter((s) => s.status == 'fulfilled').map((s) => (s as PromiseFulfilledResult<{ kept: boolean }[]>).value[0].kept)).toEqual([true, true, true]);
+  });
+
+  it('over HTTP: concurrent batches of the same visitors count as one after the other would', async () => {
+    const visitors = Array.from({ length: 4 }, visitor);
+    // Known contacts first: each visitor identifies.
+    for (const [i, vi] of visitors.entries()) await collect([view(vi, 'https://acme.test/', { i: `email=bulk${i}%40acme.test` })]);
+    t.clock.now += 60_000;
+    // Three batches per visitor at once, with one event id sent twice (in two batches).
+    const twice = view(visitors[0], 'https://acme.test/twice');
+    const sent = visitors.flatMap((vi, i) => [0, 1, 2].map((k) => [view(vi, `https://acme.test/p${k}`), ...(i == 0 && k < 2 ? [twice] : [])]));
+    const answers = (await Promise.all(sent.map(collect))).map((r) => r.json as { accepted: number; duplicates: number });
+    expect(answers.reduce((sum, a) => sum + a.accepted, 0)).toBe(13);
+    expect(answers.reduce((sum, a) => sum + a.duplicates, 0)).toBe(1);
+    for (const [i] of visitors.entries()) {
+      const p = await profile(`bulk${i}@acme.test`);
+      // One session each (the page views a minute after the first continue it), all views counted.
+      expect([i, p.svc_analytics_num_page_views, p.svc_analytics_num_visits]).toEqual([i, i == 0 ? '5' : '4', '1']);
+    }
+  });
+});

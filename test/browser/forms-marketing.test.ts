@@ -1,0 +1,178 @@
+/** Issue 19 in real Chromium, on the demo website in front of the real platform and companion:
+ * the contact form's consent recorded and visible through the API, a known visitor's name filled
+ * in and the queued question on their next visit, a multi-step form submitted with the keyboard
+ * alone, and a bot's honeypot-filled submission that makes no contact. */
+import { mkdirSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { haveChromium, launchChromium } from './chromium';
+import { startSystem, type System } from './system';
+
+const SHOTS = 'test-results/screenshots';
+let sys: System;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  if (!haveChromium) return;
+  mkdirSync(SHOTS, { recursive: true });
+  sys = await startSystem();
+  browser = await launchChromium();
+}, 30_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await sys?.close();
+});
+
+beforeEach(async () => {
+  if (!haveChromium) return;
+  await context?.close();
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  page = await context.newPage();
+  problems = [];
+  page.on('console', (m) => m.type() == 'error' && problems.push(m.text()));
+  page.on('pageerror', (e) => problems.push(String(e)));
+});
+
+const utkOf = async () => (await context.cookies()).find((c) => c.name == 'svcutk')?.value ?? '';
+const form = (selector = '#contact-form') => ({
+  input: (name: string) => page.locator(`${selector} [name="${name}"]`),
+  labels: () => page.$$eval(`${selector} label, ${selector} legend`, (ls) => ls.filter((l) => (l as HTMLElement).offsetParent).map((l) => l.textContent!.replace('*', '').trim())),
+});
+/** The platform's API with a token of the demo portal. */
+const api = (path: string, init: { method?: string; body?: unknown } = {}) => sys.api(path, init);
+/** A person takes a moment: a form sent faster than its minimum fill time (1.5 s) is spam. */
+const aMoment = () => page.waitForTimeout(1600);
+
+describe.skipIf(!haveChromium)('forms that marketers expect, in Chromium', () => {
+  it('records consent, then knows the visitor: name filled in, and the queued question instead of the last name', async () => {
+    await page.goto(`${sys.siteUrl}/contact`);
+    await expect.poll(utkOf).toMatch(/^[0-9a-f]{32}$/);
+    const utk = await utkOf();
+    const f = form();
+    await f.input('email').fill('ada.l@acme.test');
+    await f.input('firstname').fill('Ada');
+    await f.input('lastname').fill('Lovelace');
+    expect(await f.labels()).toContain('Send me the weekly newsletter');
+    await page.getByLabel('Send me the weekly newsletter').check();
+    await page.getByLabel('I agree that Acme Widgets stores my details').check();
+    await aMoment();
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks!');
+
+    // The consent, visible through the API: on the contact's submission and as the subscription.
+    const contact = await api(`/contacts/v1/contact/utk/${utk}/profile`);
+    expect(contact.json['form-submissions'][0]['legal-consent']).toMatchObject({
+      consentToProcess: true,
+      text: expect.stringContaining('I agree that Acme Widgets stores my details'),
+    });
+    const subscriptions = await api('/email/public/v1/subscriptions/ada.l%40acme.test');
+    expect(subscriptions.json.subscriptionStatuses).toEqual([
+      expect.objectContaining({ subscribed: true, optState: 'OPT_IN', legalBasis: 'CONSENT_WITH_NOTICE', legalBasisExplanation: expect.stringContaining('weekly newsletter') }),
+    ]);
+
+    // The second visit: the companion knows the visitor once its 2 s of "not known" have passed.
+    await expect
+      .poll(async () => (await page.goto(`${sys.siteUrl}/contact`), await f.input('email').waitFor(), f.input('email').inputValue()), { timeout: 15_000, interval: 500 })
+      .toBe('ada.l@acme.test');
+    expect(await f.input('firstname').inputValue()).toBe('Ada');
+    const labels = await f.labels();
+    expect(labels).toContain('Which company are you with?');
+    expect(labels).not.toContain('Last Name');
+    await page.screenshot({ path: `${SHOTS}/demo-contact-known.png` });
+    await f.input('company').fill('Analytical Engines');
+    await page.getByLabel('I agree that Acme Widgets stores my details').check();
+    await aMoment();
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks!');
+    const after = await api(`/contacts/v1/contact/utk/${utk}/profile`);
+    expect(after.json.properties).toMatchObject({ company: { value: 'Analytical Engines' }, lastname: { value: 'Lovelace' } });
+
+    // The third visit asks the next queued question.
+    await page.goto(`${sys.siteUrl}/contact`);
+    await f.input('email').waitFor();
+    expect(await f.labels()).toContain('What is your role?');
+    expect(problems).toEqual([]);
+  });
+
+  it('submits a multi-step form with the keyboard alone', async () => {
+    const created = await api('/contacts/v1/forms', {
+      method: 'POST',
+      body: {
+        name: 'Demo request (steps)',
+        submitText: 'Request a demo',
+        formFieldGroups: [
+          { fields: [{ name: 'email', required: true }] },
+          { fields: [{ name: 'firstname', required: true }] },
+          { fields: [{ name: 'company' }] },
+        ],
+        steps: [{ title: 'About you', groups: 2 }, { title: 'Your company', groups: 1 }],
+      },
+    });
+    expect(created.status).toBe(200);
+    await page.goto(`${sys.siteUrl}/contact`);
+    await page.locator('#contact-form input[name=email]').waitFor();
+    // A second embed on the page, created as a site's own script would.
+    await page.evaluate(
+      ({ formId, formsUrl }) => {
+        const target = document.createElement('div');
+        target.id = 'steps-form';
+        document.querySelector('main')!.append(target);
+        return window.svc!.forms!.create({ portalId: 62515, formId, formsUrl, target, css: '' }).then(() => undefined);
+      },
+      { formId: created.json.guid, formsUrl: sys.formsUrl },
+    );
+    const f = form('#steps-form');
+    await f.input('email').waitFor();
+    /** The name of the focused control of the steps form ('' elsewhere). */
+    const focused = () => page.evaluate(() => (document.activeElement?.closest('#steps-form') ? (document.activeElement as HTMLInputElement).name : ''));
+    // Tab from wherever the page starts until the new form's first field.
+    for (let i = 0; i < 80 && (await focused()) != 'email'; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement!.closest('#steps-form') != null)).toBe(true);
+    await page.keyboard.type('keys@acme.test');
+    // Enter on an incomplete step stays on it, at the missing field.
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('firstname');
+    await page.keyboard.type('Kay');
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('company');
+    expect(await f.labels()).toEqual(['Your company', 'Company Name']);
+    // Back and forth with the keyboard: the values stay.
+    await page.keyboard.press('Tab'); // the honeypot is out of the tab order: next is Back
+    expect(await page.evaluate(() => document.activeElement!.textContent)).toBe('Back');
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('email');
+    expect(await f.input('firstname').inputValue()).toBe('Kay');
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('company');
+    await page.keyboard.type('Keyboard Ltd');
+    await aMoment();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.textContent('#steps-form'), { timeout: 15_000 }).toContain('Thanks');
+    const contact = await api('/contacts/v1/contact/email/keys%40acme.test/profile');
+    expect(contact.json.properties).toMatchObject({ firstname: { value: 'Kay' }, company: { value: 'Keyboard Ltd' } });
+    expect(contact.json['form-submissions']).toHaveLength(1);
+    expect(problems).toEqual([]);
+  });
+
+  it("a bot's honeypot-filled submission looks like a success and makes no contact", async () => {
+    await page.goto(`${sys.siteUrl}/contact`);
+    const f = form();
+    await f.input('email').fill('bot@acme.test');
+    await f.input('firstname').fill('Bot');
+    await page.getByLabel('I agree that Acme Widgets stores my details').check();
+    // A bot fills every input it finds, the hidden one too.
+    await f.input('svc-hp').fill('http://cheap.example', { force: true });
+    await aMoment();
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks!');
+    expect((await api('/contacts/v1/contact/email/bot%40acme.test/profile')).status).toBe(404);
+    const contactForm = (await api('/contacts/v1/forms')).json.find((x: { name: string }) => x.name == 'Contact us');
+    const spam = await sys.platform.services.forms.spam(sys.platform.services.engine, 62515, contactForm.guid);
+    expect(spam.map((s) => s.reason)).toEqual(['HONEYPOT']);
+    expect(problems).toEqual([]);
+  });
+});
