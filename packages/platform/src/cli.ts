@@ -33,6 +33,8 @@ const HELP = `svc-platform — the svc platform API on SQLite or PostgreSQL
   --rate-limit N        API requests in any 10 s per portal (per app and portal for OAuth; default 100)
   --public-rate-limit N requests in any minute per address to each public route (form
                         submission, OAuth refresh, events pixel; default 60, 0 turns it off)
+  --webhook-retry-hours N   how long a workflow webhook is retried after its first attempt
+                        (default 24; 0: one attempt only)
   --prospects FILE      IP → organisation mapping for prospects: a JSON array of
                         {prefix, organization, city?, region?, country?} (default: a small sample)
   --no-inspector        do not serve the inspector page ({base_url}/_inspector/)
@@ -93,6 +95,7 @@ export async function main(argv: string[]) {
       'rotate-refresh-tokens': { type: 'boolean', default: false },
       'rate-limit': { type: 'string', default: '100' },
       'public-rate-limit': { type: 'string', default: '60' },
+      'webhook-retry-hours': { type: 'string', default: '24' },
       prospects: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -115,6 +118,7 @@ export async function main(argv: string[]) {
     rateLimit: { max: number('rate-limit', values['rate-limit']), windowMs: 10_000 },
     publicRateLimit: number('public-rate-limit', values['public-rate-limit']) ? { max: number('public-rate-limit', values['public-rate-limit']), windowMs: 60_000 } : false,
     inspectorKey,
+    webhooks: { retryForMs: number('webhook-retry-hours', values['webhook-retry-hours']) * 3_600_000 },
     publicUrl: values['public-url'],
     prospects: values.prospects === undefined ? undefined : parseMapping(readFileSync(values.prospects, 'utf8')),
   });

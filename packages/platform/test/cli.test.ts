@@ -141,5 +141,6 @@ describe('svc-platform', () => {
 
   it('refuses a bad flag value with a clear message', async () => {
     await expect(startCli(['--memory', '--rate-limit', 'lots'], children)).rejects.toThrow('--rate-limit must be a whole number, not "lots"');
+    await expect(startCli(['--memory', '--webhook-retry-hours', 'a day'], children)).rejects.toThrow('--webhook-retry-hours must be a whole number, not "a day"');
   });
 });
