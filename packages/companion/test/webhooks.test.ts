@@ -3,7 +3,8 @@
  * are enrolled by a form submission. The signature is checked here by an independent
  * implementation (node:crypto over the documented string), not by the companion's own function.
  * Then forged, changed and replayed calls, duplicates, a throwing handler and shared mode. */
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, mount, startTestPlatform, tempDir, type Mounted, type TestPlatform } from './harness';
@@ -129,6 +130,15 @@ describe('a workflow webhook from a form submission to the companion', () => {
     expect(call.url).toBe(`${hooks.url}/webhooks`);
     expect(Number(call.headers['x-svc-request-timestamp'])).toBeGreaterThan(Date.now() - 60_000);
     expect(call.headers['x-svc-signature-v3']).toBe(independentSignature(secret(), 'POST', call.url, call.body, call.headers['x-svc-request-timestamp']));
+    // The README's lines for a site without the companion accept it, and not a changed one.
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const snippet = /\*\*Without the companion\*\*[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)![1].replace(/^import .*\n/m, '');
+    const genuine = (rawBody: string) =>
+      new Function('createHmac', 'timingSafeEqual', 'req', 'url', 'rawBody', 'CLIENT_SECRET', `${snippet}; return genuine;`)(
+        createHmac, timingSafeEqual, { method: call.method, headers: call.headers }, call.url, rawBody, secret(),
+      );
+    expect(genuine(call.body)).toBe(true);
+    expect(genuine(call.body.replace('Ada', 'Eve'))).toBe(false);
     // And as it arrived: the URL the receiver sees is the one signed.
     const got = arrived.find((a) => a.eventId == mine[0].id)!;
     expect(got.url).toBe(call.url);

@@ -2,8 +2,8 @@
  * policy (the first retry within a minute, Retry-After, timeouts), deliveries pending across a
  * restart, a slow receiver holding back no other enrollment, and enrollment by criteria. The
  * signature is checked with node:crypto over the documented string. */
-import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -103,6 +103,13 @@ describe('which key signs', () => {
     expect(first.headers['content-type']).toBe('application/json');
     expect(first.headers['x-svc-event-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(new Set([first, named, get].map((c) => c.headers['x-svc-event-id'])).size).toBe(3);
+    // The README's few lines for a site without the companion accept the call, and only it.
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const snippet = /Checking a call on the site[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)![1].replace(/^import .*\n/m, '');
+    const fromPlatform = new Function('createHmac', 'timingSafeEqual', `${snippet}; return fromPlatform;`)(createHmac, timingSafeEqual);
+    expect(fromPlatform(first.method, first.url, first.body, first.headers, t.portals[0].oauth.clientSecret)).toBe(true);
+    expect(fromPlatform(first.method, first.url, first.body.replace('keys@', 'mallory@'), first.headers, t.portals[0].oauth.clientSecret)).toBe(false);
+    expect(fromPlatform(first.method, first.url, first.body, first.headers, t.portals[1].oauth.clientSecret)).toBe(false);
     // Another portal's app never signs this one's calls.
     expect(first.headers['x-svc-signature-v3']).not.toBe(hmac(t.portals[1].oauth.clientSecret, first));
 
