@@ -301,7 +301,7 @@ describe('POST /webhooks refuses what the platform did not send', () => {
 
 describe.skipIf(!haveRedis)('shared mode', () => {
   const prefix = redisPrefix('webhooks');
-  it('recognises a duplicate event id on another instance', async () => {
+  it('recognises a duplicate event id on another instance, and one being handled by another instance', async () => {
     const options = {
       baseUrl: t.baseUrl,
       auth: { accessToken: t.portals[0].privateAppToken },
@@ -325,6 +325,27 @@ describe.skipIf(!haveRedis)('shared mode', () => {
       const dup = await post(`${b.url}/webhooks`, toB.text, toB.headers);
       expect(dup.json).toEqual({ status: 'ok', duplicate: true });
       expect(got).toEqual([`a:${id}`]);
+
+      // One event reaching both at once (the platform retried a slow call): one runs it, the
+      // other answers 503 (being handled) and the platform's later attempt finds it handled.
+      let release!: () => void;
+      const slow = new Promise<void>((r) => (release = r));
+      const busy: string[] = [];
+      const offA = a.companion.webhooks.on('workflow', async (e) => (busy.push(`a:${e.id}`), await slow));
+      const offB = b.companion.webhooks.on('workflow', async (e) => (busy.push(`b:${e.id}`), await slow));
+      const both = signed(`${a.url}/webhooks`, payload(9008), { secret: 'the-shared-secret-0123456789' });
+      const same = signed(`${b.url}/webhooks`, JSON.parse(both.text), { secret: 'the-shared-secret-0123456789', eventId: both.headers['x-svc-event-id'] });
+      const first = post(`${a.url}/webhooks`, both.text, both.headers);
+      await until('the first instance to hold the event', () => busy.length == 1);
+      const second = await post(`${b.url}/webhooks`, same.text, same.headers);
+      expect(second.status).toBe(503);
+      expect(second.headers.get('retry-after')).toBe('5');
+      release();
+      expect((await first).status).toBe(200);
+      expect((await post(`${b.url}/webhooks`, same.text, same.headers)).json).toEqual({ status: 'ok', duplicate: true });
+      expect(busy).toEqual([`a:${both.headers['x-svc-event-id']}`]);
+      offA();
+      offB();
     } finally {
       await a.close();
       await b.close();
