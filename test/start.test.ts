@@ -46,8 +46,8 @@ describe('npm start', () => {
     expect((await fetch(`${first.api}/contacts/v1/contacts/statistics`)).status).toBe(401); // the API wants credentials
     // The site hears of leads through the workflow's signed webhook (the companion checks it).
     const { privateAppToken } = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'));
-    const api = (method: string, path: string, body?: unknown) =>
-      fetch(`${first.api}${path}`, { method, headers: { authorization: `Bearer ${privateAppToken}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+    const api = (method: string, path: string, body?: object) =>
+      fetch(`${first.api}${path}`, { method, headers: { authorization: `Bearer ${privateAppToken}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
     const flows = (await (await api('GET', '/automation/v2/workflows')).json()).workflows as { id: number; name: string }[];
     const leads = flows.find((w) => w.name == 'Tell the site about contact-form leads')!;
     expect((await api('POST', '/contacts/v1/contact', { properties: [{ property: 'email', value: 'lead@acme.test' }, { property: 'firstname', value: 'Lea' }] })).status).toBe(200);
