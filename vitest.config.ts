@@ -36,6 +36,7 @@ const ON_POSTGRES = [
   'social',
   'tracking',
   'utk-links',
+  'webhooks',
   'workflows',
 ];
 // Not in the list, and run once (on SQLite, or on both engines inside the file): SQLite by

@@ -9,6 +9,8 @@
 //                     /subscriptions and the preference centre (/svc/preferences), /forms/:guid
 //                     and /forms/:guid/visitor
 //   POST /api/buy     the "buy" button's server-side event (companion.events.track)
+//   /svc/webhooks     signed workflow webhooks from the platform (issue 21): start.mjs points a
+//                     workflow of contact-form leads here; GET /api/notified lists what came
 //   /demo-config.json what the pages need to know: portal id, form guid, {forms_url}
 import { fileURLToPath } from 'node:url';
 import express from 'express';
@@ -72,6 +74,15 @@ export function createDemoSite({ baseUrl, formsUrl, credentials, contactFormId, 
   });
 
   app.use('/svc', companion);
+
+  // What the platform told the site through workflow webhooks (verified by the companion): a
+  // real site would hand the lead to its CRM or sales inbox here.
+  const notified = [];
+  companion.webhooks.on('workflow', (event) => {
+    notified.unshift({ id: event.id, workflowId: event.workflowId, vid: event.vid, firstname: event.properties.firstname ?? null, at: event.timestamp });
+    notified.length = Math.min(notified.length, 20);
+  });
+  app.get('/api/notified', (_req, res) => res.set('Cache-Control', 'no-store').json({ notified }));
 
   app.get('/demo-config.json', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ portalId: credentials.portalId, contactFormId, formsUrl });

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPlatform, inspectorKeyIn, inspectorUrl, readCredentialsFile, saveCredentials, seedDemo, DEMO_PORTAL } from '@svc/platform';
+import { createPlatform, inspectorKeyIn, inspectorUrl, keepAppSecret, readCredentialsFile, saveCredentials, seedDemo, DEMO_PORTAL } from '@svc/platform';
 import { createDemoSite } from './server.mjs';
 
 const DATA = process.env.DATA_DIR || '.data';
@@ -21,6 +21,27 @@ const port = (name, fallback) => {
 function inUse(err, variable) {
   if (err.code != 'EADDRINUSE') return err;
   return new Error(`port ${err.port} is in use (another npm start?): stop that program, or set ${variable} to a free port, e.g. ${variable}=${err.port + 10} npm start`);
+}
+
+const LEADS_WORKFLOW = 'Tell the site about contact-form leads';
+
+/** A workflow that enrols whoever sends the contact form and calls the site's companion with a
+ * signed webhook: made once, and again when the site has moved to another address. */
+async function leadsWebhook(platform, formGuid, url) {
+  const { workflows, engine } = platform.services;
+  for (const w of await workflows.list(engine, DEMO_PORTAL)) {
+    if (w.name != LEADS_WORKFLOW) continue;
+    if (w.actions[0]?.url == url) return;
+    await workflows.remove(engine, DEMO_PORTAL, w.id);
+  }
+  await workflows.create(engine, DEMO_PORTAL, {
+    name: LEADS_WORKFLOW,
+    type: 'DRIP_DELAY',
+    enabled: true,
+    allowContactToTriggerMultipleTimes: true,
+    segmentCriteria: [[{ operator: 'HAS_FILLED_OUT_FORM', form: formGuid }]],
+    actions: [{ type: 'WEBHOOK', url, method: 'POST' }],
+  });
 }
 
 /** A file of this demo's own secrets (mode 0600), made on the first start and reused. */
@@ -42,6 +63,8 @@ async function main() {
   if (seeded) saveCredentials(credentialsFile, seeded);
   const credentials = readCredentialsFile(credentialsFile);
   if (!credentials.privateAppToken) throw new Error(`${credentialsFile} has no credentials but the database is not new: delete ${DATA}/ to start over`);
+  // Data from before webhooks were signed: the OAuth app's secret, which signs them, is kept now.
+  if (!seeded && credentials.oauth) await keepAppSecret(platform.services.engine, credentials.oauth.clientId, credentials.oauth.clientSecret);
 
   const basePort = port('PLATFORM_PORT', 3200);
   const formsPort = port('FORMS_PORT', 3201);
@@ -65,6 +88,7 @@ async function main() {
     const server = app.listen(port('PORT', 3000), '127.0.0.1', (err) => (err ? reject(inUse(err, 'PORT')) : resolve(server)));
   });
   const siteUrl = `http://127.0.0.1:${site.address().port}`;
+  await leadsWebhook(platform, contactForm.guid, `${siteUrl}/svc/webhooks`);
 
   console.log(
     [

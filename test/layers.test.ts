@@ -11,7 +11,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Rooms from top to bottom; each lists files or directories (ending in `/`) under `src/`. */
 const ROOMS: Record<string, readonly (readonly string[])[]> = {
-  protocol: [['index.ts'], ['cookies.ts', 'collector.ts', 'form-submission.ts', 'free-mail.ts'], ['utk.ts']],
+  protocol: [['index.ts'], ['cookies.ts', 'collector.ts', 'form-submission.ts', 'free-mail.ts', 'webhooks.ts'], ['utk.ts']],
   api: [['index.ts', 'openapi.ts'], ['catalog.ts'], ['routes/'], ['schemas/'], ['route.ts', 'common.ts']],
   tracker: [['auto.ts', 'index.ts'], ['tracker.ts'], ['cookies.ts', 'transport.ts', 'spa.ts'], ['ids.ts', 'types.ts']],
   forms: [
@@ -42,7 +42,7 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
     ['cli.ts', 'config.ts', 'index.ts'],
     ['companion.ts'],
     ['shared/mode.ts'],
-    ['visitor.ts', 'forms.ts', 'form-visitor.ts', 'health.ts', 'subscriptions/', 'proxy/', 'events/', 'shared/budget.ts', 'shared/token-store.ts', 'shared/cache.ts', 'shared/event-stream.ts'],
+    ['visitor.ts', 'forms.ts', 'form-visitor.ts', 'health.ts', 'subscriptions/', 'proxy/', 'events/', 'webhooks/', 'shared/budget.ts', 'shared/token-store.ts', 'shared/cache.ts', 'shared/event-stream.ts'],
     ['http/', 'shared/redis.ts'],
     ['ttl-cache.ts', 'utk.ts', 'options.ts'],
   ],

@@ -44,6 +44,17 @@ describe('npm start', () => {
     expect((await fetch(first.site)).status).toBe(200);
     expect(await (await fetch(`${first.site}svc/healthz`)).json()).toMatchObject({ status: 'ok', upstream: 'ok' });
     expect((await fetch(`${first.api}/contacts/v1/contacts/statistics`)).status).toBe(401); // the API wants credentials
+    // The site hears of leads through the workflow's signed webhook (the companion checks it).
+    const { privateAppToken } = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'));
+    const api = (method: string, path: string, body?: object) =>
+      fetch(`${first.api}${path}`, { method, headers: { authorization: `Bearer ${privateAppToken}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+    const flows = (await (await api('GET', '/automation/v2/workflows')).json()).workflows as { id: number; name: string }[];
+    const leads = flows.find((w) => w.name == 'Tell the site about contact-form leads')!;
+    expect((await api('POST', '/contacts/v1/contact', { properties: [{ property: 'email', value: 'lead@acme.test' }, { property: 'firstname', value: 'Lea' }] })).status).toBe(200);
+    expect((await api('POST', `/automation/v2/workflows/${leads.id}/enrollments/contacts/lead@acme.test`)).status).toBe(204);
+    await expect.poll(async () => (await (await fetch(`${first.site}api/notified`)).json()).notified, { timeout: 10_000 }).toEqual([
+      expect.objectContaining({ workflowId: leads.id, firstname: 'Lea' }),
+    ]);
     expect(statSync(join(dir, 'credentials.json')).mode & 0o777).toBe(0o600);
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);
@@ -52,6 +63,9 @@ describe('npm start', () => {
     expect(second.lines.join('\n')).toContain(`Reusing the data in ${dir}/`);
     expect(JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).inspectorKey).toBe(inspectorKey);
     expect((await fetch(second.site)).status).toBe(200);
+    // The site is at another port now: the workflow points there instead, and there is one.
+    const again = (await (await fetch(`${second.api}/automation/v2/workflows`, { headers: { authorization: `Bearer ${privateAppToken}` } })).json()).workflows;
+    expect(again.filter((w: { name: string }) => w.name == 'Tell the site about contact-form leads')).toHaveLength(1);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
   }, 30_000);

@@ -23,6 +23,8 @@ import { sharedMode } from './shared/mode';
 import { preferencePage } from './subscriptions/page';
 import { subscriptions } from './subscriptions/routes';
 import { visitors } from './visitor';
+import { webhookReceiver, type Webhooks } from './webhooks/receiver';
+import { memorySeen, redisSeen } from './webhooks/seen';
 
 export interface CompanionApi {
   /** The typed platform client the companion uses (same credentials, same token refresh). */
@@ -38,6 +40,8 @@ export interface CompanionApi {
     /** A signed, expiring link to `email`'s preference centre, for the site's emails. Needs `publicUrl`. */
     preferences(email: string, options?: { ttlMs?: number }): string;
   };
+  /** The platform's workflow webhooks (POST /webhooks): `webhooks.on('workflow', async (event) => …)`. */
+  webhooks: Webhooks;
   /** Versioned script paths relative to the mount (e.g. `tracker.3f2a9c0d1e4b.js`), for long caching. */
   scripts(): Promise<{ tracker?: string; forms?: string }>;
   /** Sends waiting events (bounded by `timeoutMs`, default 10 s) and stops timers. Events not sent stay in the outbox. */
@@ -197,6 +201,16 @@ export function createCompanion(options: CompanionOptions): Companion {
     }),
   );
 
+  // Signed calls from the platform's workflows; the raw body, since the signature covers it.
+  const hooks = webhookReceiver({
+    secret: options.webhooks?.secret ?? (auth && 'oauth' in auth ? auth.oauth.clientSecret : undefined),
+    url: options.webhooks?.url,
+    seen: shared ? redisSeen(shared.redis) : memorySeen(now),
+    now,
+    logger,
+  });
+  router.post('/webhooks', express.raw({ type: () => true, limit: '1mb' }), handle(hooks.route));
+
   router.get('/tracker.js', handle((req, res) => tracker.serve(req, res)));
   router.get('/forms.js', handle((req, res) => formsJs.serve(req, res)));
   router.get('/:script.:hash.js', handle(async (req, res) => {
@@ -226,6 +240,7 @@ export function createCompanion(options: CompanionOptions): Companion {
   const api: CompanionApi = {
     client,
     events: { track: events.track, flush: events.flush, stats: events.stats },
+    webhooks: hooks.api,
     links: {
       preferences(email, o) {
         if (!options.publicUrl) throw new TypeError('links.preferences needs the publicUrl option (where the companion is mounted, e.g. https://www.example.com/svc)');

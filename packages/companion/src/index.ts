@@ -6,5 +6,6 @@ export type { EventStats } from './events/queue';
 export type { VisitorAnswer } from './visitor';
 export type { Preferences, SubscriptionType } from './subscriptions/routes';
 export type { PublicForm, PublicField } from './forms';
+export type { WorkflowEvent, WebhookHandler, Webhooks } from './webhooks/receiver';
 export { HttpError } from './http/errors';
 export { answerClientError } from './http/client-error';

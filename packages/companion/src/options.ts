@@ -77,6 +77,15 @@ export interface CompanionOptions {
     /** Flush and close on SIGTERM; default true. */
     handleSigterm?: boolean;
   };
+  /** The platform's workflow webhooks at `POST /webhooks` (handlers: `companion.webhooks.on`). */
+  webhooks?: {
+    /** The key their signatures are checked with: the client secret of the OAuth app the platform
+     * signs with. Default: `auth.oauth.clientSecret`; without either the route answers 404. */
+    secret?: string;
+    /** The full URL the platform calls (`https://www.example.com/svc/webhooks`), when a proxy in
+     * front changes the host or scheme this server sees; default: the request's own. */
+    url?: string;
+  };
   subscriptions?: {
     /** The HMAC key of preference links and CSRF tokens (at least 32 characters). Default: random per
      * process (links die with it); required in shared mode, where every instance must use the same. */

@@ -20,7 +20,7 @@ beforeAll(async () => {
   t = await startTestPlatform();
   await seedEmailDefaults(t.platform.services.engine, t.portals[0].portalId, t.clock.now);
   await identifiedVisitor(t, ada, { email: 'ada@example.com', firstname: 'Ada' });
-  m = await mountOn(t, { events: { secret: 'shared-secret-of-the-backends-0123' } });
+  m = await mountOn(t, { events: { secret: 'shared-secret-of-the-backends-0123' }, webhooks: { secret: 'the-webhook-secret-0123456789' } });
 });
 afterAll(async () => {
   await m?.close();
@@ -28,6 +28,24 @@ afterAll(async () => {
 });
 
 describe('on Express 4', () => {
+  it('receives a signed webhook with its raw body, and refuses a changed one', async () => {
+    const { createHmac } = await import('node:crypto');
+    const got: number[] = [];
+    m.companion.webhooks.on('workflow', (e) => void got.push(e.vid));
+    const url = `${m.url}/webhooks`;
+    const body = JSON.stringify({ workflowId: 1, vid: 42, portalId: 62515, email: null, properties: {}, timestamp: 1 });
+    const ts = String(Date.now());
+    const headers = {
+      'x-svc-request-timestamp': ts,
+      'x-svc-signature-v3': createHmac('sha256', 'the-webhook-secret-0123456789').update(`POST${url}${body}${ts}`).digest('base64'),
+      'x-svc-event-id': 'express4-event',
+    };
+    // The companion's clock is the test platform's, set when it started: well within 5 minutes of now.
+    expect((await call(url, { method: 'POST', body: body.replace('42', '43'), headers })).status).toBe(401);
+    expect((await call(url, { method: 'POST', body, headers })).status).toBe(200);
+    expect(got).toEqual([42]);
+  });
+
   it('really runs on Express 4', () => {
     expect((express as unknown as { application: object }).application).toHaveProperty('del'); // removed in 5
   });

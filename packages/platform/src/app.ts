@@ -27,7 +27,7 @@ import { mountCatalog } from './http/router';
 import { mountFileServer } from './http/file-server';
 import { mountSite } from './http/site';
 import { inspectorRouter } from './inspector/router';
-import { createServices } from './services';
+import { createServices, type WebhookSettings } from './services';
 import type { IpOrganization } from './store/prospects';
 
 export interface PlatformOptions {
@@ -49,6 +49,9 @@ export interface PlatformOptions {
   checkResponses?: boolean;
   /** For workflow webhooks (tests pass their own). */
   fetch?: typeof fetch;
+  /** Workflow webhooks' retries (default: for 24 h, the first retry in 15–30 s) and how often due
+   * attempts are looked for (default 1 s); tests shorten them. */
+  webhooks?: WebhookSettings;
   /** Where uploaded files' bytes are kept; default: `files/` next to the SQLite database, a
    * temporary directory (removed on close) for `:memory:`, `.data/files` on PostgreSQL. */
   filesDir?: string;
@@ -111,7 +114,14 @@ export function createPlatform(options: PlatformOptions = {}) {
     tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 1800,
     rotateRefreshTokens: options.rotateRefreshTokens ?? false,
   };
-  const services = createServices(engine, now, { fetch: options.fetch, prospects: options.prospects, filesDir, oauth: settings });
+  const services = createServices(engine, now, {
+    fetch: options.fetch,
+    webhooks: options.webhooks,
+    onError: (err) => log.error({ err }, 'webhook sender'),
+    prospects: options.prospects,
+    filesDir,
+    oauth: settings,
+  });
   if (publicUrl) services.content.site.base = publicUrl;
   /** Migrated (PostgreSQL) and older portals seeded; rejects when the database cannot be reached. */
   const ready = (postgres ? migratePostgres(postgres) : Promise.resolve()).then(() => services.seedOlderPortals()).then(() => undefined);

@@ -6,7 +6,8 @@ import { SingleBar } from 'cli-progress';
 import { createPlatform } from './app';
 import { isPostgresUrl, withoutPassword } from './db/engine-postgres';
 import { migrateCommand } from './migrate-command';
-import { inspectorKeyIn, inspectorUrl, saveCredentials } from './credentials-file';
+import { inspectorKeyIn, inspectorUrl, readCredentialsFile, saveCredentials } from './credentials-file';
+import { keepAppSecret } from './store/portals';
 import { seedContacts } from './seed-contacts';
 import { seedDemo, DEMO_PORTAL } from './seed';
 import { parseMapping } from './store/prospects';
@@ -32,6 +33,8 @@ const HELP = `svc-platform — the svc platform API on SQLite or PostgreSQL
   --rate-limit N        API requests in any 10 s per portal (per app and portal for OAuth; default 100)
   --public-rate-limit N requests in any minute per address to each public route (form
                         submission, OAuth refresh, events pixel; default 60, 0 turns it off)
+  --webhook-retry-hours N   how long a workflow webhook is retried after its first attempt
+                        (default 24; 0: one attempt only)
   --prospects FILE      IP → organisation mapping for prospects: a JSON array of
                         {prefix, organization, city?, region?, country?} (default: a small sample)
   --no-inspector        do not serve the inspector page ({base_url}/_inspector/)
@@ -92,6 +95,7 @@ export async function main(argv: string[]) {
       'rotate-refresh-tokens': { type: 'boolean', default: false },
       'rate-limit': { type: 'string', default: '100' },
       'public-rate-limit': { type: 'string', default: '60' },
+      'webhook-retry-hours': { type: 'string', default: '24' },
       prospects: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -114,6 +118,7 @@ export async function main(argv: string[]) {
     rateLimit: { max: number('rate-limit', values['rate-limit']), windowMs: 10_000 },
     publicRateLimit: number('public-rate-limit', values['public-rate-limit']) ? { max: number('public-rate-limit', values['public-rate-limit']), windowMs: 60_000 } : false,
     inspectorKey,
+    webhooks: { retryForMs: number('webhook-retry-hours', values['webhook-retry-hours']) * 3_600_000 },
     publicUrl: values['public-url'],
     prospects: values.prospects === undefined ? undefined : parseMapping(readFileSync(values.prospects, 'utf8')),
   });
@@ -126,6 +131,11 @@ export async function main(argv: string[]) {
     console.log(`Seeded demo portal ${DEMO_PORTAL}; its credentials are in ${values.credentials} (keep that file private).`);
     // Shown once, on an interactive terminal only: never into a log file or CI output.
     if (process.stdout.isTTY) console.log(JSON.stringify(credentials, null, 2));
+  } else {
+    // A database from before schema 15 holds the demo app's secret as a hash only; the file has
+    // the secret, which signs workflow webhooks.
+    const { oauth } = readCredentialsFile(values.credentials) as { oauth?: { clientId?: unknown; clientSecret?: unknown } };
+    if (typeof oauth?.clientId == 'string' && typeof oauth.clientSecret == 'string') await keepAppSecret(platform.services.engine, oauth.clientId, oauth.clientSecret);
   }
   if (values['seed-contacts']) {
     const count = number('seed-contacts', values['seed-contacts']);

@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/open';
 import { startCli } from './cli-process';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
@@ -54,8 +55,20 @@ describe('svc-platform', () => {
     expect(await exited).toBe(0);
     // Closed cleanly (the WAL checkpointer stopped first): the last connection removed the WAL.
     expect(readdirSync(dir)).not.toContain('platform.db-wal');
+    // As a database from before schema 15: the OAuth app's secret as a hash only.
+    const appSecrets = (run: (db: ReturnType<typeof openDatabase>) => unknown) => {
+      const db = openDatabase(join(dir, 'platform.db'));
+      try {
+        return run(db);
+      } finally {
+        db.close();
+      }
+    };
+    appSecrets((db) => db.prepare('DELETE FROM app_secrets').run());
     const second = await startCli(args, children);
     expect(second.output()).not.toContain('Seeded');
+    // The credentials file's secret is kept again (webhooks are signed with it), and only that one.
+    expect(appSecrets((db) => db.prepare('SELECT client_id, secret FROM app_secrets').all())).toEqual([{ client_id: creds.oauth.clientId, secret: creds.oauth.clientSecret }]);
     // The same inspector key after a restart: the address people saved keeps working.
     expect(JSON.parse(readFileSync(file, 'utf8')).inspectorKey).toBe(creds.inspectorKey);
     const inspect = (key: string) => fetch(`${second.baseUrl}/_inspector/api/portals`, { headers: { authorization: `Bearer ${key}` } });
@@ -128,5 +141,6 @@ describe('svc-platform', () => {
 
   it('refuses a bad flag value with a clear message', async () => {
     await expect(startCli(['--memory', '--rate-limit', 'lots'], children)).rejects.toThrow('--rate-limit must be a whole number, not "lots"');
+    await expect(startCli(['--memory', '--webhook-retry-hours', 'a day'], children)).rejects.toThrow('--webhook-retry-hours must be a whole number, not "a day"');
   });
 });

@@ -1,4 +1,5 @@
-/** The workflow engine in several processes on one database: each due step runs once. On
+/** The workflow engine in several processes on one database: each due step runs once, and each
+ * webhook attempt is made once. On
  * PostgreSQL each "process" is an engine of its own (its own pool of connections, as two platform
  * processes have); on SQLite, whose database one process serves, the two run on one engine and
  * the same claims keep them apart. Webhooks go to a local HTTP server that counts the calls. */
@@ -14,10 +15,10 @@ import { contentEngine } from '../src/store/content/engine';
 import { contactStore, type ContactsChanged } from '../src/store/contacts';
 import { emailStore } from '../src/store/email';
 import { listStore } from '../src/store/lists';
-import { createPortal } from '../src/store/portals';
+import { createPortal, issuePortalCredentials } from '../src/store/portals';
 import { propertyStore } from '../src/store/properties';
 import { socialStore } from '../src/store/social';
-import { STEP_LEASE_MS } from '../src/store/workflow-engine';
+import { DELIVERY_LEASE_MS } from '../src/store/webhook-sender';
 import { workflowStore } from '../src/store/workflows';
 import { havePostgres, PG_URL, pgSchema } from './postgres';
 
@@ -86,7 +87,7 @@ for (const [name, available, open] of engines) {
       });
       const lists = listStore(engine, contacts, now, (fn) => listeners.push(fn));
       const email = emailStore(engine, now);
-      const workflows = workflowStore(engine, { contacts, properties, lists, email, write: (fn) => engine.tx(fn) }, now, fetch);
+      const workflows = workflowStore(engine, { contacts, properties, lists, email, write: (fn) => engine.tx(fn) }, now, { fetch });
       return { engine, contacts, workflows };
     }
 
@@ -95,6 +96,8 @@ for (const [name, available, open] of engines) {
       a = processOn(first);
       b = processOn(second);
       await createPortal(first, { content: contentEngine(first, now), social: socialStore(first, now) }, { id: PORTAL, name: 'Seven', tier: 'enterprise', now: clock.now });
+      // Its OAuth app's client secret signs the webhooks.
+      await issuePortalCredentials(first, PORTAL, clock.now);
     });
     afterAll(async () => {
       await a?.engine.close();
@@ -141,20 +144,21 @@ for (const [name, available, open] of engines) {
       expect(await Promise.all([a.workflows.runDue(), b.workflows.runDue()])).toEqual([0, 0]);
     });
 
-    it('leaves a step that waits on its webhook to its process, and gives it to another once the lease has passed', async () => {
+    it('leaves a webhook attempt in flight to its process, and gives it to another once the lease has passed', async () => {
       const { id, vids } = await enrolled('stuck', 1, [{ type: 'WEBHOOK', url: `${hookUrl}/${name}/held/stuck`, method: 'POST' }]);
       const arrived = new Promise<void>((resolve) => (heldArrived = resolve));
       const stuck = a.workflows.runDue();
       await arrived;
       // Process a is waiting for the receiver: its claim holds, and b finds nothing to do.
       expect(await b.workflows.runDue()).toBe(0);
-      clock.now += STEP_LEASE_MS - 1;
+      clock.now += DELIVERY_LEASE_MS - 1;
       expect(await b.workflows.runDue()).toBe(0);
-      // As if a had died: once the lease has passed, b takes the step over and finishes it.
+      // As if a had died: once the lease has passed, b makes the attempt again and runs the next
+      // step (the completion).
       clock.now += 1;
-      expect(await b.workflows.runDue()).toBe(2);
+      expect(await b.workflows.runDue()).toBe(1);
       expect((await eventsOf(id)).map((e) => e.event_type)).toEqual(['ENROLLED', 'WEBHOOK', 'COMPLETED']);
-      // a's answer arrives late: the step is b's now, so a records nothing.
+      // a's answer arrives late: the delivery is b's now, so a records nothing.
       held!.end('ok');
       expect(await stuck).toBe(1);
       expect((await eventsOf(id)).map((e) => e.event_type)).toEqual(['ENROLLED', 'WEBHOOK', 'COMPLETED']);
@@ -163,7 +167,7 @@ for (const [name, available, open] of engines) {
       expect(calls.filter((c) => c.path == `/${name}/held/stuck`).map((c) => c.vid)).toEqual([vids[0], vids[0]]);
     });
 
-    it('records nothing for a webhook whose contact was unenrolled while it was being called', async () => {
+    it('takes a contact unenrolled while its webhook was being called no further (the call made is recorded)', async () => {
       const { id } = await enrolled('leaving', 1, [
         { type: 'WEBHOOK', url: `${hookUrl}/${name}/held/leaving`, method: 'POST' },
         { type: 'SET_CONTACT_PROPERTY', propertyName: 'lastname', newValue: 'Stayed' },
@@ -174,7 +178,7 @@ for (const [name, available, open] of engines) {
       await b.workflows.unenroll(b.engine, PORTAL, id, 'leaving-0@example.com');
       held!.end('ok');
       expect(await running).toBe(1);
-      expect((await eventsOf(id)).map((e) => e.event_type)).toEqual(['ENROLLED', 'UNENROLLED']);
+      expect((await eventsOf(id)).map((e) => e.event_type)).toEqual(['ENROLLED', 'UNENROLLED', 'WEBHOOK']);
       expect(await Promise.all([a.workflows.runDue(), b.workflows.runDue()])).toEqual([0, 0]);
     });
 

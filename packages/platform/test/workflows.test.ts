@@ -27,7 +27,8 @@ const listen = (server: Server) =>
   new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)));
 
 beforeAll(async () => {
-  t = await startPlatform();
+  // Webhooks given up a minute after their first attempt; waits of 1–2 s, 2–4 s, …
+  t = await startPlatform({ webhooks: { baseDelayMs: 2000, maxDelayMs: 10_000, retryForMs: 60_000 } });
   // These tests run the engine by hand (runDue) on the moved clock; its own timer, started by
   // listen(), would race them on a busy machine.
   await t.platform.services.workflows.stop();
@@ -36,7 +37,7 @@ beforeAll(async () => {
     req.on('data', (chunk) => (text += chunk));
     req.on('end', () => {
       received.push({ method: req.method!, url: req.url!, contentType: req.headers['content-type'], body: text ? JSON.parse(text) : undefined });
-      res.statusCode = req.url!.startsWith('/fail') ? 500 : 200;
+      res.statusCode = req.url!.startsWith('/fail') ? 500 : req.url!.startsWith('/gone') ? 404 : 200;
       res.end('ok');
     });
   });
@@ -240,7 +241,7 @@ describe('engine', () => {
     expect(await past(id, vid)).toEqual([
       { eventType: 'COMPLETED', timestamp: start + HOUR, workflowId: id, vid, stepId: null },
       { ...step(3, 'ADD_TO_LIST', start + HOUR), detail: `list ${listId}` },
-      { ...step(2, 'WEBHOOK', start + HOUR), detail: `POST ${hookUrl}/onboarded?source=svc answered 200` },
+      { ...step(2, 'WEBHOOK', start + HOUR), detail: expect.stringMatching(new RegExp(`^POST ${hookUrl}/onboarded\\?source=svc answered 200 \\(attempt 1, event [0-9a-f-]{36}\\)$`)) },
       { ...step(1, 'DELAY', start), detail: `${HOUR} ms` },
       { ...step(0, 'SET_CONTACT_PROPERTY', start), detail: 'firstname=Grace' },
       { eventType: 'ENROLLED', timestamp: start, workflowId: id, vid, stepId: null },
@@ -263,27 +264,49 @@ describe('engine', () => {
     expect(types(await past(id, vid))).toEqual(['UNENROLLED', 'DELAY', 'ENROLLED']);
   });
 
-  it('logs a failing webhook as FAILED and carries on; GET webhooks carry the payload in the query', async () => {
+  it('retries a failing webhook (5xx, network error) until given up, a 4xx is final; the contact carries on after either; GET webhooks carry the payload in the query', async () => {
     const id = await workflow({
       actions: [
         { type: 'WEBHOOK', url: `${hookUrl}/fail`, method: 'POST' },
         { type: 'WEBHOOK', url: `${deadUrl}/hook` },
+        { type: 'WEBHOOK', url: `${hookUrl}/gone` },
         { type: 'WEBHOOK', url: `${hookUrl}/get`, method: 'GET' },
         { type: 'SET_CONTACT_PROPERTY', propertyName: 'lastname', newValue: 'Persistent' },
       ],
     });
     const vid = await contact('unlucky@example.com');
     await enroll(id, 'unlucky@example.com');
-    expect(await runDue()).toBe(5);
+    const start = t.clock.now;
+    // The first attempt fails; the next is not due yet, and the contact waits at the step.
+    expect(await runDue()).toBe(1);
+    expect(await past(id, vid)).toMatchObject([{ eventType: 'WEBHOOK_RETRY', stepId: 0, detail: expect.stringMatching(/answered 500 \(attempt 1, event .*\); next attempt in [12]\.\d s$/) }, { eventType: 'ENROLLED' }]);
+    const [waiting] = await upcoming(id, vid);
+    expect(waiting).toMatchObject({ eventType: 'WEBHOOK', stepId: 0 });
+    expect(waiting.timestamp).toBeGreaterThanOrEqual(start + 1000);
+    expect(waiting.timestamp).toBeLessThanOrEqual(start + 2000);
+    expect(await property(vid, 'lastname')).toBeUndefined();
+    // Each later attempt waits about twice as long, until a minute has passed.
+    for (let i = 0; i < 30 && (await past(id, vid))[0].eventType == 'WEBHOOK_RETRY'; i++) {
+      t.clock.now = (await upcoming(id, vid))[0].timestamp;
+      await runDue();
+    }
+    t.clock.now = start + 2 * HOUR;
+    while ((await upcoming(id, vid)).length) {
+      t.clock.now = Math.max(t.clock.now, (await upcoming(id, vid))[0].timestamp);
+      await runDue();
+    }
     expect(await property(vid, 'lastname')).toMatchObject({ value: 'Persistent' });
-    expect(await past(id, vid)).toMatchObject([
-      { eventType: 'COMPLETED' },
-      { eventType: 'SET_CONTACT_PROPERTY', stepId: 3 },
-      { eventType: 'WEBHOOK', stepId: 2 },
-      { eventType: 'FAILED', stepId: 1, detail: `POST ${deadUrl}/hook failed: fetch failed` },
-      { eventType: 'FAILED', stepId: 0, detail: `POST ${hookUrl}/fail answered 500` },
-      { eventType: 'ENROLLED' },
-    ]);
+    const log = await past(id, vid);
+    expect(types(log).filter((type) => type != 'WEBHOOK_RETRY')).toEqual(['COMPLETED', 'SET_CONTACT_PROPERTY', 'WEBHOOK', 'FAILED', 'FAILED', 'FAILED', 'ENROLLED']);
+    const failed = log.filter((e: { eventType: string }) => e.eventType == 'FAILED');
+    expect(failed[0]).toMatchObject({ stepId: 2, detail: expect.stringMatching(new RegExp(`^POST ${hookUrl}/gone answered 404 \\(attempt 1, event .*\\); refused for good$`)) });
+    expect(failed[1]).toMatchObject({ stepId: 1, detail: expect.stringMatching(new RegExp(`^POST ${deadUrl}/hook failed: fetch failed \\(ECONNREFUSED\\) \\(attempt \\d+, .*\\); given up after \\d+ attempts over`)) });
+    expect(failed[2]).toMatchObject({ stepId: 0, detail: expect.stringMatching(/answered 500 \(attempt \d+, .*\); given up after \d+ attempts over/) });
+    // Waits of 1–2, 2–4, 4–8, then 5–10 s within the minute: 6 to 12 attempts at each.
+    const retries = log.filter((e: { eventType: string; stepId: number }) => e.eventType == 'WEBHOOK_RETRY' && e.stepId == 0).length;
+    expect(retries).toBeGreaterThanOrEqual(5);
+    expect(retries).toBeLessThanOrEqual(12);
+    expect(received.filter((r) => r.url.startsWith('/gone'))).toHaveLength(1);
     const get = received.find((r) => r.url.startsWith('/get'))!;
     expect(get.method).toBe('GET');
     const query = new URL(get.url, hookUrl).searchParams;

@@ -6,3 +6,4 @@ export * from './form-submission';
 export * from './collector';
 export * from './cookies';
 export * from './utk';
+export * from './webhooks';

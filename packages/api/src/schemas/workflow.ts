@@ -1,6 +1,7 @@
 /** Workflows: a sequence of actions run for each enrolled contact by the platform's engine. */
 import { z } from 'zod';
 import { timestamp } from '../common';
+import { listFilters } from './list';
 
 export const workflowAction = z.discriminatedUnion('type', [
   z.object({ type: z.literal('DELAY'), delayMillis: z.number().int().min(0).max(366 * 864e5) }),
@@ -15,6 +16,9 @@ export const workflowAction = z.discriminatedUnion('type', [
     type: z.literal('WEBHOOK'),
     url: z.url({ protocol: /^https?$/ }),
     method: z.enum(['POST', 'GET']).default('POST'),
+    // The OAuth app whose client secret signs the calls (X-Svc-Signature-v3); default: the
+    // portal's first app.
+    clientId: z.string().min(1).max(200).optional(),
   }),
 ]);
 
@@ -28,6 +32,7 @@ export const workflow = z.looseObject({
   updatedAt: timestamp,
   allowContactToTriggerMultipleTimes: z.boolean(),
   actions: z.array(workflowAction.and(z.looseObject({ stepId: z.number() }))),
+  segmentCriteria: listFilters.optional(),
 });
 
 export const workflowWrite = z.object({
@@ -36,9 +41,12 @@ export const workflowWrite = z.object({
   enabled: z.boolean().default(true),
   allowContactToTriggerMultipleTimes: z.boolean().default(false),
   actions: z.array(workflowAction).max(100).default([]),
+  // Enrollment criteria, the list filters' shape (OR of AND groups, HAS_FILLED_OUT_FORM among
+  // them): a contact is enrolled when a write makes it match (a form submission, a property).
+  segmentCriteria: listFilters.max(20).optional(),
 });
 
-export const LOG_EVENT_TYPES = ['ENROLLED', 'UNENROLLED', 'DELAY', 'SET_CONTACT_PROPERTY', 'ADD_TO_LIST', 'EMAIL', 'WEBHOOK', 'COMPLETED', 'FAILED'] as const;
+export const LOG_EVENT_TYPES = ['ENROLLED', 'UNENROLLED', 'DELAY', 'SET_CONTACT_PROPERTY', 'ADD_TO_LIST', 'EMAIL', 'WEBHOOK', 'WEBHOOK_RETRY', 'COMPLETED', 'FAILED'] as const;
 
 export const logEvent = z.looseObject({
   eventType: z.enum(LOG_EVENT_TYPES),

@@ -99,4 +99,6 @@ export const POSTGRES_MIGRATIONS: Record<number, string> = {
   13: 'SELECT 1;',
   // 13 → 14: form_consents and spam_submissions are new (made by the schema).
   14: 'SELECT 1;',
+  // 14 → 15: app_secrets and webhook_deliveries are new (made by the schema).
+  15: 'SELECT 1;',
 };

@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
- * SHA-256 hashes only. */
-export const SCHEMA_VERSION = 14;
+ * SHA-256 hashes only, but for OAuth apps' client secrets in app_secrets, which sign webhooks. */
+export const SCHEMA_VERSION = 15;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -236,6 +236,42 @@ CREATE TABLE IF NOT EXISTS workflow_log (
   detail TEXT
 );
 CREATE INDEX IF NOT EXISTS workflow_log_contact ON workflow_log(workflow_id, vid, seq);
+
+-- The client secrets of OAuth apps, kept (unlike every other secret, stored as a hash only)
+-- because workflow webhooks are signed with them (X-Svc-Signature-v3): the signature is the
+-- receiver's proof that the call comes from the platform, and both sides need the key.
+CREATE TABLE IF NOT EXISTS app_secrets (
+  client_id TEXT PRIMARY KEY,
+  portal_id INTEGER NOT NULL,
+  secret TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS app_secrets_portal ON app_secrets(portal_id, created_at);
+
+-- Webhook calls of workflow steps, until delivered or given up (store/webhook-queue.ts): in the
+-- database like the enrollment they belong to, so a restart loses none, and claimed for a lease
+-- (claimed_until) by the process sending one, so each attempt is made once across processes.
+-- event_id is the X-Svc-Event-Id header, the same on every attempt; body is sent as it is stored.
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  event_id TEXT NOT NULL UNIQUE,
+  portal_id INTEGER NOT NULL,
+  workflow_id INTEGER NOT NULL,
+  enrollment_id INTEGER NOT NULL,
+  vid INTEGER NOT NULL,
+  step INTEGER NOT NULL,
+  method TEXT NOT NULL,
+  url TEXT NOT NULL,
+  body TEXT NOT NULL,
+  client_id TEXT,
+  status TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  next_at INTEGER NOT NULL,
+  claimed_until INTEGER,
+  last_outcome TEXT
+);
+CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries(status, next_at);
 
 -- Page views and custom events from the collector and the HTTP events API, deduplicated by eid
 -- per visitor (a retry always carries its visitor token; utk is '' for none). The key leads with
@@ -542,4 +578,6 @@ export const MIGRATIONS: Record<number, string> = {
   13: `SELECT 1;`,
   // 13 → 14: form_consents and spam_submissions are new (made by SCHEMA); nothing earlier changes.
   14: `SELECT 1;`,
+  // 14 → 15: signed, retried webhooks: app_secrets and webhook_deliveries are new (made by SCHEMA).
+  15: `SELECT 1;`,
 };

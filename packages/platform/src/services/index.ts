@@ -36,10 +36,18 @@ import { visitorLinks } from './visitor-links';
 import { propertyRemoval } from './property-removal';
 import { socialPublishing } from './social-publishing';
 import { workflowStore } from '../store/workflows';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../domain/webhook-retry';
+
+/** Workflow webhooks: the retry policy (domain/webhook-retry.ts; tests shorten it), how often
+ * due attempts are looked for, and the jitter's source. */
+export type WebhookSettings = Partial<RetryPolicy> & { pollMs?: number; random?: () => number };
 
 export interface ServiceOptions {
   /** Used by workflow WEBHOOK actions (tests pass their own). */
   fetch?: typeof fetch;
+  webhooks?: WebhookSettings;
+  /** Where background failures go (a webhook sender that cannot reach the database). */
+  onError?: (err: unknown) => void;
   /** The IP → organisation mapping of prospects (default: a small sample, store/prospects.ts). */
   prospects?: IpOrganization[];
   /** Where uploaded files' bytes go; default: a throwaway directory (tests). */
@@ -94,7 +102,16 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   const lists = listStore(engine, contacts, now, onContactsChanged);
   const forms = formStore(contacts, properties, now, rollups);
   const email = emailStore(engine, now);
-  const workflows = workflowStore(engine, { contacts, properties, lists, email, write }, now, options.fetch ?? fetch);
+  const { pollMs, random, ...policy } = options.webhooks ?? {};
+  const workflows = workflowStore(engine, { contacts, properties, lists, email, write }, now, {
+    fetch: options.fetch ?? fetch,
+    policy: { ...DEFAULT_RETRY_POLICY, ...policy },
+    pollMs,
+    random,
+    onError: options.onError,
+  });
+  // After the lists' re-check (registered by listStore): criteria see the contact as written.
+  onContactsChanged(workflows.enrolMatching);
   const tracking = trackingStore(engine, contacts, now);
   const occurrences = eventOccurrenceStore();
   const settings = settingStore(engine, now);

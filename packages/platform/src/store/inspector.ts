@@ -53,6 +53,11 @@ export function inspectorQueries(engine: Engine) {
       `SELECT l.timestamp, l.event_type, l.detail, w.definition FROM workflow_log l LEFT JOIN workflows w ON w.id = l.workflow_id
        WHERE l.vid = ? ORDER BY l.seq DESC LIMIT 100`,
     ),
+    // Webhook calls still being tried: shown at their next attempt.
+    pendingWebhooks: sql<[number], { next_at: number; attempts: number; method: string; url: string; event_id: string; definition: string | null }>(
+      `SELECT d.next_at, d.attempts, d.method, d.url, d.event_id, w.definition FROM webhook_deliveries d LEFT JOIN workflows w ON w.id = d.workflow_id
+       WHERE d.vid = ? AND d.status = 'pending' ORDER BY d.id`,
+    ),
     memberships: sql<[number], { name: string; added_at: number; dynamic: number }>(
       'SELECT l.name, m.added_at, l.dynamic FROM list_members m JOIN lists l ON l.list_id = m.list_id WHERE m.vid = ? ORDER BY m.added_at DESC',
     ),
@@ -112,6 +117,13 @@ export function inspectorQueries(engine: Engine) {
       }
       for (const w of await db.all(q.workflowSteps, vid))
         timeline.push({ at: w.timestamp, kind: 'workflow', title: `${json<{ name?: string }>(w.definition).name ?? 'workflow'}: ${w.event_type.toLowerCase().replace(/_/g, ' ')}`, detail: w.detail ?? undefined });
+      for (const d of await db.all(q.pendingWebhooks, vid))
+        timeline.push({
+          at: d.next_at,
+          kind: 'workflow',
+          title: `${json<{ name?: string }>(d.definition).name ?? 'workflow'}: webhook pending`,
+          detail: `${d.method} ${d.url}: ${d.attempts ? `${d.attempts} attempt${d.attempts == 1 ? '' : 's'} so far, ` : ''}next attempt at ${new Date(d.next_at).toISOString()} (event ${d.event_id})`,
+        });
       const lists = await db.all(q.memberships, vid);
       const utks = await db.all(q.utks, vid);
       for (const l of lists) timeline.push({ at: l.added_at, kind: 'list', title: `joined ${l.name}` });

@@ -41,6 +41,14 @@ const q = {
   credential: sql<[string, CredentialKind, number, string | null, string, number | null, number]>(
     'INSERT INTO credentials (hash, kind, portal_id, client_id, scopes, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   ),
+  // An OAuth app's client secret is also kept as it is: webhooks are signed with it.
+  appSecret: sql<[string, number, string, number]>('INSERT INTO app_secrets (client_id, portal_id, secret, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (client_id) DO NOTHING'),
+  // Only for the app this secret belongs to (its hash is the app's credential).
+  keepSecret: sql<[string, string, string, string]>(
+    `INSERT INTO app_secrets (client_id, portal_id, secret, created_at)
+     SELECT ?, portal_id, ?, created_at FROM credentials WHERE hash = ? AND kind = 'oauthClient' AND client_id = ? AND revoked = 0
+     ON CONFLICT (client_id) DO NOTHING`,
+  ),
   ids: sql<[], { id: number }>('SELECT id FROM portals ORDER BY id'),
   tier: sql<[number], { tier: Tier }>('SELECT tier FROM portals WHERE id = ?'),
 };
@@ -90,8 +98,15 @@ export async function issueCredential(
     { portalId: number; scopes?: string[]; clientId?: string | null; expiresAt?: number | null; now: number; value?: string },
 ) {
   await db.run(q.credential, hashSecret(value), kind, portalId, clientId, JSON.stringify(scopes), expiresAt, now);
+  if (kind == 'oauthClient' && clientId) await db.run(q.appSecret, clientId, portalId, value, now);
   return value;
 }
+
+/** An OAuth app made before schema 15 (which keeps client secrets to sign webhooks with) has
+ * only its secret's hash: given the secret (the CLI reads it from the credentials file), it is
+ * kept, if it is that app's. Resolves to whether it was. */
+export const keepAppSecret = async (db: Queryable, clientId: string, secret: string) =>
+  (await db.run(q.keepSecret, clientId, secret, hashSecret(secret), clientId)) > 0;
 
 /** What a portal's owner needs to call the API: printed once and written to the credentials file. */
 export interface PortalCredentials {

@@ -1,19 +1,29 @@
 /** The workflow engine: runs the due steps of active enrollments on the injected clock. Each step
- * commits in its own transaction; webhook calls happen between transactions, never inside one, so
- * a slow receiver holds no lock and no connection.
+ * commits in its own transaction; webhook calls happen outside any (webhook-sender.ts), so a slow
+ * receiver holds no lock and no connection.
  *
  * Every process runs the engine (on PostgreSQL several share the database), and each due step
  * runs once: a process first claims a step, marking its enrollment as its own for a lease
  * (`claimed_until`), then runs it. Two processes claiming at once take different enrollments
- * (FOR UPDATE SKIP LOCKED); a step that waits on a webhook stays claimed meanwhile; a process that
- * dies mid-step leaves a lease that runs out, and another process takes the step over. The claim
- * is also the step's fence: its outcome is recorded only while the enrollment is still at that
- * step under that claim (not unenrolled meanwhile, nor taken over after an overlong step). */
+ * (FOR UPDATE SKIP LOCKED); a process that dies mid-step leaves a lease that runs out, and another
+ * process takes the step over. The claim is also the step's fence: its outcome is recorded only
+ * while the enrollment is still at that step under that claim (not unenrolled meanwhile, nor taken
+ * over after an overlong step).
+ *
+ * A webhook step queues its call (webhook-queue.ts) in the step's transaction and parks the
+ * enrollment (next_run_at = WAITING); the sender (webhook-sender.ts) makes the attempts on a
+ * timer of its own and, after the first success or the final failure, moves the enrollment on.
+ * So a receiver that is down holds back its own contacts' workflows only, and what is pending
+ * survives a restart in the database. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Engine, type Queryable, sql } from '../db/engine';
 import { PlatformError } from '../domain/errors';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../domain/webhook-retry';
+import { uuidV7 } from '../util/uuid-v7';
 import type { ContactRow, ContactStore } from './contacts';
+import { type Delivery, webhookQueue } from './webhook-queue';
+import { type Settlement, webhookSender } from './webhook-sender';
 
 export type Action = z.output<typeof schemas.workflowAction>;
 type EmailAction = Extract<Action, { type: 'EMAIL' }>;
@@ -67,10 +77,10 @@ interface Outcome {
   failed?: boolean;
 }
 
-const WEBHOOK_TIMEOUT_MS = 5000;
-/** How long a claimed step is its process's: far longer than a step takes (a webhook waits
- * WEBHOOK_TIMEOUT_MS at most), so only a process that died mid-step loses its steps, to another
- * process once the lease has passed. */
+/** next_run_at of an enrollment waiting for its webhook's delivery: never due by the clock. */
+export const WAITING = Number.MAX_SAFE_INTEGER;
+/** How long a claimed step is its process's: far longer than a step takes, so only a process that
+ * died mid-step loses its steps, to another process once the lease has passed. */
 export const STEP_LEASE_MS = 60_000;
 /** Enrollments claimed at once: a process does not take every due step while others stand by. */
 const CLAIM_BATCH = 50;
@@ -81,7 +91,17 @@ const CLAIMED = 'id, workflow_id, portal_id, vid, step, next_run_at, claimed_unt
  * process took the step over; what the step did is rolled back. */
 class MovedOn extends Error {}
 
-export function workflowEngine(engine: Engine, { contacts, lists, email, log, actionsOf, write }: EngineDeps, now: () => number, fetchFn: typeof fetch) {
+export interface WebhookOptions {
+  fetch: typeof fetch;
+  policy?: RetryPolicy;
+  /** In [0, 1): the jitter of retry waits. */
+  random?: () => number;
+  /** How often the sender looks for due attempts while the servers listen (default 1 s). */
+  pollMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+export function workflowEngine(engine: Engine, { contacts, lists, email, log, actionsOf, write }: EngineDeps, now: () => number, webhookOptions: WebhookOptions) {
   const q = {
     // A claim of the steps due and held by no process (a lapsed lease counts as none). A claim
     // always sets a later `claimed_until` than the one it replaces, so it tells claims apart.
@@ -98,7 +118,34 @@ export function workflowEngine(engine: Engine, { contacts, lists, email, log, ac
     finish: sql<[string, number, number, number]>(
       "UPDATE enrollments SET status = ?, claimed_until = NULL WHERE id = ? AND step = ? AND claimed_until = ? AND status = 'active'",
     ),
+    // The webhook step's call queued: the enrollment waits for its delivery, the claim given back.
+    park: sql<[number, number, number, number]>(
+      "UPDATE enrollments SET next_run_at = ?, claimed_until = NULL WHERE id = ? AND step = ? AND claimed_until = ? AND status = 'active'",
+    ),
+    // The call delivered or given up: on to the next step, if the enrollment still waits for it.
+    resume: sql<[number, number, number, number]>(
+      "UPDATE enrollments SET step = step + 1, next_run_at = ? WHERE id = ? AND step = ? AND next_run_at = ? AND status = 'active'",
+    ),
   };
+
+  const webhooks = webhookQueue(engine);
+  /** Each attempt is in the workflow's log (the inspector's timeline shows it); the enrollment
+   * moves on after the first success or the final failure. */
+  async function settled(t: Queryable, d: Delivery, s: Settlement) {
+    await log(t, d.workflow_id, d.vid, s.kind == 'delivered' ? 'WEBHOOK' : s.kind == 'retry' ? 'WEBHOOK_RETRY' : 'FAILED', d.step, s.detail);
+    if (s.kind != 'retry') await t.run(q.resume, now(), d.enrollment_id, d.step, WAITING);
+  }
+  const sender = webhookSender({
+    queue: webhooks,
+    db: engine,
+    policy: webhookOptions.policy ?? DEFAULT_RETRY_POLICY,
+    fetchFn: webhookOptions.fetch,
+    now,
+    random: webhookOptions.random,
+    write,
+    settled,
+    onError: webhookOptions.onError,
+  });
 
   /** Ends the claimed step as `status`, or moves to the next step: throws MovedOn (rolling back
    * the step's transaction) when the claim was lost. */
@@ -157,12 +204,9 @@ export function workflowEngine(engine: Engine, { contacts, lists, email, log, ac
       await settle(t, e, outcome);
     });
 
-  /** A webhook only tells an outside system; it changes nothing the later steps depend on. So its
-   * failure is logged (FAILED, with this step's id) and the contact carries on with the workflow,
-   * rather than one unreachable receiver stalling every enrollment. */
-  const webhookFailed = (detail: string): Outcome => ({ eventType: 'FAILED', detail });
-
-  async function callWebhook(e: ClaimedStep, contact: ContactRow, action: WebhookAction): Promise<Outcome> {
+  /** Queues the step's call, to be sent (and retried) by the sender: the payload is fixed now,
+   * so every attempt sends the same body under the same event id. */
+  async function queueWebhook(e: ClaimedStep, contact: ContactRow, action: WebhookAction) {
     const payload = {
       workflowId: e.workflow_id,
       vid: e.vid,
@@ -175,23 +219,26 @@ export function workflowEngine(engine: Engine, { contacts, lists, email, log, ac
     // A GET cannot carry a body: the same fields go in the query string.
     if (action.method == 'GET')
       for (const [key, value] of Object.entries(payload)) url.searchParams.set(key, typeof value == 'object' ? JSON.stringify(value) : String(value));
-    try {
-      const res = await fetchFn(url, {
+    await write(async (t) => {
+      if (!(await t.run(q.park, WAITING, e.id, e.step, e.claimed_until))) throw new MovedOn();
+      const delivery = {
+        event_id: uuidV7(now()),
+        portal_id: e.portal_id,
+        workflow_id: e.workflow_id,
+        enrollment_id: e.id,
+        vid: e.vid,
+        step: e.step,
         method: action.method,
-        headers: action.method == 'POST' ? { 'content-type': 'application/json' } : {},
-        body: action.method == 'POST' ? JSON.stringify(payload) : undefined,
-        signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
-      });
-      await res.body?.cancel(); // releases the connection: the answer's body is not used
-      if (!res.ok) return webhookFailed(`${action.method} ${action.url} answered ${res.status}`);
-      return { eventType: 'WEBHOOK', detail: `${action.method} ${action.url} answered ${res.status}` };
-    } catch (err) {
-      return webhookFailed(`${action.method} ${action.url} failed: ${(err as Error).message}`);
-    }
+        url: url.href,
+        body: action.method == 'POST' ? JSON.stringify(payload) : '',
+        client_id: action.clientId ?? null,
+      };
+      await webhooks.add(t, delivery, now());
+    });
+    sender.kick();
   }
 
-  /** Runs one claimed step. A webhook is called outside any transaction, its outcome recorded
-   * after; if the claim was lost meanwhile the call has happened but is not recorded. */
+  /** Runs one claimed step. */
   async function runStep(e: ClaimedStep) {
     try {
       const action = (await actionsOf(engine, e.workflow_id))[e.step];
@@ -203,8 +250,7 @@ export function workflowEngine(engine: Engine, { contacts, lists, email, log, ac
       const contact = await contacts.get(engine, e.portal_id, e.vid);
       if (!contact) return await write((t) => settle(t, e, { eventType: 'FAILED', detail: 'the contact no longer exists', failed: true }));
       if (action.type != 'WEBHOOK') return await runInDatabase(e, contact, action);
-      const outcome = await callWebhook(e, contact, action);
-      await write((t) => settle(t, e, outcome));
+      await queueWebhook(e, contact, action);
     } catch (err) {
       if (!(err instanceof MovedOn)) throw err;
     }
@@ -228,31 +274,49 @@ export function workflowEngine(engine: Engine, { contacts, lists, email, log, ac
 
   // Runs in this process are serialized: a timer tick and a direct call never interleave.
   let queue: Promise<unknown> = Promise.resolve();
-  function runDue(): Promise<number> {
-    const run = queue.then(runOnce);
+  function serialized<T>(fn: () => Promise<T>): Promise<T> {
+    const run = queue.then(fn);
     queue = run.catch(() => {});
     return run;
   }
+
+  /** Every step and webhook attempt due now, until none is (a delivered webhook makes its next
+   * step due): tests call it on a moved clock. Resolves to the number of steps run. */
+  const runDue = () =>
+    serialized(async () => {
+      let steps = 0;
+      for (let round = 0; round < 1000; round++) {
+        steps += await runOnce();
+        if (!(await sender.runDue())) break;
+      }
+      return steps;
+    });
 
   let timer: NodeJS.Timeout | undefined;
   let ticking: Promise<unknown> | undefined;
   return {
     runDue,
-    /** Runs due steps every `intervalMs`; the timer is unref'd so it never keeps the process alive.
-     * A tick is skipped while the previous run (e.g. a slow webhook) is still going. */
+    /** Webhook deliveries pending in the database (all processes'). */
+    pendingWebhooks: () => webhooks.pending(engine),
+    /** Runs due steps every `intervalMs`, and webhook attempts on the sender's timer; the timers
+     * are unref'd so they never keep the process alive. A tick is skipped while the previous run
+     * is still going. */
     start(intervalMs = 1000, onError: (err: unknown) => void = console.error) {
       if (timer) return;
       timer = setInterval(() => {
-        ticking ??= runDue()
+        ticking ??= serialized(runOnce)
           .catch(onError)
           .finally(() => (ticking = undefined));
       }, intervalMs);
       timer.unref();
+      sender.start(webhookOptions.pollMs ?? intervalMs);
     },
-    /** Stops the timer; resolves once a run in progress has finished (close the database after). */
+    /** Stops the timers; resolves once a run and the webhook attempts in progress have finished
+     * (close the database after). */
     async stop() {
       clearInterval(timer);
       timer = undefined;
+      await sender.stop();
       await queue;
     },
   };

@@ -3,11 +3,13 @@
  * at most one active enrollment per workflow. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { type Engine, type Queryable, sql } from '../db/engine';
+import { type Engine, type Queryable, type Transaction, sql } from '../db/engine';
 import { PlatformError, badRequest, notFound } from '../domain/errors';
 import type { ContactStore } from './contacts';
+import { normaliseFilters, type ListFilters } from './list-filters';
 import type { PropertyStore } from './properties';
-import { workflowEngine, type Action, type EmailSender, type EngineDeps, type ListMembers, type Log, type LogEventType } from './workflow-engine';
+import { WAITING, workflowEngine, type Action, type EmailSender, type EngineDeps, type ListMembers, type Log, type LogEventType, type WebhookOptions } from './workflow-engine';
+import { workflowTriggers } from './workflow-triggers';
 
 type Definition = z.output<typeof schemas.workflowWrite>;
 export type WorkflowRecord = z.input<typeof schemas.workflow>;
@@ -38,8 +40,8 @@ const q = {
      ON CONFLICT (workflow_id, vid) WHERE status = 'active' DO NOTHING`,
   ),
   latest: sql<[number, number], { status: string }>('SELECT status FROM enrollments WHERE workflow_id = ? AND vid = ? ORDER BY id DESC LIMIT 1'),
-  active: sql<[number, number], { step: number; next_run_at: number }>(
-    "SELECT step, next_run_at FROM enrollments WHERE workflow_id = ? AND vid = ? AND status = 'active'",
+  active: sql<[number, number], { id: number; step: number; next_run_at: number }>(
+    "SELECT id, step, next_run_at FROM enrollments WHERE workflow_id = ? AND vid = ? AND status = 'active'",
   ),
   endOne: sql<[number, number], { vid: number }>(
     "UPDATE enrollments SET status = 'unenrolled' WHERE workflow_id = ? AND vid = ? AND status = 'active' RETURNING vid",
@@ -52,6 +54,10 @@ const q = {
   log: sql<[number, number, string, number | null, number, string | null]>(
     'INSERT INTO workflow_log (workflow_id, vid, event_type, step_id, timestamp, detail) VALUES (?, ?, ?, ?, ?, ?)',
   ),
+  app: sql<[number, string], { one: number }>('SELECT 1 AS one FROM app_secrets WHERE portal_id = ? AND client_id = ?'),
+  formOfPortal: sql<[number, string], { one: number }>('SELECT 1 AS one FROM forms WHERE portal_id = ? AND guid = ?'),
+  // When the step an enrollment waits at will be tried next (its webhook's next attempt).
+  nextAttempt: sql<[number], { next_at: number }>("SELECT min(next_at) AS next_at FROM webhook_deliveries WHERE enrollment_id = ? AND status = 'pending'"),
   past: sql<[number, number], { event_type: LogEventType; step_id: number | null; timestamp: number; detail: string | null }>(
     'SELECT event_type, step_id, timestamp, detail FROM workflow_log WHERE workflow_id = ? AND vid = ? ORDER BY seq DESC',
   ),
@@ -70,14 +76,15 @@ interface WorkflowDeps {
 }
 
 /** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
-export function workflowStore(engine: Engine, { contacts, properties, lists, email, write }: WorkflowDeps, now: () => number, fetchFn: typeof fetch) {
+export function workflowStore(engine: Engine, { contacts, properties, lists, email, write }: WorkflowDeps, now: () => number, webhookOptions: WebhookOptions) {
   const log: Log = async (db, workflowId, vid, eventType, stepId, detail) => void (await db.run(q.log, workflowId, vid, eventType, stepId, now(), detail ?? null));
   const definitionOf = (row: WorkflowRow): Definition => JSON.parse(row.definition);
 
   /** A step's id is its position in `actions`. */
   function record(row: WorkflowRow): WorkflowRecord {
-    const { name, type, enabled, allowContactToTriggerMultipleTimes, actions } = definitionOf(row);
+    const { name, type, enabled, allowContactToTriggerMultipleTimes, actions, segmentCriteria } = definitionOf(row);
     return {
+      ...(segmentCriteria ? { segmentCriteria } : {}),
       id: row.id,
       portalId: row.portal_id,
       name,
@@ -129,9 +136,32 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
           throw notFound(`${at}.${field}: no email ${action[field]} in this portal`);
         return { ...action, emailCampaignId: found.id, emailContentId: found.contentId };
       }
+      case 'WEBHOOK': {
+        // The URL is logged with every attempt; credentials in it would be too (the signature is
+        // what proves the caller).
+        const url = new URL(action.url);
+        if (url.username || url.password) throw badRequest(`${at}.url: must not carry credentials (user:password@)`);
+        if (action.clientId !== undefined && !(await db.get(q.app, portalId, action.clientId)))
+          throw badRequest(`${at}.clientId: no OAuth app ${action.clientId} of this portal whose client secret could sign the calls`);
+        return action;
+      }
       default:
         return action;
     }
+  }
+
+  /** Enrollment criteria are list filters; a form they name is one of the portal's own. */
+  async function checkedCriteria(db: Queryable, portalId: number, criteria: ListFilters) {
+    let normalised: ListFilters;
+    try {
+      normalised = normaliseFilters(criteria);
+    } catch (err) {
+      throw err instanceof PlatformError ? badRequest(err.message.replace(/^body\.filters/, 'body.segmentCriteria')) : err;
+    }
+    for (const [g, group] of normalised.entries())
+      for (const [i, f] of group.entries())
+        if (f.form !== undefined && !(await db.get(q.formOfPortal, portalId, f.form))) throw notFound(`body.segmentCriteria.${g}.${i}.form: no form ${f.form} in this portal`);
+    return normalised;
   }
 
   async function end(db: Queryable, workflowId: number, ended: { vid: number }[], detail?: string) {
@@ -149,8 +179,19 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
       write,
     },
     now,
-    fetchFn,
+    webhookOptions,
   );
+
+  /** Enrols a contact that has met the workflow's criteria, unless it is in the workflow already,
+   * or has been and may not trigger it again. */
+  async function enrolByCriteria(t: Transaction, workflowId: number, portalId: number, vid: number) {
+    const latest = await t.get(q.latest, workflowId, vid);
+    if (latest?.status == 'active') return;
+    if (latest && !(JSON.parse((await t.get(q.definition, workflowId))!.definition) as Definition).allowContactToTriggerMultipleTimes) return;
+    const at = now();
+    if (await t.run(q.enroll, workflowId, portalId, vid, at, at)) await log(t, workflowId, vid, 'ENROLLED', null, 'enrollment criteria met');
+  }
+  const triggers = workflowTriggers(engine, enrolByCriteria);
 
   return {
     list: async (db: Queryable, portalId: number) => (await db.all(q.all, portalId)).map(record),
@@ -160,6 +201,10 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
       const actions: Action[] = [];
       for (const [i, action] of definition.actions.entries()) actions.push(await checkedStep(db, portalId, action, `body.actions.${i}`));
       definition.actions = actions;
+      if (definition.segmentCriteria?.length) {
+        definition.segmentCriteria = await checkedCriteria(db, portalId, definition.segmentCriteria);
+        await triggers.changed(db, portalId);
+      } else delete definition.segmentCriteria;
       const text = JSON.stringify(definition);
       const t = now();
       const { id } = (await db.get(q.insert, portalId, text, t, t))!;
@@ -170,6 +215,7 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
       db.tx(async (t) => {
         await requireRow(t, portalId, workflowId);
         await t.run(q.remove, now(), workflowId);
+        await triggers.changed(t, portalId);
         await end(t, workflowId, await t.all(q.endAll, workflowId), 'workflow deleted');
       }),
 
@@ -229,7 +275,8 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
       await requireContact(db, portalId, vid);
       const enrollment = await db.get(q.active, workflowId, vid);
       if (!enrollment) return [];
-      let at = enrollment.next_run_at;
+      // Waiting for its webhook's delivery: the step comes again with the next attempt.
+      let at = enrollment.next_run_at == WAITING ? ((await db.value(q.nextAttempt, enrollment.id)) ?? now()) : enrollment.next_run_at;
       return actions.slice(enrollment.step).map((action: Action, i) => {
         const event = { eventType: action.type, timestamp: at, workflowId, vid, stepId: enrollment.step + i };
         if (action.type == 'DELAY') at += action.delayMillis;
@@ -237,6 +284,8 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
       });
     },
 
+    /** The contacts-changed listener that enrols by criteria (services). */
+    enrolMatching: triggers.enrolMatching,
     ...engineRuns,
   };
 }
