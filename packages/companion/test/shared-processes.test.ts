@@ -116,6 +116,7 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
       await sleep(2_100); // the token has expired
       const issued = accessTokensIssued(portal.portalId);
       const from = proxy.answered.length;
+      const started = Date.now();
       // undici's request, not fetch: the test process also runs the platform, and must not be the bottleneck.
       const answers = await Promise.all(
         Array.from({ length: 1000 }, (_, n) =>
@@ -127,11 +128,16 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
       );
       expect(answers.filter((a) => a.status != 200)).toEqual([]);
       expect(answers.filter((a) => a.known)).toHaveLength(250);
-      expect(accessTokensIssued(portal.portalId) - issued).toBe(1);
+      // Once per expiry: once, unless the burst outlasted the new token (2 s, refreshed 10 % early:
+      // a burst slowed down by a loaded machine), then once per lifetime it lasted.
+      const expiries = 1 + Math.floor((Date.now() - started) / 1_800);
+      const refreshed = accessTokensIssued(portal.portalId) - issued;
+      expect(refreshed).toBeGreaterThanOrEqual(1);
+      expect(refreshed).toBeLessThanOrEqual(expiries);
       const calls = proxy.answered.slice(from);
       expect(calls.filter((c) => c.path.includes('/utk/')).length).toBeGreaterThanOrEqual(100); // each visitor at least once
       expect(calls.filter((c) => c.status == 401)).toEqual([]); // no call went out with an expired token
-      expect(calls.filter((c) => c.path == '/auth/v1/refresh')).toHaveLength(1);
+      expect(calls.filter((c) => c.path == '/auth/v1/refresh')).toHaveLength(refreshed);
 
       // Restart all four after the token expired again: they go on with the rotated refresh token
       // in Redis (the one in the credentials file was revoked by the first rotation).
