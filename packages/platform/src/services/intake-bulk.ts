@@ -6,9 +6,10 @@
  * is what caps the writes, that is most of the cost; on SQLite it is the JavaScript around each
  * statement.
  *
- * At most `inFlight` bulks are written at once (SQLite: one, its one writer takes them in turn
- * anyway; PostgreSQL: a few, for its connections): a batch that arrives meanwhile waits for the
- * next bulk. A quiet collector is not slowed down: a batch alone is written at once, alone.
+ * At most `inFlight` bulks are written at once (services: one, on either engine; on PostgreSQL
+ * more bulks at once made smaller ones and fewer events a second): a batch that arrives meanwhile
+ * waits for the next bulk. A quiet collector is not slowed down: a batch alone is written at
+ * once, alone.
  *
  * A bulk that fails is retried one batch at a time, each in its own write, so that a batch never
  * fails for another's sake (a database that is down fails them all, as it would have). */
