@@ -106,6 +106,9 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     byEmail: sql<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0`),
     // A row about to be written from what was read (another writer of it waits on PostgreSQL).
     byVidToWrite: sql<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0${forUpdate}`),
+    byVidsToWrite: sql<[number, string], ContactRow>(
+      `SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid IN (${engine.dialect.jsonIds('?')}) AND deleted = 0 ORDER BY vid${forUpdate}`,
+    ),
     byEmailToWrite: sql<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0${forUpdate}`),
     byUtk: sql<[number, string], ContactRow>(
       `SELECT ${contactColumns('c')} FROM utks u JOIN contacts c ON c.vid = u.vid
@@ -439,6 +442,17 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
 
   const get = (db: Queryable, portalId: number, vid: number) => db.get(q.byVid, portalId, vid);
   const getToWrite = (db: Queryable, portalId: number, vid: number) => db.get(q.byVidToWrite, portalId, vid);
+  /** Rows about to be written: one statement on PostgreSQL (in vid order, so that two writers lock
+   * them in one order), one per contact on SQLite (cheaper there than a JSON array). */
+  async function getToWriteAll(db: Queryable, portalId: number, vids: number[]) {
+    if (engine.kind == 'postgres') return vids.length ? db.all(q.byVidsToWrite, portalId, JSON.stringify(vids)) : [];
+    const rows: ContactRow[] = [];
+    for (const vid of vids) {
+      const row = await getToWrite(db, portalId, vid);
+      if (row) rows.push(row);
+    }
+    return rows;
+  }
 
   /** A page of rows plus one more, which tells `has-more`. */
   const paged = (rows: ContactRow[], count: number) => ({ rows: rows.slice(0, count), hasMore: rows.length > count });
@@ -502,9 +516,23 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
         await onChange(t, portalId, [await write(t, portalId, row, [], source, writes)]);
       }),
 
-    /** By email: the email in the path wins unless the body changes it. */
-    /** `known`: the contact of `email` as the caller read it for writing in this transaction
-     * (getByEmailToWrite; null: none), not read again. */
+    /** `updateFrom` for several contacts of the portal in one write (a collector bulk's), their
+     * rows read at once: one statement on PostgreSQL. */
+    updateFromAll: (db: Queryable, portalId: number, items: { vid: number; compute: (properties: Record<string, string>) => Write[]; source: Source }[]) =>
+      db.tx(async (t) => {
+        const rows = new Map((await getToWriteAll(t, portalId, items.map((i) => i.vid))).map((r) => [r.vid, r]));
+        const written = [];
+        for (const { vid, compute, source } of items) {
+          const row = rows.get(vid);
+          const writes = row ? compute(JSON.parse(row.properties)) : [];
+          if (writes.length) written.push(await write(t, portalId, row, [], source, writes));
+        }
+        if (written.length) await onChange(t, portalId, written);
+      }),
+
+    /** By email: the email in the path wins unless the body changes it. `known`: the contact of
+     * `email` as the caller read it for writing in this transaction (getByEmailToWrite; null:
+     * none), not read again. */
     upsertByEmail: (db: Queryable, portalId: number, email: string, writes: Write[], source: Source = { type: 'API' }, system: Write[] = [], known?: ContactRow | null) =>
       db.tx(async (t) => {
         if (!isEmail(email))

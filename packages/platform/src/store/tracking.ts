@@ -121,6 +121,17 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
     return contacts.updateFrom(db, portalId, vid, (p) => totalsWrites(p, t), { type: 'ANALYTICS', id: source });
   }
 
+  /** The totals of a batch's contacts, portal by portal, each portal's contacts in one write. */
+  async function applyAll(db: Queryable, pending: Map<number, { portalId: number; totals: Totals; source: string }>) {
+    const byPortal = new Map<number, Parameters<ContactStore['updateFromAll']>[2]>();
+    for (const [vid, { portalId, totals, source }] of pending) {
+      if (!(totals.views || totals.events)) continue;
+      const items = byPortal.get(portalId) ?? byPortal.set(portalId, []).get(portalId)!;
+      items.push({ vid, compute: (p) => totalsWrites(p, totals), source: { type: 'ANALYTICS', id: source } });
+    }
+    for (const [portalId, items] of byPortal) await contacts.updateFromAll(db, portalId, items);
+  }
+
   /** `a` and `b` summed; the first and last URL from whichever saw them first and last. */
   function merge(a: Totals, b: Totals): Totals {
     const visits = a.visits && b.visits ? mergeVisits(a.visits, b.visits) : (a.visits ?? b.visits);
@@ -145,7 +156,7 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
       if (batches.of(db)) return fn(db);
       const pending = new Map<number, { portalId: number; totals: Totals; source: string }>();
       const result = await fn(batches.bind(db, pending));
-      for (const [vid, p] of pending) await applyTotals(db, p.portalId, vid, p.totals, p.source);
+      await applyAll(db, pending);
       return result;
     },
 
