@@ -3,50 +3,84 @@
  * version row, given a new random value by every write in the writing transaction, and a read
  * compares it with the cached one: one small read instead of loading the whole value. A random
  * value rather than a counter: a rolled-back write's value is never reused by a later write.
- * On SQLite the platform is the only process: a write drops the key and nothing is read. */
+ * On SQLite the platform is the only process: a write drops the key and nothing is read.
+ *
+ * A transaction reads the versions it needs once (by its `txKey`, the same for its savepoints),
+ * and the first read also takes the versions of the keys the transactions before it checked: a
+ * collector bulk checks a portal's property definitions, its settings and its workflow triggers,
+ * in one statement rather than three. */
 import { randomUUID } from 'node:crypto';
-import { type Engine, type Queryable, sql } from './engine';
+import { type Engine, type Query, type Queryable, sql } from './engine';
 
 const q = {
-  version: sql<[string], { version: string }>('SELECT version FROM cache_versions WHERE name = ?'),
   bump: sql<[string, string]>(
     'INSERT INTO cache_versions (name, version) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET version = excluded.version',
   ),
 };
 
+/** The keys read along with a transaction's first: the most recently checked ones. */
+const READ_ALONG = 16;
+
+/** What the caches on one engine share: a count of this process's writes (any write makes what a
+ * transaction has read stale: the handle it came through may be another transaction's), the keys
+ * checked lately, and the versions each open transaction has read. */
+interface Shared {
+  writes: number;
+  recent: Set<string>;
+  read: WeakMap<object, { writes: number; versions: Map<string, string> }>;
+  versions: Query<[string], { name: string; version: string }>;
+}
+const shared = new WeakMap<Engine, Shared>();
+
+function sharedOf(engine: Engine): Shared {
+  let s = shared.get(engine);
+  if (!s) {
+    const versions = sql<[string], { name: string; version: string }>(
+      `SELECT name, version FROM cache_versions WHERE name IN (${engine.dialect.jsonArrayValues('?')})`,
+    );
+    shared.set(engine, (s = { writes: 0, recent: new Set(), read: new WeakMap(), versions }));
+  }
+  return s;
+}
+
+/** `key`'s version as the transaction `db` sees it: read once per transaction, with the recently
+ * checked keys (outside a transaction, on each call). */
+async function versionOf(engine: Engine, db: Queryable, key: string): Promise<string> {
+  const s = sharedOf(engine);
+  s.recent.delete(key);
+  s.recent.add(key);
+  if (s.recent.size > READ_ALONG) s.recent.delete(s.recent.values().next().value!);
+  const tx = db.txKey;
+  let read = tx ? s.read.get(tx) : undefined;
+  if (read?.writes === s.writes && read.versions.has(key)) return read.versions.get(key)!;
+  if (!read || read.writes !== s.writes) read = { writes: s.writes, versions: new Map() };
+  const keys = [key, ...[...s.recent].filter((k) => k != key && !read.versions.has(k))];
+  const rows = await db.all(s.versions, JSON.stringify(keys));
+  for (const k of keys) read.versions.set(k, '');
+  for (const r of rows) read.versions.set(r.name, r.version);
+  if (tx) s.read.set(tx, read);
+  return read.versions.get(key)!;
+}
+
 /** `keep` says whether a loaded value may be cached: data written without `changed` (a new
  * portal's default properties) must not be hidden by an empty value cached before it. */
 export function sharedCache<V>(engine: Engine, load: (db: Queryable, key: string) => Promise<V>, keep: (value: V) => boolean = () => true) {
-  const shared = engine.kind == 'postgres';
+  const isShared = engine.kind == 'postgres';
   const entries = new Map<string, { version: string; value: V }>();
-  /** What a transaction has checked already (by its `txKey`, the same for its savepoints), with
-   * the `writes` count then: a batch of a thousand contacts checks the version once, not a
-   * thousand times. Any write in this process makes them stale (the handle it came through may
-   * be another transaction's); another process's commit is seen by the next transaction. */
-  const checked = new WeakMap<object, Map<string, { writes: number; value: V }>>();
-  let writes = 0;
   return {
     async get(db: Queryable, key: string): Promise<V> {
-      const tx = db.txKey ?? db;
-      const known = shared ? checked.get(tx)?.get(key) : undefined;
-      if (known && known.writes == writes) return known.value;
-      const version = shared ? ((await db.value(q.version, key)) ?? '') : '';
+      const version = isShared ? await versionOf(engine, db, key) : '';
       const hit = entries.get(key);
-      let value: V;
-      if (hit && hit.version == version) value = hit.value;
-      else {
-        value = await load(db, key);
-        if (keep(value)) entries.set(key, { version, value });
-      }
-      // Not the engine itself: it lives on, and would never see another process's writes.
-      if (shared && db !== engine) (checked.get(tx) ?? checked.set(tx, new Map()).get(tx)!).set(key, { writes, value });
+      if (hit && hit.version == version) return hit.value;
+      const value = await load(db, key);
+      if (keep(value)) entries.set(key, { version, value });
       return value;
     },
     /** Called by every write of `key`'s data, in its transaction `db`. */
     async changed(db: Queryable, key: string) {
       entries.delete(key);
-      writes++;
-      if (shared) await db.run(q.bump, key, randomUUID());
+      sharedOf(engine).writes++;
+      if (isShared) await db.run(q.bump, key, randomUUID());
     },
   };
 }
