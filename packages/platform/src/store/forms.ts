@@ -342,6 +342,19 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
   }
 
   const liveOf = (defs: Map<string, Property>, row: FormRow) => live(defs, JSON.parse(row.definition), row.updated_at);
+
+  /** Definitions as submissions read them, by their text: parsed once, not on every submission
+   * (a large form's parse was a twentieth of a submission's time), frozen since they are
+   * shared; dropped whole when more than there are forms in use. */
+  const parsed = new Map<string, Definition>();
+  function submitted(text: string): Definition {
+    let def = parsed.get(text);
+    if (!def) {
+      if (parsed.size >= 500) parsed.clear();
+      parsed.set(text, (def = deepFreeze(JSON.parse(text) as Definition)));
+    }
+    return def;
+  }
   /** The live definition of the form `guid` (what `live` says). */
   async function liveForm(db: Queryable, portalId: number, guid: string) {
     const row = await requireRow(db, portalId, guid);
@@ -423,7 +436,7 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
       extra: { honeypot?: string; consent?: LegalConsent } = {},
     ) {
       const row = await requireRow(db, portalId, guid);
-      const def: Definition = JSON.parse(row.definition);
+      const def = submitted(row.definition);
       const redirect = context.redirectUrl || def.redirect || undefined;
       // Before any check, so that a bot learns nothing from the answer: it looks like a success.
       const reason = spamReason(def, extra.honeypot, context);
@@ -446,3 +459,12 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
 }
 
 export type FormStore = ReturnType<typeof formStore>;
+
+/** `value` and everything in it made read-only (a change throws, in a module's strict mode). */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value == 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
