@@ -120,11 +120,9 @@ export function rollupStore(engine: Engine) {
   const { jsonRows } = engine.dialect;
   const viaDeltas = engine.kind == 'postgres';
   const q = {
-    // WHERE true: SQLite reads `ON CONFLICT` after a bare SELECT … FROM as a join's ON.
-    add: sql<[string]>(
-      `INSERT INTO rollups (${KEY}, n, amount) SELECT ${KEY}, n, amount FROM (${jsonRows('?', COUNTER)}) AS x
-       WHERE true ORDER BY ${KEY} ${ADD_TO_COUNTERS}`,
-    ),
+    // SQLite: one counter (see flush).
+    addOne: sql<[number, string, number, string, string, number, number]>(`INSERT INTO rollups (${KEY}, n, amount) VALUES (?, ?, ?, ?, ?, ?, ?) ${ADD_TO_COUNTERS}`),
+    visitorOne: sql<[number, string, number, string]>('INSERT INTO rollup_visitors (portal_id, grain, bucket, utk) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
     addDeltas: sql<[string]>(`INSERT INTO rollup_deltas (${KEY}, n, amount) SELECT ${KEY}, n, amount FROM (${jsonRows('?', COUNTER)}) AS x`),
     // The deltas committed by now (a delta still being written is left for the next fold); the
     // keys in one order, so that a fold never deadlocks with another.
@@ -137,7 +135,7 @@ export function rollupStore(engine: Engine) {
     visitors: sql<[string], { portal_id: number; grain: string; bucket: number }>(
       `INSERT INTO rollup_visitors (portal_id, grain, bucket, utk)
        SELECT portal_id, grain, bucket, utk FROM (${jsonRows('?', { portal_id: 'integer', grain: 'text', bucket: 'integer', utk: 'text' })}) AS x
-       WHERE true ORDER BY portal_id, grain, bucket, utk
+       ORDER BY portal_id, grain, bucket, utk
        ON CONFLICT DO NOTHING RETURNING portal_id, grain, bucket`,
     ),
   };
@@ -145,13 +143,23 @@ export function rollupStore(engine: Engine) {
 
   const newPending = () => new Pending();
 
+  /** The visitors of `p` new in their buckets, stored now: on SQLite a statement per visitor
+   * (cheaper there than one over a JSON array, and no round trip), else one for them all. */
+  async function storeVisitors(db: Queryable, p: Pending) {
+    const all = [...p.visitors.values()];
+    if (engine.kind != 'sqlite') return db.all(q.visitors, JSON.stringify(all));
+    const fresh = [];
+    for (const v of all) if (await db.run(q.visitorOne, v.portal_id, v.grain, v.bucket, v.utk)) fresh.push(v);
+    return fresh;
+  }
+
   async function flush(db: Queryable, p: Pending) {
-    if (p.visitors.size) {
-      const fresh = await db.all(q.visitors, JSON.stringify([...p.visitors.values()]));
-      for (const v of fresh) p.addTo(Number(v.portal_id), `visitors.${v.grain}`, Number(v.bucket), '', '', 1, 0);
-    }
+    if (p.visitors.size) for (const v of await storeVisitors(db, p)) p.addTo(Number(v.portal_id), `visitors.${v.grain}`, Number(v.bucket), '', '', 1, 0);
     const rows = [...p.counters.values()].filter((c) => c.n != 0 || c.amount != 0);
-    if (rows.length) await db.run(viaDeltas ? q.addDeltas : q.add, JSON.stringify(rows));
+    if (!rows.length) return;
+    if (viaDeltas) return void (await db.run(q.addDeltas, JSON.stringify(rows)));
+    // SQLite, likewise: a statement per counter.
+    for (const c of rows) await db.run(q.addOne, c.portal_id, c.metric, c.bucket, c.dim, c.dim2, c.n, c.amount);
   }
 
   /** Keeps what `p` holds: on SQLite summed into the open transaction's additions, written once
