@@ -122,6 +122,10 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     // Two updates: setting email (even to its old value) rewrites the contact's entry in the email
     // index, one more page written per update of a random contact.
     update: sql<[string, number, number | null, number]>('UPDATE contacts SET properties = ?, updated_at = ?, history_head = ? WHERE vid = ?'),
+    updateAll: sql<[string]>(
+      `UPDATE contacts SET properties = x.properties, updated_at = x.updated_at, history_head = x.history_head
+       FROM (${engine.dialect.jsonRows('?', { vid: 'integer', properties: 'text', updated_at: 'integer', history_head: 'integer' })}) AS x WHERE contacts.vid = x.vid`,
+    ),
     updateEmail: sql<[string | null, string, number, number | null, number]>(
       'UPDATE contacts SET email = ?, properties = ?, updated_at = ?, history_head = ? WHERE vid = ?',
     ),
@@ -230,7 +234,12 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
   }
 
   /** plan(), then stores it. Returns the contact as written. */
-  async function write(db: Queryable, portalId: number, row: ContactRow | undefined, given: Write[], source: Source, system: Write[] = []): Promise<ChangedContact & Required<Pick<ChangedContact, 'properties'>>> {
+  /** A row's update (`q.update`'s parameters), left to the caller to store with others. */
+  type Update = [properties: string, updatedAt: number, head: number | null, vid: number];
+
+  async function write(
+    db: Queryable, portalId: number, row: ContactRow | undefined, given: Write[], source: Source, system: Write[] = [], defer?: (update: Update) => void,
+  ): Promise<ChangedContact & Required<Pick<ChangedContact, 'properties'>>> {
     const { props, email, changes, t, changed, names } = await plan(db, portalId, row, given, source, system);
     if (!changed) return { vid: row!.vid, properties: props, names };
     // An email changed to another contact's: 409. A new contact's email taken since the caller
@@ -262,6 +271,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     }
     const head = changes ? await recordWrite(row.vid) : row.history_head;
     if (email != row.email) await db.run(q.updateEmail, email, JSON.stringify(props), t, head, row.vid);
+    else if (defer) defer([JSON.stringify(props), t, head, row.vid]);
     else await db.run(q.update, JSON.stringify(props), t, head, row.vid);
     return { vid: row.vid, properties: props, names };
   }
@@ -522,11 +532,16 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       db.tx(async (t) => {
         const rows = new Map((await getToWriteAll(t, portalId, items.map((i) => i.vid))).map((r) => [r.vid, r]));
         const written = [];
+        // PostgreSQL: the rows' updates in one statement (a round trip, not one per contact).
+        const updates: Update[] = [];
+        const defer = engine.kind == 'postgres' ? (u: Update) => void updates.push(u) : undefined;
         for (const { vid, compute, source } of items) {
           const row = rows.get(vid);
           const writes = row ? compute(JSON.parse(row.properties)) : [];
-          if (writes.length) written.push(await write(t, portalId, row, [], source, writes));
+          if (writes.length) written.push(await write(t, portalId, row, [], source, writes, defer));
         }
+        if (updates.length == 1) await t.run(q.update, ...updates[0]);
+        else if (updates.length) await t.run(q.updateAll, JSON.stringify(updates.map(([properties, updated_at, history_head, vid]) => ({ properties, updated_at, history_head, vid }))));
         if (written.length) await onChange(t, portalId, written);
       }),
 
