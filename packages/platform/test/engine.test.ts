@@ -39,6 +39,29 @@ for (const [name, available, open] of engines) {
     });
     afterAll(() => db.close());
 
+    it("sends a write whose answer nobody needs; its failure fails the transaction's next statement or its commit, and rolls it all back", async () => {
+      await db.tx(async (t) => {
+        await t.send(insert, 'sent-1', 1, '{}');
+        await t.send(insert, 'sent-2', 2, '{}');
+      });
+      expect((await db.all(names)).map((r) => r.name)).toEqual(expect.arrayContaining(['sent-1', 'sent-2']));
+      const before = (await db.value(count))!;
+      // A duplicate name (UNIQUE) sent: the next statement fails with its error.
+      await expect(
+        db.tx(async (t) => {
+          await t.run(insert, 'sent-3', 3, '{}');
+          await t.send(insert, 'sent-1', 4, '{}');
+          await t.value(count);
+        }),
+      ).rejects.toThrow();
+      // Or the commit, when nothing follows it.
+      await expect(db.tx(async (t) => t.send(insert, 'sent-2', 5, '{}'))).rejects.toThrow();
+      expect(await db.value(count)).toBe(before);
+      // Outside a transaction it simply runs.
+      await db.send(insert, 'sent-4', 6, '{}');
+      expect(Number(await db.value(count))).toBe(Number(before) + 1);
+    });
+
     it('names a transaction by one txKey, its savepoints too, and the next transaction by another (PostgreSQL; none on SQLite)', async () => {
       const keys: (object | undefined)[] = [];
       await db.tx(async (t) => {

@@ -232,6 +232,12 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
         return row && Object.values(row)[0];
       },
       run: async (q: Query, ...params: Param[]) => (await query(q, params)).rowCount ?? 0,
+      // In a transaction, pipelined (see `control`); on the pool (no transaction), run.
+      async send(q: Query, ...params: Param[]) {
+        if (on instanceof pg.Pool) return void (await query(q, params));
+        const { name, text } = prepared(q.text);
+        control(on, { name, text, values: bind(params) });
+      },
       async exec(text: string) {
         const sent = on.query(text);
         sent.catch(() => {});

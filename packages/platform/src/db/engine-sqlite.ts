@@ -80,6 +80,7 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
       return row && Object.values(row)[0];
     },
     run: async (query: Query, ...params: Param[]) => prepare(query.text).run(...bind(params)).changes,
+    send: async (query: Query, ...params: Param[]) => void prepare(query.text).run(...bind(params)),
     exec: async (text: string) => void db.exec(text),
   } as unknown as Omit<Queryable, 'tx'>;
 

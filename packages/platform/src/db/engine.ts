@@ -86,6 +86,11 @@ export interface Queryable {
   value<P extends Param[], R>(query: Query<P, R>, ...params: P): Promise<R[keyof R] | undefined>;
   /** Runs a write; resolves to the number of rows it changed. */
   run<P extends Param[]>(query: Query<P, unknown>, ...params: P): Promise<number>;
+  /** Runs a write whose answer nobody needs. In a PostgreSQL transaction it is sent without
+   * waiting (pipelined, like SAVEPOINT): the transaction's next statement or its commit fails
+   * with its error, if it fails. So only for a write whose failure means the whole transaction
+   * fails (no savepoint to catch it in): an insert of a row that cannot conflict. */
+  send<P extends Param[]>(query: Query<P, unknown>, ...params: P): Promise<void>;
   /** Runs statements without parameters (schema); several separated by `;`. */
   exec(text: string): Promise<void>;
   /** Runs `fn` in a transaction (on a handle: a savepoint in its transaction), committed when it

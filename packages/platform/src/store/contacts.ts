@@ -541,7 +541,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
           if (writes.length) written.push(await write(t, portalId, row, [], source, writes, defer));
         }
         if (updates.length == 1) await t.run(q.update, ...updates[0]);
-        else if (updates.length) await t.run(q.updateAll, JSON.stringify(updates.map(([properties, updated_at, history_head, vid]) => ({ properties, updated_at, history_head, vid }))));
+        else if (updates.length) await t.send(q.updateAll, JSON.stringify(updates.map(([properties, updated_at, history_head, vid]) => ({ properties, updated_at, history_head, vid }))));
         if (written.length) await onChange(t, portalId, written);
       }),
 
@@ -579,7 +579,8 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
 
     /** Stores the link only: services/visitor-links.ts also counts the visitor's earlier events. */
     async linkUtk(db: Queryable, portalId: number, utk: string, vid: number) {
-      await db.run(q.linkUtk, portalId, utk, vid, now());
+      // An upsert: nothing for it to fail on, so sent without waiting.
+      await db.send(q.linkUtk, portalId, utk, vid, now());
     },
 
     /** Contacts by vid ascending after `vidOffset`. */

@@ -327,8 +327,9 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     if (email) vid = (await contacts.upsertByEmail(db, portalId, email, writes, source, counters, existing ?? null)).vid;
     else if (vid !== null) await contacts.update(db, portalId, vid, writes, source, false, counters);
     const submitted = JSON.stringify(Object.fromEntries(values.map((w) => [w.property, w.value])));
-    await db.run(q.insertSubmission, conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, submitted);
-    if (consent) await db.run(q.insertConsent, conversionId, portalId, JSON.stringify(consent));
+    // Rows keyed by a new conversion id, which nothing else has: sent without waiting for them.
+    await db.send(q.insertSubmission, conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, submitted);
+    if (consent) await db.send(q.insertConsent, conversionId, portalId, JSON.stringify(consent));
     await rollups?.add(db, portalId, METRICS.form, t, row.guid);
     return { conversionId, vid, email };
   }

@@ -157,7 +157,8 @@ export function rollupStore(engine: Engine) {
     if (p.visitors.size) for (const v of await storeVisitors(db, p)) p.addTo(Number(v.portal_id), `visitors.${v.grain}`, Number(v.bucket), '', '', 1, 0);
     const rows = [...p.counters.values()].filter((c) => c.n != 0 || c.amount != 0);
     if (!rows.length) return;
-    if (viaDeltas) return void (await db.run(q.addDeltas, JSON.stringify(rows)));
+    // Appended rows, nothing to conflict with: sent without waiting (the commit does).
+    if (viaDeltas) return db.send(q.addDeltas, JSON.stringify(rows));
     // SQLite, likewise: a statement per counter.
     for (const c of rows) await db.run(q.addOne, c.portal_id, c.metric, c.bucket, c.dim, c.dim2, c.n, c.amount);
   }
