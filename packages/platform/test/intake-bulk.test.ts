@@ -3,6 +3,7 @@
 // events; a bulk that fails is retried batch by batch; and over HTTP, concurrent batches of the
 // same visitors count exactly as one after the other would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PlatformError } from '../src/domain/errors';
 import { intakeBulk } from '../src/services/intake-bulk';
 import { fromWire, type Intake } from '../src/services/tracking-intake';
 import { startPlatform, type TestPlatform } from './harness';
@@ -60,6 +61,26 @@ describe('collector batches in bulk', () => {
     expect(sizes).toEqual([1, 3, 1, 1, 1]);
     // What the failed bulk wrote was rolled back: the retried batches were stored once, not refused as repeats.
     expect(settled.filter((s) => s.status == 'fulfilled').map((s) => (s as PromiseFulfilledResult<{ kept: boolean }[]>).value[0].kept)).toEqual([true, true, true]);
+  });
+
+  it('fails every batch of a bulk at once, without retries, when the database is unreachable', async () => {
+    const { services } = t.platform;
+    const sizes: number[] = [];
+    const down = new PlatformError('unavailable', 'the database is unavailable; try again shortly');
+    // Reachable for the first bulk, gone for the next.
+    const unreliable: typeof services.write = (fn) =>
+      services.write(async (db) => {
+        const out = (await fn(db)) as Intake[][];
+        sizes.push(out.length);
+        if (sizes.length > 1) throw down;
+        return out as never;
+      });
+    const bulk = intakeBulk(unreliable, services.intake, { inFlight: 1 });
+    const first = bulk.accept([view(visitor(), 'https://acme.test/up')].map(fromWire));
+    const rest = [0, 1, 2].map(() => bulk.accept([view(visitor(), 'https://acme.test/down')].map(fromWire)));
+    expect((await first)[0].kept).toBe(true);
+    expect((await Promise.allSettled(rest)).map((r) => (r.status == 'rejected' ? r.reason : r.value))).toEqual([down, down, down]);
+    expect(sizes).toEqual([1, 3]);
   });
 
   it('over HTTP: concurrent batches of the same visitors count as one after the other would', async () => {

@@ -12,7 +12,9 @@
  * once, alone.
  *
  * A bulk that fails is retried one batch at a time, each in its own write, so that a batch never
- * fails for another's sake (a database that is down fails them all, as it would have). */
+ * fails for another's sake; a database that is unreachable fails them all at once, as it would
+ * have (a 503 each). */
+import { PlatformError } from '../domain/errors';
 import type { TrackedEvent } from '../store/tracking';
 import type { Intake, TrackingIntake } from './tracking-intake';
 
@@ -44,7 +46,9 @@ export function intakeBulk(write: Write, intake: TrackingIntake, { inFlight, max
       const outcomes = await run(bulk);
       bulk.forEach((b, i) => b.resolve(outcomes[i]));
     } catch (err) {
-      if (bulk.length == 1) bulk[0].reject(err);
+      // A database that is unreachable fails every batch alike, and at once: retried one by one,
+      // each would wait for a connection in turn while the next bulks queue behind them.
+      if (bulk.length == 1 || (err instanceof PlatformError && err.kind == 'unavailable')) for (const b of bulk) b.reject(err);
       else for (const b of bulk) await run([b]).then((o) => b.resolve(o[0]), b.reject);
     }
   }
