@@ -88,7 +88,7 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
     expect(views.slice(0, 2).map((e) => e.t)).toEqual(['Acme Widgets', 'Pricing · Acme Widgets']);
     expect(views[1]).toMatchObject({ rpo: '/' });
     const [buy] = await waitFor(utk, (e) => e.k == '3' && e.n == 'buy-clicked', 1);
-    expect(buy).toMatchObject({ m: '49' });
+    expect(buy.m).toBeUndefined(); // the revenue is the server's purchase event's, counted once
 
     // The form submission created the contact and linked the visitor token to it.
     const byUtk = await sys.api(`/contacts/v1/contact/utk/${utk}/profile`);
@@ -110,18 +110,30 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
     await expect
       .poll(async () => (await sys.api(`/contacts/v1/contact/utk/${utk}/profile`)).json.properties.svc_analytics_num_event_completions?.value, { timeout: 15_000 })
       .toBe('2');
+    expect((await sys.api(`/contacts/v1/contact/utk/${utk}/profile`)).json.properties.svc_analytics_revenue?.value).toBe('49');
     // The server-side purchase came through the HTTP events API, for the same visitor token.
     await expect.poll(() => sys.received(utk).filter((e) => e.n == 'purchase-completed').length, { timeout: 15_000 }).toBe(1);
     expect(sys.received(utk).filter((e) => e.n == 'buy-clicked')).toHaveLength(1);
 
     // The tracker's event carries its properties onto the contact's timeline (the events API read).
     const timeline = await sys.api(`/events/v3/events?objectType=contact&objectId=${byUtk.json.vid}&eventType=buy-clicked`);
-    expect(timeline.json.results).toEqual([expect.objectContaining({ eventType: 'buy-clicked', properties: expect.objectContaining({ plan: 'pro', svc_value: '49' }) })]);
+    expect(timeline.json.results).toEqual([expect.objectContaining({ eventType: 'buy-clicked', properties: expect.objectContaining({ plan: 'pro' }) })]);
+    expect(timeline.json.results[0].properties.svc_value).toBeUndefined();
 
     // Every event exactly once.
     const all = sys.received(utk);
     expect(new Set(all.map((e) => e.eid)).size).toBe(all.length);
     expect(problems).toEqual([]);
+  });
+
+  it('records a page loaded directly with its own title, which the page sets after loading', async () => {
+    await page.goto(`${sys.siteUrl}/pricing`);
+    await expect.poll(utkOf).toMatch(/^[0-9a-f]{32}$/);
+    const utk = await utkOf();
+    expect(await page.title()).toBe('Pricing · Acme Widgets');
+    await page.close({ runBeforeUnload: true }); // leaving flushes the batch
+    const [view] = await waitFor(utk, (e) => e.k == '1', 1);
+    expect(view).toMatchObject({ po: '/pricing', t: 'Pricing · Acme Widgets' });
   });
 
   it('records an unsubscribe made in the preference centre', async () => {
