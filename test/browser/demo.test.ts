@@ -162,6 +162,22 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('sends a visitor it does not know from the preference centre to the contact form, and back home', async () => {
+    await newVisitor();
+    await page.click('nav >> text=Email preferences');
+    await page.locator('.svc-unknown').waitFor({ state: 'visible', timeout: 15_000 });
+    await page.screenshot({ path: `${SHOTS}/demo-preferences-unknown.png` });
+    await page.click('.svc-sign-up');
+    await page.waitForURL(`${sys.siteUrl}/contact`);
+    await page.locator('#contact-form input[name=email]').waitFor();
+    await page.goBack();
+    await page.click('.svc-back a');
+    await page.waitForURL(`${sys.siteUrl}/`);
+    expect(await page.title()).toBe('Acme Widgets');
+    // Chromium logs the page's own 401 (the companion does not know the visitor); nothing else.
+    expect(problems.filter((p) => !/status of 401/.test(p))).toEqual([]);
+  });
+
   it('delivers events fired right before the tab closes (beacon), once', async () => {
     const utk = await newVisitor();
     await page.evaluate(() => window._svcq!.push(['trackEvent', { id: 'last-words' }]));
