@@ -26,6 +26,7 @@ import { postgresCounters } from './http/rolling-window';
 import { mountCatalog } from './http/router';
 import { mountFileServer } from './http/file-server';
 import { type Addresses, mountBaseIndex, mountFormsIndex } from './http/index-page';
+import { mountScripts } from './http/scripts';
 import { mountSite } from './http/site';
 import { inspectorRouter } from './inspector/router';
 import { createServices, type WebhookSettings } from './services';
@@ -155,6 +156,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   base.set('query parser', 'simple');
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
   mountBaseIndex(base, addresses);
+  mountScripts(base, { portalTier: (db, id) => services.portals.tier(db, id), db: engine, baseUrl: () => addresses.baseUrl });
   if (options.inspectorKey) base.use('/_inspector', inspectorRouter(services.inspector, services.dashboard, engine, options.inspectorKey));
   mountSite(base, services.content, engine, settled);
   mountFileServer(base, services.files, engine, settled);

@@ -29,7 +29,7 @@ export function mountBaseIndex(app: Express, at: Addresses) {
         ? `<li>Inspector: ${link(`${base}/_inspector/`)} (open it with the key the platform printed, or <code>inspectorKey</code> in its credentials file)</li>`
         : '<li>Inspector: off</li>',
       at.formsUrl ? `<li>Forms (form submissions): ${link(`${at.formsUrl}/`, at.formsUrl)}</li>` : '',
-      `<li>Tracking collector: <code>${escape(base)}/collect</code></li>`,
+      `<li>Tracking collector: <code>${escape(base)}/collect</code>; the tracker for a portal's pages: <code>${escape(base)}/js/{portalId}.js</code></li>`,
     ];
     res.set(HEADERS).type('html').send(page('svc platform', `<ul>${items.join('')}</ul>`));
   });
