@@ -44,6 +44,19 @@ async function waitFor(utk: string, match: (e: WireEvent) => boolean, count: num
   await expect.poll(() => (found = sys.received(utk).filter(match)).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(count);
   return found;
 }
+/** The contrast ratio (WCAG 2) of an element's text colour against its own background colour. */
+async function contrast(selector: string) {
+  const [fg, bg] = await page.$eval(selector, (e) => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]);
+  const luminance = (css: string) => {
+    const [r, g, b] = css.match(/[\d.]+/g)!.slice(0, 3).map((v) => {
+      const c = Number(v) / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [a, b] = [luminance(fg), luminance(bg)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}
 async function newVisitor() {
   await page.goto(`${sys.siteUrl}/`);
   await expect.poll(utkOf).toMatch(/^[0-9a-f]{32}$/);
@@ -105,6 +118,8 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
     await page.goto(`${sys.siteUrl}/`);
     await expect.poll(() => page.textContent('#greeting'), { timeout: 15_000 }).toBe('Welcome back, Ada!');
     await page.screenshot({ path: `${SHOTS}/demo-home-known.png` });
+    // Readable: WCAG AA contrast (4.5:1) between the greeting's text and its background.
+    expect(await contrast('#greeting')).toBeGreaterThanOrEqual(4.5);
 
     // Both events count on the contact: the JavaScript one and the server-side purchase.
     await expect
