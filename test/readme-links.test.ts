@@ -15,7 +15,8 @@ function readmes(dir: string): string[] {
     if (SKIP.has(e.name)) return [];
     const path = join(dir, e.name);
     if (e.isDirectory()) return readmes(path);
-    return e.name == 'README.md' ? [path] : [];
+    // The guides in docs/ are READMEs too, for this purpose.
+    return e.name == 'README.md' || (e.name.endsWith('.md') && dir.endsWith('/docs')) ? [path] : [];
   });
 }
 
@@ -101,6 +102,7 @@ describe('README links', () => {
   it('resolves every link of every README inside the repository', () => {
     const files = readmes(ROOT);
     expect(files.length).toBeGreaterThanOrEqual(8);
+    expect(files).toContain(join(ROOT, 'docs/own-site.md'));
     expect(files.flatMap((f) => brokenLinks(f, readFileSync(f, 'utf8')))).toEqual([]);
   });
 });
