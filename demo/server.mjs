@@ -48,7 +48,8 @@ export function createDemoSite({ baseUrl, formsUrl, credentials, contactFormId, 
     auth: { oauth: credentials.oauth },
     tokenFile: `${dataDir}/companion-tokens.json`,
     events: { outboxFile: `${dataDir}/companion-outbox.jsonl`, flushIntervalMs: 1000, handleSigterm: false },
-    subscriptions: linkSecret ? { linkSecret } : undefined,
+    // The preference centre links back home, and sends a visitor it does not know to the contact form.
+    subscriptions: { ...(linkSecret && { linkSecret }), siteUrl: '/', signUpUrl: '/contact' },
     proxy: BUNDLES,
     // The demo runs on plain http: helmet's default CSP would upgrade the page's requests to https.
     helmet: { contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } },

@@ -19,7 +19,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The embed runs on pages that have the tracker: it reads the visitor's utk the tracker's way.
   forms: ['protocol', 'tracker'],
   client: ['protocol', 'api'],
-  platform: ['protocol', 'api'],
+  // The platform serves the built browser bundles (http/scripts.ts), resolved at run time.
+  platform: ['protocol', 'api', 'tracker', 'forms'],
   companion: ['protocol', 'api', 'client', 'tracker', 'forms'],
 };
 

@@ -44,6 +44,15 @@ describe('npm start', () => {
     expect((await fetch(first.site)).status).toBe(200);
     expect(await (await fetch(`${first.site}svc/healthz`)).json()).toMatchObject({ status: 'ok', upstream: 'ok' });
     expect((await fetch(`${first.api}/contacts/v1/contacts/statistics`)).status).toBe(401); // the API wants credentials
+    // Every address the banner prints answers a page (the platform's roots are small index pages).
+    const printed = first.lines.join('\n').match(/http:\/\/127\.0\.0\.1:\d+[^\s;)]*/g)!;
+    expect(printed).toHaveLength(5); // site, inspector, API, forms, companion
+    for (const url of printed) {
+      const res = await fetch(url);
+      expect(res.status, url).toBe(200);
+      expect(res.headers.get('content-type'), url).toMatch(/^(text\/html|application\/json)/);
+    }
+    expect(await (await fetch(first.api)).text()).toContain(`${first.api}/openapi.json`);
     // The site hears of leads through the workflow's signed webhook (the companion checks it).
     const { privateAppToken } = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'));
     const api = (method: string, path: string, body?: object) =>
@@ -101,6 +110,14 @@ describe('npm start\u2019s build step (demo/build.mjs)', () => {
     stamp();
     const out = execFileSync(process.execPath, ['demo/build.mjs'], { encoding: 'utf8' });
     expect(out).toBe('build: up to date\n');
+  });
+
+  it('reads sources and settings, not the docs: editing a README does not rebuild', async () => {
+    const { inputs } = await import('../demo/build.mjs');
+    const files = inputs().map((f) => f.replaceAll('\\', '/'));
+    expect(files.some((f) => f.endsWith('/packages/platform/src/app.ts'))).toBe(true);
+    expect(files.some((f) => f.endsWith('/packages/tracker/package.json'))).toBe(true);
+    expect(files.filter((f) => f.endsWith('.md') || f.includes('/docs/') || f.includes('/test/'))).toEqual([]);
   });
 });
 

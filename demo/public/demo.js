@@ -71,8 +71,9 @@
   };
   on('buy', function () {
     // In the browser: a JavaScript custom event. On the server: the purchase itself, recorded by
-    // the companion as a server-side event for this visitor.
-    svc(['trackEvent', { id: 'buy-clicked', value: 49, plan: 'pro' }]);
+    // the companion as a server-side event for this visitor. Only the purchase carries the price:
+    // a value on both would count one purchase's revenue twice.
+    svc(['trackEvent', { id: 'buy-clicked', plan: 'pro' }]);
     fetch('/api/buy', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ plan: 'pro' }) })
       .then(function (res) {
         return res.json().then(function (body) {

@@ -1,12 +1,23 @@
 /** Real Chromium for browser tests: Debian's `chromium` driven by playwright-core (no browser
  * download). Without the browser the tests skip locally, and fail under CI=true. */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-export const haveChromium = existsSync(CHROMIUM);
+
+/** A file we may run: a directory or a non-executable file at CHROMIUM_PATH counts as missing,
+ * so that it is skipped (or refused under CI) here rather than failing inside launch(). */
+function runnable(path: string) {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+export const haveChromium = runnable(CHROMIUM);
 
 if (!haveChromium && process.env.CI)
   throw new Error(`Chromium not found at ${CHROMIUM}: CI must install it (apt-get install -y chromium)`);

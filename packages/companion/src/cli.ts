@@ -6,6 +6,12 @@ import { createCompanion } from './companion';
 import { HELP, loadConfig } from './config';
 import { answerClientError } from './http/client-error';
 
+/** A taken port, told as what to do about it (Node's own message names no flag). */
+function inUse(err: NodeJS.ErrnoException & { port?: number }) {
+  if (err.code != 'EADDRINUSE') return err;
+  return new Error(`port ${err.port} is in use (another svc-companion?): stop that program, or pick a free port with --port N (or env PORT)`);
+}
+
 export async function main(argv: string[]) {
   const config = loadConfig(argv);
   if (config == 'help') return console.log(HELP);
@@ -15,7 +21,8 @@ export async function main(argv: string[]) {
   const companion = createCompanion(config.options);
   app.use(config.mount, companion);
   const server = await new Promise<ReturnType<typeof app.listen>>((resolve, reject) => {
-    const s = app.listen(config.port, config.host, () => resolve(s)).once('error', reject);
+    // Express 5 hands a listen error to the callback (it resolved with a server that never listened).
+    const s = app.listen(config.port, config.host, (err?: Error) => (err ? reject(inUse(err)) : resolve(s)));
   });
   server.on('clientError', answerClientError);
   const { port } = server.address() as AddressInfo;

@@ -80,6 +80,8 @@ export function createCompanion(options: CompanionOptions): Companion {
   const linkSecret = options.subscriptions?.linkSecret ?? randomBytes(32).toString('base64url');
   if (linkSecret.length < 32) throw new TypeError('subscriptions.linkSecret must be at least 32 characters');
   if (!options.subscriptions?.linkSecret) logger?.warn('no subscriptions.linkSecret: preference links stop working when this process ends');
+  // Checked here, before anything is opened: a bad address is a TypeError at once.
+  const page = preferencePage({ siteUrl: options.subscriptions?.siteUrl, signUpUrl: options.subscriptions?.signUpUrl });
 
   // Shared mode: state in Redis; else in this process and files.
   const shared = options.redis ? sharedMode({ redis: options.redis, prefix: options.redisPrefix, logger }) : undefined;
@@ -177,9 +179,9 @@ export function createCompanion(options: CompanionOptions): Companion {
 
   router.get('/subscriptions', handle(prefs.get));
   router.put('/subscriptions', json, handle(prefs.put));
-  router.get('/preferences', preferencePage.html);
-  router.get('/preferences.js', preferencePage.js);
-  router.get('/preferences.css', preferencePage.css);
+  router.get('/preferences', page.html);
+  router.get('/preferences.js', page.js);
+  router.get('/preferences.css', page.css);
 
   const secret = options.events?.secret;
   router.post(

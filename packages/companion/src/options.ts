@@ -92,6 +92,11 @@ export interface CompanionOptions {
     linkSecret?: string;
     /** How long a preference link works; default 30 days. */
     linkTtlMs?: number;
+    /** Where the preference page's "Back to the site" goes: a path (`/`) or an http(s) URL; default `/`. */
+    siteUrl?: string;
+    /** Where a visitor the site does not know yet can say who they are (a sign-up or contact
+     * form); the preference page offers it next to "open the link in one of our emails". */
+    signUpUrl?: string;
   };
   proxy?: {
     /** The tracker bundle to serve; default `@svc/tracker`'s `dist/tracker.js`. */

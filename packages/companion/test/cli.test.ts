@@ -3,7 +3,8 @@
  * combine. */
 import { execFile, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -62,6 +63,22 @@ describe('svc-companion', () => {
     const err = await run(process.execPath, [BIN, '--credentials', join(dir, 'nope.json')]).catch((e: { code: number; stderr: string }) => e);
     expect(err).toMatchObject({ code: 1 });
     expect((err as { stderr: string }).stderr.trim()).toBe(`svc-companion: cannot read the credentials file ${join(dir, 'nope.json')}`);
+  });
+
+  it('names the flag to set when its port is taken', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    const busy = (taken.address() as AddressInfo).port;
+    try {
+      const args = [BIN, '--port', String(busy), '--base-url', t.baseUrl, '--credentials', credentials, '--outbox', join(dir, 'busy-outbox.jsonl'), '--token-file', join(dir, 'busy-tokens.json')];
+      const err = await run(process.execPath, args, { env: { ...process.env, SVC_COMPANION_LINK_SECRET: 'x'.repeat(40) } }).catch((e: { code: number; stderr: string }) => e);
+      expect(err).toMatchObject({ code: 1 });
+      expect((err as { stderr: string }).stderr.trim()).toBe(
+        `svc-companion: port ${busy} is in use (another svc-companion?): stop that program, or pick a free port with --port N (or env PORT)`,
+      );
+    } finally {
+      taken.close();
+    }
   });
 
   it('prints its help', async () => {

@@ -70,4 +70,28 @@ describe.skipIf(!haveChromium)('the preference page', () => {
       await page.close();
     }
   });
+  it('tells a visitor the site does not know what to do, with a way there and a way back', async () => {
+    const site = await mountOn(t, { subscriptions: { linkSecret: 'link-signing-key-of-the-site-0123456789', signUpUrl: '/contact' } });
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (e) => problems.push(String(e)));
+    try {
+      await page.goto(`${site.url}/preferences`);
+      const unknown = page.locator('.svc-unknown');
+      await unknown.waitFor({ state: 'visible', timeout: 10_000 });
+      expect(await unknown.textContent()).toMatch(/does not know who you are yet.*link at the bottom of one of our emails, or tell us who you are first and come back\./s);
+      expect(await page.getAttribute('.svc-sign-up', 'href')).toBe('/contact');
+      expect(await page.getAttribute('.svc-back a', 'href')).toBe('/');
+      expect(await page.isVisible('.svc-form')).toBe(false);
+      expect(await page.textContent('.svc-status')).toBe('');
+      // A link that has expired or was changed is still told as such, not as an unknown visitor.
+      await page.goto(`${site.url}/preferences?token=abc`);
+      await expect.poll(() => page.textContent('.svc-status'), { timeout: 10_000 }).toBe('this preference link is not valid');
+      expect(await page.isVisible('.svc-unknown')).toBe(false);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await site.close();
+    }
+  });
 });

@@ -199,6 +199,28 @@ describe('the page', () => {
     expect(js.text).toContain("'x-csrf-token': csrf");
     expect((await call(`${m.url}/preferences.css`)).headers.get('content-type')).toMatch(/text\/css/);
   });
+
+  it('links back to the site (/ by default) and offers no sign-up page unless given one', async () => {
+    const page = await call(`${m.url}/preferences`);
+    expect(page.text).toContain('<p class="svc-back"><a href="/">← Back to the site</a></p>');
+    expect(page.text).toContain('<div class="svc-unknown" hidden>');
+    expect(page.text).not.toContain('svc-sign-up');
+  });
+
+  it('takes the site and sign-up addresses from the options, escaped, and refuses any that would leave http(s)', async () => {
+    const linked = await mountOn(t, { subscriptions: { linkSecret: LINK_SECRET, siteUrl: 'https://www.example.com/?a=1&b="2"', signUpUrl: '/contact' } });
+    try {
+      const page = await call(`${linked.url}/preferences`);
+      expect(page.text).toContain('<a href="https://www.example.com/?a=1&#38;b=&#34;2&#34;">← Back to the site</a>');
+      expect(page.text).toContain('<a class="svc-sign-up" href="/contact">tell us who you are</a>');
+    } finally {
+      await linked.close();
+    }
+    for (const [name, value] of [['siteUrl', 'javascript:alert(1)'], ['siteUrl', '//evil.test/'], ['signUpUrl', '/\\evil.test'], ['signUpUrl', 'data:text/html,x']])
+      expect(() => createCompanion({ baseUrl: t.baseUrl, auth: { accessToken: 'x' }, logger: false, subscriptions: { linkSecret: LINK_SECRET, [name]: value } })).toThrow(
+        `subscriptions.${name} must be a path on the site (/…) or an http(s) URL, not "${value}"`,
+      );
+  });
 });
 
 it('logs no email, link token or CSRF token', () => {

@@ -21,9 +21,12 @@ export function problem(e: Entry, m: Messages, blocked: string[] = []): string |
     if (!EMAIL.test(v)) return m.invalidEmail;
     const domain = v.split('@')[1].toLowerCase();
     const rules = e.field.validation || {};
-    // `useDefaultBlockList`: the free-mail list the platform checks too.
-    const refused = [...blocked, ...(rules.blockedEmailAddresses || []), ...(rules.useDefaultBlockList ? FREE_MAIL_DOMAINS : [])];
-    if (refused.some((d) => d.toLowerCase() == domain)) return m.blockedEmail.replace('{domain}', domain);
+    const refuses = (list: string[]) => list.some((d) => d.toLowerCase() == domain);
+    // The field's own rules (`useDefaultBlockList`: the free-mail list the platform checks too)
+    // speak with the form's own message when its definition has one; the site's option with ours.
+    if (refuses([...(rules.blockedEmailAddresses || []), ...(rules.useDefaultBlockList ? FREE_MAIL_DOMAINS : [])]))
+      return rules.message || m.blockedEmail.replace('{domain}', domain);
+    if (refuses(blocked)) return m.blockedEmail.replace('{domain}', domain);
   }
   // By the field's type: a browser without a date picker shows a text box.
   const { fieldType } = e.field;

@@ -72,6 +72,24 @@ describe('validation', () => {
     expect(check(page.field('Start'), '2026-02-28')).toBeUndefined();
   });
 
+  it("shows the definition's own validation message when the field's rules refuse an address, ours for the site's option", async () => {
+    definition.fields![0].validation = { name: '', message: 'Please use your work address', blockedEmailAddresses: ['rival.com'] };
+    try {
+      await open({ manuallyBlockedEmailDomain: ['example.org'] });
+      const email = page.field('Work email');
+      const check = (value: string) => {
+        page.type(email, value);
+        page.$<HTMLFormElement>('form').requestSubmit();
+        return errorOf(email);
+      };
+      expect(check('ada@rival.com')).toBe('Please use your work address');
+      expect(check('ada@example.org')).toBe('Please use another email address: this form does not accept addresses at example.org.');
+      expect(check('not-an-email')).toBe('Please enter a valid email address.');
+    } finally {
+      definition.fields![0].validation = { blockedEmailAddresses: ['rival.com'] };
+    }
+  });
+
   it('clears an error as soon as the visitor corrects the field', async () => {
     const form = await open();
     form.requestSubmit();

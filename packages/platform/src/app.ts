@@ -25,6 +25,8 @@ import { addressLimiter, type Counters, rateLimiter, type RateLimitOptions } fro
 import { postgresCounters } from './http/rolling-window';
 import { mountCatalog } from './http/router';
 import { mountFileServer } from './http/file-server';
+import { type Addresses, mountBaseIndex, mountFormsIndex } from './http/index-page';
+import { mountScripts } from './http/scripts';
 import { mountSite } from './http/site';
 import { inspectorRouter } from './inspector/router';
 import { createServices, type WebhookSettings } from './services';
@@ -146,11 +148,15 @@ export function createPlatform(options: PlatformOptions = {}) {
     settled,
   };
 
+  /** Where the servers answer, for the root pages; filled in by listen(). */
+  const addresses: Addresses = { inspector: Boolean(options.inspectorKey) };
   const base = express();
   base.disable('x-powered-by');
   base.set('etag', false); // API answers are not cached; hashing every body costs throughput
   base.set('query parser', 'simple');
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
+  mountBaseIndex(base, addresses);
+  mountScripts(base, { portalTier: (db, id) => services.portals.tier(db, id), db: engine, baseUrl: () => addresses.baseUrl });
   if (options.inspectorKey) base.use('/_inspector', inspectorRouter(services.inspector, services.dashboard, engine, options.inspectorKey));
   mountSite(base, services.content, engine, settled);
   mountFileServer(base, services.files, engine, settled);
@@ -160,6 +166,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   forms.disable('x-powered-by');
   forms.set('etag', false);
   forms.use(cors());
+  mountFormsIndex(forms, addresses);
   mountCatalog(forms, 'forms', deps);
 
   // The collector answers its own paths before Express sees the request (see http/collector.ts).
@@ -218,6 +225,7 @@ export function createPlatform(options: PlatformOptions = {}) {
       }
       // Records' URLs name the address this platform answers at, known only now (port 0 picks one).
       services.content.site.base = publicUrl ?? baseUrl;
+      Object.assign(addresses, { baseUrl: publicUrl ?? baseUrl, formsUrl });
       services.workflows.start(1000, (err) => log.error({ err }, 'workflow engine'));
       services.scheduler.start(1000, (err) => log.error({ err }, 'scheduler'));
       return { baseUrl, formsUrl };

@@ -70,6 +70,12 @@ function databaseOf(values: { database?: string; data?: string; memory: boolean 
   return '.data/platform.db';
 }
 
+/** A taken port, told as what to do about it (Node's own message names no flag). */
+function inUse(err: NodeJS.ErrnoException & { port?: number }, flag: string) {
+  if (err.code != 'EADDRINUSE') return err;
+  return new Error(`port ${err.port} is in use (another svc-platform or npm start?): stop that program, or pick a free port with ${flag} N`);
+}
+
 /** Where the data is, for messages (without a password). */
 const shown = (database: string) =>
   isPostgresUrl(database) ? `PostgreSQL ${withoutPassword(database)}` : database == ':memory:' ? 'in memory' : `SQLite ${database}`;
@@ -144,10 +150,10 @@ export async function main(argv: string[]) {
     await seedContacts(platform.services, DEMO_PORTAL, count, (done) => bar.update(done));
     bar.stop();
   }
-  const { baseUrl, formsUrl } = await platform.listen({
-    basePort: number('port', values.port),
-    formsPort: number('forms-port', values['forms-port']),
-    host: values.host,
+  const basePort = number('port', values.port);
+  const formsPort = number('forms-port', values['forms-port']);
+  const { baseUrl, formsUrl } = await platform.listen({ basePort, formsPort, host: values.host }).catch((err) => {
+    throw inUse(err, err.port == formsPort ? '--forms-port' : '--port');
   });
   console.log(`svc platform: base_url ${baseUrl}  forms_url ${formsUrl}  collector ${baseUrl}/collect  (Ctrl+C to stop)`);
   console.log(`data: ${shown(database)}`);

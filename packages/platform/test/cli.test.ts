@@ -2,6 +2,8 @@
  * credentials privately; the next start reuses the data. */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -138,6 +140,20 @@ describe('svc-platform', () => {
       'publicUrl (--public-url) must be an http or https URL without query, fragment or credentials, not "svc.example.test"',
     );
   }, 30_000);
+
+  it('names the flag to set when a port is taken', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    const busy = String((taken.address() as AddressInfo).port);
+    try {
+      for (const flag of ['--port', '--forms-port'])
+        await expect(startCli(['--memory', '--credentials', join(dir, 'busy.json'), flag, busy], children)).rejects.toThrow(
+          `svc-platform: port ${busy} is in use (another svc-platform or npm start?): stop that program, or pick a free port with ${flag} N`,
+        );
+    } finally {
+      taken.close();
+    }
+  });
 
   it('refuses a bad flag value with a clear message', async () => {
     await expect(startCli(['--memory', '--rate-limit', 'lots'], children)).rejects.toThrow('--rate-limit must be a whole number, not "lots"');

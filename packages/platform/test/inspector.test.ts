@@ -28,7 +28,7 @@ describe('inspector', () => {
     for (const key of ['', 'wrong-key']) {
       const res = await inspect(`portals`, key);
       expect(res.status).toBe(401);
-      expect(res.json.message).toBe('the inspector key is missing or wrong: open the URL the platform printed');
+      expect(res.json.message).toBe("the inspector key is missing or wrong: open the URL the platform printed, or add #key= and the inspectorKey of its credentials file to this page's address");
       expect(res.text).not.toContain(KEY);
     }
     expect((await inspect('nothing-here')).status).toBe(404);

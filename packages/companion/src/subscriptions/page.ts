@@ -1,10 +1,28 @@
 /** The ready-made preference centre: a page, its script and its style, served by the router at
  * `/preferences`, `/preferences.js`, `/preferences.css`. No inline script or style, so helmet's
  * default Content-Security-Policy applies unchanged. The markup uses the `svc-form` classes and
- * `--svc-*` custom properties the form embed uses, so a site's form styling carries over. */
+ * `--svc-*` custom properties the form embed uses, so a site's form styling carries over. It is
+ * never a dead end: it links back to the site, and a visitor the site does not know yet is told
+ * how to get to their preferences (an email's link, or the site's sign-up page when it has one). */
 import type { Request, Response } from 'express';
 
-const HTML = `<!doctype html>
+export interface PageLinks {
+  /** "Back to the site"; default `/`. */
+  siteUrl?: string;
+  /** Where a visitor the site does not know yet says who they are (a sign-up or contact form). */
+  signUpUrl?: string;
+}
+
+const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A link the page may carry: a path on this site or an http(s) URL (never javascript: or data:). */
+function pageLink(name: string, value: string | undefined) {
+  if (value === undefined) return undefined;
+  if (typeof value == 'string' && (/^\/(?![/\\])/.test(value) || /^https?:\/\/[^/]/i.test(value))) return value; // '//x' and '/\x' leave the site
+  throw new TypeError(`subscriptions.${name} must be a path on the site (/…) or an http(s) URL, not "${String(value).slice(0, 80)}"`);
+}
+
+const html = (site: string, signUp: string | undefined) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -27,6 +45,13 @@ const HTML = `<!doctype html>
       <button type="button" class="svc-secondary svc-unsubscribe-all">Unsubscribe from all emails</button>
     </div>
   </form>
+  <div class="svc-unknown" hidden>
+    <p>This site does not know who you are yet, so it cannot show your email preferences.</p>
+    <p>Open this page from the <em>manage your preferences</em> link at the bottom of one of our emails${
+      signUp ? `, or <a class="svc-sign-up" href="${escape(signUp)}">tell us who you are</a> first and come back` : ''
+    }.</p>
+  </div>
+  <p class="svc-back"><a href="${escape(site)}">← Back to the site</a></p>
 </main>
 </body>
 </html>
@@ -58,9 +83,13 @@ const JS = `(() => {
   async function call(method, body) {
     const res = await fetch(api, { method, credentials: 'same-origin', headers: body ? { 'content-type': 'application/json', 'x-csrf-token': csrf } : {}, body: body && JSON.stringify(body) });
     const json = await res.json().catch(() => ({}));
-    if (!res.ok) throw new Error(json.message || 'Something went wrong; please try again.');
+    if (!res.ok) throw Object.assign(new Error(json.message || 'Something went wrong; please try again.'), { status: res.status });
     return json;
   }
+  // Without a link's token a 401 means the site does not know this visitor: say what to do.
+  const failed = (e) => {
+    if (e.status == 401 && !token) { say(''); $('.svc-unknown').hidden = false; } else say(e.message, 'error');
+  };
   async function save(body, done) {
     try { render(await call('PUT', body)); say(done, 'success'); } catch (e) { say(e.message, 'error'); }
   }
@@ -72,7 +101,7 @@ const JS = `(() => {
   $('.svc-unsubscribe-all').addEventListener('click', () => {
     if (confirm('Unsubscribe from all emails? This cannot be undone here.')) save({ unsubscribeFromAll: true }, 'You are unsubscribed from all emails.');
   });
-  call('GET').then((p) => { render(p); say(p.unsubscribedFromAll ? 'You are unsubscribed from all emails.' : ''); }, (e) => say(e.message, 'error'));
+  call('GET').then((p) => { render(p); say(p.unsubscribedFromAll ? 'You are unsubscribed from all emails.' : ''); }, failed);
 })();
 `;
 
@@ -89,16 +118,21 @@ body { font-family: var(--svc-font); color: var(--svc-color); margin: 0; backgro
 button:disabled { opacity: 0.5; cursor: default; }
 .svc-error { color: var(--svc-error); }
 .svc-success { color: var(--svc-success); }
+.svc-back { margin: 1.5rem 0 0; }
+.svc-preferences a { color: var(--svc-accent); }
 `;
 
 const asset = (type: string, body: string) => (_req: Request, res: Response) => {
   res.type(type).set('cache-control', 'public, max-age=300').send(body);
 };
 
-export const preferencePage = {
-  html: (_req: Request, res: Response) => {
-    res.type('html').set('cache-control', 'no-store').send(HTML);
-  },
-  js: asset('js', JS),
-  css: asset('css', CSS),
-};
+export function preferencePage(links: PageLinks = {}) {
+  const HTML = html(pageLink('siteUrl', links.siteUrl) ?? '/', pageLink('signUpUrl', links.signUpUrl));
+  return {
+    html: (_req: Request, res: Response) => {
+      res.type('html').set('cache-control', 'no-store').send(HTML);
+    },
+    js: asset('js', JS),
+    css: asset('css', CSS),
+  };
+}

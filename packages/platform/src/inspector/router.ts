@@ -50,7 +50,7 @@ export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard,
   const api = express.Router();
   api.use((req: Request, res: Response, next: NextFunction) => {
     const given = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '';
-    if (!timingSafeEqual(digest(given), expected)) return void res.status(401).json(errorBody('the inspector key is missing or wrong: open the URL the platform printed'));
+    if (!timingSafeEqual(digest(given), expected)) return void res.status(401).json(errorBody("the inspector key is missing or wrong: open the URL the platform printed, or add #key= and the inspectorKey of its credentials file to this page's address"));
     next();
   });
   /** Query numbers: a positive integer or the fallback. */
