@@ -106,9 +106,6 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     byEmail: sql<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0`),
     // A row about to be written from what was read (another writer of it waits on PostgreSQL).
     byVidToWrite: sql<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0${forUpdate}`),
-    byVidsToWrite: sql<[number, string], ContactRow>(
-      `SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid IN (${engine.dialect.jsonIds('?')}) AND deleted = 0 ORDER BY vid${forUpdate}`,
-    ),
     byEmailToWrite: sql<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0${forUpdate}`),
     byUtk: sql<[number, string], ContactRow>(
       `SELECT ${contactColumns('c')} FROM utks u JOIN contacts c ON c.vid = u.vid
@@ -122,10 +119,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     // Two updates: setting email (even to its old value) rewrites the contact's entry in the email
     // index, one more page written per update of a random contact.
     update: sql<[string, number, number | null, number]>('UPDATE contacts SET properties = ?, updated_at = ?, history_head = ? WHERE vid = ?'),
-    updateAll: sql<[string]>(
-      `UPDATE contacts SET properties = x.properties, updated_at = x.updated_at, history_head = x.history_head
-       FROM (${engine.dialect.jsonRows('?', { vid: 'integer', properties: 'text', updated_at: 'integer', history_head: 'integer' })}) AS x WHERE contacts.vid = x.vid`,
-    ),
+
     updateEmail: sql<[string | null, string, number, number | null, number]>(
       'UPDATE contacts SET email = ?, properties = ?, updated_at = ?, history_head = ? WHERE vid = ?',
     ),
@@ -452,16 +446,13 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
 
   const get = (db: Queryable, portalId: number, vid: number) => db.get(q.byVid, portalId, vid);
   const getToWrite = (db: Queryable, portalId: number, vid: number) => db.get(q.byVidToWrite, portalId, vid);
-  /** Rows about to be written: one statement on PostgreSQL (in vid order, so that two writers lock
-   * them in one order), one per contact on SQLite (cheaper there than a JSON array). */
+  /** Rows about to be written, a statement each by the primary key, all sent at once (on
+   * PostgreSQL pipelined: one round trip; one statement over a JSON array of vids was planned as a
+   * scan of the portal's contacts, which made the collector 40 % slower), in vid order so that two
+   * writers lock them in one order. */
   async function getToWriteAll(db: Queryable, portalId: number, vids: number[]) {
-    if (engine.kind == 'postgres') return vids.length ? db.all(q.byVidsToWrite, portalId, JSON.stringify(vids)) : [];
-    const rows: ContactRow[] = [];
-    for (const vid of vids) {
-      const row = await getToWrite(db, portalId, vid);
-      if (row) rows.push(row);
-    }
-    return rows;
+    const rows = await Promise.all([...vids].sort((a, b) => a - b).map((vid) => getToWrite(db, portalId, vid)));
+    return rows.filter((r): r is ContactRow => r !== undefined);
   }
 
   /** A page of rows plus one more, which tells `has-more`. */
@@ -527,21 +518,20 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       }),
 
     /** `updateFrom` for several contacts of the portal in one write (a collector bulk's), their
-     * rows read at once: one statement on PostgreSQL. */
+     * rows read and written without a round trip each on PostgreSQL. */
     updateFromAll: (db: Queryable, portalId: number, items: { vid: number; compute: (properties: Record<string, string>) => Write[]; source: Source }[]) =>
       db.tx(async (t) => {
         const rows = new Map((await getToWriteAll(t, portalId, items.map((i) => i.vid))).map((r) => [r.vid, r]));
         const written = [];
-        // PostgreSQL: the rows' updates in one statement (a round trip, not one per contact).
+        // The rows' updates sent at the end without waiting for them (pipelined on PostgreSQL).
         const updates: Update[] = [];
-        const defer = engine.kind == 'postgres' ? (u: Update) => void updates.push(u) : undefined;
+        const defer = (u: Update) => void updates.push(u);
         for (const { vid, compute, source } of items) {
           const row = rows.get(vid);
           const writes = row ? compute(JSON.parse(row.properties)) : [];
           if (writes.length) written.push(await write(t, portalId, row, [], source, writes, defer));
         }
-        if (updates.length == 1) await t.run(q.update, ...updates[0]);
-        else if (updates.length) await t.send(q.updateAll, JSON.stringify(updates.map(([properties, updated_at, history_head, vid]) => ({ properties, updated_at, history_head, vid }))));
+        for (const u of updates) await t.send(q.update, ...u);
         if (written.length) await onChange(t, portalId, written);
       }),
 

@@ -52,12 +52,6 @@ export interface VisitorKey {
 }
 
 export function sessionStore(engine: Engine) {
-  // The newest session of each visitor of a JSON array, by the visitors' index.
-  const latestOfAll = sql<[string], Session>(
-    `SELECT ${COLUMNS} FROM sessions WHERE id IN (
-       SELECT (SELECT id FROM sessions s WHERE s.portal_id = x.portal_id AND s.utk = x.utk ORDER BY s.started_at DESC, s.id DESC LIMIT 1)
-       FROM (${engine.dialect.jsonRows('?', { portal_id: 'integer', utk: 'text' })}) AS x)`,
-  );
   const latest = (db: Queryable, portalId: number, utk: string) => db.get(q.latest, portalId, utk);
   // New sessions of a JSON array at once, with the keys to tell which id is whose.
   const insertAll = sql<[string], { id: number; portal_id: number; utk: string }>(
@@ -69,16 +63,12 @@ export function sessionStore(engine: Engine) {
   return {
     /** The visitor's newest session, if any. */
     latest,
-    /** The newest session of each of `visitors` that has one: in one statement on PostgreSQL (a
-     * round trip), one per visitor on SQLite (cheaper there than reading a JSON array). */
+    /** The newest session of each of `visitors` that has one: a statement each by the visitors'
+     * index, all sent at once (pipelined on PostgreSQL: one round trip; a statement over a JSON
+     * array of visitors can be planned as a scan of every session). */
     async latestOfAll(db: Queryable, visitors: VisitorKey[]): Promise<Session[]> {
-      if (engine.kind == 'postgres') return visitors.length ? db.all(latestOfAll, JSON.stringify(visitors)) : [];
-      const found: Session[] = [];
-      for (const v of visitors) {
-        const s = await latest(db, v.portal_id, v.utk);
-        if (s) found.push(s);
-      }
-      return found;
+      const found = await Promise.all(visitors.map((v) => latest(db, v.portal_id, v.utk)));
+      return found.filter((s): s is Session => s !== undefined);
     },
     /** Stores a new session; its id. */
     insert,

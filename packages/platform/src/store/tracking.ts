@@ -86,10 +86,6 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
     linked: sql<[number, string], { vid: number }>('SELECT vid FROM utks WHERE portal_id = ? AND utk = ?'),
-    linkedOfAll: sql<[string], { portal_id: number; utk: string; vid: number }>(
-      `SELECT u.portal_id, u.utk, u.vid FROM (${engine.dialect.jsonRows('?', { portal_id: 'integer', utk: 'text' })}) AS x
-       JOIN utks u ON u.portal_id = x.portal_id AND u.utk = x.utk`,
-    ),
     // `+vid`: not the vid index, which the first and last URL's ORDER BY timestamp would pick
     // (vid, timestamp) and then walk every anonymous event of every visitor; the visitor's own
     // events are few.
@@ -163,16 +159,12 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
     /** The contact a visitor token is linked to, if any. */
     linkedVid: async (db: Queryable, portalId: number, utk: string): Promise<number | undefined> => (await db.get(q.linked, portalId, utk))?.vid,
 
-    /** The contacts `visitors` are linked to (the linked ones only): in one statement on
-     * PostgreSQL (a round trip), one per visitor on SQLite (cheaper there than a JSON array). */
+    /** The contacts `visitors` are linked to (the linked ones only): a statement each by the key,
+     * all sent at once (pipelined on PostgreSQL: one round trip; a statement over a JSON array of
+     * visitors can be planned as a scan of every link). */
     async linkedOfAll(db: Queryable, visitors: VisitorKey[]): Promise<(VisitorKey & { vid: number })[]> {
-      if (engine.kind == 'postgres') return visitors.length ? db.all(q.linkedOfAll, JSON.stringify(visitors)) : [];
-      const found = [];
-      for (const v of visitors) {
-        const vid = (await db.get(q.linked, v.portal_id, v.utk))?.vid;
-        if (vid !== undefined) found.push({ ...v, vid });
-      }
-      return found;
+      const vids = await Promise.all(visitors.map(async (v) => (await db.get(q.linked, v.portal_id, v.utk))?.vid));
+      return visitors.flatMap((v, i) => (vids[i] === undefined ? [] : [{ ...v, vid: vids[i] }]));
     },
 
     /** Stores the event for contact `vid` (or none yet); false when its id was seen before. */
