@@ -171,7 +171,7 @@ export function trackingIntake(deps: {
   }
 
   /** Reads what the events' visitors are linked to, and their newest sessions, for all of them
-   * at once (one statement each on PostgreSQL, not one per visitor). */
+   * at once (on PostgreSQL one round trip each, not one per visitor). */
   async function prefetch(db: Queryable, events: TrackedEvent[], linkOf: Map<string, number | undefined>) {
     const visitors = new Map<string, VisitorKey>();
     for (const e of events) if (e.utk) visitors.set(visitorOf(e), { portal_id: e.portalId, utk: e.utk });
