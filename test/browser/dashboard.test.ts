@@ -3,14 +3,14 @@
  * dashboard page shows their traffic. The numbers on screen equal the API's, the chart is drawn
  * by the locally served uPlot under the inspector's strict CSP (no console errors), and the
  * range picker and the contact page (source, readable dates) work. Screenshots in test-results/. */
-import { copyFileSync, mkdirSync, statSync } from 'node:fs';
+import { copyFileSync, statSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_PORTAL } from '@svc/platform';
-import { haveChromium, launchChromium } from './chromium';
-import { INSPECTOR_KEY, startSystem, type System } from './system';
+import { haveChromium } from './chromium';
+import { SHOTS, useSystem, watchPage } from './session';
+import { INSPECTOR_KEY, type System } from './system';
 
-const SHOTS = 'test-results/screenshots';
 /** The platform README's screenshot: replaced by this test's when UPDATE_README_SCREENSHOTS is
  * set (and it is small), so that an ordinary test run leaves the repository as it was. */
 const README_SHOT = 'packages/platform/docs/dashboard.png';
@@ -18,24 +18,9 @@ let sys: System;
 let browser: Browser;
 const problems: string[] = [];
 
-beforeAll(async () => {
-  if (!haveChromium) return;
-  mkdirSync(SHOTS, { recursive: true });
-  sys = await startSystem();
-  browser = await launchChromium();
-}, 30_000);
+useSystem((s, b) => ((sys = s), (browser = b)));
 
-afterAll(async () => {
-  await browser?.close();
-  await sys?.close();
-});
-
-async function newPage(context: BrowserContext) {
-  const page = await context.newPage();
-  page.on('console', (m) => m.type() == 'error' && problems.push(m.text()));
-  page.on('pageerror', (e) => problems.push(String(e)));
-  return page;
-}
+const newPage = async (context: BrowserContext) => watchPage(await context.newPage(), problems);
 
 /** The dashboard API's answer for a panel, with the inspector key. */
 async function panel(name: string, range = 'today') {

@@ -1,41 +1,20 @@
 /** The whole system in real Chromium: the demo website (strict CSP) with the tracker, the form
  * embed and the companion, in front of the real platform — the flow of DESIGN.md, step by step.
  * Screenshots go to test-results/ (git-ignored). */
-import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { haveChromium, launchChromium } from './chromium';
-import { startSystem, type System, type WireEvent } from './system';
+import { describe, expect, it } from 'vitest';
+import { haveChromium } from './chromium';
+import { SHOTS, usePage, useSystem } from './session';
+import { type System, type WireEvent } from './system';
 
-const SHOTS = 'test-results/screenshots';
 let sys: System;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let problems: string[];
 
-beforeAll(async () => {
-  if (!haveChromium) return;
-  mkdirSync(SHOTS, { recursive: true });
-  sys = await startSystem();
-  browser = await launchChromium();
-}, 30_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await sys?.close();
-});
-
-beforeEach(async () => {
-  if (!haveChromium) return;
-  await context?.close();
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  problems = [];
-  // CSP violations and uncaught errors show up here.
-  page.on('console', (m) => m.type() == 'error' && problems.push(m.text()));
-  page.on('pageerror', (e) => problems.push(String(e)));
-});
+useSystem((s, b) => ((sys = s), (browser = b)));
+usePage(() => browser, (c, p, found) => ((context = c), (page = p), (problems = found)));
 
 const utkOf = async () => (await context.cookies()).find((c) => c.name == 'svcutk')?.value ?? '';
 /** Waits until the platform holds `count` events of this visitor that `match` selects. */

@@ -2,40 +2,20 @@
  * the contact form's consent recorded and visible through the API, a known visitor's name filled
  * in and the queued question on their next visit, a multi-step form submitted with the keyboard
  * alone, and a bot's honeypot-filled submission that makes no contact. */
-import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { haveChromium, launchChromium } from './chromium';
-import { startSystem, type System } from './system';
+import { describe, expect, it } from 'vitest';
+import { haveChromium } from './chromium';
+import { SHOTS, usePage, useSystem } from './session';
+import { type System } from './system';
 
-const SHOTS = 'test-results/screenshots';
 let sys: System;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let problems: string[];
 
-beforeAll(async () => {
-  if (!haveChromium) return;
-  mkdirSync(SHOTS, { recursive: true });
-  sys = await startSystem();
-  browser = await launchChromium();
-}, 30_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await sys?.close();
-});
-
-beforeEach(async () => {
-  if (!haveChromium) return;
-  await context?.close();
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  page = await context.newPage();
-  problems = [];
-  page.on('console', (m) => m.type() == 'error' && problems.push(m.text()));
-  page.on('pageerror', (e) => problems.push(String(e)));
-});
+useSystem((s, b) => ((sys = s), (browser = b)));
+usePage(() => browser, (c, p, found) => ((context = c), (page = p), (problems = found)));
 
 const utkOf = async () => (await context.cookies()).find((c) => c.name == 'svcutk')?.value ?? '';
 const form = (selector = '#contact-form') => ({
