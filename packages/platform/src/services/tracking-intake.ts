@@ -186,10 +186,9 @@ export function trackingIntake(deps: {
    * link changes under them) at once: one statement on PostgreSQL (a round trip, not one per
    * event). Answers whether each was stored (a repeated id is not). */
   async function storeFirst(db: Queryable, events: TrackedEvent[], tiers: Map<number, Tier | undefined>, linkOf: Map<string, number | undefined>) {
-    const visitor = visitorOf;
-    const identifying = new Set(events.filter((e) => e.contact).map(visitor));
+    const identifying = new Set(events.filter((e) => e.contact).map(visitorOf));
     const rows = [];
-    for (const e of events) if (!identifying.has(visitor(e)) && !admit(e, tiers.get(e.portalId))) rows.push({ event: e, vid: await linkedOf(db, e, linkOf) });
+    for (const e of events) if (!identifying.has(visitorOf(e)) && !admit(e, tiers.get(e.portalId))) rows.push({ event: e, vid: await linkedOf(db, e, linkOf) });
     const stored = await tracking.insertAll(db, rows);
     return new Map(rows.map(({ event }) => [event, stored.has(event)]));
   }

@@ -506,19 +506,11 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
         await onChange(t, portalId, [written]);
       }),
 
-    /** The platform's own writes (counters: every write is a system one) computed from the
-     * contact's values as they are in this transaction: read once, written once. Nothing when the
-     * contact is gone or `compute` writes nothing. */
-    updateFrom: (db: Queryable, portalId: number, vid: number, compute: (properties: Record<string, string>) => Write[], source: Source) =>
-      db.tx(async (t) => {
-        const row = await getToWrite(t, portalId, vid);
-        const writes = row ? compute(JSON.parse(row.properties)) : [];
-        if (!writes.length) return;
-        await onChange(t, portalId, [await write(t, portalId, row, [], source, writes)]);
-      }),
-
-    /** `updateFrom` for several contacts of the portal in one write (a collector bulk's), their
-     * rows read and written without a round trip each on PostgreSQL. */
+    /** The platform's own writes (counters: every write is a system one) computed by each item's
+     * `compute` from its contact's values as they are in this transaction: each read once,
+     * written once, several contacts of the portal in one write (a collector bulk's) without a
+     * round trip each on PostgreSQL. Nothing for a contact that is gone or that `compute` writes
+     * nothing for. */
     updateFromAll: (db: Queryable, portalId: number, items: { vid: number; compute: (properties: Record<string, string>) => Write[]; source: Source }[]) =>
       db.tx(async (t) => {
         const rows = new Map((await getToWriteAll(t, portalId, items.map((i) => i.vid))).map((r) => [r.vid, r]));

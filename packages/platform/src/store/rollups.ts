@@ -209,8 +209,6 @@ export function rollupStore(engine: Engine) {
             return t.run(q.fold);
           })
         : Promise.resolve(0),
-    /** Visitor `utk` was seen at `at`: counted once per day and per hour. */
-    visitor: (db: Queryable, portalId: number, utk: string, at: number) => withBatch(db, async (p) => p.visitor(portalId, utk, at)),
   };
 }
 

@@ -114,7 +114,7 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
 
   function applyTotals(db: Queryable, portalId: number, vid: number, t: Totals, source: string) {
     if (!(t.views || t.events)) return;
-    return contacts.updateFrom(db, portalId, vid, (p) => totalsWrites(p, t), { type: 'ANALYTICS', id: source });
+    return contacts.updateFromAll(db, portalId, [{ vid, compute: (p) => totalsWrites(p, t), source: { type: 'ANALYTICS', id: source } }]);
   }
 
   /** The totals of a batch's contacts, portal by portal, each portal's contacts in one write. */
