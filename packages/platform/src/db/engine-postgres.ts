@@ -20,7 +20,12 @@ function pgPath(path: string) {
 
 export const postgresDialect: Dialect = {
   jsonText: (column, path) => `(${column}::jsonb #>> ${pgPath(path)})`,
-  jsonNumber: (column, path) => `(${column}::jsonb #>> ${pgPath(path)})::double precision`,
+  jsonNumber: (column, path) => {
+    const v = `(${column}::jsonb #> ${pgPath(path)})`;
+    return `CASE WHEN jsonb_typeof(${v}) = 'number' THEN (${v} #>> '{}')::double precision END`;
+  },
+  // A cast of anything else fails the statement. No `?` in the pattern: it would read as a placeholder.
+  textNumber: (text) => `CASE WHEN ${text} ~ '^\\s*[-+]{0,1}([0-9]+[.]{0,1}[0-9]*|[.][0-9]+)([eE][-+]{0,1}[0-9]+){0,1}\\s*$' THEN (${text})::double precision END`,
   jsonBoolean: (column, path) => `CASE (${column}::jsonb #> ${pgPath(path)}) WHEN 'true'::jsonb THEN 1 WHEN 'false'::jsonb THEN 0 END`,
   // As SQLite sorts: null (or absent) first, then numbers (and booleans, 1 and 0 there), then
   // text; jsonb alone puts strings before numbers.

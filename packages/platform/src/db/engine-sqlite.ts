@@ -15,6 +15,8 @@ import type { Db } from './open';
 export const sqliteDialect: Dialect = {
   jsonText: (column, path) => `json_extract(${column}, '${path}')`,
   jsonNumber: (column, path) => `json_extract(${column}, '${path}')`,
+  // Digits, with only number characters around them: what CAST reads whole (it would read 'abc' as 0).
+  textNumber: (text) => `CASE WHEN ${text} GLOB '*[0-9]*' AND trim(${text}) NOT GLOB '*[^0-9.eE+-]*' THEN CAST(${text} AS REAL) END`,
   jsonBoolean: (column, path) => `json_extract(${column}, '${path}')`,
   jsonSortKey: (column, path) => `json_extract(${column}, '${path}')`,
   jsonHas: (column, path, value) => `EXISTS (SELECT 1 FROM json_each(${column}, '${path}') WHERE value = ${value})`,

@@ -27,8 +27,12 @@ export type EngineKind = 'sqlite' | 'postgres';
 export interface Dialect {
   /** The text at a JSON path (`$.a.b`) of a JSON text column; null when absent. */
   jsonText(column: string, path: string): string;
-  /** The number at a JSON path of a JSON text column; null when absent. */
+  /** The number at a JSON path of a JSON text column; null when absent (PostgreSQL: also when
+   * it is not a JSON number, which SQLite's comparisons never find equal to a number either). */
   jsonNumber(column: string, path: string): string;
+  /** A text expression as a number; null when it is not one (a value kept while its property
+   * had another type): a sort key that never fails. */
+  textNumber(text: string): string;
   /** A JSON boolean at a JSON path as 1 or 0 (how SQLite reads one); null when absent. */
   jsonBoolean(column: string, path: string): string;
   /** The value at a JSON path to sort by, as SQLite sorts it: null (or absent) first, then

@@ -100,7 +100,7 @@ class EmailTaken extends Error {
 
 /** `rollups`: where the contacts made per source are counted (the dashboard), if anywhere. */
 export function contactStore(engine: Engine, properties: PropertyStore, now: () => number, onChange: ContactsChanged, rollups?: RollupStore) {
-  const { jsonText, jsonRemoveKey, jsonHasKey, forUpdate } = engine.dialect;
+  const { jsonText, jsonRemoveKey, jsonHasKey, forUpdate, textNumber } = engine.dialect;
   const q = {
     byVid: sql<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0`),
     byEmail: sql<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0`),
@@ -289,8 +289,9 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     const p = (await properties.definitions(db, portalId)).get(sort.property);
     if (!p || p.deleted) throw badRequest(`query.sort: '${sort.property}' is not a contact property`);
     const path = `$.${sort.property}`;
-    // Values are kept as text; those of number and date properties were checked to be numbers.
-    const value = ['number', 'datetime', 'date'].includes(p.type) ? `CAST(${jsonText('properties', path)} AS DOUBLE PRECISION)` : `lower(${jsonText('properties', path)})`;
+    // Values are kept as text; those of number and date properties were checked to be numbers
+    // when they were written, but a property's type can change since (the others sort as none).
+    const value = ['number', 'datetime', 'date'].includes(p.type) ? textNumber(jsonText('properties', path)) : `lower(${jsonText('properties', path)})`;
     const dir = sort.order ?? 'DESC';
     return `${value} ${dir} NULLS LAST, vid ${dir}`;
   }
