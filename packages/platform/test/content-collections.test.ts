@@ -302,6 +302,18 @@ describe('lists: paging, filters, order', () => {
     expect(await bad('state=LIVE')).toMatch(/^query\.state: /);
     expect(await bad('publish_date__range=1')).toBe('query.publish_date__range: must be two values, from,to');
     expect(await bad('name=a&name=b')).toBe('query.name: give it once');
+    // A number column compared with what is not a number (on PostgreSQL a failed statement before).
+    expect(await bad('created__gt=abc')).toBe("query.created__gt: created is a number, not 'abc'");
+    expect(await bad('publish_date__range=1,a')).toBe("query.publish_date__range: publish_date is a number, not 'a'");
+    expect(await bad('id__in=1.5,2')).toBe("query.id__in: id is a whole number, not '1.5'");
+    expect(await bad('id__ne=abc')).toBe("query.id__ne: id is a whole number, not 'abc'");
+    expect(await bad('deleted_at__gte=99999999999999999999')).toBe("query.deleted_at__gte: deleted_at is a whole number, not '99999999999999999999'");
+  });
+
+  it('searches a number column as its digits, and compares it with fractions', async () => {
+    expect(await names(`id__contains=${ids[2]}`)).toContain('Autumn notes');
+    expect(await names(`content_group_id__icontains=x`)).toEqual([]);
+    expect(await names('publish_date__gt=2999.5&publish_date__lt=3000.5')).toEqual(['Autumn notes']);
   });
 });
 

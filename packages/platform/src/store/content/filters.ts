@@ -6,6 +6,10 @@ import { badRequest } from '../../domain/errors';
 
 /** Fields with a generated, indexable column (see content_objects in db/schema.ts). */
 const COLUMNS = new Set(['id', 'deleted_at', 'created', 'updated', 'name', 'slug', 'state', 'publish_date', 'content_group_id']);
+/** Those of them that hold numbers, and of those the whole numbers (64-bit integers on
+ * PostgreSQL, which refuses to compare one with text or a fraction: a 400 names the value). */
+const NUMBER_COLUMNS = new Set(['id', 'deleted_at', 'created', 'updated', 'publish_date', 'content_group_id']);
+const WHOLE_COLUMNS = new Set(['id', 'deleted_at']);
 
 const OPS = ['eq', 'ne', 'contains', 'icontains', 'gt', 'gte', 'lt', 'lte', 'in', 'range', 'is_null'] as const;
 type Op = (typeof OPS)[number];
@@ -51,36 +55,47 @@ export function listSql(query: Record<string, unknown>, fields: ReadonlySet<stri
     const text = typeof raw == 'boolean' || typeof raw == 'number' ? String(raw) : raw;
     if (typeof text != 'string') throw badRequest(`query.${key}: give it once`);
     if (field == 'deleted_at') deletedFiltered = true;
+    /** Values compared with a number column must be numbers. */
+    const numbers = (raws: string[]) => {
+      if (!NUMBER_COLUMNS.has(field)) return raws;
+      const whole = WHOLE_COLUMNS.has(field);
+      const wrong = raws.find((r) => kindOf(r) != 'number' || (whole && !Number.isSafeInteger(Number(r))));
+      if (wrong !== undefined) throw badRequest(`query.${key}: ${field} is ${whole ? 'a whole number' : 'a number'}, not '${wrong.slice(0, 100)}'`);
+      return raws;
+    };
     const e = expr(field, kindOf(text));
+    /** The field as text, to search in (a number column's digits). */
+    const asText = NUMBER_COLUMNS.has(field) ? `CAST(${field} AS TEXT)` : expr(field);
     switch (op as Op) {
       case 'eq':
-        where.push(`${e} = ?`), args.push(value(text));
+        where.push(`${e} = ?`), args.push(value(numbers([text])[0]));
         break;
       case 'ne':
-        where.push(`(${e} IS NULL OR ${e} != ?)`), args.push(value(text));
+        where.push(`(${e} IS NULL OR ${e} != ?)`), args.push(value(numbers([text])[0]));
         break;
       case 'contains':
-        where.push(`${d.instr(expr(field), '?')} > 0`), args.push(text);
+        where.push(`${d.instr(asText, '?')} > 0`), args.push(text);
         break;
       case 'icontains':
-        where.push(`${d.instr(`lower(${expr(field)})`, 'lower(?)')} > 0`), args.push(text);
+        where.push(`${d.instr(`lower(${asText})`, 'lower(?)')} > 0`), args.push(text);
         break;
       case 'gt':
       case 'gte':
       case 'lt':
       case 'lte': {
         const sign = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[op as 'gt'];
-        where.push(`${e} ${sign} ?`), args.push(value(text));
+        where.push(`${e} ${sign} ?`), args.push(value(numbers([text])[0]));
         break;
       }
       case 'in': {
-        const items = text.split(',');
+        const items = numbers(text.split(','));
         where.push(`${expr(field, kindOfAll(items))} IN (${items.map(() => '?').join(', ')})`), args.push(...items.map(value));
         break;
       }
       case 'range': {
         const [from, to, extra] = text.split(',');
         if (from === undefined || to === undefined || extra !== undefined) throw badRequest(`query.${key}: must be two values, from,to`);
+        numbers([from, to]);
         where.push(`${expr(field, kindOfAll([from, to]))} BETWEEN ? AND ?`), args.push(value(from), value(to));
         break;
       }
