@@ -50,6 +50,23 @@ describe('OAuth refresh', () => {
     expect((await t.call('GET', '/contacts/v1/contacts/statistics', { portal: null, headers })).status).toBe(200);
   });
 
+  it('takes the access token as ?access_token= too (the OAuth 1-era way hapipy and older clients send it), the header winning', async () => {
+    t.clock.now += 11_000; // a fresh rate-limit window (5 in 10 s here)
+    const { json } = await refresh(t, clientOf(t));
+    const token = encodeURIComponent(json.access_token);
+    expect((await t.call('GET', `/contacts/v1/contacts/statistics?access_token=${token}`, { portal: null })).status).toBe(200);
+    // A write: past authentication to the body's check (a contact made would change the usage test's count).
+    const write = await t.call('POST', `/contacts/v1/contact?access_token=${token}`, { portal: null, body: { properties: 'none' } });
+    expect([write.status, write.json.message]).toEqual([400, expect.stringMatching(/^body\.properties: /)]);
+    const wrong = await t.call('GET', '/contacts/v1/contacts/statistics?access_token=not-a-token', { portal: null });
+    expect([wrong.status, wrong.json.category, wrong.text.includes('not-a-token')]).toEqual([401, 'INVALID_AUTHENTICATION', false]);
+    const both = await t.call('GET', `/contacts/v1/contacts/statistics?access_token=${token}`, { portal: null, headers: { authorization: 'Bearer not-a-token' } });
+    expect(both.status).toBe(401);
+    // Expired, as by the header.
+    t.clock.now += 1_801_000;
+    expect((await t.call('GET', `/contacts/v1/contacts/statistics?access_token=${token}`, { portal: null })).json.category).toBe('EXPIRED_AUTHENTICATION');
+  });
+
   it('ignores credentials sent to a public route (clients attach their token to every call)', async () => {
     const stale = { authorization: 'Bearer svc-at-expired-or-unknown' };
     const res = await t.call('POST', '/auth/v1/refresh', {

@@ -1,5 +1,5 @@
-/** Who is calling: resolves `Authorization: Bearer` (OAuth access or private-app tokens) and
- * `hapikey` (where the route allows it) to a portal and its scopes, or answers 401/403 with the
+/** Who is calling: resolves `Authorization: Bearer` or `?access_token=` (OAuth access or
+ * private-app tokens) and `hapikey` (where the route allows it) to a portal and its scopes, or answers 401/403 with the
  * legacy bodies. */
 import type { RouteDef } from '@svc/api';
 import type { Request } from 'express';
@@ -19,16 +19,19 @@ export function authenticator(credentials: CredentialStore, db: Queryable, now: 
     // every call, form submissions and token refreshes included.
     if (route.public) return { kind: 'none', scopes: [] };
     const header = req.headers.authorization;
+    // The OAuth 1-era way to send an access token, which older clients (hapipy, the node
+    // client's useOAuth1) still use: as good as the header, which wins when both come.
+    const queryToken = typeof req.query.access_token == 'string' ? req.query.access_token : undefined;
     const hapikey = typeof req.query.hapikey == 'string' ? req.query.hapikey : undefined;
-    if (!header && !hapikey) {
+    if (!header && !queryToken && !hapikey) {
       throw invalid(
         'Authentication credentials not found. This API supports OAuth 2.0 and private-app access tokens ' +
-          '(Authorization: Bearer)' + (route.auth.includes('hapikey') ? ' and API keys (hapikey).' : '.'),
+          '(Authorization: Bearer, or access_token in the query)' + (route.auth.includes('hapikey') ? ' and API keys (hapikey).' : '.'),
       );
     }
     let caller: Caller;
-    if (header) {
-      const [scheme, token] = header.split(' ');
+    if (header || queryToken) {
+      const [scheme, token] = header ? header.split(' ') : ['bearer', queryToken];
       if (scheme?.toLowerCase() != 'bearer' || !token) throw invalid('The Authorization header must be "Bearer <access token>".');
       const row = await credentials.find(db, token);
       if (!row || row.revoked || (row.kind != 'access' && row.kind != 'privateApp'))
