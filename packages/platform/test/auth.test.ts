@@ -107,6 +107,15 @@ describe('credentials and scopes', () => {
     expect(res.text).not.toContain(t.portals[0].apiKey);
   });
 
+  it('answers a content API v2 401 with succeeded: false, as the real one, beside the legacy keys', async () => {
+    for (const query of ['', '?hapikey=not-a-key', '?access_token=not-a-token']) {
+      const res = await t.call('GET', `/content/api/v2/blog-posts${query}`, { portal: null });
+      expect([res.status, res.json.succeeded, res.json.status, res.json.category]).toEqual([401, false, 'error', 'INVALID_AUTHENTICATION']);
+    }
+    // Elsewhere the legacy body alone.
+    expect((await t.call('GET', '/contacts/v1/contacts/statistics', { portal: null })).json).not.toHaveProperty('succeeded');
+  });
+
   it('answers 403 MISSING_SCOPES with the required scopes', async () => {
     const token = await issueCredential(t.platform.services.engine, 'privateApp', { portalId: 62515, scopes: ['forms'], now: t.clock.now });
     const res = await t.call('GET', '/contacts/v1/lists/all/contacts/all', { portal: null, headers: { authorization: `Bearer ${token}` } });
