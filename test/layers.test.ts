@@ -31,7 +31,7 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
   // The platform: each request goes down http → handlers → services → store → db; domain/ holds
   // the one error type every room may throw; the top files wire it all (or are tools: CLI, seeding).
   platform: [
-    ['app.ts', 'cli.ts', 'migrate-command.ts', 'index.ts', 'credentials-file.ts', 'seed.ts', 'seed-contacts.ts'],
+    ['app.ts', 'cli.ts', 'migrate-command.ts', 'index.ts', 'credentials-file.ts', 'seed.ts', 'seed-contacts.ts', 'background-errors.ts'],
     ['http/', 'inspector/'],
     ['handlers/'],
     ['services/', 'scheduler.ts'],

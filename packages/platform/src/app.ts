@@ -10,6 +10,7 @@ import { openApiDocument } from '@svc/api';
 import cors from 'cors';
 import express from 'express';
 import { pino, type Logger } from 'pino';
+import { backgroundErrors } from './background-errors';
 import { type Checkpointer, startCheckpointer } from './db/checkpointer';
 import type { Engine } from './db/engine';
 import { isPostgresUrl, postgresEngine, type PostgresEngine } from './db/engine-postgres';
@@ -105,6 +106,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   const now = options.now ?? Date.now;
   const publicUrl = options.publicUrl === undefined ? undefined : publicAddress(options.publicUrl);
   const log = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? pino());
+  const background = backgroundErrors(log);
   const database = options.database ?? '.data/platform.db';
   /** What runs after each SQLite commit: the WAL checkpointer, once the servers listen. */
   let afterCommit: (() => void) | undefined;
@@ -119,7 +121,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   const services = createServices(engine, now, {
     fetch: options.fetch,
     webhooks: options.webhooks,
-    onError: (err) => log.error({ err }, 'webhook sender'),
+    onError: background('webhook sender'),
     prospects: options.prospects,
     filesDir,
     oauth: settings,
@@ -226,8 +228,8 @@ export function createPlatform(options: PlatformOptions = {}) {
       // Records' URLs name the address this platform answers at, known only now (port 0 picks one).
       services.content.site.base = publicUrl ?? baseUrl;
       Object.assign(addresses, { baseUrl: publicUrl ?? baseUrl, formsUrl });
-      services.workflows.start(1000, (err) => log.error({ err }, 'workflow engine'));
-      services.scheduler.start(1000, (err) => log.error({ err }, 'scheduler'));
+      services.workflows.start(1000, background('workflow engine'));
+      services.scheduler.start(1000, background('scheduler'));
       return { baseUrl, formsUrl };
     },
     /** Stops serving and closes the database; later calls wait for the first. */

@@ -3,6 +3,8 @@
  * same platform serves again without a restart, every acknowledged write kept. The "restart" is
  * a TCP proxy in front of the test server stopped and started (connections cut, new ones
  * refused), as the machine's own server is shared. */
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform, type TestPlatform } from './harness';
 import { havePostgres, pgProxy, pgSchema } from './postgres';
@@ -12,9 +14,12 @@ const schema = await pgSchema('outage');
 describe.skipIf(!havePostgres)('PostgreSQL restarted under load', () => {
   let t: TestPlatform;
   let proxy: Awaited<ReturnType<typeof pgProxy>>;
+  /** What the platform logs: the background work's errors. */
+  const logged: { msg: string }[] = [];
+  const logger = pino({ level: 'error' }, new Writable({ write: (line, _, done) => (logged.push(JSON.parse(String(line))), done()) }));
   beforeAll(async () => {
     proxy = await pgProxy(schema);
-    t = await startPlatform({ database: proxy.url, rateLimit: { max: 1_000_000, windowMs: 10_000 } });
+    t = await startPlatform({ database: proxy.url, rateLimit: { max: 1_000_000, windowMs: 10_000 }, logger });
   });
   afterAll(async () => {
     await proxy?.start().catch(() => {}); // closing needs the database (started already unless the test failed)
@@ -62,5 +67,8 @@ describe.skipIf(!havePostgres)('PostgreSQL restarted under load', () => {
     const missing = [];
     for (const email of acknowledged) if ((await t.call('GET', `/contacts/v1/contact/email/${email}/profile`)).status != 200) missing.push(email);
     expect(missing).toEqual([]);
+    // The timers of the background work ran each second while it was gone: each said so once.
+    for (const what of ['scheduler', 'workflow engine']) expect(logged.filter((l) => l.msg.startsWith(what)).length, what).toBeLessThanOrEqual(1);
+    expect(logged.filter((l) => l.msg.startsWith('scheduler')).length + logged.filter((l) => l.msg.startsWith('workflow engine')).length).toBeGreaterThan(0);
   }, 40_000);
 });
