@@ -46,6 +46,11 @@ export interface PlatformOptions {
   tokenLifetimeSeconds?: number;
   /** Issue a new refresh token on every refresh (the old one stops working). Default false. */
   rotateRefreshTokens?: boolean;
+  /** PostgreSQL: the collector's writes wait for the database server's disk flush as well (by
+   * default they do not: what was acknowledged survives the platform's crash, and only the
+   * database server's own crash can lose its last fraction of a second, the guarantee every
+   * SQLite write has here). */
+  syncTrackingCommits?: boolean;
   /** The clock (tests move it). */
   now?: () => number;
   /** Check every success body against the catalog's response schema (a 500 when off it). */
@@ -125,6 +130,7 @@ export function createPlatform(options: PlatformOptions = {}) {
     prospects: options.prospects,
     filesDir,
     oauth: settings,
+    syncTrackingCommits: options.syncTrackingCommits,
   });
   if (publicUrl) services.content.site.base = publicUrl;
   /** Migrated (PostgreSQL) and older portals seeded; rejects when the database cannot be reached. */

@@ -30,6 +30,9 @@ const HELP = `svc-platform — the svc platform API on SQLite or PostgreSQL
   --seed-contacts N     add N synthetic contacts to the demo portal, with a progress bar
   --token-lifetime S    OAuth access token lifetime in seconds (default 1800)
   --rotate-refresh-tokens   issue a new refresh token on every refresh
+  --sync-tracking-commits   PostgreSQL: the collector's writes wait for the database's disk
+                        flush too (by default a crash of the database server, not of this
+                        process, can lose its last fraction of a second of page views)
   --rate-limit N        API requests in any 10 s per portal (per app and portal for OAuth; default 100)
   --public-rate-limit N requests in any minute per address to each public route (form
                         submission, OAuth refresh, events pixel; default 60, 0 turns it off)
@@ -99,6 +102,7 @@ export async function main(argv: string[]) {
       'rotate-inspector-key': { type: 'boolean', default: false },
       'token-lifetime': { type: 'string', default: '1800' },
       'rotate-refresh-tokens': { type: 'boolean', default: false },
+      'sync-tracking-commits': { type: 'boolean', default: false },
       'rate-limit': { type: 'string', default: '100' },
       'public-rate-limit': { type: 'string', default: '60' },
       'webhook-retry-hours': { type: 'string', default: '24' },
@@ -121,6 +125,7 @@ export async function main(argv: string[]) {
     database,
     tokenLifetimeSeconds: number('token-lifetime', values['token-lifetime']),
     rotateRefreshTokens: values['rotate-refresh-tokens'],
+    syncTrackingCommits: values['sync-tracking-commits'],
     rateLimit: { max: number('rate-limit', values['rate-limit']), windowMs: 10_000 },
     publicRateLimit: number('public-rate-limit', values['public-rate-limit']) ? { max: number('public-rate-limit', values['public-rate-limit']), windowMs: 60_000 } : false,
     inspectorKey,

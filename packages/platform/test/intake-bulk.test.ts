@@ -2,7 +2,8 @@
 // batches that arrive while one is written go in one write together, each answered for its own
 // events; a bulk that fails is retried batch by batch; and over HTTP, concurrent batches of the
 // same visitors count exactly as one after the other would.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sql } from '../src/db/engine';
 import { PlatformError } from '../src/domain/errors';
 import { intakeBulk } from '../src/services/intake-bulk';
 import { fromWire, type Intake } from '../src/services/tracking-intake';
@@ -98,6 +99,38 @@ describe('collector batches in bulk', () => {
       const p = await profile(`bulk${i}@acme.test`);
       // One session each (the page views a minute after the first continue it), all views counted.
       expect([i, p.svc_analytics_num_page_views, p.svc_analytics_num_visits]).toEqual([i, i == 0 ? '5' : '4', '1']);
+    }
+  });
+});
+
+describe('how the collector commits', () => {
+  it('on PostgreSQL its transaction commits without waiting for the server’s disk flush, and only its own', async () => {
+    const { services } = t.platform;
+    const { engine, tracking } = services;
+    const setting = sql<[], { synchronous_commit: string }>('SHOW synchronous_commit');
+    const inside = await engine.tx(async (db) => {
+      await tracking.commitUnflushed(db);
+      return engine.kind == 'postgres' ? (await db.get(setting))!.synchronous_commit : 'n/a';
+    });
+    const after = engine.kind == 'postgres' ? (await engine.tx((db) => db.get(setting)))!.synchronous_commit : 'n/a';
+    expect([inside, after]).toEqual(engine.kind == 'postgres' ? ['off', 'on'] : ['n/a', 'n/a']);
+  });
+
+  it('asks for it in each bulk the collector writes, unless told to wait for the flush (syncTrackingCommits)', async () => {
+    const spy = vi.spyOn(t.platform.services.tracking, 'commitUnflushed');
+    try {
+      expect((await collect([view(visitor(), 'https://acme.test/unflushed')])).json.accepted).toBe(1);
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
+    const synced = await startPlatform({ portals: [{ id: 62515 }], syncTrackingCommits: true });
+    try {
+      const syncedSpy = vi.spyOn(synced.platform.services.tracking, 'commitUnflushed');
+      const res = await synced.call('POST', '/collect/e', { body: JSON.stringify([view(visitor(), 'https://acme.test/flushed')]), headers: { 'content-type': 'text/plain' }, portal: null });
+      expect([res.json.accepted, syncedSpy.mock.calls.length]).toEqual([1, 0]);
+    } finally {
+      await synced.close();
     }
   });
 });

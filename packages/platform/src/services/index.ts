@@ -54,6 +54,9 @@ export interface ServiceOptions {
   filesDir?: string;
   /** OAuth access token lifetime and refresh token rotation (store/oauth.ts). */
   oauth?: { tokenLifetimeSeconds: number; rotateRefreshTokens: boolean };
+  /** PostgreSQL: the collector's writes wait for the database's disk flush too (see
+   * tracking.commitUnflushed). */
+  syncTrackingCommits?: boolean;
 }
 
 /** Every store runs on `engine`, SQLite or PostgreSQL. */
@@ -142,7 +145,8 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   });
   // One bulk at a time, on either engine: the batches that come meanwhile make the next one
   // bigger, which is what saves (on PostgreSQL two or four at once wrote 22 % and 39 % fewer events).
-  const bulk = intakeBulk(write, intake, { inFlight: 1 });
+  const bulkWrite: typeof write = options.syncTrackingCommits ? write : (fn) => write((t) => tracking.commitUnflushed(t).then(() => fn(t)));
+  const bulk = intakeBulk(bulkWrite, intake, { inFlight: 1 });
   const blobs = blobStore(options.filesDir ?? mkdtempSync(join(tmpdir(), 'svc-files-')));
   const files = fileStore(engine, content, blobs, now);
   /** Portals made before part 2 get their site (blog, domain, layout, site map) and social

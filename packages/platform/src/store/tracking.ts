@@ -98,6 +98,7 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
        FROM tracking_events WHERE portal_id = ? AND utk = ? AND vid IS NULL`,
     ),
     claim: sql<[number, number, string]>('UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND vid IS NULL'),
+    unflushed: sql('SET LOCAL synchronous_commit TO OFF'),
     own: sql<[number, number, string, string]>('UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND eid = ?'),
   };
 
@@ -194,6 +195,15 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
       // The first event with an id is the one stored; a repeat later in `events` is not.
       for (const { event: e } of events) if (inserted.delete(key(e.portalId, e.utk ?? '', e.eid))) stored.add(e);
       return stored;
+    },
+
+    /** The transaction `db` runs in commits without waiting for the database server's disk
+     * flush (PostgreSQL; a few ms a commit here, while the collector's next bulk waits: most of a
+     * bulk's time). That is the guarantee SQLite's synchronous=NORMAL gives every write here:
+     * what was acknowledged survives the platform's crash (the database has it); only a crash of
+     * the database server itself can lose its last fraction of a second (wal_writer_delay). */
+    async commitUnflushed(db: Queryable) {
+      if (engine.kind == 'postgres') await db.send(q.unflushed);
     },
 
     /** The stored event counts for contact `vid` from now on. */
