@@ -28,6 +28,7 @@ const ON_POSTGRES = [
   'keywords-settings',
   'legacy-client',
   'lists',
+  'mail-catcher',
   'part2-bad-input',
   'properties',
   'prospects',

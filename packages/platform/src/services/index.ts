@@ -19,7 +19,8 @@ import { addMissingDefaultProperties, portalStore } from '../store/portals';
 import { settingStore } from '../store/settings';
 import { socialStore } from '../store/social';
 import { seedSite } from '../store/content/seed';
-import { emailStore } from '../store/email';
+import { emailStore, type PreferenceLinks } from '../store/email';
+import { outboxStore } from '../store/outbox';
 import { eventOccurrenceStore } from '../store/event-occurrences';
 import { formStore } from '../store/forms';
 import { listStore } from '../store/lists';
@@ -54,6 +55,10 @@ export interface ServiceOptions {
   filesDir?: string;
   /** OAuth access token lifetime and refresh token rotation (store/oauth.ts). */
   oauth?: { tokenLifetimeSeconds: number; rotateRefreshTokens: boolean };
+  /** The preference links of the emails workflows send (store/email.ts); none without. */
+  preferenceLinks?: PreferenceLinks;
+  /** Emails the mail catcher keeps per portal (store/outbox.ts; default 500). */
+  outboxKeep?: number;
 }
 
 /** Every store runs on `engine`, SQLite or PostgreSQL. */
@@ -101,7 +106,8 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   const contacts = contactStore(engine, properties, now, changed, rollups);
   const lists = listStore(engine, contacts, now, onContactsChanged);
   const forms = formStore(contacts, properties, now, rollups);
-  const email = emailStore(engine, now);
+  const outbox = outboxStore(options.outboxKeep);
+  const email = emailStore(engine, now, { outbox, preferenceLinks: options.preferenceLinks });
   const { pollMs, random, ...policy } = options.webhooks ?? {};
   const workflows = workflowStore(engine, { contacts, properties, lists, email, write }, now, {
     fetch: options.fetch ?? fetch,
@@ -165,7 +171,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     { name: 'rollups', run: () => rollups.fold() },
   ]);
   return {
-    now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, occurrences, intake, intakeBulk: bulk, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
+    now, portals, credentials, oauth, inspector, outbox, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, occurrences, intake, intakeBulk: bulk, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
     scheduler: jobs, onContactsChanged, write, engine, seedOlderPortals, rollups, dashboard: dashboardPanels,
   };
 }
