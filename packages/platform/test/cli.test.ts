@@ -141,6 +141,29 @@ describe('svc-platform', () => {
     );
   }, 30_000);
 
+  it('signs the emails\' preference links with SVC_PREFERENCES_SECRET for the page of --preferences-url, and never prints the secret', async () => {
+    const secret = 'cli-link-secret-0123456789-0123456789';
+    const file = join(dir, 'prefs', 'credentials.json');
+    const page = 'https://www.acme.test/svc/preferences';
+    const cli = await startCli(['--memory', '--credentials', file, '--preferences-url', page], children, { SVC_PREFERENCES_SECRET: secret });
+    await expect.poll(() => cli.output()).toContain(`emails' preference links: ${page}`);
+    expect(cli.output()).not.toContain(secret);
+    const creds = JSON.parse(readFileSync(file, 'utf8'));
+    const mail = await (await fetch(`${cli.baseUrl}/_inspector/api/mail?portal=62515`, { headers: { authorization: `Bearer ${creds.inspectorKey}` } })).json();
+    expect(mail).toMatchObject({ preferenceLinks: true, messages: [] });
+    cli.child.kill('SIGTERM');
+
+    // Without them it says how to turn them on; half of them is refused, the secret unnamed.
+    const bare = await startCli(['--memory', '--credentials', join(dir, 'prefs', 'bare.json')], children);
+    await expect.poll(() => bare.output()).toContain('emails carry no preference link (set SVC_PREFERENCES_URL and SVC_PREFERENCES_SECRET');
+    bare.child.kill('SIGTERM');
+    await expect(startCli(['--memory', '--preferences-url', page], children)).rejects.toThrow('--preferences-url (SVC_PREFERENCES_URL) needs env SVC_PREFERENCES_SECRET too');
+    await expect(startCli(['--memory'], children, { SVC_PREFERENCES_SECRET: secret })).rejects.toThrow('give --preferences-url URL (or env SVC_PREFERENCES_URL) too');
+    const short = await startCli(['--memory'], children, { SVC_PREFERENCES_URL: page, SVC_PREFERENCES_SECRET: 'too-short-secret' }).catch((err: Error) => err.message);
+    expect(short).toContain('preferenceLinks.secret (SVC_PREFERENCES_SECRET) must be');
+    expect(short).not.toContain('too-short-secret');
+  }, 30_000);
+
   it('names the flag to set when a port is taken', async () => {
     const taken = createServer().listen(0, '127.0.0.1');
     await new Promise((resolve) => taken.once('listening', resolve));

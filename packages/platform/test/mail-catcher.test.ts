@@ -159,6 +159,20 @@ describe('the mail catcher', () => {
     expect((await inspect(t, `mail/${ids[0]}?portal=99999`)).status).toBe(404);
   });
 
+  it('serves the mail page under the inspector\'s strict CSP, showing an email\'s HTML only in a sandboxed frame', async () => {
+    const page = await t.call('GET', '/_inspector/mail.html', { portal: null });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('<script type="module" src="mail.js"></script>');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'; script-src 'self'; style-src 'self'");
+    const script = (await t.call('GET', '/_inspector/mail.js', { portal: null })).text;
+    expect(script).not.toContain('innerHTML');
+    // The email's HTML goes into a frame's srcdoc only, and the frame may run no script.
+    expect(script).toContain("sandbox: 'allow-popups allow-popups-to-escape-sandbox'");
+    expect(script).not.toMatch(/allow-scripts|allow-same-origin/);
+    expect(script.match(/\.html\b/g)).toEqual(['.html']);
+    expect(script).toContain('frame.srcdoc = m.html;');
+  });
+
   it('answers only with the inspector key, and never shows the link secret', async () => {
     for (const key of [null, 'wrong-key', SECRET]) {
       for (const path of [`mail?portal=${PORTAL}`, `mail/1?portal=${PORTAL}`]) {
