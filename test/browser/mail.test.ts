@@ -3,23 +3,16 @@
  * inspector's mail view; its preference link opens the companion's preference centre for that
  * address, where unsubscribing changes the address's status on the platform. Screenshots go to
  * test-results/ (git-ignored). */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { haveChromium } from './chromium';
-import { SHOTS, usePage, useSystem, watchPage } from './session';
-import { INSPECTOR_KEY, type System } from './system';
+import { SHOTS, useSession, watchPage } from './session';
+import { INSPECTOR_KEY } from './system';
 
-let sys: System;
-let browser: Browser;
-let context: BrowserContext;
-let page: Page;
-let problems: string[];
-
-useSystem((s, b) => ((sys = s), (browser = b)));
-usePage(() => browser, (c, p, found) => ((context = c), (page = p), (problems = found)));
+const s = useSession();
 
 describe.skipIf(!haveChromium)('the caught emails in Chromium', () => {
   it('shows the contact form\u2019s thanks email, whose preference link opens the preference centre, where unsubscribing works', async () => {
+    const { sys, context, page, problems } = s;
     // A visitor sends the contact form.
     await page.goto(`${sys.siteUrl}/contact`);
     await page.locator('#contact-form input[name=email]').fill('hedy@acme.test');
