@@ -22,6 +22,7 @@ import { PlatformError } from '../domain/errors';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../domain/webhook-retry';
 import { uuidV7 } from '../util/uuid-v7';
 import type { ContactRow, ContactStore } from './contacts';
+import type { SendOrigin } from './email';
 import { type Delivery, webhookQueue } from './webhook-queue';
 import { type Settlement, webhookSender } from './webhook-sender';
 
@@ -49,7 +50,7 @@ export interface EmailSender {
     portalId: number,
     campaignId: number,
     recipient: string,
-    origin: { workflowId: number; vid: number; firstname?: string },
+    origin: SendOrigin,
   ): Promise<{ sent: true } | { sent: false; dropReason: string }>;
 }
 
