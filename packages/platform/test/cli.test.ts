@@ -149,8 +149,22 @@ describe('svc-platform', () => {
     await expect.poll(() => cli.output()).toContain(`emails' preference links: ${page}`);
     expect(cli.output()).not.toContain(secret);
     const creds = JSON.parse(readFileSync(file, 'utf8'));
-    const mail = await (await fetch(`${cli.baseUrl}/_inspector/api/mail?portal=62515`, { headers: { authorization: `Bearer ${creds.inspectorKey}` } })).json();
-    expect(mail).toMatchObject({ preferenceLinks: true, messages: [] });
+    const inspect = async (path: string) => (await fetch(`${cli.baseUrl}/_inspector/api/${path}`, { headers: { authorization: `Bearer ${creds.inspectorKey}` } })).json();
+    expect(await inspect('mail?portal=62515')).toMatchObject({ preferenceLinks: true, messages: [] });
+    // A workflow's email, sent by the running engine: its link is the page's, and neither the
+    // answers nor the process's output (its logs) show the secret.
+    const call = async (method: string, path: string, body?: unknown) =>
+      (await fetch(cli.baseUrl + path, { method, headers: { authorization: `Bearer ${creds.privateAppToken}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) })).json().catch(() => undefined);
+    const [campaign] = (await call('GET', '/email/public/v1/campaigns')).campaigns;
+    const flow = await call('POST', '/automation/v2/workflows', { name: 'Mail one', actions: [{ type: 'EMAIL', emailCampaignId: campaign.id }] });
+    await call('POST', '/contacts/v1/contact', { properties: [{ property: 'email', value: 'cli@acme.test' }] });
+    await call('POST', `/automation/v2/workflows/${flow.id}/enrollments/contacts/cli@acme.test`);
+    await expect.poll(async () => (await inspect('mail?portal=62515')).messages.length, { timeout: 10_000 }).toBe(1);
+    const { messages } = await inspect('mail?portal=62515');
+    const message = await inspect(`mail/${messages[0].id}?portal=62515`);
+    expect(message.text).toContain(`Manage your email preferences: ${page}?token=`);
+    expect(JSON.stringify(message)).not.toContain(secret);
+    expect(cli.output()).not.toContain(secret);
     cli.child.kill('SIGTERM');
 
     // Without them it says how to turn them on; half of them is refused, the secret unnamed.
