@@ -335,7 +335,9 @@ export function emailStore(engine: Engine, now: () => number, mail: MailSettings
     /** One send of a campaign's email to one address (a workflow's EMAIL step), recorded as the
      * legacy API's events: PROCESSED, then SENT and DELIVERED, or DROPPED with the reason when
      * the address unsubscribed (from the portal, or from the email's subscription type) or
-     * bounced. There is no mail server: a send is delivered. */
+     * bounced. There is no mail server: a send is delivered, and the message as rendered is kept
+     * for the inspector's mail view (store/outbox.ts) in the same transaction; a dropped send
+     * leaves none. `origin`: the workflow and contact it is for (named and greeted). */
     async send(db: Queryable, portalId: number, campaignId: number, recipient: string, origin?: SendOrigin): Promise<{ sent: true } | { sent: false; dropReason: DropReason }> {
       const campaign = await requireCampaign(db, portalId, campaignId);
       const current = await status(db, portalId, recipient);
