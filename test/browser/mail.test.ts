@@ -65,4 +65,33 @@ describe.skipIf(!haveChromium)('the caught emails in Chromium', () => {
     expect(problems).toEqual([]);
     expect(centreProblems).toEqual([]);
   });
+
+  it('runs no script of an email and loads nothing from elsewhere: the HTML stays in its sandbox', async () => {
+    const { sys, page, problems } = s;
+    const { services } = sys.platform;
+    // A message as a hostile sender would write it (the platform's own template escapes what
+    // contacts and campaigns say; this one goes into the store as it is).
+    const html = `<!doctype html><body><p id="hello">Hello</p>
+      <script>document.body.dataset.ran = 'script'; parent.document.title = 'pwned';</script>
+      <img src="x" onerror="document.body.dataset.ran = 'onerror'">
+      <img src="https://tracker.example/pixel.gif">
+      <style>p { color: red }</style></body>`;
+    await services.outbox.add(services.engine, 62515, {
+      from: 'mallory@evil.test', to: 'victim@acme.test', subject: 'Hostile HTML', text: 'Hostile text <script>alert(1)</script>', html,
+      campaignId: 1, workflowId: null, vid: null, preferenceLink: false, sentAt: Date.now(),
+    });
+    await page.goto(`${sys.baseUrl}/_inspector/mail.html#key=${INSPECTOR_KEY}`);
+    await page.locator('#messages li').filter({ hasText: 'Hostile HTML' }).locator('button').click();
+    const email = page.frameLocator('iframe.message-body');
+    await email.locator('#hello').waitFor();
+    expect(await email.locator('body').getAttribute('data-ran')).toBeNull();
+    expect(await page.title()).toBe('svc platform mail');
+    expect(await email.locator('#hello').evaluate((p) => getComputedStyle(p).color)).not.toBe('rgb(255, 0, 0)');
+    // The text is text.
+    expect(await page.locator('pre.message-text').textContent()).toBe('Hostile text <script>alert(1)</script>');
+    // What Chromium says it refused: the script (sandbox), the handler, the image and the style (CSP).
+    const refused = problems.filter((p) => /Blocked script execution in 'about:srcdoc'|violates the following Content Security Policy directive/.test(p));
+    expect(refused.length).toBeGreaterThan(0);
+    expect(problems.filter((p) => !refused.includes(p) && !/Failed to load resource/.test(p))).toEqual([]);
+  });
 });
