@@ -154,7 +154,7 @@ describe('svc-platform', () => {
     // A workflow's email, sent by the running engine: its link is the page's, and neither the
     // answers nor the process's output (its logs) show the secret.
     const call = async (method: string, path: string, body?: unknown) =>
-      (await fetch(cli.baseUrl + path, { method, headers: { authorization: `Bearer ${creds.privateAppToken}`, 'content-type': 'application/json' }, body: body && JSON.stringify(body) })).json().catch(() => undefined);
+      (await fetch(cli.baseUrl + path, { method, headers: { authorization: `Bearer ${creds.privateAppToken}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json().catch(() => undefined);
     const [campaign] = (await call('GET', '/email/public/v1/campaigns')).campaigns;
     const flow = await call('POST', '/automation/v2/workflows', { name: 'Mail one', actions: [{ type: 'EMAIL', emailCampaignId: campaign.id }] });
     await call('POST', '/contacts/v1/contact', { properties: [{ property: 'email', value: 'cli@acme.test' }] });
