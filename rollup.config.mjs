@@ -53,7 +53,8 @@ const nodePackage = (pkg, entries = ['index']) => ({
 
 export default [
   // First: the browser bundles inline (and tree-shake) its ESM build, dist/index.js.
-  nodePackage('protocol'),
+  // signed-token: the Node-only entry (node:crypto), never imported by the browser bundles.
+  nodePackage('protocol', ['index', 'signed-token']),
   ...browserPackage('tracker', 'tracker'),
   // After the tracker: forms.js inlines the tracker's shared cookie code from dist/tracker.mjs.
   ...browserPackage('forms', 'forms'),

@@ -28,6 +28,7 @@ const ON_POSTGRES = [
   'keywords-settings',
   'legacy-client',
   'lists',
+  'mail-catcher',
   'part2-bad-input',
   'properties',
   'prospects',
@@ -69,6 +70,8 @@ export default defineConfig({
   resolve: {
     // Tests run the catalog from source; the browser packages are tested as built (dist).
     alias: {
+      // Before '@svc/protocol', which would otherwise take its subpath too (…/index.ts/signed-token).
+      '@svc/protocol/signed-token': fileURLToPath(new URL('packages/protocol/src/signed-token.ts', import.meta.url)),
       '@svc/protocol': fileURLToPath(new URL('packages/protocol/src/index.ts', import.meta.url)),
       '@svc/api': fileURLToPath(new URL('packages/api/src/index.ts', import.meta.url)),
       '@svc/client': fileURLToPath(new URL('packages/client/src/index.ts', import.meta.url)),

@@ -1,13 +1,16 @@
 // `npm start`: the whole system on one machine. Starts the platform (data in .data/, the demo
 // portal seeded on the first start and reused after), then the demo website with the companion
-// mounted at /svc, prints the addresses to open, and stops everything cleanly on Ctrl-C.
+// mounted at /svc, prints the addresses to open, and stops everything cleanly on Ctrl-C. The
+// platform's emails (caught, shown by the inspector) link to the companion's preference centre.
 //
 // Ports: PORT (website, default 3000), PLATFORM_PORT (3200), FORMS_PORT (3201); DATA_DIR (.data).
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { createPlatform, inspectorKeyIn, inspectorUrl, keepAppSecret, readCredentialsFile, saveCredentials, seedDemo, DEMO_PORTAL } from '@svc/platform';
 import { createDemoSite } from './server.mjs';
+import { thanksWorkflow } from './workflows.mjs';
 
 const DATA = process.env.DATA_DIR || '.data';
 const port = (name, fallback) => {
@@ -57,7 +60,26 @@ async function main() {
   const credentialsFile = join(DATA, 'credentials.json');
   // Kept in the credentials file, so the inspector's address stays the same across restarts.
   const inspectorKey = inspectorKeyIn(credentialsFile);
-  const platform = createPlatform({ database: join(DATA, 'platform.db'), inspectorKey, logger: false });
+  const { linkSecret } = demoSecrets(join(DATA, 'demo-secrets.json'));
+
+  // The site's address first (PORT may be 0): the platform's emails link to its preference
+  // centre. It answers once the site is made, after the platform.
+  let siteHandler = (_req, res) => res.writeHead(503, { 'content-type': 'text/plain' }).end('starting\n');
+  const site = createServer((req, res) => siteHandler(req, res));
+  await new Promise((resolve, reject) => {
+    site.once('error', (err) => reject(inUse(err, 'PORT')));
+    site.listen(port('PORT', 3000), '127.0.0.1', resolve);
+  });
+  const siteUrl = `http://127.0.0.1:${site.address().port}`;
+
+  // The emails workflows send (the inspector's mail view) link to the companion's preference
+  // centre, signed with the companion's link secret.
+  const platform = createPlatform({
+    database: join(DATA, 'platform.db'),
+    inspectorKey,
+    logger: false,
+    preferenceLinks: { url: `${siteUrl}/svc/preferences`, secret: linkSecret },
+  });
   await platform.ready;
   const seeded = await seedDemo(platform.services);
   if (seeded) saveCredentials(credentialsFile, seeded);
@@ -80,23 +102,24 @@ async function main() {
     credentials,
     contactFormId: contactForm.guid,
     dataDir: DATA,
-    linkSecret: demoSecrets(join(DATA, 'demo-secrets.json')).linkSecret,
+    linkSecret,
     logger: false,
   });
-  const site = await new Promise((resolve, reject) => {
-    // Express 5 hands a listen error to the callback.
-    const server = app.listen(port('PORT', 3000), '127.0.0.1', (err) => (err ? reject(inUse(err, 'PORT')) : resolve(server)));
-  });
-  const siteUrl = `http://127.0.0.1:${site.address().port}`;
+  siteHandler = app;
   await leadsWebhook(platform, contactForm.guid, `${siteUrl}/svc/webhooks`);
+  await thanksWorkflow(platform, contactForm.guid);
 
   console.log(
     [
       '',
       `  Demo website      ${siteUrl}/`,
       `  Inspector         ${inspectorUrl(baseUrl, inspectorKey, credentialsFile)}`,
+      `  Caught emails     ${inspectorUrl(baseUrl, inspectorKey, credentialsFile).replace('/_inspector/', '/_inspector/mail.html')}`,
       `  Platform API      ${baseUrl}  (forms ${formsUrl}; credentials in ${credentialsFile})`,
       `  Companion         ${siteUrl}/svc/healthz`,
+      '',
+      '  Send the contact form: its thanks email shows under Caught emails (the platform sends no',
+      '  mail), and its "Manage your email preferences" link opens the preference centre.',
       '',
       `  ${seeded ? 'Seeded the demo portal' : 'Reusing the data'} in ${DATA}/. Ctrl+C stops everything.`,
       '',

@@ -76,6 +76,18 @@ describe('the direction of imports between packages', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('keeps Node built-ins out of the protocol but for its Node-only entry, which the index does not re-export', () => {
+    const src = join(ROOT, 'packages/protocol/src');
+    const wrong = sources(src).flatMap((file) => {
+      const name = relative(src, file);
+      const outside = specifiers(readFileSync(file, 'utf8')).filter((s) => !s.startsWith('.'));
+      const allowed = name == 'signed-token.ts' ? ['node:crypto'] : [];
+      return outside.filter((s) => !allowed.includes(s)).map((s) => `packages/protocol/src/${name} imports ${s}`);
+    });
+    expect(wrong).toEqual([]);
+    expect(readFileSync(join(src, 'index.ts'), 'utf8')).not.toMatch(/signed-token/);
+  });
+
   it('declares in package.json the packages it imports (run-time paths such as the optional forms bundle aside)', () => {
     const missing: string[] = [];
     for (const [pkg, allowed] of Object.entries(MAY_IMPORT)) {

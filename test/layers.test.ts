@@ -11,7 +11,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Rooms from top to bottom; each lists files or directories (ending in `/`) under `src/`. */
 const ROOMS: Record<string, readonly (readonly string[])[]> = {
-  protocol: [['index.ts'], ['cookies.ts', 'collector.ts', 'form-submission.ts', 'free-mail.ts', 'webhooks.ts'], ['utk.ts']],
+  protocol: [['index.ts'], ['cookies.ts', 'collector.ts', 'form-submission.ts', 'free-mail.ts', 'webhooks.ts', 'signed-token.ts'], ['utk.ts']],
   api: [['index.ts', 'openapi.ts'], ['catalog.ts'], ['routes/'], ['schemas/'], ['route.ts', 'common.ts']],
   tracker: [['auto.ts', 'index.ts'], ['tracker.ts'], ['cookies.ts', 'transport.ts', 'spa.ts'], ['ids.ts', 'types.ts']],
   forms: [

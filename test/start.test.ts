@@ -28,7 +28,7 @@ async function start() {
   if (!lines.length) throw new Error(`demo/start.mjs printed nothing:\n${stderr}`);
   const url = (label: string) => lines.find((l) => l.trim().startsWith(label))!.trim().split(/\s+/)[label.split(' ').length];
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { child, lines, site: url('Demo website'), inspector: url('Inspector'), api: url('Platform API'), exited };
+  return { child, lines, site: url('Demo website'), inspector: url('Inspector'), mail: url('Caught emails'), api: url('Platform API'), exited };
 }
 
 describe('npm start', () => {
@@ -46,7 +46,8 @@ describe('npm start', () => {
     expect((await fetch(`${first.api}/contacts/v1/contacts/statistics`)).status).toBe(401); // the API wants credentials
     // Every address the banner prints answers a page (the platform's roots are small index pages).
     const printed = first.lines.join('\n').match(/http:\/\/127\.0\.0\.1:\d+[^\s;)]*/g)!;
-    expect(printed).toHaveLength(5); // site, inspector, API, forms, companion
+    expect(printed).toHaveLength(6); // site, inspector, caught emails, API, forms, companion
+    expect(first.mail).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_inspector\/mail\.html$/);
     for (const url of printed) {
       const res = await fetch(url);
       expect(res.status, url).toBe(200);
@@ -64,6 +65,23 @@ describe('npm start', () => {
     await expect.poll(async () => (await (await fetch(`${first.site}api/notified`)).json()).notified, { timeout: 10_000 }).toEqual([
       expect.objectContaining({ workflowId: leads.id, firstname: 'Lea' }),
     ]);
+    // A contact-form lead gets the thanks email, caught for the inspector's mail view, with a
+    // preference link the site's companion accepts (the platform signs it with the demo's secret).
+    const thanks = flows.find((w) => w.name == 'Thank contact-form leads')!;
+    expect((await api('POST', `/automation/v2/workflows/${thanks.id}/enrollments/contacts/lead@acme.test`)).status).toBe(204);
+    const mail = (path: string) => fetch(`${first.api}/_inspector/api/${path}`, { headers: { authorization: `Bearer ${inspectorKey}` } }).then((r) => r.json());
+    await expect.poll(async () => (await mail('mail?portal=62515')).messages, { timeout: 10_000 }).toEqual([
+      expect.objectContaining({ to: 'lead@acme.test', subject: 'Thanks for getting in touch', workflowId: thanks.id, preferenceLink: true }),
+    ]);
+    const message = await mail(`mail/${(await mail('mail?portal=62515')).messages[0].id}?portal=62515`);
+    const link = /Manage your email preferences: (\S+)/.exec(message.text)![1];
+    expect(link.startsWith(`${first.site}svc/preferences?token=`)).toBe(true);
+    const prefs = await fetch(link.replace('/svc/preferences?', '/svc/subscriptions?'));
+    expect(prefs.status).toBe(200);
+    expect(await prefs.json()).toMatchObject({ email: 'l•••@acme.test', unsubscribedFromAll: false });
+    const { linkSecret } = JSON.parse(readFileSync(join(dir, 'demo-secrets.json'), 'utf8'));
+    expect(JSON.stringify(message)).not.toContain(linkSecret);
+    expect(first.lines.join('\n')).not.toContain(linkSecret);
     expect(statSync(join(dir, 'credentials.json')).mode & 0o777).toBe(0o600);
     first.child.kill('SIGINT');
     expect(await first.exited).toBe(0);
@@ -75,6 +93,7 @@ describe('npm start', () => {
     // The site is at another port now: the workflow points there instead, and there is one.
     const again = (await (await fetch(`${second.api}/automation/v2/workflows`, { headers: { authorization: `Bearer ${privateAppToken}` } })).json()).workflows;
     expect(again.filter((w: { name: string }) => w.name == 'Tell the site about contact-form leads')).toHaveLength(1);
+    expect(again.filter((w: { name: string }) => w.name == 'Thank contact-form leads')).toHaveLength(1);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
   }, 30_000);

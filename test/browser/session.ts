@@ -47,3 +47,12 @@ export function usePage(browser: () => Browser, ready: (context: BrowserContext,
     ready(context, watchPage(await context.newPage(), problems), problems);
   });
 }
+
+/** Both of the above as one object, filled in before each test: `s.sys`, `s.browser`, and the
+ * test's `s.context`, `s.page` and `s.problems`. */
+export function useSession() {
+  const s = {} as { sys: System; browser: Browser; context: BrowserContext; page: Page; problems: string[] };
+  useSystem((sys, browser) => Object.assign(s, { sys, browser }));
+  usePage(() => s.browser, (context, page, problems) => Object.assign(s, { context, page, problems }));
+  return s;
+}

@@ -2,13 +2,15 @@
  * portal seeded, the inspector on) and the demo website with the companion mounted at /svc, as
  * `npm start` runs them. Stopped by the test's afterAll. */
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { createPlatform, seedDemo, DEMO_PORTAL } from '@svc/platform';
 // @ts-expect-error plain ESM script without types
 import { createDemoSite } from '../../demo/server.mjs';
+// @ts-expect-error plain ESM script without types
+import { thanksWorkflow } from '../../demo/workflows.mjs';
 
 interface StoredEvent {
   eid: string;
@@ -20,21 +22,31 @@ interface StoredEvent {
 
 export type WireEvent = Record<string, string>;
 export const INSPECTOR_KEY = 'e2e-inspector-key';
+export const LINK_SECRET = 'e2e-link-secret-'.padEnd(40, 'x');
 
 export async function startSystem() {
   const dir = mkdtempSync(join(os.tmpdir(), 'svc-e2e-'));
-  const platform = createPlatform({ database: join(dir, 'platform.db'), inspectorKey: INSPECTOR_KEY, logger: false });
+  // The site's address first: the platform's emails link to its preference centre (as npm start).
+  let siteHandler: RequestListener = (_req, res) => res.writeHead(503).end();
+  const site = createServer((req, res) => siteHandler(req, res));
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  const platform = createPlatform({
+    database: join(dir, 'platform.db'),
+    inspectorKey: INSPECTOR_KEY,
+    logger: false,
+    preferenceLinks: { url: `${siteUrl}/svc/preferences`, secret: LINK_SECRET },
+  });
   const { db } = platform;
   if (!db) throw new Error('the system runs on a SQLite file'); // received() reads it
   await platform.ready;
   const credentials = (await seedDemo(platform.services))!;
   const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
   const contactForm = (await platform.services.forms.list(platform.services.engine, DEMO_PORTAL)).find((f) => f.name == 'Contact us')!;
-  const { app, companion } = createDemoSite({ baseUrl, formsUrl, credentials, contactFormId: contactForm.guid, dataDir: dir, linkSecret: 'e2e-link-secret-'.padEnd(40, 'x'), logger: false });
-  const site: Server = await new Promise((resolve) => {
-    const server = app.listen(0, '127.0.0.1', () => resolve(server));
-  });
-  const siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+  const { app, companion } = createDemoSite({ baseUrl, formsUrl, credentials, contactFormId: contactForm.guid, dataDir: dir, linkSecret: LINK_SECRET, logger: false });
+  siteHandler = app;
+  // The contact form's thanks email (demo/workflows.mjs), caught for the inspector's mail view.
+  await thanksWorkflow(platform, contactForm.guid);
 
   /** The platform's API with the demo portal's private-app token. */
   async function api(path: string, { method = 'GET', body }: { method?: string; body?: unknown } = {}) {

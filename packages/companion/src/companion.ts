@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { createClient, FileTokenStore, type Client } from '@svc/client';
 import { BATCH_FILE, COLLECT_PATH, MAX_BATCH_BYTES, PIXEL_FILE } from '@svc/protocol';
+import { preferenceLink } from '@svc/protocol/signed-token';
 import express, { type Router } from 'express';
 import type { HelmetOptions } from 'helmet';
 import { HttpError, errorMiddleware, handle, timingSafeSecret } from './http/errors';
@@ -247,8 +248,8 @@ export function createCompanion(options: CompanionOptions): Companion {
       preferences(email, o) {
         if (!options.publicUrl) throw new TypeError('links.preferences needs the publicUrl option (where the companion is mounted, e.g. https://www.example.com/svc)');
         if (typeof email != 'string' || !email.includes('@')) throw new TypeError('links.preferences needs an email address');
-        const token = prefs.linkToken(email, o?.ttlMs ?? options.subscriptions?.linkTtlMs ?? 30 * DAY);
-        return `${options.publicUrl.replace(/\/+$/, '')}/preferences?token=${token}`;
+        const ttlMs = o?.ttlMs ?? options.subscriptions?.linkTtlMs ?? 30 * DAY;
+        return preferenceLink(`${options.publicUrl.replace(/\/+$/, '')}/preferences`, linkSecret, email, now() + ttlMs);
       },
     },
     scripts: async () => ({ tracker: await tracker.versioned(), forms: await formsJs.versioned() }),

@@ -31,6 +31,7 @@ import { mountScripts } from './http/scripts';
 import { mountSite } from './http/site';
 import { inspectorRouter } from './inspector/router';
 import { createServices, type WebhookSettings } from './services';
+import type { PreferenceLinks } from './store/email';
 import type { IpOrganization } from './store/prospects';
 
 export interface PlatformOptions {
@@ -75,6 +76,15 @@ export interface PlatformOptions {
    * one the platform listens on (behind a proxy, or listening on 0.0.0.0): the URLs in records —
    * posts, pages, blogs' `root_url`, files, blog v1's `webUrl` — start with it. */
   publicUrl?: string;
+  /** The preference links in the emails workflows send (the inspector's mail view shows them):
+   * `url`, the companion's preference page (`https://www.example.com/svc/preferences`), and
+   * `secret`, the companion's `subscriptions.linkSecret` (at least 32 characters), which signs
+   * them in its token format; `ttlMs`, how long a link works (default 30 days). Without them the
+   * emails carry no preference link. The secret is never shown: not in an answer, a log line or
+   * an error. */
+  preferenceLinks?: { url: string; secret: string; ttlMs?: number };
+  /** Emails the mail catcher keeps per portal, the newest (default 500). */
+  outboxKeep?: number;
 }
 
 /** A public URL as the start of other URLs: http(s), no query or fragment, no trailing slash. */
@@ -105,11 +115,30 @@ function openEngine(database: string, afterCommit: () => void, log: Logger): { e
   return { engine: sqliteEngine(db, { groupCommit: true, afterCommit }), db };
 }
 
+/** The preference links' settings checked; no message names the secret. */
+function preferenceLinksOf(given: PlatformOptions['preferenceLinks']): PreferenceLinks | undefined {
+  if (given === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(given.url);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.hash || url.username || url.password)
+    throw new TypeError(`preferenceLinks.url (SVC_PREFERENCES_URL) must be the http or https address of the companion's preference page, without fragment or credentials, not "${String(given.url).slice(0, 200)}"`);
+  if (typeof given.secret != 'string' || given.secret.length < 32)
+    throw new TypeError("preferenceLinks.secret (SVC_PREFERENCES_SECRET) must be the companion's subscriptions.linkSecret, at least 32 characters");
+  const ttlMs = given.ttlMs ?? 30 * 24 * 3_600_000;
+  if (!Number.isInteger(ttlMs) || ttlMs <= 0) throw new TypeError('preferenceLinks.ttlMs must be a positive whole number of milliseconds');
+  return { url: url.href, secret: given.secret, ttlMs };
+}
+
 export type Platform = ReturnType<typeof createPlatform>;
 
 export function createPlatform(options: PlatformOptions = {}) {
   const now = options.now ?? Date.now;
   const publicUrl = options.publicUrl === undefined ? undefined : publicAddress(options.publicUrl);
+  const preferenceLinks = preferenceLinksOf(options.preferenceLinks);
   const log = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? pino());
   const background = backgroundErrors(log);
   const database = options.database ?? '.data/platform.db';
@@ -124,6 +153,8 @@ export function createPlatform(options: PlatformOptions = {}) {
     rotateRefreshTokens: options.rotateRefreshTokens ?? false,
   };
   const services = createServices(engine, now, {
+    preferenceLinks,
+    outboxKeep: options.outboxKeep,
     fetch: options.fetch,
     webhooks: options.webhooks,
     onError: background('webhook sender'),
@@ -165,7 +196,8 @@ export function createPlatform(options: PlatformOptions = {}) {
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
   mountBaseIndex(base, addresses);
   mountScripts(base, { portalTier: (db, id) => services.portals.tier(db, id), db: engine, baseUrl: () => addresses.baseUrl });
-  if (options.inspectorKey) base.use('/_inspector', inspectorRouter(services.inspector, services.dashboard, engine, options.inspectorKey));
+  if (options.inspectorKey)
+    base.use('/_inspector', inspectorRouter(services.inspector, services.dashboard, engine, options.inspectorKey, { outbox: services.outbox, preferenceLinks: !!preferenceLinks }));
   mountSite(base, services.content, engine, settled);
   mountFileServer(base, services.files, engine, settled);
   mountCatalog(base, 'base', deps, COLLECTOR_ROUTES);

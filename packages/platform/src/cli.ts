@@ -38,6 +38,12 @@ const HELP = `svc-platform — the svc platform API on SQLite or PostgreSQL
                         submission, OAuth refresh, events pixel; default 60, 0 turns it off)
   --webhook-retry-hours N   how long a workflow webhook is retried after its first attempt
                         (default 24; 0: one attempt only)
+  --preferences-url URL the companion's preference page (https://www.example.com/svc/preferences):
+                        the emails workflows send (the inspector's mail view shows them) link
+                        to it for the recipient's preferences and unsubscribing. Also env
+                        SVC_PREFERENCES_URL. Needs env SVC_PREFERENCES_SECRET, the companion's
+                        subscriptions.linkSecret, which signs the links (only from the
+                        environment: a flag shows in the process list)
   --prospects FILE      IP → organisation mapping for prospects: a JSON array of
                         {prefix, organization, city?, region?, country?} (default: a small sample)
   --no-inspector        do not serve the inspector page ({base_url}/_inspector/)
@@ -71,6 +77,18 @@ function databaseOf(values: { database?: string; data?: string; memory: boolean 
     return databaseUrl;
   }
   return '.data/platform.db';
+}
+
+/** The emails' preference links: the page from --preferences-url or env, the secret from env
+ * only; both or neither. No message names the secret. */
+function preferenceLinksOf(flag: string | undefined, env: NodeJS.ProcessEnv) {
+  const url = flag ?? (env.SVC_PREFERENCES_URL || undefined);
+  const secret = env.SVC_PREFERENCES_SECRET || undefined;
+  if (url === undefined && secret === undefined) return undefined;
+  if (url === undefined) throw new Error('SVC_PREFERENCES_SECRET is set but not the preference page: give --preferences-url URL (or env SVC_PREFERENCES_URL) too');
+  if (secret === undefined)
+    throw new Error("--preferences-url (SVC_PREFERENCES_URL) needs env SVC_PREFERENCES_SECRET too: the companion's subscriptions.linkSecret, which signs the links");
+  return { url, secret };
 }
 
 /** A taken port, told as what to do about it (Node's own message names no flag). */
@@ -107,6 +125,7 @@ export async function main(argv: string[]) {
       'public-rate-limit': { type: 'string', default: '60' },
       'webhook-retry-hours': { type: 'string', default: '24' },
       prospects: { type: 'string' },
+      'preferences-url': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -121,6 +140,7 @@ export async function main(argv: string[]) {
     ? undefined
     : inspectorKeyIn(values.credentials, { set: values['inspector-key'], rotate: values['rotate-inspector-key'] });
   const database = databaseOf(values, process.env.DATABASE_URL);
+  const preferenceLinks = preferenceLinksOf(values['preferences-url'], process.env);
   const platform = createPlatform({
     database,
     tokenLifetimeSeconds: number('token-lifetime', values['token-lifetime']),
@@ -132,6 +152,7 @@ export async function main(argv: string[]) {
     webhooks: { retryForMs: number('webhook-retry-hours', values['webhook-retry-hours']) * 3_600_000 },
     publicUrl: values['public-url'],
     prospects: values.prospects === undefined ? undefined : parseMapping(readFileSync(values.prospects, 'utf8')),
+    preferenceLinks,
   });
   await platform.ready.catch((err: Error) => {
     throw new Error(`cannot open the data (${shown(database)}): ${err.message}`);
@@ -164,6 +185,11 @@ export async function main(argv: string[]) {
   console.log(`data: ${shown(database)}`);
   if (values['public-url']) console.log(`public URL (in records' URLs): ${values['public-url']}`);
   if (inspectorKey) console.log(`inspector: ${inspectorUrl(baseUrl, inspectorKey, values.credentials)}`);
+  console.log(
+    preferenceLinks
+      ? `emails' preference links: ${preferenceLinks.url}`
+      : "emails carry no preference link (set SVC_PREFERENCES_URL and SVC_PREFERENCES_SECRET, the companion's page and link secret)",
+  );
   const stop = async () => {
     await platform.close();
     process.exit(0);

@@ -6,6 +6,25 @@ import { createPortal, issuePortalCredentials, type PortalCredentials } from './
 
 export const DEMO_PORTAL = 62515;
 
+/** The demo's "thanks" email, which its contact-form workflow sends (demo/workflows.mjs): the
+ * demo portal's campaign of this name, made on first use (data from before it has none). */
+export function demoThanksCampaign(services: Services): Promise<number> {
+  return services.email.ensureCampaign(services.engine, DEMO_PORTAL, {
+    appId: 114,
+    appName: 'Automated',
+    contentId: 311_702_530,
+    name: 'Thanks for getting in touch',
+    subject: 'Thanks for getting in touch',
+    type: 'AUTOMATED_EMAIL',
+    numIncluded: 0,
+    numQueued: 0,
+    processingState: 'DONE',
+    lastProcessingFinishedAt: null,
+    fromEmail: 'hello@acme.test',
+    body: 'Thanks for writing to Acme Widgets. We read every message and answer within one working day.\n\nIn the meantime, our pricing page has the answers to the questions we hear most.',
+  });
+}
+
 /** Seeds the demo portal unless it exists; returns its new credentials (shown once). */
 export async function seedDemo(services: Services): Promise<PortalCredentials | undefined> {
   const { engine, now } = services;

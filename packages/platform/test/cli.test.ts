@@ -141,6 +141,43 @@ describe('svc-platform', () => {
     );
   }, 30_000);
 
+  it('signs the emails\' preference links with SVC_PREFERENCES_SECRET for the page of --preferences-url, and never prints the secret', async () => {
+    const secret = 'cli-link-secret-0123456789-0123456789';
+    const file = join(dir, 'prefs', 'credentials.json');
+    const page = 'https://www.acme.test/svc/preferences';
+    const cli = await startCli(['--memory', '--credentials', file, '--preferences-url', page], children, { SVC_PREFERENCES_SECRET: secret });
+    await expect.poll(() => cli.output()).toContain(`emails' preference links: ${page}`);
+    expect(cli.output()).not.toContain(secret);
+    const creds = JSON.parse(readFileSync(file, 'utf8'));
+    const inspect = async (path: string) => (await fetch(`${cli.baseUrl}/_inspector/api/${path}`, { headers: { authorization: `Bearer ${creds.inspectorKey}` } })).json();
+    expect(await inspect('mail?portal=62515')).toMatchObject({ preferenceLinks: true, messages: [] });
+    // A workflow's email, sent by the running engine: its link is the page's, and neither the
+    // answers nor the process's output (its logs) show the secret.
+    const call = async (method: string, path: string, body?: unknown) =>
+      (await fetch(cli.baseUrl + path, { method, headers: { authorization: `Bearer ${creds.privateAppToken}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })).json().catch(() => undefined);
+    const [campaign] = (await call('GET', '/email/public/v1/campaigns')).campaigns;
+    const flow = await call('POST', '/automation/v2/workflows', { name: 'Mail one', actions: [{ type: 'EMAIL', emailCampaignId: campaign.id }] });
+    await call('POST', '/contacts/v1/contact', { properties: [{ property: 'email', value: 'cli@acme.test' }] });
+    await call('POST', `/automation/v2/workflows/${flow.id}/enrollments/contacts/cli@acme.test`);
+    await expect.poll(async () => (await inspect('mail?portal=62515')).messages.length, { timeout: 10_000 }).toBe(1);
+    const { messages } = await inspect('mail?portal=62515');
+    const message = await inspect(`mail/${messages[0].id}?portal=62515`);
+    expect(message.text).toContain(`Manage your email preferences: ${page}?token=`);
+    expect(JSON.stringify(message)).not.toContain(secret);
+    expect(cli.output()).not.toContain(secret);
+    cli.child.kill('SIGTERM');
+
+    // Without them it says how to turn them on; half of them is refused, the secret unnamed.
+    const bare = await startCli(['--memory', '--credentials', join(dir, 'prefs', 'bare.json')], children);
+    await expect.poll(() => bare.output()).toContain('emails carry no preference link (set SVC_PREFERENCES_URL and SVC_PREFERENCES_SECRET');
+    bare.child.kill('SIGTERM');
+    await expect(startCli(['--memory', '--preferences-url', page], children)).rejects.toThrow('--preferences-url (SVC_PREFERENCES_URL) needs env SVC_PREFERENCES_SECRET too');
+    await expect(startCli(['--memory'], children, { SVC_PREFERENCES_SECRET: secret })).rejects.toThrow('give --preferences-url URL (or env SVC_PREFERENCES_URL) too');
+    const short = await startCli(['--memory'], children, { SVC_PREFERENCES_URL: page, SVC_PREFERENCES_SECRET: 'too-short-secret' }).catch((err: Error) => err.message);
+    expect(short).toContain('preferenceLinks.secret (SVC_PREFERENCES_SECRET) must be');
+    expect(short).not.toContain('too-short-secret');
+  }, 30_000);
+
   it('names the flag to set when a port is taken', async () => {
     const taken = createServer().listen(0, '127.0.0.1');
     await new Promise((resolve) => taken.once('listening', resolve));

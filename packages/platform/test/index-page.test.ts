@@ -18,7 +18,7 @@ afterAll(async () => {
 const hrefs = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]);
 
 describe('the root pages', () => {
-  it('{base_url}/ links the OpenAPI document, the inspector and the forms address, and each answers', async () => {
+  it('{base_url}/ links the OpenAPI document, the inspector (and its mail view) and the forms address, and each answers', async () => {
     const res = await fetch(`${t.baseUrl}/`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
@@ -26,7 +26,7 @@ describe('the root pages', () => {
     const html = await res.text();
     expect(html).toContain('<title>svc platform</title>');
     expect(html).toContain(`<code>${t.baseUrl}</code>`);
-    expect(hrefs(html)).toEqual([`${t.baseUrl}/openapi.json`, `${t.baseUrl}/_inspector/`, `${t.formsUrl}/`]);
+    expect(hrefs(html)).toEqual([`${t.baseUrl}/openapi.json`, `${t.baseUrl}/_inspector/`, `${t.baseUrl}/_inspector/mail.html`, `${t.formsUrl}/`]);
     for (const href of hrefs(html)) expect((await fetch(href)).status, href).toBe(200);
     // The key is never on the page: whoever has it reads every portal.
     expect(html).not.toContain('inspector-key-of-the-test-0123');

@@ -6,13 +6,14 @@
  * broadcasts numbered in the order they were inserted; before version 9 with forms numbered in the
  * order they were made; before version 10 with workflow enrollments that a process claims to run
  * their steps; before version 11 with a sessions table and its portals given the session and
- * source properties, so that the collector counts a known visitor's visits. */
+ * source properties, so that the collector counts a known visitor's visits; before version 16 with
+ * the mail catcher's outbox (and the demo portal given its thanks email once). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPlatform, createPortal } from '../src';
+import { createPlatform, createPortal, demoThanksCampaign, seedDemo } from '../src';
 import { SCHEMA_VERSION } from '../src/db/schema';
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-migration-'));
@@ -305,6 +306,28 @@ describe('schema migrations', () => {
       const p = JSON.parse(platform.db.prepare('SELECT properties FROM contacts WHERE vid = 5').pluck().get() as string);
       expect(p).toMatchObject({ svc_analytics_num_visits: '1', svc_analytics_source: 'ORGANIC_SEARCH', svc_analytics_source_data_1: 'Bing', svc_analytics_latest_source: 'ORGANIC_SEARCH' });
       expect(platform.db.prepare('SELECT vid, page_views, source FROM sessions').all()).toEqual([{ vid: 5, page_views: 1, source: 'ORGANIC_SEARCH' }]);
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it('gives version 15 databases the mail catcher\'s outbox, and the demo portal its thanks email once', async () => {
+    const file = join(dir, 'v15.db');
+    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    await made.ready;
+    await seedDemo(made.services);
+    made.db!.exec('DROP TABLE email_outbox');
+    made.db!.prepare("UPDATE meta SET value = '15' WHERE key = 'schema_version'").run();
+    await made.close();
+
+    const platform = await open(file);
+    try {
+      expect(platform.db.prepare('SELECT count(*) FROM email_outbox').pluck().get()).toBe(0);
+      const campaigns = () => platform.db.prepare('SELECT count(*) FROM campaigns').pluck().get();
+      const before = campaigns();
+      const id = await demoThanksCampaign(platform.services);
+      expect(await demoThanksCampaign(platform.services)).toBe(id);
+      expect(campaigns()).toBe(Number(before) + 1);
     } finally {
       await platform.close();
     }

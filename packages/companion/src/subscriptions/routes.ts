@@ -3,12 +3,12 @@
  * Changes need the CSRF token of the same person (from the GET), a JSON body, and — when the
  * browser sends one — an allowed `Origin`. The email itself is never sent back, only masked. */
 import type { Client } from '@svc/client';
+import { PREFERENCE_TOKEN_PARAM, sign, verify } from '@svc/protocol/signed-token';
 import type { Request, Response } from 'express';
 import { HttpError, invalidAnswer, isObject } from '../http/errors';
 import { TtlCache } from '../ttl-cache';
 import { visitorUtk } from '../utk';
 import type { Visitors } from '../visitor';
-import { sign, verify } from './signed-token';
 
 export interface SubscriptionType {
   id: number;
@@ -65,7 +65,7 @@ export function subscriptions(client: Client, visitors: Visitors, o: Subscriptio
 
   /** Whose preferences: the link's address, or the identified visitor's. */
   async function whose(req: Request): Promise<string> {
-    const token = req.query.token;
+    const token = req.query[PREFERENCE_TOKEN_PARAM];
     if (token !== undefined) {
       const v = verify(o.linkSecret, 'preferences', token, o.now());
       if (v.ok) return v.subject;
@@ -122,8 +122,6 @@ export function subscriptions(client: Client, visitors: Visitors, o: Subscriptio
   }
 
   return {
-    /** A link for `email` that opens its preference centre without signing in. */
-    linkToken: (email: string, ttlMs: number) => sign(o.linkSecret, 'preferences', email, o.now() + ttlMs),
     async get(req: Request, res: Response) {
       res.set('cache-control', 'private, no-store').vary('Cookie');
       res.json(await state(await whose(req)));

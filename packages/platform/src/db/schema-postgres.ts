@@ -101,4 +101,6 @@ export const POSTGRES_MIGRATIONS: Record<number, string> = {
   14: 'SELECT 1;',
   // 14 → 15: app_secrets and webhook_deliveries are new (made by the schema).
   15: 'SELECT 1;',
+  // 15 → 16: the mail catcher's email_outbox is new (made by the schema).
+  16: 'SELECT 1;',
 };

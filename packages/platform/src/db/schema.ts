@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only, but for OAuth apps' client secrets in app_secrets, which sign webhooks. */
-export const SCHEMA_VERSION = 15;
+export const SCHEMA_VERSION = 16;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -453,6 +453,25 @@ CREATE TABLE IF NOT EXISTS prospect_hidden (
   PRIMARY KEY (portal_id, organization)
 );
 
+-- The mail catcher (store/outbox.ts): each email a workflow's EMAIL step sent, as rendered, for the
+-- inspector to show, since the platform has no mail server. Written in the transaction of its SENT
+-- event; only the newest of each portal are kept.
+CREATE TABLE IF NOT EXISTS email_outbox (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  portal_id INTEGER NOT NULL,
+  campaign_id INTEGER NOT NULL,
+  workflow_id INTEGER,
+  vid INTEGER,
+  recipient TEXT NOT NULL,
+  sender TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  text_body TEXT NOT NULL,
+  html_body TEXT NOT NULL,
+  preference_link INTEGER NOT NULL,
+  sent_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS email_outbox_portal ON email_outbox(portal_id, seq);
+
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
@@ -580,4 +599,6 @@ export const MIGRATIONS: Record<number, string> = {
   14: `SELECT 1;`,
   // 14 → 15: signed, retried webhooks: app_secrets and webhook_deliveries are new (made by SCHEMA).
   15: `SELECT 1;`,
+  // 15 → 16: the mail catcher's email_outbox is new (made by SCHEMA); emails sent before are not in it.
+  16: `SELECT 1;`,
 };

@@ -26,7 +26,7 @@ export function mountBaseIndex(app: Express, at: Addresses) {
       `<li>API: <code>${escape(base)}</code>, every route of the spec; calls need a private app token or an OAuth access token (<code>Authorization: Bearer …</code>)</li>`,
       `<li>OpenAPI document: ${link(`${base}/openapi.json`)}</li>`,
       at.inspector
-        ? `<li>Inspector: ${link(`${base}/_inspector/`)} (open it with the key the platform printed, or <code>inspectorKey</code> in its credentials file)</li>`
+        ? `<li>Inspector: ${link(`${base}/_inspector/`)} (open it with the key the platform printed, or <code>inspectorKey</code> in its credentials file); the emails workflows sent, which the platform keeps instead of mailing them: ${link(`${base}/_inspector/mail.html`)}</li>`
         : '<li>Inspector: off</li>',
       at.formsUrl ? `<li>Forms (form submissions): ${link(`${at.formsUrl}/`, at.formsUrl)}</li>` : '',
       `<li>Tracking collector: <code>${escape(base)}/collect</code>; the tracker for a portal's pages: <code>${escape(base)}/js/{portalId}.js</code></li>`,

@@ -14,6 +14,7 @@ import { errorBody, httpAnswer } from '../http/errors';
 import type { Engine } from '../db/engine';
 import type { Dashboard } from '../services/dashboard';
 import type { InspectorQueries } from '../store/inspector';
+import type { OutboxStore } from '../store/outbox';
 
 /** The package's own folder, found from this module whether it runs from src/ or dist/chunks/. */
 function packageRoot() {
@@ -33,8 +34,18 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 /** Security headers for the page: it runs no inline script or style, so it can say so. */
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
+/** The mail view's: the caught emails, and whether they carry preference links. */
+export interface InspectorMail {
+  outbox: OutboxStore;
+  preferenceLinks: boolean;
+}
+
+/** What the mail view says when emails carry no preference link. */
+const NO_PREFERENCE_LINKS =
+  "Emails carry no preference link: start the platform with the companion's preference page and link secret — createPlatform({ preferenceLinks: { url: 'https://www.example.com/svc/preferences', secret } }), or svc-platform with env SVC_PREFERENCES_URL and SVC_PREFERENCES_SECRET (the companion's subscriptions.linkSecret).";
+
 /** `engine`: where the queries run (a read answers once what it saw is committed). */
-export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard, engine: Engine, key: string): Router {
+export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard, engine: Engine, key: string, mail: InspectorMail): Router {
   const router = express.Router();
   const expected = digest(key);
 
@@ -75,6 +86,16 @@ export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard,
   api.get('/lists', (req, res) => answer(res, queries.lists(engine, portalOf(req))));
   api.get('/forms', (req, res) => answer(res, queries.forms(engine, portalOf(req))));
   api.get('/feed', (req, res) => answer(res, queries.feed(engine, portalOf(req), int(req.query.after))));
+  // The mail catcher: the emails workflows sent, newest first (?before=id pages on), and one.
+  api.get('/mail', async (req, res) => {
+    const page = await mail.outbox.list(engine, portalOf(req), int(req.query.before));
+    await answer(res, Promise.resolve({ ...page, preferenceLinks: mail.preferenceLinks, ...(!mail.preferenceLinks && { howToConfigure: NO_PREFERENCE_LINKS }) }));
+  });
+  api.get('/mail/:id', async (req, res) => {
+    const message = await mail.outbox.get(engine, portalOf(req), int(req.params.id));
+    if (!message) return void res.status(404).json(errorBody(`no email ${String(req.params.id).slice(0, 40)} in portal ${portalOf(req)}`));
+    await answer(res, Promise.resolve(message));
+  });
   // The dashboard's panels: ?portal=…&range=today|7d|30d|90d (services/dashboard.ts).
   api.get('/dashboard/:panel', async (req, res, next) => {
     const panel = req.params.panel;

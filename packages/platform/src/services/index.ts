@@ -19,7 +19,8 @@ import { addMissingDefaultProperties, portalStore } from '../store/portals';
 import { settingStore } from '../store/settings';
 import { socialStore } from '../store/social';
 import { seedSite } from '../store/content/seed';
-import { emailStore } from '../store/email';
+import { emailStore, type PreferenceLinks } from '../store/email';
+import { outboxStore } from '../store/outbox';
 import { eventOccurrenceStore } from '../store/event-occurrences';
 import { formStore } from '../store/forms';
 import { listStore } from '../store/lists';
@@ -57,6 +58,10 @@ export interface ServiceOptions {
   /** PostgreSQL: the collector's writes wait for the database's disk flush too (see
    * tracking.commitUnflushed). */
   syncTrackingCommits?: boolean;
+  /** The preference links of the emails workflows send (store/email.ts); none without. */
+  preferenceLinks?: PreferenceLinks;
+  /** Emails the mail catcher keeps per portal (store/outbox.ts; default 500). */
+  outboxKeep?: number;
 }
 
 /** Every store runs on `engine`, SQLite or PostgreSQL. */
@@ -104,7 +109,8 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   const contacts = contactStore(engine, properties, now, changed, rollups);
   const lists = listStore(engine, contacts, now, onContactsChanged);
   const forms = formStore(contacts, properties, now, rollups);
-  const email = emailStore(engine, now);
+  const outbox = outboxStore(options.outboxKeep);
+  const email = emailStore(engine, now, { outbox, preferenceLinks: options.preferenceLinks });
   const { pollMs, random, ...policy } = options.webhooks ?? {};
   const workflows = workflowStore(engine, { contacts, properties, lists, email, write }, now, {
     fetch: options.fetch ?? fetch,
@@ -169,7 +175,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     { name: 'rollups', run: () => rollups.fold() },
   ]);
   return {
-    now, portals, credentials, oauth, inspector, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, occurrences, intake, intakeBulk: bulk, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
+    now, portals, credentials, oauth, inspector, outbox, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, occurrences, intake, intakeBulk: bulk, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
     scheduler: jobs, onContactsChanged, write, engine, seedOlderPortals, rollups, dashboard: dashboardPanels,
   };
 }

@@ -4,8 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { schemas } from '@svc/api';
 import type { z } from 'zod';
+import { preferenceLink } from '@svc/protocol/signed-token';
 import { type Engine, type Param, type Queryable, sql } from '../db/engine';
+import { renderEmail } from '../domain/email-message';
 import { badRequest, notFound } from '../domain/errors';
+import { outboxStore, type OutboxStore } from './outbox';
 
 type EventType = (typeof schemas.EMAIL_EVENT_TYPES)[number];
 type OptState = 'OPT_IN' | 'OPT_OUT' | 'NOT_OPTED';
@@ -27,6 +30,34 @@ export interface CampaignData {
   lastProcessingFinishedAt: number | null;
   /** The subscription type the email belongs to: who opted out of it does not get it. */
   subscriptionTypeId?: number;
+  /** The email's text (paragraphs split by blank lines), for the messages the mail catcher keeps;
+   * default a line naming the campaign. Not part of the API's campaign record. */
+  body?: string;
+  /** The sender's address; default `no-reply@example.invalid` (there is no mail server). */
+  fromEmail?: string;
+}
+
+/** Where the emails' preference links lead: the companion's preference centre (its page, e.g.
+ * `https://www.example.com/svc/preferences`), with tokens signed by the companion's link secret
+ * (`@svc/protocol/signed-token`), valid for `ttlMs`. */
+export interface PreferenceLinks {
+  url: string;
+  secret: string;
+  ttlMs: number;
+}
+
+export interface MailSettings {
+  /** Where sent emails are kept (the mail catcher); default: the newest 500 per portal. */
+  outbox?: OutboxStore;
+  /** Without them, emails carry no preference link. */
+  preferenceLinks?: PreferenceLinks;
+}
+
+/** Who an email goes to and why: a workflow's EMAIL step for a contact. */
+export interface SendOrigin {
+  workflowId: number;
+  vid: number;
+  firstname?: string;
 }
 
 /** Why a send was dropped, as the legacy API's DROPPED events say. */
@@ -127,9 +158,14 @@ interface EventRow {
 }
 
 /** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
-export function emailStore(engine: Engine, now: () => number) {
+export function emailStore(engine: Engine, now: () => number, mail: MailSettings = {}) {
   const { jsonText, jsonNumber } = engine.dialect;
+  const outbox = mail.outbox ?? outboxStore();
   const q = {
+    portalName: sql<[number], { name: string }>('SELECT name FROM portals WHERE id = ?'),
+    byName: sql<[number, string, string], { id: number }>(
+      `SELECT id FROM campaigns WHERE portal_id = ? AND ${jsonText('data', '$.name')} = ? AND ${jsonText('data', '$.type')} = ? ORDER BY id LIMIT 1`,
+    ),
     types: sql<[number], TypeRow>('SELECT id, name, description, active, category FROM subscription_types WHERE portal_id = ? ORDER BY id'),
     statuses: sql<[number, string], StatusRow>(
       `SELECT type_id, subscribed, opt_state, legal_basis, legal_basis_explanation, updated_at
@@ -299,8 +335,10 @@ export function emailStore(engine: Engine, now: () => number) {
     /** One send of a campaign's email to one address (a workflow's EMAIL step), recorded as the
      * legacy API's events: PROCESSED, then SENT and DELIVERED, or DROPPED with the reason when
      * the address unsubscribed (from the portal, or from the email's subscription type) or
-     * bounced. There is no mail server: a send is delivered. */
-    async send(db: Queryable, portalId: number, campaignId: number, recipient: string): Promise<{ sent: true } | { sent: false; dropReason: DropReason }> {
+     * bounced. There is no mail server: a send is delivered, and the message as rendered is kept
+     * for the inspector's mail view (store/outbox.ts) in the same transaction; a dropped send
+     * leaves none. `origin`: the workflow and contact it is for (named and greeted). */
+    async send(db: Queryable, portalId: number, campaignId: number, recipient: string, origin?: SendOrigin): Promise<{ sent: true } | { sent: false; dropReason: DropReason }> {
       const campaign = await requireCampaign(db, portalId, campaignId);
       const current = await status(db, portalId, recipient);
       const typeOut = campaign.subscriptionTypeId !== undefined && current.subscriptionStatuses.some((s) => s.id == campaign.subscriptionTypeId && !s.subscribed);
@@ -320,7 +358,38 @@ export function emailStore(engine: Engine, now: () => number) {
       }
       const sentBy = await add('SENT', { subject: campaign.subject });
       await add('DELIVERED', { sentBy, response: '250 2.0.0 OK' });
+      // The message as sent, in the same transaction as its events: the mail catcher's.
+      const links = mail.preferenceLinks;
+      const message = renderEmail({
+        portalName: (await db.get(q.portalName, portalId))?.name ?? `portal ${portalId}`,
+        fromEmail: campaign.fromEmail ?? 'no-reply@example.invalid',
+        to: recipient,
+        firstname: origin?.firstname,
+        campaign,
+        preferencesUrl: links && preferenceLink(links.url, links.secret, recipient, t + links.ttlMs),
+      });
+      await outbox.add(db, portalId, {
+        ...message,
+        campaignId,
+        workflowId: origin?.workflowId ?? null,
+        vid: origin?.vid ?? null,
+        preferenceLink: !!links,
+        sentAt: t,
+      });
       return { sent: true };
+    },
+
+    /** The portal's campaign of this name and type, made with `data` when it has none (the demo's
+     * emails): once, even when two processes look for it at once (looked for again under the lock). */
+    async ensureCampaign(db: Queryable, portalId: number, data: CampaignData) {
+      const find = async (on: Queryable) => (await on.get(q.byName, portalId, data.name, data.type))?.id;
+      return (
+        (await find(db)) ??
+        db.tx(async (tx) => {
+          await tx.lock(CAMPAIGN_IDS);
+          return (await find(tx)) ?? createCampaign(tx, portalId, data, now());
+        })
+      );
     },
 
     /** By id ascending; `offset` is the previous page's last id. */
@@ -339,7 +408,8 @@ export function emailStore(engine: Engine, now: () => number) {
     },
 
     async campaign(db: Queryable, portalId: number, id: number) {
-      const data = await requireCampaign(db, portalId, id);
+      // The mail catcher's parts of the record are not the API's.
+      const { body: _body, fromEmail: _from, ...data } = await requireCampaign(db, portalId, id);
       const counters = Object.fromEntries(schemas.EMAIL_EVENT_TYPES.map((type) => [type.toLowerCase(), 0]));
       for (const c of await db.all(q.counts, portalId, id)) counters[c.type.toLowerCase()] = c.n;
       return { id, ...data, counters };

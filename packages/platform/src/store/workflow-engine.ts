@@ -22,6 +22,7 @@ import { PlatformError } from '../domain/errors';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../domain/webhook-retry';
 import { uuidV7 } from '../util/uuid-v7';
 import type { ContactRow, ContactStore } from './contacts';
+import type { SendOrigin } from './email';
 import { type Delivery, webhookQueue } from './webhook-queue';
 import { type Settlement, webhookSender } from './webhook-sender';
 
@@ -43,7 +44,14 @@ export interface ListMembers {
 /** The part of the email store the engine uses (EMAIL), and workflows to check a step's email. */
 export interface EmailSender {
   findCampaign(db: Queryable, portalId: number, by: { campaignId?: number; contentId?: number }): Promise<{ id: number; contentId: number } | undefined>;
-  send(db: Queryable, portalId: number, campaignId: number, recipient: string): Promise<{ sent: true } | { sent: false; dropReason: string }>;
+  /** `origin`: the workflow and contact, which the mail catcher's message names and greets. */
+  send(
+    db: Queryable,
+    portalId: number,
+    campaignId: number,
+    recipient: string,
+    origin: SendOrigin,
+  ): Promise<{ sent: true } | { sent: false; dropReason: string }>;
 }
 
 export interface EngineDeps {
@@ -185,7 +193,8 @@ export function workflowEngine(engine: Engine, { contacts, lists, email, log, ac
     // A contact without an address, or one who opted out, skips the email and goes on: the
     // later steps do not depend on it.
     if (!contact.email) return { eventType: 'EMAIL', detail: `email ${campaignId} skipped: the contact has no email address` };
-    const result = await email.send(t, e.portal_id, campaignId, contact.email);
+    const firstname = (JSON.parse(contact.properties) as Record<string, string | undefined>).firstname || undefined;
+    const result = await email.send(t, e.portal_id, campaignId, contact.email, { workflowId: e.workflow_id, vid: e.vid, firstname });
     return { eventType: 'EMAIL', detail: result.sent ? `email ${campaignId} sent to ${contact.email}` : `email ${campaignId} dropped: ${result.dropReason}` };
   }
 
