@@ -150,6 +150,19 @@ describe('blog post states (§3)', () => {
   });
 });
 
+describe('concurrent writes of one post', () => {
+  it('keeps every field of updates sent at once (each reads the post as the one before it left it)', async () => {
+    const p = await post({ name: 'Many hands' });
+    const fields = ['meta_description', 'html_title', 'post_summary', 'post_body', 'head_html', 'footer_html', 'featured_image', 'featured_image_alt_text'];
+    const answers = await Promise.all(fields.map((field) => t.call('PUT', `${POSTS}/${p.id}`, { body: { [field]: `set ${field}` } })));
+    expect(answers.map((a) => a.status)).toEqual(fields.map(() => 200));
+    const now = await get(p.id);
+    expect(Object.fromEntries(fields.map((f) => [f, now[f]]))).toEqual(Object.fromEntries(fields.map((f) => [f, `set ${f}`])));
+    // Each update a version of its own.
+    expect((await t.call('GET', `${POSTS}/${p.id}/versions`)).json.length).toBeGreaterThanOrEqual(fields.length);
+  });
+});
+
 describe('blog post buffer and versions', () => {
   it('keeps the live post apart from the buffer until it is pushed live', async () => {
     const p = await post({ name: 'Buffered', post_body: '<p>v1</p>' });

@@ -52,6 +52,9 @@ export function contentEngine(engine: Engine, now: () => number) {
   const q = {
     insert: sql<[number, string, string], { id: number }>('INSERT INTO content_objects (portal_id, collection, data) VALUES (?, ?, ?) RETURNING id'),
     byId: sql<[number, string, number], Row>(`SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND id = ?`),
+    // A write's read: on PostgreSQL the row stays locked until the write commits, so two writes of
+    // one object take turns, each reading what the one before left (a change is never lost).
+    byIdForWrite: sql<[number, string, number], Row>(`SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND id = ?${d.forUpdate}`),
     save: sql<[string, string | null, number, number | null, number]>('UPDATE content_objects SET data = ?, buffer = ?, deleted_at = ?, publish_at = ? WHERE id = ?'),
     version: sql<[number, string, number]>('INSERT INTO content_versions (object_id, data, updated) VALUES (?, ?, ?)'),
     versions: sql<[number], { id: number; data: string; updated: number }>('SELECT id, data, updated FROM content_versions WHERE object_id = ? ORDER BY id DESC'),
@@ -122,15 +125,16 @@ export function contentEngine(engine: Engine, now: () => number) {
     return record;
   }
 
-  async function find(db: Queryable, portalId: number, collection: CollectionName, id: number) {
-    const row = await db.get(q.byId, portalId, collection, id);
+  /** The object's row; `forWrite`: read to be changed in the transaction `db` runs in. */
+  async function find(db: Queryable, portalId: number, collection: CollectionName, id: number, forWrite = false) {
+    const row = await db.get(forWrite ? q.byIdForWrite : q.byId, portalId, collection, id);
     if (!row) throw notFound(`no ${label(collection)} with id ${id}`);
     return row;
   }
 
   /** A row that may be changed: deleted objects only come back through restore-deleted. */
   async function findLive(db: Queryable, portalId: number, collection: CollectionName, id: number) {
-    const row = await find(db, portalId, collection, id);
+    const row = await find(db, portalId, collection, id, true);
     if (row.deleted_at) throw badRequest(`${collection} ${id} is deleted; restore it first (POST .../restore-deleted)`);
     return row;
   }
@@ -266,7 +270,7 @@ export function contentEngine(engine: Engine, now: () => number) {
 
   function restoreDeleted(db: Queryable, portalId: number, collection: CollectionName, id: number) {
     return db.tx(async (t) => {
-      const row = await find(t, portalId, collection, id);
+      const row = await find(t, portalId, collection, id, true);
       if (!row.deleted_at) throw badRequest(`${collection} ${id} is not deleted`);
       const record = JSON.parse(row.data) as Record_;
       // A post that was scheduled when deleted comes back as a draft: nothing publishes behind one's back.
@@ -353,7 +357,7 @@ export function contentEngine(engine: Engine, now: () => number) {
   /** Drops the buffer; answers with the live (previously published) object. */
   function discardBuffer(db: Queryable, portalId: number, collection: CollectionName, id: number) {
     return db.tx(async (t) => {
-      const row = await find(t, portalId, collection, id);
+      const row = await find(t, portalId, collection, id, true);
       await t.run(q.save, row.data, null, row.deleted_at, row.publish_at, row.id);
       return toRecord(t, { ...row, buffer: null });
     });
