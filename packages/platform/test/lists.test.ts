@@ -78,6 +78,16 @@ describe('lists', () => {
     expect(badId.status).toBe(400);
   });
 
+  it('counts a deleted member as a size change of its static lists, when it was deleted', async () => {
+    const list = await createList({ name: 'Leavers' });
+    const [a, b] = [await createContact({ email: 'leaver1@example.com' }), await createContact({ email: 'leaver2@example.com' })];
+    const path = `/contacts/v1/lists/${list.listId}`;
+    await t.call('POST', `${path}/add`, { body: { vids: [a, b] } });
+    t.clock.now += 5000;
+    expect((await t.call('DELETE', `/contacts/v1/contact/vid/${a}`)).status).toBe(200);
+    expect((await t.call('GET', path)).json.metaData).toMatchObject({ size: 1, lastSizeChangeAt: t.clock.now });
+  });
+
   it('adds and removes contacts of a static list, reporting each identifier', async () => {
     const list = await createList({ name: 'Members' });
     const a = await createContact({ email: 'm1@example.com', firstname: 'M1' });

@@ -137,6 +137,8 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     remove: sql<[number, number, number]>('UPDATE contacts SET deleted = 1, updated_at = ? WHERE portal_id = ? AND vid = ?'),
     removeUtks: sql<[number]>('DELETE FROM utks WHERE vid = ?'),
     removeMemberships: sql<[number]>('DELETE FROM list_members WHERE vid = ?'),
+    // The lists it leaves changed size now (an addition is dated by the member's row; see lists.ts).
+    listsLeft: sql<[number, number]>('UPDATE lists SET size_changed_at = ? WHERE list_id IN (SELECT list_id FROM list_members WHERE vid = ?)'),
     history: sql<[number, number | null, number, string, string | null, string], { seq: number }>(
       'INSERT INTO contact_history (vid, prev, timestamp, source_type, source_id, changes) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq',
     ),
@@ -556,6 +558,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
         if (!(await getToWrite(t, portalId, vid))) throw notFound('contact does not exist');
         await t.run(q.remove, now(), portalId, vid);
         await t.run(q.removeUtks, vid);
+        await t.run(q.listsLeft, now(), vid);
         await t.run(q.removeMemberships, vid);
         await onChange(t, portalId, [{ vid }]);
       }),
