@@ -164,7 +164,9 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
       await agent.close();
       await stop(instances);
     }
-  });
+    // Eight processes started, two token lifetimes waited out and a thousand lookups: about 10 s
+    // on a quiet machine, and more than the default 20 s on a loaded one.
+  }, 60_000);
 
   it('deliver 300 events accepted while the platform is down exactly once, though two instances are killed', async () => {
     // The platform's pacing out of the way (100 per 10 s would make delivery take 30 s after the outage).
