@@ -277,6 +277,35 @@ for (const [name, available, open] of engines) {
       }
     });
 
+    it('takes several locks in one order whoever names them: overlapping sets wait, never deadlock', async () => {
+      const other = name == 'postgres' ? open() : db;
+      try {
+        const seen: string[] = [];
+        const one = sql<[], { one: number }>('SELECT 1 AS one');
+        // Ten transactions, half on each engine, each taking a name of its own and two that all
+        // take, half of them in the other order (taken one by one as named, that deadlocks).
+        await Promise.all(
+          Array.from({ length: 10 }, (_, i) =>
+            (i % 2 ? other : db).tx(async (t) => {
+              const mine = [`own ${i}`, 'p', 'q'];
+              await t.lock(i % 2 ? mine.reverse() : mine);
+              await t.value(one);
+              seen.push(`in ${i}`);
+              await sleep(5);
+              seen.push(`out ${i}`);
+            }),
+          ),
+        );
+        expect(seen).toHaveLength(20);
+        // They share names: one at a time (SQLite: always).
+        for (let k = 0; k < 20; k += 2) expect([seen[k].split(' ')[0], seen[k + 1]]).toEqual(['in', seen[k].replace('in', 'out')]);
+        // Nothing to take is nothing to wait for.
+        await db.tx((t) => t.lock([]));
+      } finally {
+        if (other !== db) await other.close();
+      }
+    });
+
     it('shares a lock among shared holders; an exclusive one waits for them all', async () => {
       // On SQLite, one process owns the database and its write transactions run one at a time:
       // the lock is nothing to take.

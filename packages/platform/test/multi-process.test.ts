@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../src/db/engine';
+import { type Engine, sql } from '../src/db/engine';
 import { postgresEngine } from '../src/db/engine-postgres';
 import { contentEngine } from '../src/store/content/engine';
 import { type Running, startCli } from './cli-process';
@@ -80,6 +80,22 @@ describe.skipIf(!havePostgres)('two platform processes on one PostgreSQL databas
     expect(read.json.properties.seat.value).toBe('12');
     expect((await call(a, 'POST', `/contacts/v1/contact/vid/${made.json.vid}/profile`, { properties: [{ property: 'seat', value: '13' }] })).status).toBe(204);
     expect((await call(b, 'GET', `/contacts/v1/contact/vid/${made.json.vid}/profile`)).json.properties.seat.value).toBe('13');
+  });
+
+  it('counts one visitor’s page views sent through both at once in one session, every view counted', async () => {
+    const hex = (n: number) => n.toString(16).padStart(32, '0');
+    const vi = `c${hex(Date.now()).slice(1)}`;
+    const at = Date.now();
+    const batch = (i: number) => [{ eid: hex(at * 100 + i), k: '1', a: '62515', v: '1', cts: String(at + i), pu: `https://acme.test/p${i}`, t: 'Page', po: `/p${i}`, vi }];
+    // Twenty batches of one visitor, ten through each process, all at once.
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        fetch(`${(i % 2 ? a : b).baseUrl}/collect/e`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify(batch(i)) }).then((r) => r.json()),
+      ),
+    );
+    expect(answers.map((x) => x.accepted)).toEqual(Array(20).fill(1));
+    const sessions = await db.all(sql<[string], { page_views: number }>('SELECT page_views FROM sessions WHERE utk = ?'), vi);
+    expect(sessions.map((x) => Number(x.page_views))).toEqual([20]);
   });
 
   it('publishes each of 100 posts scheduled for the same second exactly once', async () => {

@@ -153,6 +153,12 @@ const xactLock = {
   exclusive: sql<[string], { locked: string }>(`SELECT pg_advisory_xact_lock(${LOCK_KEY}) AS locked`),
   shared: sql<[string], { locked: string }>(`SELECT pg_advisory_xact_lock_shared(${LOCK_KEY}) AS locked`),
 };
+/** Several at once (a JSON array of names), in the order of their keys. */
+const lockAll = (fn: string) =>
+  sql<[string], { locked: string }>(
+    `SELECT count(${fn}(k)) AS locked FROM (SELECT DISTINCT ${LOCK_KEY.replace('?', 'n')} AS k FROM jsonb_array_elements_text(?::jsonb) AS n ORDER BY k) AS keys`,
+  );
+const xactLockAll = { exclusive: lockAll('pg_advisory_xact_lock'), shared: lockAll('pg_advisory_xact_lock_shared') };
 /** Held by a connection of its own while an `exclusive` job runs. */
 const sessionLock = { try: `SELECT pg_try_advisory_lock(${toPostgres(LOCK_KEY)}) AS got`, unlock: `SELECT pg_advisory_unlock(${toPostgres(LOCK_KEY)})` };
 
@@ -261,8 +267,10 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       // Keys of their own (not `exclusive`'s): a job may take a lock inside its exclusive run.
       // Pipelined (`control`): the statements after it wait for it on the server.
       lock: async (name, mode = 'exclusive') => {
-        const { name: statement, text } = prepared(xactLock[mode].text);
-        control(level.client, { name: statement, text, values: [`svc-tx:${name}`] });
+        const many = typeof name != 'string';
+        if (many && !name.length) return;
+        const { name: statement, text } = prepared((many ? xactLockAll : xactLock)[mode].text);
+        control(level.client, { name: statement, text, values: [many ? JSON.stringify(name.map((n) => `svc-tx:${n}`)) : `svc-tx:${name}`] });
       },
     };
   };

@@ -117,8 +117,9 @@ export interface Transaction extends Queryable {
    * a transaction's advisory lock, named within the schema, sent without waiting for its answer:
    * the transaction's next statement runs once it is held (what follows a lock must be a query,
    * not a decision on what was read before it); nothing on SQLite, whose one writer runs
-   * transactions one at a time. */
-  lock(name: string, mode?: 'exclusive' | 'shared'): Promise<void>;
+   * transactions one at a time. Several names: all of them, in one statement, in one order
+   * whoever takes them (two transactions taking some of the same never wait for each other). */
+  lock(name: string | readonly string[], mode?: 'exclusive' | 'shared'): Promise<void>;
 }
 
 export interface Engine extends Queryable {

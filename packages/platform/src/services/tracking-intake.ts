@@ -11,7 +11,7 @@
  *
  * A batch runs its events in one unit of analytics totals (tracking.batch). */
 import { PAGE_VIEW, type WireEvent } from '@svc/protocol';
-import type { Queryable } from '../db/engine';
+import type { Queryable, Transaction } from '../db/engine';
 import { PlatformError } from '../domain/errors';
 import { SOURCE_TYPES } from '../domain/traffic-sources';
 import type { ContactStore } from '../store/contacts';
@@ -170,9 +170,19 @@ export function trackingIntake(deps: {
     return { kept: true, event: e };
   }
 
+  /** Holds the events' visitors until the write ends: two writes of one visitor (two processes
+   * on PostgreSQL) take turns, the second reading the session and link the first left (each
+   * would otherwise start or grow the session it read, and one's page views be lost). Outside a
+   * transaction (the engine itself) there is nothing to hold. */
+  async function lockVisitors(db: Queryable, events: TrackedEvent[]) {
+    const { lock } = db as Partial<Transaction>;
+    if (lock) await lock([...new Set(events.filter((e) => e.utk).map((e) => `visitor ${visitorOf(e)}`))]);
+  }
+
   /** Reads what the events' visitors are linked to, and their newest sessions, for all of them
    * at once (on PostgreSQL one round trip each, not one per visitor). */
   async function prefetch(db: Queryable, events: TrackedEvent[], linkOf: Map<string, number | undefined>) {
+    await lockVisitors(db, events);
     const visitors = new Map<string, VisitorKey>();
     for (const e of events) if (e.utk) visitors.set(visitorOf(e), { portal_id: e.portalId, utk: e.utk });
     const unknown = [...visitors].filter(([key]) => !linkOf.has(key));
@@ -195,6 +205,7 @@ export function trackingIntake(deps: {
 
   return {
     accept: async (db: Queryable, e: TrackedEvent, ip?: string): Promise<Intake> => {
+      await lockVisitors(db, [e]);
       const tier = await portals.tier(db, e.portalId);
       return rollups.batch(db, (r) => sessions.batch(r, (b) => accept(b, e, tier, ip)));
     },
