@@ -159,10 +159,12 @@ describe('url mappings on the served site', () => {
     const moved = { status: 301, location: `${t.baseUrl}${site}/m/new` };
     expect(await visit('/m/old')).toEqual(moved);
     expect(await visit('/m/old/')).toEqual(moved);
-    expect(await visit('/m/old?utm=x')).toEqual(moved);
+    // The query goes along: a campaign link's utm_ parameters still say where the visit came from.
+    expect(await visit('/m/old?utm_source=ad&utm_campaign=spring')).toEqual({ ...moved, location: `${moved.location}?utm_source=ad&utm_campaign=spring` });
     expect((await visit('/m/old/deeper')).status).toBe(404);
-    await t.call('PUT', `${V2}/url-mappings/${m.id}`, { body: { redirect_style: 302, destination: 'https://elsewhere.test/x?y=1' } });
-    expect(await visit('/m/old')).toEqual({ status: 302, location: 'https://elsewhere.test/x?y=1' });
+    await t.call('PUT', `${V2}/url-mappings/${m.id}`, { body: { redirect_style: 302, destination: 'https://elsewhere.test/x?y=1#top' } });
+    expect(await visit('/m/old')).toEqual({ status: 302, location: 'https://elsewhere.test/x?y=1#top' });
+    expect((await visit('/m/old?utm_source=ad')).location).toBe('https://elsewhere.test/x?y=1&utm_source=ad#top');
     await t.call('DELETE', `${V2}/url-mappings/${m.id}`);
     expect(await visit('/m/old')).toEqual({ status: 404, location: null });
     await t.call('POST', `${V2}/url-mappings/${m.id}/restore-deleted`);
@@ -194,6 +196,7 @@ describe('url mappings on the served site', () => {
 
   it('matches the query string with is_match_query_string, and the whole URL with is_match_full_url', async () => {
     await mapping({ route_prefix: '/m/q?src=ad', destination: '/m/from-ad', is_match_query_string: true });
+    // Matched on its query, the mapping's destination is all there is.
     expect((await visit('/m/q?src=ad')).location).toBe(`${t.baseUrl}${site}/m/from-ad`);
     expect((await visit('/m/q?src=other')).status).toBe(404);
     expect((await visit('/m/q')).status).toBe(404);

@@ -1,7 +1,7 @@
 /** URL mappings (§4.8) as the site server applies them, following the real API's fields: a request
  * whose path (or, with `is_match_full_url`, whole URL; with `is_match_query_string`, its query too)
  * is a mapping's `route_prefix` is redirected to its `destination` with `redirect_style` (301 or
- * 302). When several match, the lowest `precedence` wins (then the oldest). A mapping with
+ * 302), the request's query string carried over unless the mapping matched on it. When several match, the lowest `precedence` wins (then the oldest). A mapping with
  * `is_only_after_not_found` applies only where no published post or page lives; the others win over
  * one. A trailing slash is not significant. Deleted mappings are never passed in. */
 import type { Record_ } from './collections';
@@ -54,5 +54,16 @@ export function redirectFor(mappings: Record_[], req: SiteRequest, pageExists: b
     .filter((m) => normalPrefix(m) == requested(m, req) && !(pageExists && isTrue(m.is_only_after_not_found)))
     .sort(byPrecedence)[0];
   if (!winner) return undefined;
-  return { status: Number(winner.redirect_style) == 302 ? 302 : 301, location: locationOf(String(winner.destination ?? ''), req.root) };
+  const location = locationOf(String(winner.destination ?? ''), req.root);
+  // The request's query goes along (a campaign link's utm_… keep telling where the visit came
+  // from), unless the mapping matched on it: then the destination is all there is.
+  const carried = req.query && !isTrue(winner.is_match_query_string) ? withQuery(location, req.query) : location;
+  return { status: Number(winner.redirect_style) == 302 ? 302 : 301, location: carried };
+}
+
+/** `url` with `query` added to its own (before its fragment). */
+function withQuery(url: string, query: string) {
+  const hash = url.indexOf('#');
+  const [base, fragment] = hash < 0 ? [url, ''] : [url.slice(0, hash), url.slice(hash)];
+  return `${base}${base.includes('?') ? '&' : '?'}${query}${fragment}`;
 }
