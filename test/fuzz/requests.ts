@@ -48,13 +48,20 @@ function bodyFor(route: RouteDef): fc.Arbitrary<Pick<FuzzRequest, 'body' | 'head
   }
 }
 
+/** Content v2 lists filter on any field with an operator (`created__gt`, `id__in`): keys no
+ * schema names, whose values meet number and text columns alike. */
+const CONTENT_FILTERS = ['id', 'created', 'updated', 'publish_date', 'content_group_id', 'deleted_at', 'name', 'slug', 'state'].flatMap((f) =>
+  ['', '__eq', '__ne', '__gt', '__lte', '__in', '__range', '__contains', '__icontains', '__is_null'].map((op) => f + op),
+);
+
 /** Hostile requests for `route` on `origin`, authenticated with `auth` (left off now and then on public routes). */
 export function requestsFor(route: RouteDef, origin: string, auth: Record<string, string>): fc.Arbitrary<FuzzRequest> {
   const names = [...route.path.matchAll(/:([A-Za-z_]\w*)/g)];
+  const queryKeys = [...keysOf(route.query), ...(route.method == 'GET' && route.path.startsWith('/content/api/v2/') ? CONTENT_FILTERS : [])];
   return fc
     .record({
       params: fc.tuple(...names.map(() => pathSegment)),
-      query: queryString(keysOf(route.query)),
+      query: queryString(queryKeys),
       body: bodyFor(route),
       anonymous: route.public ? fc.boolean() : fc.constant(false),
     })
@@ -63,7 +70,7 @@ export function requestsFor(route: RouteDef, origin: string, auth: Record<string
       const path = route.path.replace(/:([A-Za-z_]\w*)/g, () => params[i++]);
       return {
         label: route.id,
-        fields: [route.resource, route.resource.replace(/s$/, ''), ...names.map((m) => m[1]), ...keysOf(route.query), ...keysOf(route.body)],
+        fields: [route.resource, route.resource.replace(/s$/, ''), ...names.map((m) => m[1]), ...queryKeys, ...keysOf(route.body)],
         method: route.method,
         url: `${origin}${path}${query ? `?${query}` : ''}`,
         headers: { ...(anonymous ? {} : auth), ...body.headers },
