@@ -2,7 +2,7 @@
  * identities (email on the row, visitor tokens in utks), and the v1 record shapes. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { type Engine, type Param, type Query, type Queryable, type Transaction, sql } from '../db/engine';
+import { type Engine, type Param, type Query, type Queryable, type Transaction, sql, within } from '../db/engine';
 import { PlatformError, badRequest, conflict, isTransient, notFound } from '../domain/errors';
 import { type BatchItem, contactBatchWriter } from './contact-batch';
 import { ANALYTICS } from './default-properties';
@@ -529,9 +529,10 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
 
     /** By email: the email in the path wins unless the body changes it. `known`: the contact of
      * `email` as the caller read it for writing in this transaction (getByEmailToWrite; null:
-     * none), not read again. */
+     * none), not read again. In the caller's transaction without a savepoint (`within`): its
+     * callers (a request, a form submission, a collector bulk) fail as a whole when it fails. */
     upsertByEmail: (db: Queryable, portalId: number, email: string, writes: Write[], source: Source = { type: 'API' }, system: Write[] = [], known?: ContactRow | null) =>
-      db.tx(async (t) => {
+      within(db, async (t) => {
         if (!isEmail(email))
           throw badRequest('Property values were not valid', {
             validationResults: [{ isValid: false, message: `Email address ${email} is invalid`, error: 'INVALID_EMAIL', name: 'email' }],

@@ -6,7 +6,7 @@ import { uuidV7 } from '../util/uuid-v7';
 import { schemas } from '@svc/api';
 import { FREE_MAIL_DOMAINS, type LegalConsent } from '@svc/protocol';
 import type { z } from 'zod';
-import { type Queryable, sql, type Transaction } from '../db/engine';
+import { type Queryable, sql, type Transaction, within } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
 import type { ContactStore, Source, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
@@ -450,7 +450,8 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
       }
       const asked = live(await properties.definitions(db, portalId), def, row.updated_at);
       const { writes, consent } = writesOf(def, asked, values, extra.consent);
-      const { conversionId, vid, email } = await db.tx((t) => saveSubmission(t, portalId, row, writes, asked, context, consent));
+      // In the caller's transaction (a request's) without a savepoint: nothing catches its failure.
+      const { conversionId, vid, email } = await within(db, (t) => saveSubmission(t, portalId, row, writes, asked, context, consent));
       return { conversionId, vid, redirect, consent, email };
     },
 
