@@ -100,7 +100,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     );
   const contacts = contactStore(engine, properties, now, changed, rollups);
   const lists = listStore(engine, contacts, now, onContactsChanged);
-  const forms = formStore(contacts, properties, now, rollups);
+  const forms = formStore(engine, contacts, properties, now, rollups);
   const email = emailStore(engine, now);
   const { pollMs, random, ...policy } = options.webhooks ?? {};
   const workflows = workflowStore(engine, { contacts, properties, lists, email, write }, now, {

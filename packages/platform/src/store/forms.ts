@@ -6,7 +6,8 @@ import { uuidV7 } from '../util/uuid-v7';
 import { schemas } from '@svc/api';
 import { FREE_MAIL_DOMAINS, type LegalConsent } from '@svc/protocol';
 import type { z } from 'zod';
-import { type Queryable, sql, type Transaction, within } from '../db/engine';
+import { type Engine, type Queryable, sql, type Transaction, within } from '../db/engine';
+import { sharedCache } from '../db/shared-cache';
 import { badRequest, notFound } from '../domain/errors';
 import type { ContactStore, Source, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
@@ -116,9 +117,22 @@ const q = {
 const formNotFound = (guid: string) => notFound(`No form found with guid '${guid}'`, { type: 'NOT_FOUND' });
 
 /** `rollups`: where submissions per form are counted (the dashboard), if anywhere. */
-export function formStore(contacts: ContactStore, properties: PropertyStore, now: () => number, rollups?: RollupStore) {
-  async function requireRow(db: Queryable, portalId: number, guid: string, query = q.get) {
-    const row = await db.get(query, portalId, guid);
+export function formStore(engine: Engine, contacts: ContactStore, properties: PropertyStore, now: () => number, rollups?: RollupStore) {
+  /** Form rows by portal and guid (`form/62515/<guid>`), read by every submission: kept per process
+   * (db/shared-cache.ts), their version checked along with the property definitions' (one
+   * statement for both on PostgreSQL). A form that does not exist is not kept. */
+  const cacheKey = (portalId: number, guid: string) => `form/${portalId}/${guid}`;
+  const rows = sharedCache(
+    engine,
+    (db, key) => {
+      const at = key.indexOf('/', 5);
+      return db.get(q.get, Number(key.slice(5, at)), key.slice(at + 1));
+    },
+    (row) => row !== undefined,
+  );
+
+  async function requireRow(db: Queryable, portalId: number, guid: string) {
+    const row = await rows.get(db, cacheKey(portalId, guid));
     if (!row) throw formNotFound(guid);
     return row;
   }
@@ -393,7 +407,8 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     /** Partial update: keys given replace, `fields` or `formFieldGroups` given replace all the fields and groups. */
     update(db: Queryable, portalId: number, guid: string, write: Partial<FormWrite>) {
       return db.tx(async (t) => {
-        const row = await requireRow(t, portalId, guid, q.lock);
+        const row = await t.get(q.lock, portalId, guid);
+        if (!row) throw formNotFound(guid);
         const defs = await properties.definitions(t, portalId);
         // Fields of deleted properties leave the stored form with its next write.
         const old = liveOf(defs, row);
@@ -411,13 +426,16 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
         if (queued || layout) def.queuedFields = queueOf(defs, def.fields, queued ?? ((old.queuedFields ?? []) as FieldWrite[]));
         const updated = { ...row, definition: JSON.stringify(def), updated_at: now() };
         await t.run(q.update, updated.definition, updated.updated_at, portalId, guid);
+        await rows.changed(t, cacheKey(portalId, guid));
         return record(defs, updated);
       });
     },
 
-    async remove(db: Queryable, portalId: number, guid: string) {
-      if (!(await db.run(q.remove, portalId, guid))) throw formNotFound(guid);
-    },
+    remove: (db: Queryable, portalId: number, guid: string) =>
+      within(db, async (t) => {
+        if (!(await t.run(q.remove, portalId, guid))) throw formNotFound(guid);
+        await rows.changed(t, cacheKey(portalId, guid));
+      }),
 
     async field(db: Queryable, portalId: number, guid: string, name: string) {
       const field = allFields(await liveForm(db, portalId, guid)).find((f) => f.name == name);
