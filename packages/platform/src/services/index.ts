@@ -83,7 +83,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     // what either write changed.
     for (const c of contacts) {
       const before = byVid.get(c.vid);
-      byVid.set(c.vid, before ? { ...c, isNew: before.isNew || c.isNew, names: before.names && c.names && [...before.names, ...c.names] } : c);
+      byVid.set(c.vid, before ? { ...c, isNew: before.isNew || c.isNew, names: before.names && c.names && [...before.names, ...c.names], submitted: c.submitted ?? before.submitted } : c);
     }
   };
   /** One request's writes: a transaction (on SQLite a savepoint in the group commit), its contact

@@ -33,6 +33,9 @@ export interface ChangedContact {
   isNew?: boolean;
   /** The properties the write changed, when known (only these can move it between lists). */
   names?: string[];
+  /** The guids of the forms it has submitted, when the writer knows them all (a form
+   * submission's): the lists' re-check does not read them again. */
+  submitted?: string[];
 }
 
 /** Where a value came from (`source-type` of a property version). */
@@ -529,9 +532,14 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
 
     /** By email: the email in the path wins unless the body changes it. `known`: the contact of
      * `email` as the caller read it for writing in this transaction (getByEmailToWrite; null:
-     * none), not read again. In the caller's transaction without a savepoint (`within`): its
+     * none), not read again; `submitted`: every form that contact has submitted, with this
+     * transaction's (the change announced carries them unless another transaction made the
+     * contact meanwhile). In the caller's transaction without a savepoint (`within`): its
      * callers (a request, a form submission, a collector bulk) fail as a whole when it fails. */
-    upsertByEmail: (db: Queryable, portalId: number, email: string, writes: Write[], source: Source = { type: 'API' }, system: Write[] = [], known?: ContactRow | null) =>
+    upsertByEmail: (
+      db: Queryable, portalId: number, email: string, writes: Write[], source: Source = { type: 'API' }, system: Write[] = [],
+      { known, submitted }: { known?: ContactRow | null; submitted?: string[] } = {},
+    ) =>
       within(db, async (t) => {
         if (!isEmail(email))
           throw badRequest('Property values were not valid', {
@@ -539,7 +547,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
           });
         const all = writes.some((w) => w.property == 'email') ? writes : [{ property: 'email', value: email }, ...writes];
         const { written, isNew } = await writeByEmail(t, portalId, email, all, source, system, known);
-        await onChange(t, portalId, [written]);
+        await onChange(t, portalId, [submitted && (isNew || known) ? { ...written, submitted } : written]);
         return { vid: written.vid, isNew };
       }),
 

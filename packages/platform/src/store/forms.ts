@@ -103,7 +103,7 @@ const q = {
     `INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, page_url, page_title, values_json)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   ),
-  conversions: sql<[number, number], { n: number }>('SELECT count(*) AS n FROM form_submissions WHERE portal_id = ? AND vid = ?'),
+  conversions: sql<[number, number], { form_guid: string; n: number }>('SELECT form_guid, count(*) AS n FROM form_submissions WHERE portal_id = ? AND vid = ? GROUP BY form_guid'),
   insertConsent: sql<[string, number, string]>('INSERT INTO form_consents (conversion_id, portal_id, consent) VALUES (?, ?, ?)'),
   insertSpam: sql<[string, number, string, number, string, string | null, string]>(
     `INSERT INTO spam_submissions (conversion_id, portal_id, form_guid, timestamp, reason, page_url, values_json) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -330,15 +330,18 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
     const visitor = email?.toLowerCase() ?? context.svcutk;
     if (visitor) await db.lock(`form submissions ${portalId} ${visitor}`);
     const existing = email ? await contacts.getByEmailToWrite(db, portalId, email) : context.svcutk ? await contacts.getByUtk(db, portalId, context.svcutk) : undefined;
-    // The conversion counters go in the same contact write as the submitted values.
-    const count = (existing ? (await db.get(q.conversions, portalId, existing.vid))!.n : 0) + 1;
+    // The conversion counters go in the same contact write as the submitted values; the forms
+    // submitted go with the change, for the lists' re-check (HAS_FILLED_OUT_FORM).
+    const earlier = existing ? await db.all(q.conversions, portalId, existing.vid) : [];
+    const count = earlier.reduce((n, r) => n + r.n, 1);
+    const forms = [...new Set([...earlier.map((r) => r.form_guid), row.guid])];
     const counters = [
       { property: ANALYTICS.conversions, value: String(count) },
       { property: ANALYTICS.recentConversion, value: String(t) },
     ];
     let vid: number | null = existing?.vid ?? null;
     // The contact read above is the one written: not read again.
-    if (email) vid = (await contacts.upsertByEmail(db, portalId, email, writes, source, counters, existing ?? null)).vid;
+    if (email) vid = (await contacts.upsertByEmail(db, portalId, email, writes, source, counters, { known: existing ?? null, submitted: forms })).vid;
     else if (vid !== null) await contacts.update(db, portalId, vid, writes, source, false, counters);
     const submitted = JSON.stringify(Object.fromEntries(values.map((w) => [w.property, w.value])));
     // Rows keyed by a new conversion id, which nothing else has: sent without waiting for them.

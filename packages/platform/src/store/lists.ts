@@ -217,7 +217,11 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
       !c.properties || !c.names || c.isNew || c.names.some((n) => list.properties.has(n));
     const lists = all.filter((list) => [...last.values()].some((c) => moves(list, c)));
     if (!lists.length) return;
-    const subject = subjects(await submitted(db, portalId, [...last.keys()], lists.flatMap((l) => l.forms)));
+    // What the writes know of their contacts' submissions is not read again.
+    const known = [...last.values()].every((c) => c.submitted);
+    const subject = subjects(
+      known ? [...last.values()].flatMap((c) => c.submitted!.map((form_guid) => ({ vid: c.vid, form_guid }))) : await submitted(db, portalId, [...last.keys()], lists.flatMap((l) => l.forms)),
+    );
     const at = now();
     for (const list of lists) {
       const [inside, outside]: number[][] = [[], []];
