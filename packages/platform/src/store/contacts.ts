@@ -126,7 +126,6 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     updateEmail: sql<[string | null, string, number, number | null, number]>(
       'UPDATE contacts SET email = ?, properties = ?, updated_at = ?, history_head = ? WHERE vid = ?',
     ),
-    setHead: sql<[number, number]>('UPDATE contacts SET history_head = ? WHERE vid = ?'),
     // PostgreSQL: a new contact and its first history row in one statement (one round trip, not
     // three): the row's seq drawn first, so that the contact is inserted with its head. Nothing
     // when the email is taken (as `insert`).
@@ -136,6 +135,17 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
              ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING RETURNING vid, history_head),
        h AS (INSERT INTO contact_history (seq, vid, prev, timestamp, source_type, source_id, changes) SELECT history_head, vid, NULL, ?, ?, ?, ? FROM c)
        SELECT vid FROM c`,
+    ),
+    // SQLite: a new contact with the seq its first history row will have (the largest plus one,
+    // as SQLite numbers them; its one writer runs this transaction alone), so that the history row
+    // follows with it and the contact is not updated again. Nothing when the email is taken.
+    insertHeaded: sql<[number, string | null, string, number, number], { vid: number; history_head: number }>(
+      `INSERT INTO contacts (portal_id, email, properties, created_at, updated_at, history_head)
+       VALUES (?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM contact_history))
+       ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING RETURNING vid, history_head`,
+    ),
+    historyAt: sql<[number, number, number, string, string | null, string]>(
+      'INSERT INTO contact_history (seq, vid, prev, timestamp, source_type, source_id, changes) VALUES (?, ?, NULL, ?, ?, ?, ?)',
     ),
     remove: sql<[number, number, number]>('UPDATE contacts SET deleted = 1, updated_at = ? WHERE portal_id = ? AND vid = ?'),
     removeUtks: sql<[number]>('DELETE FROM utks WHERE vid = ?'),
@@ -245,15 +255,18 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       const owner = await db.get(q.byEmail, portalId, email);
       if (owner && owner.vid != row.vid) throw await existsError(db, owner);
     }
-    const recordWrite = async (vid: number) => Number(await db.value(q.history, vid, row?.history_head ?? null, t, source.type, source.id ?? null, changes!));
     if (!row) {
-      const withHistory = changes !== undefined && engine.kind == 'postgres';
-      const vid = withHistory
-        ? await db.value(q.insertWithHistory, portalId, email, JSON.stringify(props), t, t, t, source.type, source.id ?? null, changes)
-        : await db.value(q.insert, portalId, email, JSON.stringify(props), t, t);
+      let vid: number | undefined;
+      if (changes === undefined) vid = await db.value(q.insert, portalId, email, JSON.stringify(props), t, t);
+      else if (engine.kind == 'postgres')
+        vid = await db.value(q.insertWithHistory, portalId, email, JSON.stringify(props), t, t, t, source.type, source.id ?? null, changes);
+      else {
+        const made = await db.get(q.insertHeaded, portalId, email, JSON.stringify(props), t, t);
+        if (made) await db.send(q.historyAt, made.history_head, made.vid, t, source.type, source.id ?? null, changes);
+        vid = made?.vid;
+      }
       if (vid === undefined) throw new EmailTaken((await db.get(q.byEmail, portalId, email!))!);
       await countMade(db, portalId, props, t);
-      if (changes && !withHistory) await db.run(q.setHead, await recordWrite(vid), vid);
       return { vid, properties: props, isNew: true };
     }
     // Its original source set or changed: it counts under the new one (read only when written).
@@ -266,7 +279,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
         await countMade(db, portalId, props, row.created_at);
       }
     }
-    const head = changes ? await recordWrite(row.vid) : row.history_head;
+    const head = changes ? Number(await db.value(q.history, row.vid, row.history_head, t, source.type, source.id ?? null, changes)) : row.history_head;
     if (email != row.email) await db.run(q.updateEmail, email, JSON.stringify(props), t, head, row.vid);
     else if (defer) defer([JSON.stringify(props), t, head, row.vid]);
     else await db.run(q.update, JSON.stringify(props), t, head, row.vid);
