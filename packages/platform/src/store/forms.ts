@@ -105,6 +105,12 @@ const q = {
   ),
   conversions: sql<[number, number], { form_guid: string; n: number }>('SELECT form_guid, count(*) AS n FROM form_submissions WHERE portal_id = ? AND vid = ? GROUP BY form_guid'),
   insertConsent: sql<[string, number, string]>('INSERT INTO form_consents (conversion_id, portal_id, consent) VALUES (?, ?, ?)'),
+  /** PostgreSQL: the submission and its consent in one statement (SQLite has no INSERT in WITH). */
+  insertWithConsent: sql<[string, number, number | null, string, number, string | null, string | null, string, string, number, string]>(
+    `WITH s AS (INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, page_url, page_title, values_json)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?))
+     INSERT INTO form_consents (conversion_id, portal_id, consent) VALUES (?, ?, ?)`,
+  ),
   insertSpam: sql<[string, number, string, number, string, string | null, string]>(
     `INSERT INTO spam_submissions (conversion_id, portal_id, form_guid, timestamp, reason, page_url, values_json) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   ),
@@ -345,8 +351,12 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
     else if (vid !== null) await contacts.update(db, portalId, vid, writes, source, false, counters);
     const submitted = JSON.stringify(Object.fromEntries(values.map((w) => [w.property, w.value])));
     // Rows keyed by a new conversion id, which nothing else has: sent without waiting for them.
-    await db.send(q.insertSubmission, conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, submitted);
-    if (consent) await db.send(q.insertConsent, conversionId, portalId, JSON.stringify(consent));
+    const submission = [conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, submitted] as const;
+    if (consent && engine.kind == 'postgres') await db.send(q.insertWithConsent, ...submission, conversionId, portalId, JSON.stringify(consent));
+    else {
+      await db.send(q.insertSubmission, ...submission);
+      if (consent) await db.send(q.insertConsent, conversionId, portalId, JSON.stringify(consent));
+    }
     await rollups?.add(db, portalId, METRICS.form, t, row.guid);
     return { conversionId, vid, email };
   }
