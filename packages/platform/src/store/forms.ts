@@ -235,7 +235,7 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
       const p = defs.get(f.name);
       return !!p && !p.deleted && (p.createdAt ?? 0) <= writtenAt;
     };
-    if (allFields(def).every(alive)) return def;
+    if (shapeOf(def).fields.every(alive)) return def;
     const queuedFields = def.queuedFields?.filter(alive);
     const keep = def.fields.map(alive);
     const fields = def.fields
@@ -270,6 +270,23 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
     return new Set(listed.map((d) => d.toLowerCase()));
   }
 
+  /** What a submission is checked against, worked out once per definition object: the parsed
+   * definitions are shared by the submissions (and `live` returns them as they are while every
+   * field's property lives). `names`: every field a submission may fill; `required`: those it must. */
+  const shapes = new WeakMap<Definition, { fields: FieldRecord[]; names: Set<string>; required: Set<string>; blocked: Set<string> }>();
+  function shapeOf(def: Definition) {
+    let shape = shapes.get(def);
+    if (!shape) {
+      const fields = allFields(def);
+      // A dependent field is required only while shown, which the embed decides: not checked here.
+      // A smart field may have given its place to a queued question (the companion decides, for a
+      // known visitor): it is required only where the embed shows it.
+      const required = def.fields.filter((f) => (f.required && !f.isSmartField) || f.name == 'email').map((f) => f.name);
+      shapes.set(def, (shape = { fields, names: new Set(fields.map((f) => f.name)), required: new Set(required), blocked: blockedDomains(fields) }));
+    }
+    return shape;
+  }
+
   /** Field values as writes, or the 400 naming every field that is wrong. Empty optional values
    * are left out so that a blank input does not clear what the contact already has. `asked` is
    * the live definition: a value for a field whose property was deleted since the page loaded is
@@ -278,20 +295,16 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
   function writesOf(def: Definition, asked: Definition, values: Record<string, string | string[]>, consentGiven?: LegalConsent): { writes: Write[]; consent?: RecordedConsent } {
     const joined = Object.entries(values).map(([name, v]) => ({ property: name, value: Array.isArray(v) ? v.join(';') : v }));
     const given = new Map(joined.map((w) => [w.property, w.value]));
-    const fields = allFields(asked);
-    const onForm = new Set(allFields(def).map((f) => f.name));
+    const onForm = shapeOf(def).names;
+    const { required, blocked } = shapeOf(asked);
     const errors: SubmissionError[] = [];
     for (const name of given.keys())
       if (!onForm.has(name)) errors.push({ message: `Field '${name}' is not on the form`, errorType: 'FIELD_NOT_IN_FORM_DEFINITION', in: `body.${name}` });
-    // A dependent field is required only while shown, which the embed decides: not checked here.
-    // A smart field may have given its place to a queued question (the companion decides, for a
-    // known visitor): it is required only where the embed shows it.
-    const required = new Set(asked.fields.filter((f) => (f.required && !f.isSmartField) || f.name == 'email').map((f) => f.name));
     for (const name of required)
       if (!given.get(name)) errors.push({ message: `Required field '${name}' is missing`, errorType: 'REQUIRED_FIELD', in: `body.${name}` });
     const email = given.get('email');
     if (email && !isEmail(email)) errors.push({ message: `Email address ${email} is invalid`, errorType: 'INVALID_EMAIL', in: 'body.email' });
-    else if (email && blockedDomains(fields).has(email.split('@')[1].toLowerCase()))
+    else if (email && blocked.has(email.split('@')[1].toLowerCase()))
       errors.push({ message: `Email address ${email} is blocked by the form`, errorType: 'BLOCKED_EMAIL', in: 'body.email' });
     const consent = consentOf(def.legalConsentOptions, consentGiven?.consent, errors);
     if (errors.length) throw badRequest(errors.map((e) => e.message).join('; '), { errors });
@@ -328,7 +341,7 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
     const t = now();
     const conversionId = uuidV7(t);
     const source: Source = { type: 'FORM', id: conversionId };
-    const onContact = new Set(allFields(asked).map((f) => f.name));
+    const onContact = shapeOf(asked).names;
     const writes = values.filter((w) => onContact.has(w.property));
     const email = writes.find((w) => w.property == 'email')?.value;
     // The count below is of the submissions stored: two of one visitor at once (two processes on
