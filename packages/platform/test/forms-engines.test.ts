@@ -1,6 +1,7 @@
 /** The forms store on SQLite and on PostgreSQL, the same tests on both engines: a submission
  * writes its contact (through the contacts store) and its form_submissions row in one transaction
- * (the caller's, when it has one), and forms list in the order they were made. */
+ * (the caller's, when it has one), and forms list in the order they were made. On PostgreSQL, two
+ * processes' stores (form rows cached in each) submit against a form as the other changed it. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Engine, sql } from '../src/db/engine';
 import { sqliteEngine } from '../src/db/engine-sqlite';
@@ -15,6 +16,7 @@ import { socialStore } from '../src/store/social';
 import { havePostgres, PG_URL, pgSchema } from './postgres';
 
 const schema = await pgSchema('forms_store');
+const twoSchema = await pgSchema('forms_store_two');
 const engines: [string, boolean, () => Promise<Engine>][] = [
   ['sqlite', true, async () => sqliteEngine(openDatabase(':memory:'))],
   ['postgres', havePostgres, () => openPostgres(PG_URL, { schema })],
@@ -39,7 +41,7 @@ for (const [name, available, open] of engines) {
       await createPortal(db, { content: contentEngine(db, now), social: socialStore(db, now) }, { id: PORTAL, name: 'Seven', tier: 'starter', now: clock });
       const properties = propertyStore(db, now);
       contacts = contactStore(db, properties, now, () => {});
-      forms = formStore(contacts, properties, now);
+      forms = formStore(db, contacts, properties, now);
     });
     afterAll(() => db?.close());
 
@@ -137,3 +139,46 @@ for (const [name, available, open] of engines) {
     });
   });
 }
+
+describe.skipIf(!havePostgres)('forms in two processes on one PostgreSQL database', () => {
+  const two = [] as { db: Engine; contacts: ContactStore; forms: FormStore }[];
+  const now = () => 2_000_000;
+
+  beforeAll(async () => {
+    for (const _ of [1, 2]) {
+      const db = await openPostgres(PG_URL, { schema: twoSchema });
+      const properties = propertyStore(db, now);
+      const contacts = contactStore(db, properties, now, () => {});
+      two.push({ db, contacts, forms: formStore(db, contacts, properties, now) });
+    }
+    await createPortal(two[0].db, { content: contentEngine(two[0].db, now), social: socialStore(two[0].db, now) }, { id: PORTAL, name: 'Seven', tier: 'starter', now: now() });
+  });
+  afterAll(() => Promise.all(two.map((p) => p.db.close())));
+
+  it('submits against a form as the other process last changed it, not as it was when first read', async () => {
+    const [a, b] = two;
+    const form = await a.forms.create(a.db, PORTAL, { name: 'Shared', fields: [{ name: 'email' }] });
+    // Read (and kept) by both.
+    for (const p of two) await p.db.tx((t) => p.forms.submit(t, PORTAL, form.guid, { email: 'first@example.test' }, {}));
+    await expect(b.forms.submit(b.db, PORTAL, form.guid, { email: 'x@example.test', firstname: 'X' }, {})).rejects.toThrow("Field 'firstname' is not on the form");
+
+    // A change that rolls back changes nothing for either.
+    await expect(
+      a.db.tx(async (t) => {
+        await a.forms.update(t, PORTAL, form.guid, { fields: [{ name: 'email' }, { name: 'firstname' }] });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    for (const p of two) await expect(p.forms.submit(p.db, PORTAL, form.guid, { email: 'x@example.test', firstname: 'X' }, {})).rejects.toThrow("Field 'firstname' is not on the form");
+
+    await a.db.tx((t) => a.forms.update(t, PORTAL, form.guid, { fields: [{ name: 'email' }, { name: 'firstname', required: true }] }));
+    await expect(b.forms.submit(b.db, PORTAL, form.guid, { email: 'y@example.test' }, {})).rejects.toThrow("Required field 'firstname' is missing");
+    const made = await b.db.tx((t) => b.forms.submit(t, PORTAL, form.guid, { email: 'y@example.test', firstname: 'Yan' }, {}));
+    expect(JSON.parse((await b.contacts.get(b.db, PORTAL, made.vid!))!.properties)).toMatchObject({ firstname: 'Yan' });
+    expect((await b.forms.get(b.db, PORTAL, form.guid)).formFieldGroups.map((g) => g.fields[0].name)).toEqual(['email', 'firstname']);
+
+    await b.forms.remove(b.db, PORTAL, form.guid);
+    await expect(a.forms.submit(a.db, PORTAL, form.guid, { email: 'z@example.test', firstname: 'Zoe' }, {})).rejects.toThrow(`No form found with guid '${form.guid}'`);
+    await expect(a.forms.get(a.db, PORTAL, form.guid)).rejects.toThrow('No form found');
+  });
+});

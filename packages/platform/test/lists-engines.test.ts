@@ -87,7 +87,7 @@ for (const [name, available, open] of engines) {
         formList = list.listId;
       }
       // A write's re-check reads the contact's submissions too: a submission's write (which
-      // sets its date) moves the contact; another write does not re-check a form filter.
+      // changes their number) moves the contact; another write does not re-check a form filter.
       await engine.run(
         sql<[number, number]>("INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, values_json) VALUES ('ops-2', ?, ?, 'ops-form', 2, '[]')"),
         PORTAL,
@@ -95,7 +95,7 @@ for (const [name, available, open] of engines) {
       );
       await contacts.update(engine, PORTAL, c, props({ firstname: 'Cy' }));
       expect(await membersOf(engine, formList)).toEqual([b]);
-      await contacts.update(engine, PORTAL, c, props({ recent_conversion_date: '2' }), { type: 'FORM', id: 'ops-2' }, true);
+      await contacts.update(engine, PORTAL, c, props({ num_conversion_events: '1' }), { type: 'FORM', id: 'ops-2' }, true);
       expect(await membersOf(engine, formList)).toEqual([b, c]);
     });
 

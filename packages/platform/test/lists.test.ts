@@ -272,6 +272,37 @@ describe('dynamic membership', () => {
     expect(await memberVids(list.listId)).toEqual([vid]);
   });
 
+  it('puts a contact in the lists of the forms it has submitted as it submits one, counting its earlier submissions', async () => {
+    const form = async (name: string) => (await t.call('POST', '/contacts/v1/forms', { body: { name, fields: [{ name: 'email' }, { name: 'firstname' }] } })).json.guid as string;
+    const [a, b] = [await form('Form A'), await form('Form B')];
+    const submitted = (guid: string) => ({ operator: 'HAS_FILLED_OUT_FORM', form: guid });
+    const lists: { listId: number }[] = [];
+    // A, B, A and B, A or B.
+    for (const filters of [[[submitted(a)]], [[submitted(b)]], [[submitted(a), submitted(b)]], [[submitted(a)], [submitted(b)]]])
+      lists.push(await createList({ name: `Submitted ${lists.length}`, dynamic: true, filters }));
+    const membersOf = () => Promise.all(lists.map((l) => memberVids(l.listId)));
+    // The test platform's clock stands still: each submission's date is the one before's.
+    const submit = (guid: string, email: string) =>
+      t.call('POST', `${t.formsUrl}/uploads/form/v2/62515/${guid}`, {
+        body: new URLSearchParams({ email, firstname: 'Sub' }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        portal: null,
+      });
+    // A contact made through the API before it submits anything; another made by its first submission.
+    const known = await createContact({ email: 'known-submitter@example.com' });
+    expect((await submit(a, 'known-submitter@example.com')).status).toBe(204);
+    expect((await submit(b, 'new-submitter@example.com')).status).toBe(204);
+    const made = (await t.call('GET', '/contacts/v1/contact/email/new-submitter@example.com/profile')).json.vid as number;
+    const sorted = (vids: number[]) => vids.sort((x, y) => x - y);
+    expect(await membersOf()).toEqual([[known], [made], [], sorted([known, made])]);
+    // The other form, and the same one again: the earlier submissions count too.
+    expect((await submit(b, 'known-submitter@example.com')).status).toBe(204);
+    expect((await submit(b, 'new-submitter@example.com')).status).toBe(204);
+    expect(await membersOf()).toEqual([[known], sorted([known, made]), [known], sorted([known, made])]);
+    for (const vid of [known, made])
+      expect((await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile`)).json.properties.num_conversion_events.value).toBe('2');
+  });
+
   it('turns a static list dynamic and back', async () => {
     const vid = await createContact({ email: 'turn@example.com', firstname: 'Turner' });
     const keep = await createContact({ email: 'kept@example.com' });

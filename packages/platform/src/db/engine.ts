@@ -144,6 +144,16 @@ export interface Engine extends Queryable {
   close(): Promise<void>;
 }
 
+/** Whether `db` is a transaction's handle (or a savepoint's) rather than the engine. */
+export const isTransaction = (db: Queryable): db is Transaction => 'lock' in db;
+
+/** Runs `fn` in the transaction `db` is a handle of, without a savepoint of its own, or in a
+ * transaction of its own when `db` is the engine. Without the savepoint, a failure of `fn` fails
+ * the caller's whole transaction: for writes whose callers do not catch a failure and go on (a
+ * caller that does takes a savepoint itself, `t.tx`). A savepoint costs two statements: on
+ * PostgreSQL each is sent to the server, and one that wrote takes a subtransaction id. */
+export const within = <T>(db: Queryable, fn: (t: Transaction) => Promise<T>): Promise<T> => (isTransaction(db) ? fn(db) : db.tx(fn));
+
 /** Serializes the nested transactions of one transaction: savepoints are a stack, so two started
  * side by side (Promise.all) must not interleave. */
 export function serial() {

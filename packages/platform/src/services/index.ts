@@ -91,7 +91,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     // what either write changed.
     for (const c of contacts) {
       const before = byVid.get(c.vid);
-      byVid.set(c.vid, before ? { ...c, isNew: before.isNew || c.isNew, names: before.names && c.names && [...before.names, ...c.names] } : c);
+      byVid.set(c.vid, before ? { ...c, isNew: before.isNew || c.isNew, names: before.names && c.names && [...before.names, ...c.names], submitted: c.submitted ?? before.submitted } : c);
     }
   };
   /** One request's writes: a transaction (on SQLite a savepoint in the group commit), its contact
@@ -108,7 +108,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     );
   const contacts = contactStore(engine, properties, now, changed, rollups);
   const lists = listStore(engine, contacts, now, onContactsChanged);
-  const forms = formStore(contacts, properties, now, rollups);
+  const forms = formStore(engine, contacts, properties, now, rollups);
   const outbox = outboxStore(options.outboxKeep);
   const email = emailStore(engine, now, { outbox, preferenceLinks: options.preferenceLinks });
   const { pollMs, random, ...policy } = options.webhooks ?? {};

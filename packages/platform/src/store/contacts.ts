@@ -2,7 +2,7 @@
  * identities (email on the row, visitor tokens in utks), and the v1 record shapes. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { type Engine, type Param, type Query, type Queryable, type Transaction, sql } from '../db/engine';
+import { type Engine, type Param, type Query, type Queryable, type Transaction, sql, within } from '../db/engine';
 import { PlatformError, badRequest, conflict, isTransient, notFound } from '../domain/errors';
 import { type BatchItem, contactBatchWriter } from './contact-batch';
 import { ANALYTICS } from './default-properties';
@@ -33,6 +33,9 @@ export interface ChangedContact {
   isNew?: boolean;
   /** The properties the write changed, when known (only these can move it between lists). */
   names?: string[];
+  /** The guids of the forms it has submitted, when the writer knows them all (a form
+   * submission's): the lists' re-check does not read them again. */
+  submitted?: string[];
 }
 
 /** Where a value came from (`source-type` of a property version). */
@@ -123,7 +126,6 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     updateEmail: sql<[string | null, string, number, number | null, number]>(
       'UPDATE contacts SET email = ?, properties = ?, updated_at = ?, history_head = ? WHERE vid = ?',
     ),
-    setHead: sql<[number, number]>('UPDATE contacts SET history_head = ? WHERE vid = ?'),
     // PostgreSQL: a new contact and its first history row in one statement (one round trip, not
     // three): the row's seq drawn first, so that the contact is inserted with its head. Nothing
     // when the email is taken (as `insert`).
@@ -133,6 +135,17 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
              ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING RETURNING vid, history_head),
        h AS (INSERT INTO contact_history (seq, vid, prev, timestamp, source_type, source_id, changes) SELECT history_head, vid, NULL, ?, ?, ?, ? FROM c)
        SELECT vid FROM c`,
+    ),
+    // SQLite: a new contact with the seq its first history row will have (the largest plus one,
+    // as SQLite numbers them; its one writer runs this transaction alone), so that the history row
+    // follows with it and the contact is not updated again. Nothing when the email is taken.
+    insertHeaded: sql<[number, string | null, string, number, number], { vid: number; history_head: number }>(
+      `INSERT INTO contacts (portal_id, email, properties, created_at, updated_at, history_head)
+       VALUES (?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM contact_history))
+       ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING RETURNING vid, history_head`,
+    ),
+    historyAt: sql<[number, number, number, string, string | null, string]>(
+      'INSERT INTO contact_history (seq, vid, prev, timestamp, source_type, source_id, changes) VALUES (?, ?, NULL, ?, ?, ?, ?)',
     ),
     remove: sql<[number, number, number]>('UPDATE contacts SET deleted = 1, updated_at = ? WHERE portal_id = ? AND vid = ?'),
     removeUtks: sql<[number]>('DELETE FROM utks WHERE vid = ?'),
@@ -244,15 +257,18 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       const owner = await db.get(q.byEmail, portalId, email);
       if (owner && owner.vid != row.vid) throw await existsError(db, owner);
     }
-    const recordWrite = async (vid: number) => Number(await db.value(q.history, vid, row?.history_head ?? null, t, source.type, source.id ?? null, changes!));
     if (!row) {
-      const withHistory = changes !== undefined && engine.kind == 'postgres';
-      const vid = withHistory
-        ? await db.value(q.insertWithHistory, portalId, email, JSON.stringify(props), t, t, t, source.type, source.id ?? null, changes)
-        : await db.value(q.insert, portalId, email, JSON.stringify(props), t, t);
+      let vid: number | undefined;
+      if (changes === undefined) vid = await db.value(q.insert, portalId, email, JSON.stringify(props), t, t);
+      else if (engine.kind == 'postgres')
+        vid = await db.value(q.insertWithHistory, portalId, email, JSON.stringify(props), t, t, t, source.type, source.id ?? null, changes);
+      else {
+        const made = await db.get(q.insertHeaded, portalId, email, JSON.stringify(props), t, t);
+        if (made) await db.send(q.historyAt, made.history_head, made.vid, t, source.type, source.id ?? null, changes);
+        vid = made?.vid;
+      }
       if (vid === undefined) throw new EmailTaken((await db.get(q.byEmail, portalId, email!))!);
       await countMade(db, portalId, props, t);
-      if (changes && !withHistory) await db.run(q.setHead, await recordWrite(vid), vid);
       return { vid, properties: props, isNew: true };
     }
     // Its original source set or changed: it counts under the new one (read only when written).
@@ -265,7 +281,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
         await countMade(db, portalId, props, row.created_at);
       }
     }
-    const head = changes ? await recordWrite(row.vid) : row.history_head;
+    const head = changes ? Number(await db.value(q.history, row.vid, row.history_head, t, source.type, source.id ?? null, changes)) : row.history_head;
     if (email != row.email) await db.run(q.updateEmail, email, JSON.stringify(props), t, head, row.vid);
     else if (defer) defer([JSON.stringify(props), t, head, row.vid]);
     else await db.run(q.update, JSON.stringify(props), t, head, row.vid);
@@ -532,16 +548,22 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
 
     /** By email: the email in the path wins unless the body changes it. `known`: the contact of
      * `email` as the caller read it for writing in this transaction (getByEmailToWrite; null:
-     * none), not read again. */
-    upsertByEmail: (db: Queryable, portalId: number, email: string, writes: Write[], source: Source = { type: 'API' }, system: Write[] = [], known?: ContactRow | null) =>
-      db.tx(async (t) => {
+     * none), not read again; `submitted`: every form that contact has submitted, with this
+     * transaction's (the change announced carries them unless another transaction made the
+     * contact meanwhile). In the caller's transaction without a savepoint (`within`): its
+     * callers (a request, a form submission, a collector bulk) fail as a whole when it fails. */
+    upsertByEmail: (
+      db: Queryable, portalId: number, email: string, writes: Write[], source: Source = { type: 'API' }, system: Write[] = [],
+      { known, submitted }: { known?: ContactRow | null; submitted?: string[] } = {},
+    ) =>
+      within(db, async (t) => {
         if (!isEmail(email))
           throw badRequest('Property values were not valid', {
             validationResults: [{ isValid: false, message: `Email address ${email} is invalid`, error: 'INVALID_EMAIL', name: 'email' }],
           });
         const all = writes.some((w) => w.property == 'email') ? writes : [{ property: 'email', value: email }, ...writes];
         const { written, isNew } = await writeByEmail(t, portalId, email, all, source, system, known);
-        await onChange(t, portalId, [written]);
+        await onChange(t, portalId, [submitted && (isNew || known) ? { ...written, submitted } : written]);
         return { vid: written.vid, isNew };
       }),
 

@@ -6,7 +6,8 @@ import { uuidV7 } from '../util/uuid-v7';
 import { schemas } from '@svc/api';
 import { FREE_MAIL_DOMAINS, type LegalConsent } from '@svc/protocol';
 import type { z } from 'zod';
-import { type Queryable, sql, type Transaction } from '../db/engine';
+import { type Engine, type Queryable, sql, type Transaction, within } from '../db/engine';
+import { sharedCache } from '../db/shared-cache';
 import { badRequest, notFound } from '../domain/errors';
 import type { ContactStore, Source, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
@@ -102,8 +103,14 @@ const q = {
     `INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, page_url, page_title, values_json)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   ),
-  conversions: sql<[number, number], { n: number }>('SELECT count(*) AS n FROM form_submissions WHERE portal_id = ? AND vid = ?'),
+  conversions: sql<[number, number], { form_guid: string; n: number }>('SELECT form_guid, count(*) AS n FROM form_submissions WHERE portal_id = ? AND vid = ? GROUP BY form_guid'),
   insertConsent: sql<[string, number, string]>('INSERT INTO form_consents (conversion_id, portal_id, consent) VALUES (?, ?, ?)'),
+  /** PostgreSQL: the submission and its consent in one statement (SQLite has no INSERT in WITH). */
+  insertWithConsent: sql<[string, number, number | null, string, number, string | null, string | null, string, string, number, string]>(
+    `WITH s AS (INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, page_url, page_title, values_json)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?))
+     INSERT INTO form_consents (conversion_id, portal_id, consent) VALUES (?, ?, ?)`,
+  ),
   insertSpam: sql<[string, number, string, number, string, string | null, string]>(
     `INSERT INTO spam_submissions (conversion_id, portal_id, form_guid, timestamp, reason, page_url, values_json) VALUES (?, ?, ?, ?, ?, ?, ?)`,
   ),
@@ -116,9 +123,22 @@ const q = {
 const formNotFound = (guid: string) => notFound(`No form found with guid '${guid}'`, { type: 'NOT_FOUND' });
 
 /** `rollups`: where submissions per form are counted (the dashboard), if anywhere. */
-export function formStore(contacts: ContactStore, properties: PropertyStore, now: () => number, rollups?: RollupStore) {
-  async function requireRow(db: Queryable, portalId: number, guid: string, query = q.get) {
-    const row = await db.get(query, portalId, guid);
+export function formStore(engine: Engine, contacts: ContactStore, properties: PropertyStore, now: () => number, rollups?: RollupStore) {
+  /** Form rows by portal and guid (`form/62515/<guid>`), read by every submission: kept per process
+   * (db/shared-cache.ts), their version checked along with the property definitions' (one
+   * statement for both on PostgreSQL). A form that does not exist is not kept. */
+  const cacheKey = (portalId: number, guid: string) => `form/${portalId}/${guid}`;
+  const rows = sharedCache(
+    engine,
+    (db, key) => {
+      const at = key.indexOf('/', 5);
+      return db.get(q.get, Number(key.slice(5, at)), key.slice(at + 1));
+    },
+    (row) => row !== undefined,
+  );
+
+  async function requireRow(db: Queryable, portalId: number, guid: string) {
+    const row = await rows.get(db, cacheKey(portalId, guid));
     if (!row) throw formNotFound(guid);
     return row;
   }
@@ -215,7 +235,7 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
       const p = defs.get(f.name);
       return !!p && !p.deleted && (p.createdAt ?? 0) <= writtenAt;
     };
-    if (allFields(def).every(alive)) return def;
+    if (shapeOf(def).fields.every(alive)) return def;
     const queuedFields = def.queuedFields?.filter(alive);
     const keep = def.fields.map(alive);
     const fields = def.fields
@@ -250,6 +270,23 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     return new Set(listed.map((d) => d.toLowerCase()));
   }
 
+  /** What a submission is checked against, worked out once per definition object: the parsed
+   * definitions are shared by the submissions (and `live` returns them as they are while every
+   * field's property lives). `names`: every field a submission may fill; `required`: those it must. */
+  const shapes = new WeakMap<Definition, { fields: FieldRecord[]; names: Set<string>; required: Set<string>; blocked: Set<string> }>();
+  function shapeOf(def: Definition) {
+    let shape = shapes.get(def);
+    if (!shape) {
+      const fields = allFields(def);
+      // A dependent field is required only while shown, which the embed decides: not checked here.
+      // A smart field may have given its place to a queued question (the companion decides, for a
+      // known visitor): it is required only where the embed shows it.
+      const required = def.fields.filter((f) => (f.required && !f.isSmartField) || f.name == 'email').map((f) => f.name);
+      shapes.set(def, (shape = { fields, names: new Set(fields.map((f) => f.name)), required: new Set(required), blocked: blockedDomains(fields) }));
+    }
+    return shape;
+  }
+
   /** Field values as writes, or the 400 naming every field that is wrong. Empty optional values
    * are left out so that a blank input does not clear what the contact already has. `asked` is
    * the live definition: a value for a field whose property was deleted since the page loaded is
@@ -258,20 +295,16 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
   function writesOf(def: Definition, asked: Definition, values: Record<string, string | string[]>, consentGiven?: LegalConsent): { writes: Write[]; consent?: RecordedConsent } {
     const joined = Object.entries(values).map(([name, v]) => ({ property: name, value: Array.isArray(v) ? v.join(';') : v }));
     const given = new Map(joined.map((w) => [w.property, w.value]));
-    const fields = allFields(asked);
-    const onForm = new Set(allFields(def).map((f) => f.name));
+    const onForm = shapeOf(def).names;
+    const { required, blocked } = shapeOf(asked);
     const errors: SubmissionError[] = [];
     for (const name of given.keys())
       if (!onForm.has(name)) errors.push({ message: `Field '${name}' is not on the form`, errorType: 'FIELD_NOT_IN_FORM_DEFINITION', in: `body.${name}` });
-    // A dependent field is required only while shown, which the embed decides: not checked here.
-    // A smart field may have given its place to a queued question (the companion decides, for a
-    // known visitor): it is required only where the embed shows it.
-    const required = new Set(asked.fields.filter((f) => (f.required && !f.isSmartField) || f.name == 'email').map((f) => f.name));
     for (const name of required)
       if (!given.get(name)) errors.push({ message: `Required field '${name}' is missing`, errorType: 'REQUIRED_FIELD', in: `body.${name}` });
     const email = given.get('email');
     if (email && !isEmail(email)) errors.push({ message: `Email address ${email} is invalid`, errorType: 'INVALID_EMAIL', in: 'body.email' });
-    else if (email && blockedDomains(fields).has(email.split('@')[1].toLowerCase()))
+    else if (email && blocked.has(email.split('@')[1].toLowerCase()))
       errors.push({ message: `Email address ${email} is blocked by the form`, errorType: 'BLOCKED_EMAIL', in: 'body.email' });
     const consent = consentOf(def.legalConsentOptions, consentGiven?.consent, errors);
     if (errors.length) throw badRequest(errors.map((e) => e.message).join('; '), { errors });
@@ -308,7 +341,7 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     const t = now();
     const conversionId = uuidV7(t);
     const source: Source = { type: 'FORM', id: conversionId };
-    const onContact = new Set(allFields(asked).map((f) => f.name));
+    const onContact = shapeOf(asked).names;
     const writes = values.filter((w) => onContact.has(w.property));
     const email = writes.find((w) => w.property == 'email')?.value;
     // The count below is of the submissions stored: two of one visitor at once (two processes on
@@ -316,20 +349,27 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     const visitor = email?.toLowerCase() ?? context.svcutk;
     if (visitor) await db.lock(`form submissions ${portalId} ${visitor}`);
     const existing = email ? await contacts.getByEmailToWrite(db, portalId, email) : context.svcutk ? await contacts.getByUtk(db, portalId, context.svcutk) : undefined;
-    // The conversion counters go in the same contact write as the submitted values.
-    const count = (existing ? (await db.get(q.conversions, portalId, existing.vid))!.n : 0) + 1;
+    // The conversion counters go in the same contact write as the submitted values; the forms
+    // submitted go with the change, for the lists' re-check (HAS_FILLED_OUT_FORM).
+    const earlier = existing ? await db.all(q.conversions, portalId, existing.vid) : [];
+    const count = earlier.reduce((n, r) => n + r.n, 1);
+    const forms = [...new Set([...earlier.map((r) => r.form_guid), row.guid])];
     const counters = [
       { property: ANALYTICS.conversions, value: String(count) },
       { property: ANALYTICS.recentConversion, value: String(t) },
     ];
     let vid: number | null = existing?.vid ?? null;
     // The contact read above is the one written: not read again.
-    if (email) vid = (await contacts.upsertByEmail(db, portalId, email, writes, source, counters, existing ?? null)).vid;
+    if (email) vid = (await contacts.upsertByEmail(db, portalId, email, writes, source, counters, { known: existing ?? null, submitted: forms })).vid;
     else if (vid !== null) await contacts.update(db, portalId, vid, writes, source, false, counters);
     const submitted = JSON.stringify(Object.fromEntries(values.map((w) => [w.property, w.value])));
     // Rows keyed by a new conversion id, which nothing else has: sent without waiting for them.
-    await db.send(q.insertSubmission, conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, submitted);
-    if (consent) await db.send(q.insertConsent, conversionId, portalId, JSON.stringify(consent));
+    const submission = [conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, submitted] as const;
+    if (consent && engine.kind == 'postgres') await db.send(q.insertWithConsent, ...submission, conversionId, portalId, JSON.stringify(consent));
+    else {
+      await db.send(q.insertSubmission, ...submission);
+      if (consent) await db.send(q.insertConsent, conversionId, portalId, JSON.stringify(consent));
+    }
     await rollups?.add(db, portalId, METRICS.form, t, row.guid);
     return { conversionId, vid, email };
   }
@@ -393,7 +433,8 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
     /** Partial update: keys given replace, `fields` or `formFieldGroups` given replace all the fields and groups. */
     update(db: Queryable, portalId: number, guid: string, write: Partial<FormWrite>) {
       return db.tx(async (t) => {
-        const row = await requireRow(t, portalId, guid, q.lock);
+        const row = await t.get(q.lock, portalId, guid);
+        if (!row) throw formNotFound(guid);
         const defs = await properties.definitions(t, portalId);
         // Fields of deleted properties leave the stored form with its next write.
         const old = liveOf(defs, row);
@@ -411,13 +452,16 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
         if (queued || layout) def.queuedFields = queueOf(defs, def.fields, queued ?? ((old.queuedFields ?? []) as FieldWrite[]));
         const updated = { ...row, definition: JSON.stringify(def), updated_at: now() };
         await t.run(q.update, updated.definition, updated.updated_at, portalId, guid);
+        await rows.changed(t, cacheKey(portalId, guid));
         return record(defs, updated);
       });
     },
 
-    async remove(db: Queryable, portalId: number, guid: string) {
-      if (!(await db.run(q.remove, portalId, guid))) throw formNotFound(guid);
-    },
+    remove: (db: Queryable, portalId: number, guid: string) =>
+      within(db, async (t) => {
+        if (!(await t.run(q.remove, portalId, guid))) throw formNotFound(guid);
+        await rows.changed(t, cacheKey(portalId, guid));
+      }),
 
     async field(db: Queryable, portalId: number, guid: string, name: string) {
       const field = allFields(await liveForm(db, portalId, guid)).find((f) => f.name == name);
@@ -450,7 +494,8 @@ export function formStore(contacts: ContactStore, properties: PropertyStore, now
       }
       const asked = live(await properties.definitions(db, portalId), def, row.updated_at);
       const { writes, consent } = writesOf(def, asked, values, extra.consent);
-      const { conversionId, vid, email } = await db.tx((t) => saveSubmission(t, portalId, row, writes, asked, context, consent));
+      // In the caller's transaction (a request's) without a savepoint: nothing catches its failure.
+      const { conversionId, vid, email } = await within(db, (t) => saveSubmission(t, portalId, row, writes, asked, context, consent));
       return { conversionId, vid, redirect, consent, email };
     },
 

@@ -45,10 +45,11 @@ export const matches = (groups: ListFilters, subject: Subject) => groups.some((g
 export const formsNamed = (groups: ListFilters) => groups.flat().flatMap((f) => (f.operator == 'HAS_FILLED_OUT_FORM' && f.form ? [f.form] : []));
 
 /** The contact properties the filters read: a write that changes none of them leaves the list as
- * it was. A form filter reads the date of the contact's latest submission, which every
- * submission sets in the same write (store/forms.ts). */
+ * it was. A form filter reads the contact's number of submissions, which every submission changes
+ * in the same write (store/forms.ts); not the date of its latest, which two submissions in one
+ * millisecond (or on a stopped clock) leave as it was. */
 export const propertiesRead = (groups: ListFilters) =>
-  new Set(groups.flat().flatMap((f) => (f.property ? [f.property] : f.operator == 'HAS_FILLED_OUT_FORM' ? [ANALYTICS.recentConversion] : [])));
+  new Set(groups.flat().flatMap((f) => (f.property ? [f.property] : f.operator == 'HAS_FILLED_OUT_FORM' ? [ANALYTICS.conversions] : [])));
 
 /** Equal as text, or as numbers ("10.50" is 10.5). */
 const equal = (a: string, b: string) => a == b || (num(a) !== undefined && num(a) === num(b));

@@ -217,7 +217,11 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
       !c.properties || !c.names || c.isNew || c.names.some((n) => list.properties.has(n));
     const lists = all.filter((list) => [...last.values()].some((c) => moves(list, c)));
     if (!lists.length) return;
-    const subject = subjects(await submitted(db, portalId, [...last.keys()], lists.flatMap((l) => l.forms)));
+    // What the writes know of their contacts' submissions is not read again.
+    const known = [...last.values()].every((c) => c.submitted);
+    const subject = subjects(
+      known ? [...last.values()].flatMap((c) => c.submitted!.map((form_guid) => ({ vid: c.vid, form_guid }))) : await submitted(db, portalId, [...last.keys()], lists.flatMap((l) => l.forms)),
+    );
     const at = now();
     for (const list of lists) {
       const [inside, outside]: number[][] = [[], []];
@@ -227,7 +231,10 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
         // One made by the write is in no list yet.
         else if (!c.isNew) outside.push(vid);
       }
-      if (inside.length) await setMembers(db, list.id, inside, true, at);
+      // Who joined is not needed here: one contact's row is sent without waiting (pipelined on
+      // PostgreSQL; it cannot fail: the list is held by the lock, the contact is being written).
+      if (inside.length == 1) await db.send(q.addMember, list.id, inside[0], at);
+      else if (inside.length) await setMembers(db, list.id, inside, true, at);
       if (outside.length && (await setMembers(db, list.id, outside, false, at)).length) await db.run(q.sizeChanged, at, list.id);
     }
   }
