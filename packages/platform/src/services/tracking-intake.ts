@@ -11,7 +11,7 @@
  *
  * A batch runs its events in one unit of analytics totals (tracking.batch). */
 import { PAGE_VIEW, type WireEvent } from '@svc/protocol';
-import type { Queryable, Transaction } from '../db/engine';
+import { isTransaction, type Queryable } from '../db/engine';
 import { PlatformError } from '../domain/errors';
 import { SOURCE_TYPES } from '../domain/traffic-sources';
 import type { ContactStore } from '../store/contacts';
@@ -175,8 +175,7 @@ export function trackingIntake(deps: {
    * would otherwise start or grow the session it read, and one's page views be lost). Outside a
    * transaction (the engine itself) there is nothing to hold. */
   async function lockVisitors(db: Queryable, events: TrackedEvent[]) {
-    const { lock } = db as Partial<Transaction>;
-    if (lock) await lock([...new Set(events.filter((e) => e.utk).map((e) => `visitor ${visitorOf(e)}`))]);
+    if (isTransaction(db)) await db.lock([...new Set(events.filter((e) => e.utk).map((e) => `visitor ${visitorOf(e)}`))]);
   }
 
   /** Reads what the events' visitors are linked to, and their newest sessions, for all of them
