@@ -66,6 +66,11 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
     // The server-side purchase leaves the companion's outbox within a second or so.
     await expect.poll(async () => (await panel('events')).events.map((e: { name: string }) => e.name).sort(), { timeout: 15_000 }).toEqual(['buy-clicked', 'purchase-completed']);
 
+    // Page views still on their way (the tracker flushes on leaving) settle before the compare:
+    // the count stays the same for a second.
+    let views = -1;
+    await expect.poll(async () => views == (views = (await panel('traffic')).totals.views), { timeout: 15_000, intervals: [1_000] }).toBe(true);
+
     const dash = await newPage(ada);
     await dash.goto(`${sys.baseUrl}/_inspector/dashboard.html?range=today#key=${INSPECTOR_KEY}`);
     await dash.waitForSelector('#chart canvas');
