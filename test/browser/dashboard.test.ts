@@ -69,7 +69,7 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
     // Page views still on their way (the tracker flushes on leaving) settle before the compare:
     // the count stays the same for a second.
     let views = -1;
-    await expect.poll(async () => views == (views = (await panel('traffic')).totals.views), { timeout: 15_000, intervals: [1_000] }).toBe(true);
+    await expect.poll(async () => views == (views = (await panel('traffic')).totals.views), { timeout: 15_000, interval: 1_000 }).toBe(true);
 
     const dash = await newPage(ada);
     await dash.goto(`${sys.baseUrl}/_inspector/dashboard.html?range=today#key=${INSPECTOR_KEY}`);
