@@ -1,5 +1,6 @@
-/** The collector's batches, taken in bulk: the batches that arrive while earlier ones are being
- * written go through tracking intake together, in one write. Most of a batch's work is per write,
+/** The collector's batches, taken in bulk: the batches read in one turn of the event loop, and
+ * those that arrive while earlier ones are being written, go through tracking intake together, in
+ * one write. Most of a batch's work is per write,
  * not per event (its transaction, its visitors' links and sessions read, its contacts' analytics
  * written, the dynamic lists read, the rollups stored): under load a bulk of ten batches does it
  * once. On PostgreSQL, where each of those is a round trip and the database's work per statement
@@ -9,7 +10,7 @@
  * At most `inFlight` bulks are written at once (services: one, on either engine; on PostgreSQL
  * more bulks at once made smaller ones and fewer events a second): a batch that arrives meanwhile
  * waits for the next bulk. A quiet collector is not slowed down: a batch alone is written at
- * once, alone.
+ * the end of its turn, alone (SQLite's group commit waits for that end anyway).
  *
  * A bulk that fails is retried one batch at a time, each in its own write, so that a batch never
  * fails for another's sake; a database that is unreachable fails them all at once, as it would
@@ -38,6 +39,7 @@ export interface BulkOptions {
 export function intakeBulk(write: Write, intake: TrackingIntake, { inFlight, maxEvents = 1000 }: BulkOptions) {
   const queue: Waiting[] = [];
   let writing = 0;
+  let scheduled = false;
 
   const run = (bulk: Waiting[]) => write((db) => intake.acceptAll(db, bulk));
 
@@ -73,7 +75,15 @@ export function intakeBulk(write: Write, intake: TrackingIntake, { inFlight, max
     accept(events: TrackedEvent[], ip?: string): Promise<Intake[]> {
       return new Promise((resolve, reject) => {
         queue.push({ events, ip, resolve, reject });
-        next();
+        // The batches read in this turn of the event loop go together: started at its end, a bulk
+        // takes them all (started at once, the first would go alone and the rest wait for its commit).
+        if (!scheduled && writing < inFlight) {
+          scheduled = true;
+          setImmediate(() => {
+            scheduled = false;
+            next();
+          });
+        }
       });
     },
   };
