@@ -21,6 +21,7 @@ const ON_POSTGRES = [
   'email',
   'event-occurrences',
   'files',
+  'form-submissions-http',
   'forms',
   'forms-marketing',
   'inspector',

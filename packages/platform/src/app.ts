@@ -22,6 +22,7 @@ import { authenticator } from './http/auth';
 import { answerClientError } from './http/client-error';
 import { clientIp } from './http/client-ip';
 import { collector, COLLECTOR_ROUTES } from './http/collector';
+import { formSubmissions } from './http/form-submissions';
 import { addressLimiter, type Counters, rateLimiter, type RateLimitOptions } from './http/rate-limit';
 import { postgresCounters } from './http/rolling-window';
 import { mountCatalog } from './http/router';
@@ -209,9 +210,12 @@ export function createPlatform(options: PlatformOptions = {}) {
   mountFormsIndex(forms, addresses);
   mountCatalog(forms, 'forms', deps);
 
-  // The collector answers its own paths before Express sees the request (see http/collector.ts).
+  // The collector answers its own paths before Express sees the request (see http/collector.ts),
+  // and so do form submissions (http/form-submissions.ts; what it declines, Express's route serves).
   const collect = collector(handlers, { write: services.write, db: engine }, log, ipOf);
   const baseHandler = (req: IncomingMessage, res: ServerResponse) => collect(req, res) || base(req, res);
+  const submitForm = formSubmissions(deps);
+  const formsHandler = (req: IncomingMessage, res: ServerResponse) => submitForm(req, res) || forms(req, res);
 
   const servers: Server[] = [];
   let checkpoints: Checkpointer | undefined;
@@ -258,7 +262,7 @@ export function createPlatform(options: PlatformOptions = {}) {
     /** Starts both servers; port 0 picks a free one. */
     async listen({ basePort = 3200, formsPort = 3201, host = '127.0.0.1' } = {}) {
       await ready;
-      const [baseUrl, formsUrl] = await Promise.all([listen(baseHandler, basePort, host), listen(forms, formsPort, host)]);
+      const [baseUrl, formsUrl] = await Promise.all([listen(baseHandler, basePort, host), listen(formsHandler, formsPort, host)]);
       if (db && database != ':memory:') {
         checkpoints = startCheckpointer(db, database, { onError: (err) => log.error({ err }, 'WAL checkpoint') });
         afterCommit = checkpoints.afterCommit;

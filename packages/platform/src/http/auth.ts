@@ -2,11 +2,11 @@
  * private-app tokens) and `hapikey` (where the route allows it) to a portal and its scopes, or answers 401/403 with the
  * legacy bodies. */
 import type { RouteDef } from '@svc/api';
-import type { Request } from 'express';
 import type { Caller } from '../handlers/handler';
 import type { Queryable } from '../db/engine';
 import type { CredentialStore } from '../store/credentials';
 import { PlatformError } from '../domain/errors';
+import type { CallerRequest } from './catalog-call';
 
 const invalid = (message: string) => new PlatformError('unauthenticated', message, { category: 'INVALID_AUTHENTICATION' });
 
@@ -16,7 +16,7 @@ export function authenticator(credentials: CredentialStore, db: Queryable, now: 
 
   /** The content API v2 answers a 401 with `succeeded: false` (the reference's recorded body),
    * which its clients test; the legacy keys stay beside it. */
-  return async function authenticate(req: Request, route: RouteDef): Promise<Caller> {
+  return async function authenticate(req: CallerRequest, route: RouteDef): Promise<Caller> {
     try {
       return await identify(req, route);
     } catch (err) {
@@ -26,7 +26,7 @@ export function authenticator(credentials: CredentialStore, db: Queryable, now: 
     }
   };
 
-  async function identify(req: Request, route: RouteDef): Promise<Caller> {
+  async function identify(req: CallerRequest, route: RouteDef): Promise<Caller> {
     // A public route needs no credentials and ignores any sent: clients attach their token to
     // every call, form submissions and token refreshes included.
     if (route.public) return { kind: 'none', scopes: [] };

@@ -5,7 +5,7 @@
  *   `X-Svc-RateLimit-*` headers; over it, 429 TEN_SECONDLY_ROLLING with `Retry-After`;
  * - the public routes (form submissions, OAuth refresh, the events pixel), per caller address and
  *   route: by default 60 in any minute; over it, 429 with `Retry-After`. */
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { PlatformError } from '../domain/errors';
 import { memoryCounters, rollingWindow, type WindowOptions } from './rolling-window';
@@ -21,7 +21,7 @@ export type Counters = (windowMs: number) => RateLimiterAbstract;
 /** The API budget of one portal (or app in a portal), as `limit(budgetKey, res)`. */
 export function rateLimiter(options: RateLimitOptions, now: () => number, counters: Counters = memoryCounters) {
   const hit = rollingWindow(options, now, counters(options.windowMs));
-  return async function limit(key: string, res: Response) {
+  return async function limit(key: string, res: Pick<ServerResponse, 'setHeader'>) {
     const verdict = await hit(key);
     res.setHeader('X-Svc-RateLimit-Interval-Milliseconds', String(options.windowMs));
     res.setHeader('X-Svc-RateLimit-Max', String(options.max));

@@ -1,0 +1,60 @@
+/** Request bodies: the parser of each catalog body type (body-parser's, through Express) and
+ * their errors as the platform's own. One instance of each serves every route, those Express
+ * mounts (http/router.ts) and the form submissions' plain handler (http/form-submissions.ts). */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { PlatformError } from '../domain/errors';
+import { multipart } from './multipart';
+
+const BODY_LIMIT = '1mb';
+
+/** JSON deeper than this is refused before any handler walks it (an attack on recursion). */
+const MAX_JSON_DEPTH = 64;
+
+/** How deep `value` nests, counted without recursion, stopping past `limit`. */
+function depthOver(value: unknown, limit: number): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 0; level.length; depth++) {
+    if (depth > limit) return true;
+    level = level.flatMap((v) => (v && typeof v == 'object' ? Object.values(v) : []));
+  }
+  return false;
+}
+
+/** After the JSON parser: a body nested past MAX_JSON_DEPTH levels is a 400. */
+const jsonDepth = (req: Request, _res: Response, next: NextFunction) =>
+  next(depthOver(req.body, MAX_JSON_DEPTH) ? new PlatformError('invalid', `body: nested more than ${MAX_JSON_DEPTH} levels deep`, { category: 'VALIDATION_ERROR' }) : undefined);
+
+/** A urlencoded body (`extended: false`: node's querystring rules, a repeated name an array). It
+ * needs nothing of Express but `req`'s stream and headers, so a plain handler calls it too. */
+export const urlencodedBody = express.urlencoded({ limit: BODY_LIMIT, extended: false });
+
+/** The middleware that reads each catalog body type into `req.body`. */
+export const bodyParsers = {
+  none: [],
+  json: [express.json({ limit: BODY_LIMIT, type: ['application/json', 'text/plain'] }), jsonDepth],
+  urlencoded: [urlencodedBody],
+  multipart: [multipart()],
+  atom: [express.text({ limit: BODY_LIMIT, type: ['application/atom+xml', 'application/xml', 'text/xml'] })],
+} as const;
+
+/** Why a JSON body was refused: strict parsing takes only objects and arrays, so `null` or `42`
+ * is valid JSON of the wrong kind. */
+function jsonProblem(text: unknown) {
+  try {
+    const value: unknown = JSON.parse(String(text));
+    return `request body must be a JSON object or array, not ${value === null ? 'null' : typeof value}`;
+  } catch {
+    return 'request body is not valid JSON';
+  }
+}
+
+/** body-parser's errors (they carry a 4xx `status`) as the platform's own, so that one mapping
+ * (http/errors.ts) answers every error. */
+export function fromBodyParser(err: unknown): PlatformError | undefined {
+  const status = (err as { status?: unknown } | null)?.status;
+  if (err instanceof PlatformError || typeof status != 'number' || status < 400 || status >= 500) return undefined;
+  const extra = { category: 'VALIDATION_ERROR' };
+  if (status == 413) return new PlatformError('too-large', `request body exceeds ${BODY_LIMIT}`, extra);
+  if (status == 415) return new PlatformError('unsupported-type', (err as Error).message, extra);
+  return new PlatformError('invalid', status == 400 ? jsonProblem((err as { body?: unknown }).body) : (err as Error).message, extra);
+}
