@@ -6,6 +6,8 @@ import { PlatformError } from '../domain/errors';
 import { multipart } from './multipart';
 
 const BODY_LIMIT = '1mb';
+/** Fields of a urlencoded body at most (body-parser's default). */
+const MAX_FIELDS = 1000;
 
 /** JSON deeper than this is refused before any handler walks it (an attack on recursion). */
 const MAX_JSON_DEPTH = 64;
@@ -26,7 +28,7 @@ const jsonDepth = (req: Request, _res: Response, next: NextFunction) =>
 
 /** A urlencoded body (`extended: false`: node's querystring rules, a repeated name an array). It
  * needs nothing of Express but `req`'s stream and headers, so a plain handler calls it too. */
-export const urlencodedBody = express.urlencoded({ limit: BODY_LIMIT, extended: false });
+export const urlencodedBody = express.urlencoded({ limit: BODY_LIMIT, extended: false, parameterLimit: MAX_FIELDS });
 
 /** The middleware that reads each catalog body type into `req.body`. */
 export const bodyParsers = {
@@ -48,13 +50,14 @@ function jsonProblem(text: unknown) {
   }
 }
 
-/** body-parser's errors (they carry a 4xx `status`) as the platform's own, so that one mapping
- * (http/errors.ts) answers every error. */
+/** body-parser's errors (they carry a 4xx `status` and a `type`) as the platform's own, so that
+ * one mapping (http/errors.ts) answers every error, each naming its problem. */
 export function fromBodyParser(err: unknown): PlatformError | undefined {
-  const status = (err as { status?: unknown } | null)?.status;
+  const { status, type } = (err ?? {}) as { status?: unknown; type?: unknown };
   if (err instanceof PlatformError || typeof status != 'number' || status < 400 || status >= 500) return undefined;
   const extra = { category: 'VALIDATION_ERROR' };
+  if (type == 'parameters.too.many') return new PlatformError('too-large', `request body has more than ${MAX_FIELDS} fields`, extra);
   if (status == 413) return new PlatformError('too-large', `request body exceeds ${BODY_LIMIT}`, extra);
   if (status == 415) return new PlatformError('unsupported-type', (err as Error).message, extra);
-  return new PlatformError('invalid', status == 400 ? jsonProblem((err as { body?: unknown }).body) : (err as Error).message, extra);
+  return new PlatformError('invalid', type == 'entity.parse.failed' ? jsonProblem((err as { body?: unknown }).body) : (err as Error).message, extra);
 }
