@@ -10,7 +10,7 @@ export function visitorLinks(contacts: ContactStore, tracking: TrackingStore, se
   return {
     async link(db: Queryable, portalId: number, utk: string, vid: number) {
       await contacts.linkUtk(db, portalId, utk, vid);
-      await tracking.attribute(db, portalId, utk, vid, await sessions.claim(db, portalId, utk, vid));
+      await tracking.attribute(db, portalId, utk, vid, () => sessions.claim(db, portalId, utk, vid));
     },
   };
 }

@@ -226,10 +226,11 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
       return addTotals(db, e.portalId, vid, single, e.eid);
     },
 
-    /** A visitor token was linked to a contact: its unattributed events, and `sessions` (its
-     * sessions that were not counted for a contact, oldest first), now count for the contact. */
-    async attribute(db: Queryable, portalId: number, utk: string, vid: number, sessions: SessionSummary[] = []) {
-      const totals = await db.get(q.totals, portalId, utk, portalId, utk, portalId, utk);
+    /** A visitor token was linked to a contact: its unattributed events, and the sessions that
+     * `claimSessions` claims (those not counted for a contact yet, oldest first), now count for
+     * the contact. The two are read at once: one round trip on PostgreSQL, not two. */
+    async attribute(db: Queryable, portalId: number, utk: string, vid: number, claimSessions: () => Promise<SessionSummary[]> = async () => []) {
+      const [totals, sessions] = await Promise.all([db.get(q.totals, portalId, utk, portalId, utk, portalId, utk), claimSessions()]);
       if (!totals?.views && !totals?.events) return;
       await db.run(q.claim, vid, portalId, utk);
       const referrers = sessions.filter((s) => s.referrer).map((s) => ({ at: s.started_at, url: s.referrer! }));
