@@ -16,7 +16,7 @@ import type { Engine } from './db/engine';
 import { isPostgresUrl, postgresEngine, type PostgresEngine } from './db/engine-postgres';
 import { sqliteEngine } from './db/engine-sqlite';
 import { type Db, openDatabase } from './db/open';
-import { migratePostgres } from './db/open-postgres';
+import { migratePostgres, staleStatisticsWarning } from './db/open-postgres';
 import { allHandlers } from './handlers';
 import { authenticator } from './http/auth';
 import { answerClientError } from './http/client-error';
@@ -116,6 +116,12 @@ function openEngine(database: string, afterCommit: () => void, log: Logger): { e
   return { engine: sqliteEngine(db, { groupCommit: true, afterCommit }), db };
 }
 
+/** A warning in the log when PostgreSQL's statistics may go stale (db/open-postgres.ts). */
+async function warnOfStaleStatistics(engine: Engine, log: Logger) {
+  const warning = await staleStatisticsWarning(engine);
+  if (warning) log.warn(warning);
+}
+
 /** The preference links' settings checked; no message names the secret. */
 function preferenceLinksOf(given: PlatformOptions['preferenceLinks']): PreferenceLinks | undefined {
   if (given === undefined) return undefined;
@@ -166,7 +172,9 @@ export function createPlatform(options: PlatformOptions = {}) {
   });
   if (publicUrl) services.content.site.base = publicUrl;
   /** Migrated (PostgreSQL) and older portals seeded; rejects when the database cannot be reached. */
-  const ready = (postgres ? migratePostgres(postgres) : Promise.resolve()).then(() => services.seedOlderPortals()).then(() => undefined);
+  const ready = (postgres ? migratePostgres(postgres).then(() => warnOfStaleStatistics(postgres, log)) : Promise.resolve())
+    .then(() => services.seedOlderPortals())
+    .then(() => undefined);
   ready.catch(() => {}); // seen by whoever awaits it (listen); never an unhandled rejection
   const settled = () => engine.settled();
   const handlers = allHandlers(services);

@@ -6,15 +6,21 @@ import { type Engine, sql } from '../src/db/engine';
 import { postgresEngine } from '../src/db/engine-postgres';
 import { sqliteEngine } from '../src/db/engine-sqlite';
 import { openDatabase } from '../src/db/open';
-import { openPostgres } from '../src/db/open-postgres';
+import { openPostgres, staleStatisticsWarning } from '../src/db/open-postgres';
 import { SCHEMA_VERSION } from '../src/db/schema';
 import { POSTGRES_ONLY_TABLES, POSTGRES_SCHEMA } from '../src/db/schema-postgres';
-import { havePostgres, PG_URL, pgSchema } from './postgres';
+import { havePostgres, PG_URL, pgSchema, withSearchPath } from './postgres';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { createPlatform } from '../src/app';
 
 const schema = await pgSchema('schema');
 const fresh = await pgSchema('open');
 const older = await pgSchema('v7');
 const current = await pgSchema('current');
+const started = await pgSchema('started');
 const v8 = await pgSchema('v8');
 const v9 = await pgSchema('v9');
 
@@ -94,6 +100,26 @@ describe.skipIf(!havePostgres)('the schema on PostgreSQL', () => {
 });
 
 describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
+  it('warns, once at start, when the server runs without autovacuum (its statistics go stale), and only then', async () => {
+    const engine = await openPostgres(PG_URL, { schema: started });
+    const filesDir = mkdtempSync(join(tmpdir(), 'svc-files-'));
+    try {
+      const off = (await engine.value(sql<[], { autovacuum: string }>('SHOW autovacuum'))) == 'off';
+      const warning = await staleStatisticsWarning(engine);
+      expect(warning === undefined).toBe(!off);
+      if (off) expect(warning).toMatch(/autovacuum = off.*run ANALYZE/);
+      const lines: string[] = [];
+      const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line).msg) });
+      const platform = createPlatform({ database: withSearchPath(PG_URL, started), logger, filesDir });
+      await platform.ready;
+      await platform.close();
+      expect(lines.filter((l) => l.includes('autovacuum'))).toEqual(off ? [warning] : []);
+    } finally {
+      await engine.close();
+      rmSync(filesDir, { recursive: true, force: true });
+    }
+  });
+
   it('creates the schema once when several processes start at once, and opens it again as is', async () => {
     const engines = await Promise.all([1, 2, 3].map(() => openPostgres(PG_URL, { schema: fresh })));
     const version = sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'");

@@ -37,3 +37,13 @@ export async function migratePostgres(engine: Engine) {
     );
   });
 }
+
+/** Why the server's statistics may go stale, or undefined: autovacuum also analyzes the tables as
+ * they grow, and statements keep the plans they made from the statistics, so a server without it
+ * plans a large table as the small one it was (a scan where an index would do) until someone runs
+ * ANALYZE. Some servers are run that way (test machines); the platform says so once at start. */
+export async function staleStatisticsWarning(engine: Engine): Promise<string | undefined> {
+  const autovacuum = await engine.value(sql<[], { autovacuum: string }>('SHOW autovacuum'));
+  if (autovacuum == 'on') return undefined;
+  return 'PostgreSQL runs without autovacuum here (autovacuum = off): table statistics and the plans made from them go stale as tables grow; turn it on, or run ANALYZE regularly';
+}
