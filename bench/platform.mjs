@@ -103,7 +103,9 @@ function platformMeasurements(servers, { auth, formGuid, dashboardPanel }, keys,
   list.push({ key: 'forms', part: 'forms', label: form, urls: forms, next: formRequest(PORTAL, formGuid), valid: is(204), connections: 10, per: 1, cells: (r) => throughputCells(r, { per: 1, unit: 'submissions', target: t.forms }) });
   const collect = 'POST {base_url}/collect/e, batches of 10 events (text/plain), 10 connections';
   list.push({ key: 'collect', part: 'collect', label: collect, urls: base, next: collectRequest(PORTAL, keys), valid: accepted10, connections: 10, per: 10, cells: (r) => throughputCells(r, { per: 10, unit: 'events', target: t.collect }) });
-  return list.filter((m) => wanted(m.part));
+  // The servers' main-thread CPU per request is measured when they are child processes (not --in-process).
+  const pids = servers.every((s) => s.pid) ? servers.map((s) => s.pid) : [];
+  return list.filter((m) => wanted(m.part)).map((m) => ({ ...m, pids }));
 }
 
 const is = (status) => (s) => s == status;
@@ -182,7 +184,7 @@ async function measurePeer(keys, collect) {
   try {
     const label = 'peer: in-memory echo collector (no storage), same batches, 10 connections';
     say(`measuring: ${label}`);
-    const r = await measure({ urls: [peer.baseUrl], next: collectRequest(PORTAL, keys), valid: accepted10, connections: 10 }, TIMING);
+    const r = await measure({ urls: [peer.baseUrl], pids: [peer.pid], next: collectRequest(PORTAL, keys), valid: accepted10, connections: 10 }, TIMING);
     const [result] = throughputCells(r, { per: 10, unit: 'events' });
     const ratio = collect?.r.done && r.done ? rateOf(collect.r, collect.per) / rateOf(r, 10) : undefined;
     return { label, cells: [result, 'the collector ≥ 0.5× of it', ratio === undefined ? '—' : `${ratio >= 0.5 ? 'yes' : 'no'}: ${fmt(ratio, 2)}×`] };

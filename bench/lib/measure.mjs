@@ -1,5 +1,6 @@
 // bench/platform.mjs's measuring: autocannon against one server or, load split, several; a
 // result as the cells of a table row (result, target, ok?).
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 export const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -49,20 +50,42 @@ function failures(results) {
 /** "N failed (409 × N)". */
 export const failedText = (r) => `${fmt(r.failed)} failed${r.why ? ` (${r.why})` : ''}`;
 
-/** A check on each server, a warm-up (JIT, the database's cache), then the measurement. */
-export async function measure({ urls, next, valid, connections }, { seconds, warmup }) {
+/** The CPU time a process's main thread has used, in µs, from Linux's /proc (clock ticks of
+ * 1/100 s); undefined elsewhere. The main thread is where a Node server's JavaScript runs: its
+ * time per request is a figure that other work on the machine disturbs far less than throughput
+ * (a busy machine slows the requests, not the work each one takes). */
+function mainThreadCpu(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A check on each server, a warm-up (JIT, the database's cache), then the measurement; with the
+ * servers' `pids` (child processes), their main threads' CPU time per request (`cpuPerRequest`, µs). */
+export async function measure({ urls, next, valid, connections, pids = [] }, { seconds, warmup }) {
   if (connections < urls.length) throw new Error(`${connections} connections cannot be split between ${urls.length} servers`);
   for (const url of urls) await check(url, next, valid);
   await cannon(urls, next, connections, warmup);
-  return cannon(urls, next, connections, seconds);
+  const cpu = () => pids.reduce((sum, pid) => (sum === undefined ? undefined : mainThreadCpu(pid) === undefined ? undefined : sum + mainThreadCpu(pid)), 0);
+  const before = pids.length ? cpu() : undefined;
+  const r = await cannon(urls, next, connections, seconds);
+  const after = before === undefined ? undefined : cpu();
+  const requests = r.done + r.failed;
+  return { ...r, cpuPerRequest: after === undefined || !requests ? undefined : (after - before) / requests };
 }
+
+/** ", 432 µs server CPU/req" when it was measured. */
+const cpuText = (r) => (r.cpuPerRequest === undefined ? '' : `, ${fmt(r.cpuPerRequest)} µs server CPU/req`);
 
 /** Cells for a latency target, `p50 ≤ target` ms: result, target, ok?. */
 export function latencyCells(r, target) {
   if (!r.done) return [noneDone(r), `p50 ≤ ${target} ms`, 'no'];
   const ok = r.p50 <= target && !r.failed;
   const miss = r.failed ? `no: ${failedText(r)}` : `no: p50 ${fmt(r.p50 / target, 2)}× the target`;
-  return [`p50 ${ms(r.p50)} · p99 ${ms(r.p99)} (${fmt(r.done / r.seconds)} req/s)`, `p50 ≤ ${target} ms`, ok ? 'yes' : miss];
+  return [`p50 ${ms(r.p50)} · p99 ${ms(r.p99)} (${fmt(r.done / r.seconds)} req/s${cpuText(r)})`, `p50 ≤ ${target} ms`, ok ? 'yes' : miss];
 }
 
 /** Units per second: `per` units per successful request. */
@@ -71,7 +94,7 @@ export const rateOf = (r, per) => (r.done * per) / r.seconds;
 /** Cells for a throughput target, at least `target` units/s (none: '—'): result, target, ok?. */
 export function throughputCells(r, { per, unit, target }) {
   const rate = rateOf(r, per);
-  const result = !r.done ? noneDone(r) : `${fmt(rate)} ${unit}/s (${fmt(r.done / r.seconds, r.done / r.seconds < 100 ? 1 : 0)} req/s, p50 ${ms(r.p50)})`;
+  const result = !r.done ? noneDone(r) : `${fmt(rate)} ${unit}/s (${fmt(r.done / r.seconds, r.done / r.seconds < 100 ? 1 : 0)} req/s, p50 ${ms(r.p50)}${cpuText(r)})`;
   if (target === undefined) return [result, '—', '—'];
   const ok = rate >= target && !r.failed;
   const miss = r.failed ? `no: ${failedText(r)}` : `no: ${fmt((100 * rate) / target)} % of the target`;

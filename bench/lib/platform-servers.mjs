@@ -76,7 +76,7 @@ export async function startCli({ dir, data, seedContacts, profile }) {
     ({ m } = await cli.ready);
   }
   const { child } = cli;
-  return { baseUrl: m[1], formsUrl: m[2], seedSeconds, stop: () => stopChild(child) };
+  return { baseUrl: m[1], formsUrl: m[2], seedSeconds, pid: child.pid, stop: () => stopChild(child) };
 }
 
 /** The same database served from this process instead (only for --in-process). */
@@ -90,5 +90,5 @@ export async function serveInProcess(database, filesDir) {
 export async function startPeer() {
   const child = track(spawn(process.execPath, [PEER], { stdio: ['ignore', 'ignore', 'pipe'] }));
   const { m } = await lineWatcher(child, child.stderr)(/^listening (\d+)/);
-  return { baseUrl: `http://127.0.0.1:${m[1]}`, stop: () => stopChild(child) };
+  return { baseUrl: `http://127.0.0.1:${m[1]}`, pid: child.pid, stop: () => stopChild(child) };
 }
