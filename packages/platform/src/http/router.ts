@@ -3,7 +3,7 @@
  * its body parser, and answers in JSON — errors too: 400 naming the field, 404 for unknown routes,
  * 405 with `Allow` for a wrong method, 413 for an oversized body. */
 import { routes as catalogRoutes, type RouteDef } from '@svc/api';
-import type { Express, NextFunction, Request, Response } from 'express';
+import { Router, type Express, type NextFunction, type Request, type Response } from 'express';
 import { match } from 'path-to-regexp';
 import type { Handler, Handlers } from '../handlers/handler';
 import { Reply } from '../handlers/handler';
@@ -20,6 +20,19 @@ const specificity = (path: string) =>
     .map((s) => (s.startsWith(':') ? '2' : s.includes(':') ? '1' : '0'))
     .join('');
 
+/** A path's first segment as Express compares it (case-insensitive routing, its default). */
+const firstSegment = (path: string) => {
+  const end = path.indexOf('/', 1);
+  return (end < 0 ? path.slice(1) : path.slice(1, end)).toLowerCase();
+};
+
+/** A route's first segment when it is literal, which only a request with that first segment can
+ * match; undefined when it holds a parameter, a wildcard or an optional part (path-to-regexp 8). */
+const literalFirstSegment = (path: string) => {
+  const segment = firstSegment(path);
+  return /[:*{}()]/.test(segment) ? undefined : segment;
+};
+
 function sendError(res: Response, err: unknown, log: CatalogDeps['log']) {
   if (res.headersSent) return;
   const { status, headers, body } = errorAnswer(err, log);
@@ -30,6 +43,9 @@ function sendError(res: Response, err: unknown, log: CatalogDeps['log']) {
 export function mountCatalog(app: Express, host: RouteDef['host'], deps: CatalogDeps, servedElsewhere: readonly string[] = []) {
   const mine = catalogRoutes.filter((r) => r.host == host && !servedElsewhere.includes(r.id)).sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
 
+  // The routes by their first path segment (`contacts`, `content`, …), and those whose first is not literal.
+  const groups = new Map<string, Router>();
+  const rest = Router();
   for (const route of mine) {
     const handler = deps.handlers[route.id as keyof Handlers] as Handler<RouteDef> | undefined;
     const run = async (req: Request, res: Response) => {
@@ -57,8 +73,19 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: Catalog
             deps.authenticate(req, route).then(() => next(), next);
           }]
         : [];
-    app[method](route.path, ...authFirst, ...bodyParsers[route.bodyType], ...urlencodedToo, ...atom, run);
+    const segment = literalFirstSegment(route.path);
+    const group = segment === undefined ? rest : (groups.get(segment) ?? groups.set(segment, Router()).get(segment)!);
+    group[method](route.path, ...authFirst, ...bodyParsers[route.bodyType], ...urlencodedToo, ...atom, run);
   }
+  // A request tries only the routes of its first segment, then those that start with a parameter,
+  // in the order above: Express would test every route in turn (about 15 % of a lookup's CPU).
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    // No catalog route takes OPTIONS: on to the 405 below (a router would answer it 200 itself).
+    if (req.method == 'OPTIONS') return next();
+    const group = groups.get(firstSegment(req.path));
+    if (!group) return rest(req, res, next);
+    group(req, res, (err?: unknown) => (err ? next(err) : rest(req, res, next)));
+  });
 
   const matchers = mine.map((r) => ({ method: r.method, test: match(r.path, { decode: decodeURIComponent }), raw: match(r.path, { decode: false }) }));
   /** Express could not percent-decode a path parameter: the 400 names it (`path.form_guid`). */
