@@ -28,6 +28,21 @@ describe('routes', () => {
     expect(refused).toEqual([]);
   });
 
+  it('routes as Express does, whatever the route groups: any case, a literal segment before a parameter, 405 with Allow (OPTIONS too), 404', async () => {
+    const created = await t.call('POST', '/contacts/v1/contact', { body: { properties: [{ property: 'email', value: 'routes@example.com' }] } });
+    const vid = created.json.vid;
+    const upper = await t.call('GET', `/CONTACTS/v1/contact/vid/${vid}/profile`);
+    expect([upper.status, upper.json.vid]).toEqual([200, vid]);
+    // `/lists/static` is a route of its own, before `/lists/:list_id`.
+    expect((await t.call('GET', '/contacts/v1/lists/static')).status).toBe(200);
+    for (const method of ['PATCH', 'OPTIONS']) {
+      const res = await t.call(method, `/contacts/v1/contact/vid/${vid}/profile`);
+      expect([res.status, res.headers.get('allow'), res.json.message]).toEqual([405, 'POST, GET', `${method} is not allowed here; use POST or GET`]);
+    }
+    const unknown = await t.call('GET', '/nowhere/v1/contact');
+    expect([unknown.status, unknown.json.message]).toEqual([404, 'no route for GET /nowhere/v1/contact']);
+  });
+
   it('serves the OpenAPI document', async () => {
     const res = await t.call('GET', '/openapi.json', { portal: null });
     expect(res.json.openapi).toBe('3.1.0');
