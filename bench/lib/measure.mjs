@@ -69,7 +69,15 @@ export async function measure({ urls, next, valid, connections, pids = [] }, { s
   if (connections < urls.length) throw new Error(`${connections} connections cannot be split between ${urls.length} servers`);
   for (const url of urls) await check(url, next, valid);
   await cannon(urls, next, connections, warmup);
-  const cpu = () => pids.reduce((sum, pid) => (sum === undefined ? undefined : mainThreadCpu(pid) === undefined ? undefined : sum + mainThreadCpu(pid)), 0);
+  const cpu = () => {
+    let sum = 0;
+    for (const pid of pids) {
+      const time = mainThreadCpu(pid);
+      if (time === undefined) return undefined;
+      sum += time;
+    }
+    return sum;
+  };
   const before = pids.length ? cpu() : undefined;
   const r = await cannon(urls, next, connections, seconds);
   const after = before === undefined ? undefined : cpu();

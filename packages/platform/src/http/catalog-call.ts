@@ -121,21 +121,23 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z
   throw new PlatformError('invalid', message, { category: 'VALIDATION_ERROR', errors });
 }
 
-/** The name of the first path parameter that is not valid percent-encoding, if one is not. */
-export function undecodableParam(params: Record<string, unknown>): string | undefined {
-  for (const [name, value] of Object.entries(params)) {
-    try {
-      decodeURIComponent(String(value));
-    } catch {
-      return name;
-    }
-  }
-  return undefined;
-}
-
 /** The 400 of a path that could not be percent-decoded, naming the parameter when it is known. */
 export const notPercentEncoding = (name?: string) =>
   new PlatformError('invalid', `path${name ? `.${name}` : ''}: is not valid percent-encoding`, { category: 'VALIDATION_ERROR' });
+
+/** Path parameters percent-decoded, as Express decodes them; the first that is not valid
+ * percent-encoding is a 400 naming it. */
+export function decodeParams(raw: Record<string, string>): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    try {
+      decoded[name] = decodeURIComponent(value);
+    } catch {
+      throw notPercentEncoding(name);
+    }
+  }
+  return decoded;
+}
 
 /** Runs `route`'s handler on a request: what it answered (a body, a Reply or undefined), checked
  * against the catalog's response schema when deps ask for it. Throws what the caller answers

@@ -15,7 +15,7 @@ import { parse as parseQuery } from 'node:querystring';
 import { match } from 'path-to-regexp';
 import { Reply, type Handler } from '../handlers/handler';
 import { urlencodedBody } from './bodies';
-import { callRoute, errorAnswer, notPercentEncoding, undecodableParam, type CatalogDeps } from './catalog-call';
+import { callRoute, decodeParams, errorAnswer, type CatalogDeps } from './catalog-call';
 
 const ROUTE: RouteDef = catalog['forms.submit'];
 /** As Express 5's router matches a route: any case, a trailing slash allowed. */
@@ -45,9 +45,7 @@ export function formSubmissions(deps: CatalogDeps) {
 
   async function submit(req: IncomingMessage, res: ServerResponse, raw: Record<string, string>, query: Record<string, unknown>) {
     try {
-      const bad = undecodableParam(raw);
-      if (bad !== undefined) throw notPercentEncoding(bad);
-      const params = Object.fromEntries(Object.entries(raw).map(([name, value]) => [name, decodeURIComponent(value)]));
+      const params = decodeParams(raw);
       const body = await readBody(req, res);
       // Express's request and response types: forms.submit's handler reads neither.
       const out = await callRoute(deps, ROUTE, handler, { query, params, body, req: req as Request, res: res as Response, files: [] });

@@ -9,7 +9,7 @@ import type { Handler, Handlers } from '../handlers/handler';
 import { Reply } from '../handlers/handler';
 import { atomBody } from './atom';
 import { bodyParsers } from './bodies';
-import { callRoute, errorAnswer, notPercentEncoding, undecodableParam, type CatalogDeps } from './catalog-call';
+import { callRoute, decodeParams, errorAnswer, notPercentEncoding, type CatalogDeps } from './catalog-call';
 import { errorBody } from './errors';
 import { uploadedFiles } from './multipart';
 
@@ -92,7 +92,12 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: Catalog
   const undecodable = (err: unknown, req: Request) => {
     if (!(err instanceof URIError)) return err;
     const params = matchers.map((m) => m.method == req.method && m.raw(req.path)).find(Boolean);
-    return notPercentEncoding(params ? undecodableParam(params.params) : undefined);
+    try {
+      if (params) decodeParams(params.params as Record<string, string>);
+    } catch (named) {
+      return named; // the 400 naming the parameter
+    }
+    return notPercentEncoding();
   };
   app.use((req: Request, res: Response) => {
     const allowed = [...new Set(matchers.filter((m) => m.test(req.path)).map((m) => m.method))];

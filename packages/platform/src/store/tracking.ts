@@ -229,7 +229,7 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
     /** A visitor token was linked to a contact: its unattributed events, and the sessions that
      * `claimSessions` claims (those not counted for a contact yet, oldest first), now count for
      * the contact. The two are read at once: one round trip on PostgreSQL, not two. */
-    async attribute(db: Queryable, portalId: number, utk: string, vid: number, claimSessions: () => Promise<SessionSummary[]> = async () => []) {
+    async attribute(db: Queryable, portalId: number, utk: string, vid: number, claimSessions: () => Promise<SessionSummary[]>) {
       const [totals, sessions] = await Promise.all([db.get(q.totals, portalId, utk, portalId, utk, portalId, utk), claimSessions()]);
       if (!totals?.views && !totals?.events) return;
       await db.run(q.claim, vid, portalId, utk);
