@@ -109,6 +109,21 @@ async function main() {
   await leadsWebhook(platform, contactForm.guid, `${siteUrl}/svc/webhooks`);
   await thanksWorkflow(platform, contactForm.guid);
 
+  // Before the banner: whoever reads it may stop the demo at once.
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('Stopping: sending waiting server-side events, closing the servers…');
+    site.closeIdleConnections();
+    await new Promise((resolve) => site.close(resolve));
+    await companion.close({ timeoutMs: 5000 });
+    await platform.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+
   console.log(
     [
       '',
@@ -125,20 +140,6 @@ async function main() {
       '',
     ].join('\n'),
   );
-
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    console.log('Stopping: sending waiting server-side events, closing the servers…');
-    site.closeIdleConnections();
-    await new Promise((resolve) => site.close(resolve));
-    await companion.close({ timeoutMs: 5000 });
-    await platform.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
 
 main().catch((err) => {

@@ -26,10 +26,7 @@ export async function main(argv: string[]) {
   });
   server.on('clientError', answerClientError);
   const { port } = server.address() as AddressInfo;
-  // Shared mode is named, never its URL (it may carry a password).
-  const mode = config.options.redis ? '  shared state in Redis' : '';
-  console.log(`svc companion: http://${config.host}:${port}${config.mount} → ${config.options.baseUrl}${mode}  (Ctrl+C to stop)`);
-
+  // Before the line that says it listens: whoever reads that line may stop it at once.
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -41,5 +38,8 @@ export async function main(argv: string[]) {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // Shared mode is named, never its URL (it may carry a password).
+  const mode = config.options.redis ? '  shared state in Redis' : '';
+  console.log(`svc companion: http://${config.host}:${port}${config.mount} → ${config.options.baseUrl}${mode}  (Ctrl+C to stop)`);
   return { server, companion, port };
 }

@@ -181,6 +181,16 @@ export async function main(argv: string[]) {
   const { baseUrl, formsUrl } = await platform.listen({ basePort, formsPort, host: values.host }).catch((err) => {
     throw inUse(err, err.port == formsPort ? '--forms-port' : '--port');
   });
+  // Before the first line that says it listens: whoever reads that line may stop it at once.
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await platform.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   console.log(`svc platform: base_url ${baseUrl}  forms_url ${formsUrl}  collector ${baseUrl}/collect  (Ctrl+C to stop)`);
   console.log(`data: ${shown(database)}`);
   if (values['public-url']) console.log(`public URL (in records' URLs): ${values['public-url']}`);
@@ -190,10 +200,4 @@ export async function main(argv: string[]) {
       ? `emails' preference links: ${preferenceLinks.url}`
       : "emails carry no preference link (set SVC_PREFERENCES_URL and SVC_PREFERENCES_SECRET, the companion's page and link secret)",
   );
-  const stop = async () => {
-    await platform.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
 }
