@@ -53,11 +53,12 @@ export const stopAllChildren = () => Promise.all([...children].map(stopChild));
  * credentials file and, on PostgreSQL, its uploads' .data/files). With `seedContacts` it seeds the
  * demo portal and that many contacts before listening (`seedSeconds`: the contacts' part); without,
  * it serves a database another CLI seeded. With `profile` the seeding run is stopped and the CLI
- * started again on the same data with the profiler on, so that the profile shows the measurements only. */
-export async function startCli({ dir, data, seedContacts, profile }) {
+ * started again on the same data with the profiler on, so that the profile shows the measurements only.
+ * `cli`: another checkout's built CLI (bench/ab.mjs). */
+export async function startCli({ dir, data, seedContacts, profile, cli: path = CLI }) {
   const args = [...(data.args ?? []), '--credentials', join(dir, 'credentials.json'), '--rate-limit', String(RATE_LIMIT), '--public-rate-limit', String(RATE_LIMIT)];
   const spawnCli = (flags, more) => {
-    const child = track(spawn(process.execPath, [...flags, CLI, ...args, '--port', '0', '--forms-port', '0', ...more], { cwd: dir, env: { ...process.env, ...data.env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const child = track(spawn(process.execPath, [...flags, path, ...args, '--port', '0', '--forms-port', '0', ...more], { cwd: dir, env: { ...process.env, ...data.env }, stdio: ['ignore', 'pipe', 'pipe'] }));
     const wait = lineWatcher(child, child.stdout);
     const seeded = wait(/^Seeded demo portal/);
     seeded.catch(() => {}); // awaited only when seeding; a child that exits rejects `ready` too
