@@ -27,8 +27,9 @@ const round = () => {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
     const report = JSON.stringify(result);
     if (report != last) parentPort.postMessage(result);
-    // Nothing new since the last round: wait longer, up to half a second, while idle.
-    delay = report == last ? Math.min(2 * delay, 500) : workerData.everyMs;
+    // Nothing new since the last round: wait longer, up to half a second, while idle. A WAL due
+    // to start over: go on at once, so that the main thread finds little left to copy.
+    delay = report == last ? Math.min(2 * delay, 500) : result.log >= workerData.restartAt ? 1 : workerData.everyMs;
     last = report;
   } catch {} // the database is busy in a way PASSIVE does not wait for: next round
   timer = setTimeout(round, delay);
@@ -59,7 +60,7 @@ export interface Checkpointer {
 export function startCheckpointer(db: Db, file: string, options: CheckpointerOptions = {}): Checkpointer {
   const { restartAt = AUTOCHECKPOINT, fallbackAt = 4 * AUTOCHECKPOINT, everyMs = 20 } = options;
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER, { eval: true, workerData: { file, driver, everyMs } });
+  const worker = new Worker(WORKER, { eval: true, workerData: { file, driver, everyMs, restartAt } });
   worker.unref(); // never what keeps a process alive
   db.pragma(`wal_autocheckpoint = ${fallbackAt}`);
   const NOTHING = { log: 0, checkpointed: 0 };
