@@ -7,7 +7,8 @@
  * order they were made; before version 10 with workflow enrollments that a process claims to run
  * their steps; before version 11 with a sessions table and its portals given the session and
  * source properties, so that the collector counts a known visitor's visits; before version 16 with
- * the mail catcher's outbox (and the demo portal given its thanks email once). */
+ * the mail catcher's outbox (and the demo portal given its thanks email once); before version 17
+ * with the events' vid index holding contacts' events only. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -328,6 +329,31 @@ describe('schema migrations', () => {
       const id = await demoThanksCampaign(platform.services);
       expect(await demoThanksCampaign(platform.services)).toBe(id);
       expect(campaigns()).toBe(Number(before) + 1);
+    } finally {
+      await platform.close();
+    }
+  });
+
+  it("gives version 16 databases a vid index of contacts' events only, every event kept and found by its contact", async () => {
+    const file = join(dir, 'v16.db');
+    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    await made.ready;
+    made.db!.exec(`DROP INDEX tracking_events_vid; CREATE INDEX tracking_events_vid ON tracking_events(vid, timestamp);
+      INSERT INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data) VALUES
+        ('e1', 9, 1, 'u1', NULL, 1000, 1000, '{}'), ('e2', 9, 1, 'u2', 7, 2000, 2000, '{}'), ('e3', 9, 3, 'u2', 7, 3000, 3000, '{}');
+      UPDATE meta SET value = '16' WHERE key = 'schema_version';`);
+    await made.close();
+
+    const platform = await open(file);
+    try {
+      const index = platform.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'tracking_events_vid'").pluck().get();
+      expect(index).toBe('CREATE INDEX tracking_events_vid ON tracking_events(vid, timestamp) WHERE vid IS NOT NULL');
+      const byContact = 'SELECT eid FROM tracking_events WHERE vid = ? ORDER BY timestamp DESC';
+      expect(platform.db.prepare(byContact).pluck().all(7)).toEqual(['e3', 'e2']);
+      expect(platform.db.prepare(`EXPLAIN QUERY PLAN ${byContact}`).all(7).map((r) => (r as { detail: string }).detail)).toEqual([
+        'SEARCH tracking_events USING INDEX tracking_events_vid (vid=?)',
+      ]);
+      expect(platform.db.prepare('SELECT eid FROM tracking_events ORDER BY seq').pluck().all()).toEqual(['e1', 'e2', 'e3']);
     } finally {
       await platform.close();
     }

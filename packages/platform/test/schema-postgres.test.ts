@@ -23,6 +23,7 @@ const current = await pgSchema('current');
 const started = await pgSchema('started');
 const v8 = await pgSchema('v8');
 const v9 = await pgSchema('v9');
+const v16 = await pgSchema('v16');
 
 /** The columns, keys and indexes of `tables` in a schema, as they compare between databases. */
 async function shape(db: Engine, schemaName: string, tables: string[]) {
@@ -145,6 +146,30 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
         const expected = await shape(newer, current, ['enrollments']);
         expect(expected.indexes.map((i) => i.indexdef)).toContain("CREATE UNIQUE INDEX enrollments_active ON enrollments USING btree (workflow_id, vid) WHERE (status = 'active'::text)");
         expect(await shape(db, v9, ['enrollments'])).toEqual(expected);
+      } finally {
+        await newer.close();
+      }
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("brings a version 16 database up to date: the events' vid index holds contacts' events only, as a new database's, every event kept", async () => {
+    const made = await openPostgres(PG_URL, { schema: v16 });
+    await made.exec(`DROP INDEX tracking_events_vid; CREATE INDEX tracking_events_vid ON tracking_events(vid, timestamp);
+      INSERT INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data) VALUES
+        ('e1', 9, 1, 'u1', NULL, 1000, 1000, '{}'), ('e2', 9, 1, 'u2', 7, 2000, 2000, '{}');
+      UPDATE meta SET value = '16' WHERE key = 'schema_version'`);
+    await made.close();
+    const db = await openPostgres(PG_URL, { schema: v16 });
+    try {
+      expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(String(SCHEMA_VERSION));
+      expect(await db.all(sql<[], { eid: string }>('SELECT eid FROM tracking_events ORDER BY seq'))).toEqual([{ eid: 'e1' }, { eid: 'e2' }]);
+      const newer = await openPostgres(PG_URL, { schema: current });
+      try {
+        const expected = await shape(newer, current, ['tracking_events']);
+        expect(expected.indexes.map((i) => i.indexdef)).toContain('CREATE INDEX tracking_events_vid ON tracking_events USING btree (vid, "timestamp") WHERE (vid IS NOT NULL)');
+        expect(await shape(db, v16, ['tracking_events'])).toEqual(expected);
       } finally {
         await newer.close();
       }
