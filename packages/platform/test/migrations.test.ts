@@ -8,7 +8,7 @@
  * their steps; before version 11 with a sessions table and its portals given the session and
  * source properties, so that the collector counts a known visitor's visits; before version 16 with
  * the mail catcher's outbox (and the demo portal given its thanks email once); before version 17
- * with the events' vid index holding contacts' events only. */
+ * with the events' and sessions' vid indexes holding contacts' rows only. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -334,11 +334,12 @@ describe('schema migrations', () => {
     }
   });
 
-  it("gives version 16 databases a vid index of contacts' events only, every event kept and found by its contact", async () => {
+  it("gives version 16 databases vid indexes of contacts' events and sessions only, every event kept and found by its contact", async () => {
     const file = join(dir, 'v16.db');
     const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
     await made.ready;
     made.db!.exec(`DROP INDEX tracking_events_vid; CREATE INDEX tracking_events_vid ON tracking_events(vid, timestamp);
+      DROP INDEX sessions_vid; CREATE INDEX sessions_vid ON sessions(vid, started_at);
       INSERT INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data) VALUES
         ('e1', 9, 1, 'u1', NULL, 1000, 1000, '{}'), ('e2', 9, 1, 'u2', 7, 2000, 2000, '{}'), ('e3', 9, 3, 'u2', 7, 3000, 3000, '{}');
       UPDATE meta SET value = '16' WHERE key = 'schema_version';`);
@@ -346,8 +347,9 @@ describe('schema migrations', () => {
 
     const platform = await open(file);
     try {
-      const index = platform.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'tracking_events_vid'").pluck().get();
-      expect(index).toBe('CREATE INDEX tracking_events_vid ON tracking_events(vid, timestamp) WHERE vid IS NOT NULL');
+      const index = (name: string) => platform.db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').pluck().get(name);
+      expect(index('tracking_events_vid')).toBe('CREATE INDEX tracking_events_vid ON tracking_events(vid, timestamp) WHERE vid IS NOT NULL');
+      expect(index('sessions_vid')).toBe('CREATE INDEX sessions_vid ON sessions(vid, started_at) WHERE vid IS NOT NULL');
       const byContact = 'SELECT eid FROM tracking_events WHERE vid = ? ORDER BY timestamp DESC';
       expect(platform.db.prepare(byContact).pluck().all(7)).toEqual(['e3', 'e2']);
       expect(platform.db.prepare(`EXPLAIN QUERY PLAN ${byContact}`).all(7).map((r) => (r as { detail: string }).detail)).toEqual([

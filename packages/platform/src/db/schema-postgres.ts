@@ -103,7 +103,7 @@ export const POSTGRES_MIGRATIONS: Record<number, string> = {
   15: 'SELECT 1;',
   // 15 → 16: the mail catcher's email_outbox is new (made by the schema).
   16: 'SELECT 1;',
-  // 16 → 17: the events' vid index holds the events of contacts only (schema.ts; the schema makes
-  // it again, partial).
-  17: 'DROP INDEX IF EXISTS tracking_events_vid;',
+  // 16 → 17: the events' and the sessions' vid indexes hold contacts' rows only (schema.ts; the
+  // schema makes them again, partial).
+  17: 'DROP INDEX IF EXISTS tracking_events_vid; DROP INDEX IF EXISTS sessions_vid;',
 };

@@ -320,7 +320,8 @@ CREATE TABLE IF NOT EXISTS sessions (
   landing_url TEXT
 );
 CREATE INDEX IF NOT EXISTS sessions_visitor ON sessions(portal_id, utk, started_at);
-CREATE INDEX IF NOT EXISTS sessions_vid ON sessions(vid, started_at);
+-- A contact's sessions; an anonymous visitor's (most sessions) have no entry to write there.
+CREATE INDEX IF NOT EXISTS sessions_vid ON sessions(vid, started_at) WHERE vid IS NOT NULL;
 
 -- The live view's "active in the last minutes": sessions by their last page view.
 CREATE INDEX IF NOT EXISTS sessions_last ON sessions(portal_id, last_at);
@@ -602,8 +603,9 @@ export const MIGRATIONS: Record<number, string> = {
   15: `SELECT 1;`,
   // 15 → 16: the mail catcher's email_outbox is new (made by SCHEMA); emails sent before are not in it.
   16: `SELECT 1;`,
-  // 16 → 17: the events' vid index holds the events of contacts only (SCHEMA makes it again, with
-  // its WHERE): an anonymous visitor's event, most of what the collector stores, writes one index
-  // fewer, and every query by vid can use it (vid = ? is never true of a null).
-  17: `DROP INDEX IF EXISTS tracking_events_vid;`,
+  // 16 → 17: the events' and the sessions' vid indexes hold contacts' rows only (SCHEMA makes
+  // them again, with their WHERE): an anonymous visitor's event or session, most of what the
+  // collector stores, writes one index fewer, and every query by vid can use them (vid = ? is
+  // never true of a null).
+  17: `DROP INDEX IF EXISTS tracking_events_vid; DROP INDEX IF EXISTS sessions_vid;`,
 };
