@@ -28,8 +28,9 @@ export function openDatabase(file: string): Db {
   // the page cache, which stays small (2 MB) on purpose: a commit that split a b-tree page (most
   // commits of random keys: events, sessions, visitors) ends by scanning the whole page cache.
   // The split lends a page the number of the 1 GiB lock page, and the commit then drops every
-  // cached page past the end of a file smaller than that (pcache1TruncateUnsafe). With a 64 MB
-  // cache that scan took 20-30 % of the collector's CPU; a million contacts read as fast mapped.
+  // cached page past the end of a file smaller than that (pcache1TruncateUnsafe). Going from a
+  // 64 MB cache to this cut the collector's CPU by 16 % at 20,000 contacts and 33 % at a million;
+  // pages and lookups of a million contacts read about as fast from the mapping.
   db.pragma(`cache_size = -${CACHE_KB}`);
   db.pragma(`mmap_size = ${MMAP_BYTES}`);
   // Checkpoint the WAL less often (each checkpoint fsyncs).
