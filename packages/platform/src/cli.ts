@@ -6,7 +6,7 @@ import { SingleBar } from 'cli-progress';
 import { createPlatform } from './app';
 import { isPostgresUrl, withoutPassword } from './db/engine-postgres';
 import { migrateCommand } from './migrate-command';
-import { inspectorKeyIn, inspectorUrl, readCredentialsFile, saveCredentials } from './credentials-file';
+import { inspectorUrl, pickInspectorKey, readCredentialsFile, saveCredentials } from './credentials-file';
 import { keepAppSecret } from './store/portals';
 import { seedContacts } from './seed-contacts';
 import { seedDemo, DEMO_PORTAL } from './seed';
@@ -136,27 +136,33 @@ export async function main(argv: string[]) {
     return n;
   };
 
-  const inspectorKey = values['no-inspector']
-    ? undefined
-    : inspectorKeyIn(values.credentials, { set: values['inspector-key'], rotate: values['rotate-inspector-key'] });
+  // Every flag is checked, and the platform made and its data opened, before anything is written
+  // (the inspector key to the credentials file).
   const database = databaseOf(values, process.env.DATABASE_URL);
   const preferenceLinks = preferenceLinksOf(values['preferences-url'], process.env);
-  const platform = createPlatform({
+  const basePort = number('port', values.port);
+  const formsPort = number('forms-port', values['forms-port']);
+  const publicRateLimit = number('public-rate-limit', values['public-rate-limit']);
+  const options = {
     database,
     tokenLifetimeSeconds: number('token-lifetime', values['token-lifetime']),
     rotateRefreshTokens: values['rotate-refresh-tokens'],
     syncTrackingCommits: values['sync-tracking-commits'],
     rateLimit: { max: number('rate-limit', values['rate-limit']), windowMs: 10_000 },
-    publicRateLimit: number('public-rate-limit', values['public-rate-limit']) ? { max: number('public-rate-limit', values['public-rate-limit']), windowMs: 60_000 } : false,
-    inspectorKey,
+    publicRateLimit: publicRateLimit ? { max: publicRateLimit, windowMs: 60_000 } : (false as const),
     webhooks: { retryForMs: number('webhook-retry-hours', values['webhook-retry-hours']) * 3_600_000 },
     publicUrl: values['public-url'],
     prospects: values.prospects === undefined ? undefined : parseMapping(readFileSync(values.prospects, 'utf8')),
     preferenceLinks,
-  });
+  };
+  const seedCount = values['seed-contacts'] ? number('seed-contacts', values['seed-contacts']) : 0;
+  const picked = values['no-inspector'] ? undefined : pickInspectorKey(values.credentials, { set: values['inspector-key'], rotate: values['rotate-inspector-key'] });
+  const inspectorKey = picked?.key;
+  const platform = createPlatform({ ...options, inspectorKey });
   await platform.ready.catch((err: Error) => {
     throw new Error(`cannot open the data (${shown(database)}): ${err.message}`);
   });
+  picked?.save();
   const credentials = await seedDemo(platform.services);
   if (credentials) {
     saveCredentials(values.credentials, credentials);
@@ -169,15 +175,12 @@ export async function main(argv: string[]) {
     const { oauth } = readCredentialsFile(values.credentials) as { oauth?: { clientId?: unknown; clientSecret?: unknown } };
     if (typeof oauth?.clientId == 'string' && typeof oauth.clientSecret == 'string') await keepAppSecret(platform.services.engine, oauth.clientId, oauth.clientSecret);
   }
-  if (values['seed-contacts']) {
-    const count = number('seed-contacts', values['seed-contacts']);
+  if (seedCount) {
     const bar = new SingleBar({ format: 'Seeding contacts [{bar}] {value}/{total} ({percentage}%) {eta}s left' });
-    bar.start(count, 0);
-    await seedContacts(platform.services, DEMO_PORTAL, count, (done) => bar.update(done));
+    bar.start(seedCount, 0);
+    await seedContacts(platform.services, DEMO_PORTAL, seedCount, (done) => bar.update(done));
     bar.stop();
   }
-  const basePort = number('port', values.port);
-  const formsPort = number('forms-port', values['forms-port']);
   const { baseUrl, formsUrl } = await platform.listen({ basePort, formsPort, host: values.host }).catch((err) => {
     throw inUse(err, err.port == formsPort ? '--forms-port' : '--port');
   });

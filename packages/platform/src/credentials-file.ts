@@ -29,12 +29,19 @@ const MIN_KEY_LENGTH = 16;
  * there is none or `rotate` asks for it; saved to the file when it changed.
  */
 export function inspectorKeyIn(file: string, options: { set?: string; rotate?: boolean } = {}): string {
+  const { key, save } = pickInspectorKey(file, options);
+  save();
+  return key;
+}
+
+/** inspectorKeyIn's key, and `save` to keep it in `file` (nothing to do if it is there already):
+ * for a caller that must check the rest of its options before it writes anything. */
+export function pickInspectorKey(file: string, options: { set?: string; rotate?: boolean } = {}) {
   const saved = readCredentialsFile(file).inspectorKey;
   if (options.set !== undefined && (options.set.length < MIN_KEY_LENGTH || /\s/.test(options.set)))
     throw new Error(`the inspector key must be at least ${MIN_KEY_LENGTH} characters without spaces`);
   const key = options.set ?? (!options.rotate && typeof saved == 'string' && saved ? saved : randomBytes(18).toString('base64url'));
-  if (key !== saved) saveCredentials(file, { inspectorKey: key });
-  return key;
+  return { key, save: () => void (key !== saved && saveCredentials(file, { inspectorKey: key })) };
 }
 
 /** How to print the inspector's address: with its key on a terminal, else where to find the key. */

@@ -1,7 +1,7 @@
 /** `svc-platform` as a user runs it: the first start seeds the demo portal and writes its
  * credentials privately; the next start reuses the data. */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -192,8 +192,16 @@ describe('svc-platform', () => {
     }
   });
 
-  it('refuses a bad flag value with a clear message', async () => {
-    await expect(startCli(['--memory', '--rate-limit', 'lots'], children)).rejects.toThrow('--rate-limit must be a whole number, not "lots"');
-    await expect(startCli(['--memory', '--webhook-retry-hours', 'a day'], children)).rejects.toThrow('--webhook-retry-hours must be a whole number, not "a day"');
+  it('refuses a bad flag value with a clear message, before it writes anything (the inspector key to the credentials file)', async () => {
+    const file = join(dir, 'refused', 'credentials.json');
+    const refused = (...more: string[]) => startCli(['--memory', '--credentials', file, ...more], children);
+    await expect(refused('--rate-limit', 'lots')).rejects.toThrow('--rate-limit must be a whole number, not "lots"');
+    await expect(refused('--webhook-retry-hours', 'a day')).rejects.toThrow('--webhook-retry-hours must be a whole number, not "a day"');
+    await expect(refused('--seed-contacts', 'many')).rejects.toThrow('--seed-contacts must be a whole number, not "many"');
+    await expect(refused('--database', 'postgres://127.0.0.1/x')).rejects.toThrow('--database and --data/--memory name two places for the data: give one');
+    // Refused by the platform's own checks, after the CLI's.
+    const prefs = { SVC_PREFERENCES_URL: 'https://example.test/prefs', SVC_PREFERENCES_SECRET: 'too-short-secret' };
+    await expect(startCli(['--memory', '--credentials', file], children, prefs)).rejects.toThrow('preferenceLinks.secret (SVC_PREFERENCES_SECRET) must be');
+    expect(existsSync(file)).toBe(false);
   });
 });
