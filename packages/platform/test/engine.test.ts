@@ -338,6 +338,22 @@ for (const [name, available, open] of engines) {
       }
     });
 
+    it('reads on one connection (reading): reads issued at once each get their answer, a failed one fails alone, a write goes to a transaction of its own', async () => {
+      const byName = sql<[string], { n: number }>('SELECT n FROM items WHERE name = ?');
+      const broken = sql<[], { n: number }>('SELECT n FROM no_such_table');
+      await db.tx((t) => t.run(sql<[string, number, string]>('INSERT INTO items (name, n, data) VALUES (?, ?, ?)'), 'Known', 3, '{}'));
+      const out = await db.reading(async (r) => {
+        const [failed, ada, none] = await Promise.allSettled([r.value(broken), r.value(byName, 'Known'), r.get(byName, 'nobody')]);
+        await r.tx((t) => t.run(sql<[string, number, string]>('INSERT INTO items (name, n, data) VALUES (?, ?, ?)'), 'Reader', 7, '{}'));
+        return { ada, none, failed, after: await r.value(byName, 'Reader'), again: await r.value(byName, 'Known') };
+      });
+      expect(out.ada).toEqual({ status: 'fulfilled', value: 3 });
+      expect(out.none).toEqual({ status: 'fulfilled', value: undefined });
+      expect(out.failed.status).toBe('rejected');
+      expect(out.after).toBe(7);
+      expect(out.again).toBe(3);
+    });
+
     it('runs concurrent transactions without losing an update', async () => {
       const bump = () =>
         db.tx(async (t) => {
@@ -351,6 +367,22 @@ for (const [name, available, open] of engines) {
     });
   });
 }
+
+describe.skipIf(!havePostgres)('reading on PostgreSQL', () => {
+  it('holds one connection for its reads and gives it back, also after a failure', async () => {
+    const db = postgresEngine(PG_URL, { schema, max: 4 });
+    try {
+      const pid = sql<[], { pid: number }>('SELECT pg_backend_pid() AS pid');
+      const pids = await db.reading(async (r) => [...(await Promise.all([r.value(pid), r.value(pid), r.value(pid)])), await r.value(pid)]);
+      expect(new Set(pids).size).toBe(1);
+      await expect(db.reading(async (r) => r.value(sql<[], { n: number }>('SELECT n FROM no_such_table')))).rejects.toThrow();
+      expect(db.pool.totalCount - db.pool.idleCount).toBe(0);
+      expect(await db.reading((r) => r.value(sql<[], { one: number }>('SELECT 1 AS one')))).toBe(1);
+    } finally {
+      await db.close();
+    }
+  });
+});
 
 describe.skipIf(!havePostgres)('advisory locks on PostgreSQL', () => {
   it("are named within the schema: another schema's exclusive job or transaction lock of the same name neither skips nor waits", async () => {
@@ -458,7 +490,7 @@ describe.skipIf(!havePostgres)('PostgreSQL going away', () => {
       const one = sql<[], { one: number }>('SELECT 1 AS one');
       expect(await db.value(one)).toBe(1);
       await proxy.stop(); // the server "restarts": connections cut, new ones refused
-      for (const attempt of [() => db.value(one), () => db.tx((t) => t.value(one))]) {
+      for (const attempt of [() => db.value(one), () => db.tx((t) => t.value(one)), () => db.reading((r) => r.value(one))]) {
         const err = await attempt().catch((e: unknown) => e);
         expect(err).toBeInstanceOf(PlatformError);
         expect(err).toMatchObject({ kind: 'unavailable', headers: { 'Retry-After': '1' } });

@@ -331,7 +331,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
     };
   }
 
-  return {
+  const engine: PostgresEngine = {
     ...queriesOn(pool),
     pool,
     kind: 'postgres',
@@ -383,8 +383,18 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
         client.release(broken ?? lost());
       }
     },
+    async reading(fn) {
+      const { client, lost } = await checkout();
+      try {
+        // Not a transaction: a write inside goes to a transaction of its own.
+        return await fn({ ...queriesOn(client), tx: (write) => engine.tx(write) } as Queryable);
+      } finally {
+        client.release(lost());
+      }
+    },
     // A read sees committed rows only: nothing to wait for.
     settled: async () => {},
     close: () => pool.end(),
   };
+  return engine;
 }

@@ -167,7 +167,7 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
     return result;
   }
 
-  return {
+  const engine: Engine = {
     ...queries,
     kind: 'sqlite',
     dialect: sqliteDialect,
@@ -192,6 +192,8 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
       if (!entry) open.atCommit.set(key, (entry = { state: make(), flush: flush as (t: Queryable, state: unknown) => Promise<void> }));
       return entry.state as S;
     },
+    // One connection already.
+    reading: (fn) => fn(engine),
     async settled() {
       while (open) await open.ended.catch(() => {});
     },
@@ -200,4 +202,5 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
       db.close();
     },
   };
+  return engine;
 }

@@ -138,11 +138,20 @@ export interface Engine extends Queryable {
    * What a savepoint adds must be its last act, as nothing rolls it back (see rollups.batch).
    * PostgreSQL has none: each request's transaction is its own. */
   atCommit?<S>(key: object, make: () => S, flush: (t: Queryable, state: S) => Promise<void>): S | undefined;
+  /** Runs `fn`'s reads on one connection, no transaction (each statement sees what was committed
+   * when it ran). PostgreSQL: the connection is held for `fn`, and the statements of one turn of
+   * the event loop go to the server together, pipelined: reads issued at once cost one write and
+   * one round trip, not one each. SQLite: `fn` on the engine. */
+  reading<T>(fn: (db: Queryable) => Promise<T>): Promise<T>;
   /** Resolves once every transaction open now has ended: a read made before then may have seen
    * writes that are not yet durable (SQLite's group commit), so its answer waits for this. */
   settled(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** `fn`'s reads on one connection when `db` is the engine (Engine.reading); in the transaction
+ * when it is one. */
+export const reading = <T>(db: Queryable, fn: (db: Queryable) => Promise<T>): Promise<T> => ('reading' in db ? (db as Engine).reading(fn) : fn(db));
 
 /** Whether `db` is a transaction's handle (or a savepoint's) rather than the engine. */
 export const isTransaction = (db: Queryable): db is Transaction => 'lock' in db;

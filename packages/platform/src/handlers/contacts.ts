@@ -1,7 +1,7 @@
 /** §4.2 Contacts. */
 import { Reply, type Handlers } from './handler';
 import { notFound } from '../domain/errors';
-import type { Queryable } from '../db/engine';
+import { reading, type Queryable } from '../db/engine';
 import type { Services } from '../services';
 import type { ContactRow, ReadOptions } from '../store/contacts';
 
@@ -69,9 +69,10 @@ export function contactHandlers({ contacts }: Services): Handlers {
       recentPage(db, await contacts.recent(db, portalId, count, timeOffset, vidOffset), opts, (r) => r.updated_at, timeOffset, vidOffset),
     'contacts.getRecentlyCreated': async ({ db, portalId, query: { count, timeOffset, vidOffset, ...opts } }) =>
       recentPage(db, await contacts.created(db, portalId, count, timeOffset, vidOffset), opts, (r) => r.created_at, timeOffset, vidOffset),
-    'contacts.getByVid': async ({ db, portalId, params, query }) => profile(db, await contacts.require(db, portalId, params.contact_id), query),
-    'contacts.getByEmail': async ({ db, portalId, params, query }) => profile(db, found(await contacts.getByEmail(db, portalId, params.contact_email)), query),
-    'contacts.getByUtk': async ({ db, portalId, params, query }) => profile(db, found(await contacts.getByUtk(db, portalId, params.contact_utk)), query),
+    // A profile's reads on one connection (PostgreSQL: its reads after the contact's in one round trip).
+    'contacts.getByVid': ({ db, portalId, params, query }) => reading(db, async (r) => profile(r, await contacts.require(r, portalId, params.contact_id), query)),
+    'contacts.getByEmail': ({ db, portalId, params, query }) => reading(db, async (r) => profile(r, found(await contacts.getByEmail(r, portalId, params.contact_email)), query)),
+    'contacts.getByUtk': ({ db, portalId, params, query }) => reading(db, async (r) => profile(r, found(await contacts.getByUtk(r, portalId, params.contact_utk)), query)),
     'contacts.getBatchByVids': ({ db, portalId, params, query: { vid, ...query } }) => keyed(db, byVid(db, portalId, [...params.contact_ids, ...vid]), query),
     'contacts.getBatchByEmails': ({ db, portalId, params, query: { email, ...query } }) =>
       keyed(db, byEmail(db, portalId, [...params.contact_emails, ...email]), query),

@@ -355,10 +355,18 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     const props: Record<string, string> = JSON.parse(row.properties);
     const names = opts.property?.length ? opts.property : opts.profile ? Object.keys(props) : LIST_PROPERTIES;
     const withHistory = (opts.propertyMode ?? (opts.profile ? 'value_and_history' : 'value_only')) == 'value_and_history';
+    const mode = opts.formSubmissionMode ?? 'newest';
+    const withMemberships = opts.showListMemberships || (opts.profile && opts.showListMemberships !== false);
+    // Read at once: on PostgreSQL, within `reading`, one round trip for them all.
+    const [historyRows, definitions, utks, submissions, memberships] = await Promise.all([
+      withHistory && row.history_head ? db.all(q.historyOf, row.history_head) : [],
+      withHistory ? properties.definitions(db, row.portal_id) : undefined,
+      pre ? (pre.utks.get(row.vid) ?? []) : db.all(q.utksOf, row.vid),
+      mode == 'none' ? [] : pre ? (pre.submissions.get(row.vid) ?? []) : db.all(q.submissionsOf, row.vid),
+      withMemberships ? db.all(q.membershipsOf, row.vid) : undefined,
+    ]);
     // Newest write first: a property's versions are the writes that changed it.
-    const history =
-      withHistory && row.history_head ? (await db.all(q.historyOf, row.history_head)).map((h) => ({ ...h, changes: JSON.parse(h.changes) as Record<string, string> })) : [];
-    const definitions = withHistory ? await properties.definitions(db, row.portal_id) : undefined;
+    const history = historyRows.map((h) => ({ ...h, changes: JSON.parse(h.changes) as Record<string, string> }));
     const out: ContactRecord['properties'] = {};
     for (const name of names) {
       // Own values only: a requested `toString` or a property named `constructor` is not inherited.
@@ -380,11 +388,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
           : [{ value: props[name], 'source-type': 'CALCULATED', 'source-id': null, 'source-label': null, timestamp: row.updated_at, selected: true }];
       }
     }
-    const utks: Utk[] = pre ? (pre.utks.get(row.vid) ?? []) : await db.all(q.utksOf, row.vid);
-    const mode = opts.formSubmissionMode ?? 'newest';
-    const submissions: Submission[] = mode == 'none' ? [] : pre ? (pre.submissions.get(row.vid) ?? []) : await db.all(q.submissionsOf, row.vid);
     const picked = mode == 'all' ? submissions : mode == 'oldest' ? submissions.slice(-1) : submissions.slice(0, 1);
-    const memberships = opts.showListMemberships || (opts.profile && opts.showListMemberships !== false) ? await db.all(q.membershipsOf, row.vid) : undefined;
     return {
       ...(opts.addedAt !== undefined ? { addedAt: opts.addedAt } : {}),
       vid: row.vid,
