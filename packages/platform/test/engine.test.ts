@@ -377,6 +377,16 @@ describe.skipIf(!havePostgres)('reading on PostgreSQL', () => {
       expect(new Set(pids).size).toBe(1);
       await expect(db.reading(async (r) => r.value(sql<[], { n: number }>('SELECT n FROM no_such_table')))).rejects.toThrow();
       expect(db.pool.totalCount - db.pool.idleCount).toBe(0);
+      // One of two sent at once fails first: the connection goes back once the other has its answer.
+      let slowDone = false;
+      const slow = sql<[], { slept: string }>('SELECT pg_sleep(0.1)::text AS slept');
+      const failing = db.reading(async (r) => {
+        const broken = r.value(sql<[], { n: number }>('SELECT n FROM no_such_table'));
+        await Promise.all([broken, r.value(slow).then(() => (slowDone = true))]);
+      });
+      await expect(failing).rejects.toThrow();
+      expect(slowDone).toBe(true);
+      expect(db.pool.totalCount - db.pool.idleCount).toBe(0);
       expect(await db.reading((r) => r.value(sql<[], { one: number }>('SELECT 1 AS one')))).toBe(1);
     } finally {
       await db.close();

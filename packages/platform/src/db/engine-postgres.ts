@@ -385,10 +385,23 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
     },
     async reading(fn) {
       const { client, lost } = await checkout();
+      // The statements still running when `fn` ends (one of several sent at once failed): the
+      // connection goes back to the pool once they have their answers.
+      const running = new Set<Promise<unknown>>();
+      const tracked = <A extends unknown[]>(method: (...args: A) => Promise<unknown>) => (...args: A) => {
+        const answer = method(...args);
+        running.add(answer);
+        const done = () => running.delete(answer);
+        answer.then(done, done);
+        return answer;
+      };
+      const queries = queriesOn(client);
       try {
         // Not a transaction: a write inside goes to a transaction of its own.
-        return await fn({ ...queriesOn(client), tx: (write) => engine.tx(write) } as Queryable);
+        const handle = { get: tracked(queries.get), all: tracked(queries.all), value: tracked(queries.value), run: tracked(queries.run), send: tracked(queries.send) };
+        return await fn({ ...queries, ...handle, tx: (write) => engine.tx(write) } as Queryable);
       } finally {
+        await Promise.allSettled(running);
         client.release(lost());
       }
     },
