@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fmt, measure, rateOf } from './lib/measure.mjs';
 import { portalAccess, prepareKeys } from './lib/platform-data.mjs';
-import { batchRequest, collectRequest, formRequest, lookupRequest, pageRequest } from './lib/platform-requests.mjs';
+import { accepted10, batchRequest, collectRequest, formRequest, is, lookupRequest, pageRequest } from './lib/platform-requests.mjs';
 import { startCli, stopAllChildren } from './lib/platform-servers.mjs';
 
 const { values: opts } = parseArgs({
@@ -35,13 +35,12 @@ const ROUNDS = Number(opts.rounds);
 const TIMING = { seconds: Number(opts.seconds), warmup: 1 };
 const envOf = (spec) => Object.fromEntries(spec.split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 
-const is = (status) => (s) => s == status;
 const MEASUREMENTS = {
-  collect: (keys) => ({ next: collectRequest(PORTAL, keys), valid: (s, text) => s == 200 && JSON.parse(text).accepted == 10, connections: 10, per: 10, unit: 'events', forms: false }),
-  forms: (_keys, access) => ({ next: formRequest(PORTAL, access.formGuid), valid: is(204), connections: 10, per: 1, unit: 'submissions', forms: true }),
-  lookup: (keys, access) => ({ next: lookupRequest(access.auth, 'vid', keys), valid: is(200), connections: 1, per: 1, unit: 'lookups', forms: false }),
-  batch: (keys, access) => ({ next: batchRequest(access.auth, keys), valid: is(202), connections: 4, per: 1000, unit: 'contacts', forms: false }),
-  page: (keys, access) => ({ next: pageRequest(access.auth, keys.lo - 1 + Math.floor((keys.hi - keys.lo) / 2)), valid: is(200), connections: 1, per: 1, unit: 'pages', forms: false }),
+  collect: (keys) => ({ next: collectRequest(PORTAL, keys), valid: accepted10, connections: 10, per: 10, forms: false }),
+  forms: (_keys, access) => ({ next: formRequest(PORTAL, access.formGuid), valid: is(204), connections: 10, per: 1, forms: true }),
+  lookup: (keys, access) => ({ next: lookupRequest(access.auth, 'vid', keys), valid: is(200), connections: 1, per: 1, forms: false }),
+  batch: (keys, access) => ({ next: batchRequest(access.auth, keys), valid: is(202), connections: 4, per: 1000, forms: false }),
+  page: (keys, access) => ({ next: pageRequest(access.auth, keys.lo - 1 + Math.floor((keys.hi - keys.lo) / 2)), valid: is(200), connections: 1, per: 1, forms: false }),
 };
 
 async function side(name, env, cli) {

@@ -28,7 +28,7 @@ import { parseArgs } from 'node:util';
 import { fmt, latencyCells, measure, rateOf, throughputCells } from './lib/measure.mjs';
 import { DASHBOARD_PANELS, dashboardRequest, seedDashboard } from './lib/dashboard-data.mjs';
 import { portalAccess, prepareKeys, seedBlogPosts } from './lib/platform-data.mjs';
-import { batchRequest, collectRequest, contentListRequest, formRequest, lookupRequest, pageRequest } from './lib/platform-requests.mjs';
+import { accepted10, batchRequest, collectRequest, contentListRequest, formRequest, is, lookupRequest, pageRequest } from './lib/platform-requests.mjs';
 import { serveInProcess, startCli, startPeer, stopAllChildren } from './lib/platform-servers.mjs';
 import { benchSchema } from './lib/postgres-schema.mjs';
 import { oneEngineTable, printTable, sqliteSize, twoEngineTable } from './lib/platform-table.mjs';
@@ -108,8 +108,6 @@ function platformMeasurements(servers, { auth, formGuid, dashboardPanel }, keys,
   return list.filter((m) => wanted(m.part)).map((m) => ({ ...m, pids }));
 }
 
-const is = (status) => (s) => s == status;
-const accepted10 = (s, text) => s == 200 && JSON.parse(text).accepted == 10;
 
 /** Runs `list`, each measurement's result kept by key (`r`) with its label and cells. */
 async function runAll(list, results = new Map(), prefix = '') {

@@ -69,3 +69,7 @@ export function collectRequest(portalId, keys) {
     return { method: 'POST', path: '/collect/e', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: JSON.stringify(events) };
   };
 }
+
+/** What a measurement counts as answered: a status, or a collector batch with all ten accepted. */
+export const is = (status) => (s) => s == status;
+export const accepted10 = (s, text) => s == 200 && JSON.parse(text).accepted == 10;

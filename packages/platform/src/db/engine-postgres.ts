@@ -386,7 +386,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
     async reading(fn) {
       const { client, lost } = await checkout();
       // The statements still running when `fn` ends (one of several sent at once failed): the
-      // connection goes back to the pool once they have their answers.
+      // connection goes back to the pool once they have their answers (`send`'s: `answered`).
       const running = new Set<Promise<unknown>>();
       const tracked = <A extends unknown[]>(method: (...args: A) => Promise<unknown>) => (...args: A) => {
         const answer = method(...args);
@@ -398,10 +398,11 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       const queries = queriesOn(client);
       try {
         // Not a transaction: a write inside goes to a transaction of its own.
-        const handle = { get: tracked(queries.get), all: tracked(queries.all), value: tracked(queries.value), run: tracked(queries.run), send: tracked(queries.send) };
+        const handle = { get: tracked(queries.get), all: tracked(queries.all), value: tracked(queries.value), run: tracked(queries.run) };
         return await fn({ ...queries, ...handle, tx: (write) => engine.tx(write) } as Queryable);
       } finally {
         await Promise.allSettled(running);
+        await answered(client).catch(() => {});
         client.release(lost());
       }
     },
