@@ -11,10 +11,11 @@
 // and their medians.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fmt, measure, rateOf } from './lib/measure.mjs';
-import { portalAccess, prepareKeys } from './lib/platform-data.mjs';
+import * as platformData from './lib/platform-data.mjs';
 import { accepted10, batchRequest, collectRequest, formRequest, is, lookupRequest, pageRequest } from './lib/platform-requests.mjs';
 import { startCli, stopAllChildren } from './lib/platform-servers.mjs';
 
@@ -47,8 +48,11 @@ async function side(name, env, cli) {
   const dir = mkdtempSync(join(os.tmpdir(), `svc-ab-${name}-`));
   const file = join(dir, 'platform.db');
   const server = await startCli({ dir, data: { args: ['--data', file], env }, seedContacts: Number(opts.contacts), cli });
+  // Another checkout's keys are prepared by its own code: this one's could migrate its database
+  // to a schema its server does not know.
+  const { prepareKeys } = cli ? await import(pathToFileURL(join(dirname(cli), '../../../bench/lib/platform-data.mjs')).href) : platformData;
   const keys = await prepareKeys(file, join(dir, 'files'), PORTAL, Math.min(10_000, Number(opts.contacts)));
-  return { name, dir, server, keys, access: await portalAccess(dir, server.baseUrl) };
+  return { name, dir, server, keys, access: await platformData.portalAccess(dir, server.baseUrl) };
 }
 
 const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
