@@ -1,5 +1,5 @@
 // bench/platform.mjs --only dashboard: what `events` tracking events leave behind for the dashboard
-// (its rollups, the per-day visitor sets and the sessions), written straight through the engine
+// (its rollups and the sessions), written straight through the engine
 // in big transactions rather than over HTTP, spread over the last 90 days; then every panel's
 // endpoint measured over the 90-day range (the widest: the most rollup rows to sum).
 //
@@ -31,7 +31,7 @@ const EVENTS = list(30, (i) => `event-${i}`);
 /** An index into a list of `n`, skewed towards its start (the popular pages, sources, ...). */
 const skewed = (n) => Math.min(n - 1, Math.floor(n * Math.random() ** 3));
 
-/** The rollup rows, visitor-set rows and sessions of day `d` before today (of `events` events
+/** The rollup rows and sessions of day `d` before today (of `events` events
  * over the last 90 days), each handed to `emit(table, row)` as made. */
 function generateDay(d, events, now, emit) {
   const today = Math.floor(now / DAY) * DAY;
@@ -71,14 +71,12 @@ function generateDay(d, events, now, emit) {
       }
       if (!hoursSeen.has(`${utk}${hour}`)) {
         hoursSeen.add(`${utk}${hour}`);
-        emit('rollup_visitors', { grain: 'h', bucket: hour, utk });
         add('visitors.h', hour);
       }
       emit('sessions', { utk, started_at: started, last_at: Math.min(now, started + randomInt(20 * 60_000)), page_views: 5, source, source_data_1: detail, referrer: referrer ? `https://${referrer}/` : null, landing_url: PAGES[skewed(PAGES.length)] });
       if (Math.random() < 0.03) add('contacts.d', day, source, detail);
       if (Math.random() < 0.02) add('form.d', day, FORMS[skewed(FORMS.length)]);
     }
-    for (const utk of utks) emit('rollup_visitors', { grain: 'd', bucket: day, utk });
     add('visitors.d', day, '', '', visitors);
     for (let e = 0; e < Math.round(perDay * 0.1); e++) add('event.d', day, EVENTS[skewed(EVENTS.length)], '', 1, Math.random() < 0.3 ? randomInt(1, 500) : 0);
     for (const c of counters.values()) emit('rollups', c);
@@ -95,15 +93,13 @@ export async function seedDashboard(database, filesDir, portalId, events) {
   const inserts = {
     rollups: sql(`INSERT INTO rollups (portal_id, metric, bucket, dim, dim2, n, amount)
       SELECT ${portalId}, metric, bucket, dim, dim2, n, amount FROM (${jsonRows('?', { metric: 'text', bucket: 'integer', dim: 'text', dim2: 'text', n: 'integer', amount: 'real' })}) AS x`),
-    rollup_visitors: sql(`INSERT INTO rollup_visitors (portal_id, grain, bucket, utk)
-      SELECT ${portalId}, grain, bucket, utk FROM (${jsonRows('?', { grain: 'text', bucket: 'integer', utk: 'text' })}) AS x`),
     sessions: sql(`INSERT INTO sessions (portal_id, utk, started_at, last_at, page_views, source, source_data_1, referrer, landing_url)
       SELECT ${portalId}, utk, started_at, last_at, page_views, source, source_data_1, referrer, landing_url
       FROM (${jsonRows('?', { utk: 'text', started_at: 'integer', last_at: 'integer', page_views: 'integer', source: 'text', source_data_1: 'text', referrer: 'text', landing_url: 'text' })}) AS x`),
   };
-  const rows = { rollups: 0, rollup_visitors: 0, sessions: 0 };
+  const rows = { rollups: 0, sessions: 0 };
   try {
-    const pending = { rollups: [], rollup_visitors: [], sessions: [] };
+    const pending = { rollups: [], sessions: [] };
     const writes = [];
     const flush = (table) => {
       const chunk = pending[table];
@@ -130,7 +126,7 @@ export async function seedDashboard(database, filesDir, portalId, events) {
     }
     for (const table of Object.keys(pending)) if (pending[table].length) flush(table);
     await write();
-    if (engine.kind == 'postgres') await engine.exec('ANALYZE rollups; ANALYZE sessions; ANALYZE rollup_visitors');
+    if (engine.kind == 'postgres') await engine.exec('ANALYZE rollups; ANALYZE sessions');
     else await engine.exec('ANALYZE');
   } finally {
     await platform.close();

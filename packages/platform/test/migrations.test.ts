@@ -8,7 +8,8 @@
  * their steps; before version 11 with a sessions table and its portals given the session and
  * source properties, so that the collector counts a known visitor's visits; before version 16 with
  * the mail catcher's outbox (and the demo portal given its thanks email once); before version 17
- * with the events' and sessions' vid indexes holding contacts' rows only. */
+ * with the events' and sessions' vid indexes holding contacts' rows only; before version 18 without
+ * the dashboard's visitor sets, which sessions replaced. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -356,6 +357,26 @@ describe('schema migrations', () => {
         'SEARCH tracking_events USING INDEX tracking_events_vid (vid=?)',
       ]);
       expect(platform.db.prepare('SELECT eid FROM tracking_events ORDER BY seq').pluck().all()).toEqual(['e1', 'e2', 'e3']);
+    } finally {
+      await platform.close();
+    }
+  });
+  it("drops version 17 databases' visitor sets (the dashboard's visitors come from sessions), every counter kept", async () => {
+    const file = join(dir, 'v17.db');
+    const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
+    await made.ready;
+    made.db!.exec(`CREATE TABLE rollup_visitors (portal_id INTEGER NOT NULL, grain TEXT NOT NULL, bucket INTEGER NOT NULL, utk TEXT NOT NULL,
+        PRIMARY KEY (portal_id, grain, bucket, utk)) WITHOUT ROWID;
+      INSERT INTO rollup_visitors VALUES (9, 'd', 0, 'u1');
+      INSERT INTO rollups (portal_id, metric, bucket, dim, dim2, n, amount) VALUES (9, 'visitors.d', 0, '', '', 1, 0);
+      UPDATE meta SET value = '17' WHERE key = 'schema_version';`);
+    await made.close();
+
+    const platform = await open(file);
+    try {
+      expect(platform.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'rollup_visitors'").pluck().get()).toBe(0);
+      expect(platform.db.prepare('SELECT metric, n FROM rollups WHERE portal_id = 9').all()).toEqual([{ metric: 'visitors.d', n: 1 }]);
+      expect(platform.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
     } finally {
       await platform.close();
     }

@@ -24,6 +24,7 @@ const started = await pgSchema('started');
 const v8 = await pgSchema('v8');
 const v9 = await pgSchema('v9');
 const v16 = await pgSchema('v16');
+const v17 = await pgSchema('v17');
 
 /** The columns, keys and indexes of `tables` in a schema, as they compare between databases. */
 async function shape(db: Engine, schemaName: string, tables: string[]) {
@@ -179,6 +180,23 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
       } finally {
         await newer.close();
       }
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("brings a version 17 database up to date: the dashboard's visitor sets are gone, its counters kept", async () => {
+    const made = await openPostgres(PG_URL, { schema: v17 });
+    await made.exec(`CREATE TABLE rollup_visitors (portal_id INTEGER NOT NULL, grain TEXT NOT NULL, bucket BIGINT NOT NULL, utk TEXT NOT NULL, PRIMARY KEY (portal_id, grain, bucket, utk));
+      INSERT INTO rollup_visitors VALUES (9, 'd', 0, 'u1');
+      INSERT INTO rollups (portal_id, metric, bucket, dim, dim2, n, amount) VALUES (9, 'visitors.d', 0, '', '', 1, 0);
+      UPDATE meta SET value = '17' WHERE key = 'schema_version'`);
+    await made.close();
+    const db = await openPostgres(PG_URL, { schema: v17 });
+    try {
+      expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(String(SCHEMA_VERSION));
+      expect(await db.value(sql<[string], { n: number }>("SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = ? AND table_name = 'rollup_visitors'"), v17)).toBe(0);
+      expect(await db.all(sql<[], { metric: string; n: number }>('SELECT metric, n FROM rollups'))).toEqual([{ metric: 'visitors.d', n: 1 }]);
     } finally {
       await db.close();
     }

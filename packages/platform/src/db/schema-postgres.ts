@@ -106,4 +106,6 @@ export const POSTGRES_MIGRATIONS: Record<number, string> = {
   // 16 → 17: the events' and the sessions' vid indexes hold contacts' rows only (schema.ts; the
   // schema makes them again, partial).
   17: 'DROP INDEX IF EXISTS tracking_events_vid; DROP INDEX IF EXISTS sessions_vid;',
+  // 17 → 18: the dashboard's visitors come from their sessions (schema.ts).
+  18: 'DROP TABLE IF EXISTS rollup_visitors;',
 };

@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only, but for OAuth apps' client secrets in app_secrets, which sign webhooks. */
-export const SCHEMA_VERSION = 17;
+export const SCHEMA_VERSION = 18;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -341,15 +341,6 @@ CREATE TABLE IF NOT EXISTS rollups (
   amount REAL NOT NULL,
   PRIMARY KEY (portal_id, metric, bucket, dim, dim2)
 ) WITHOUT ROWID;
--- The visitors seen per day ('d') and hour ('h'): a visitor's first page view in a bucket inserts
--- its row here and adds one to that bucket's visitors counter, so distinct visitors stay exact.
-CREATE TABLE IF NOT EXISTS rollup_visitors (
-  portal_id INTEGER NOT NULL,
-  grain TEXT NOT NULL,
-  bucket INTEGER NOT NULL,
-  utk TEXT NOT NULL,
-  PRIMARY KEY (portal_id, grain, bucket, utk)
-) WITHOUT ROWID;
 
 -- Content API v2 objects of every collection (blog posts, pages, comments, ...) in one table: the
 -- live record as JSON, the auto-save buffer beside it. The generated columns are the fields lists
@@ -608,4 +599,7 @@ export const MIGRATIONS: Record<number, string> = {
   // collector stores, writes one index fewer, and every query by vid can use them (vid = ? is
   // never true of a null).
   17: `DROP INDEX IF EXISTS tracking_events_vid; DROP INDEX IF EXISTS sessions_vid;`,
+  // 17 → 18: the visitors the dashboard counts come from their sessions (services/sessions.ts),
+  // not from a row per visitor and hour or day.
+  18: `DROP TABLE IF EXISTS rollup_visitors;`,
 };

@@ -5,12 +5,19 @@
  * itself or directly does not interrupt a session.
  *
  * In a batch (one collector request) a visitor's newest session is read once, kept in memory
- * while its page views pass, and written once at the end. */
+ * while its page views pass, and written once at the end.
+ *
+ * Sessions also tell whether a page view is its visitor's first in its hour and in its day, which
+ * the dashboard counts as visitors: a page view lies within its session's span, and a session has
+ * one at least every SESSION_TIMEOUT (half an hour, less than an hour), so a visitor had a page
+ * view in an hour or a day exactly when one of its sessions overlaps it. Nothing is stored for it:
+ * the visitor's newest session answers most page views, and the others read the spans of the
+ * visitor's sessions that overlap the day (none for a visitor without sessions). */
 import type { Queryable } from '../db/engine';
 import { txContext } from '../db/tx-context';
 import { INTERNAL, classify, sameSource } from '../domain/attribution';
-import { METRICS, campaignOf, referrerHost, type RollupStore } from '../store/rollups';
-import type { Session, SessionStore, SessionSummary, VisitorKey } from '../store/sessions';
+import { DAY, HOUR, METRICS, campaignOf, dayOf, hourOf, referrerHost, type RollupStore } from '../store/rollups';
+import type { Session, SessionStore, SessionSummary, Span, VisitorKey } from '../store/sessions';
 import type { SettingStore } from '../store/settings';
 import type { TrackedEvent, VisitOfEvent } from '../store/tracking';
 
@@ -29,7 +36,16 @@ interface Batch {
   /** Per `portal:utk`: the visitor's newest session, null when it has none. */
   open: Map<string, Open | null>;
   domains: Map<number, Promise<string[]>>;
+  /** The visitors that had no stored session when the batch first read them. */
+  newcomers: Set<string>;
+  /** Per `portal:utk day`: the visitor's stored sessions that overlap that UTC day. */
+  spans: Map<string, Promise<Span[]>>;
+  /** `portal:utk h|d bucket`: the hours and days a page view of the batch was in already. */
+  counted: Set<string>;
 }
+
+/** Whether span `s` overlaps [start, start + length). */
+const overlaps = (s: Span, start: number, length: number) => s.started_at < start + length && s.last_at >= start;
 
 export function visitSessions(store: SessionStore, settings: SettingStore, rollups: RollupStore) {
   const batches = txContext<Batch>();
@@ -66,6 +82,37 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
     return own.length ? classify(e.url, e.referrer, own) : first;
   }
 
+  /** The visitor's stored sessions overlapping `day`, read once per batch. Read during the batch,
+   * they may include sessions its earlier page views ended: those page views are counted already. */
+  function spansOf(db: Queryable, batch: Batch | undefined, portalId: number, utk: string, day: number): Promise<Span[]> {
+    const key = `${portalId}:${utk} ${day}`;
+    let spans = batch?.spans.get(key);
+    if (!spans) {
+      spans = store.spansOfAll(db, [{ portal_id: portalId, utk, from: day, to: day + DAY }]).then(([found]) => found);
+      batch?.spans.set(key, spans);
+    }
+    return spans;
+  }
+
+  /** Whether a page view of visitor `utk` at `at` is its first in its hour and in its day (see
+   * above); `before`: the visitor's newest session before it. */
+  async function firstIn(db: Queryable, batch: Batch | undefined, portalId: number, utk: string, at: number, before: Session | undefined) {
+    const visitor = `${portalId}:${utk}`;
+    const hour = hourOf(at);
+    const day = dayOf(at);
+    const marks = [`${visitor} h ${hour}`, `${visitor} d ${day}`];
+    const first = { hour: !batch?.counted.has(marks[0]), day: !batch?.counted.has(marks[1]) };
+    for (const mark of marks) batch?.counted.add(mark);
+    if (first.hour && before && overlaps(before, hour, HOUR)) first.hour = false;
+    // A page view in the hour was one in the day too.
+    if (!first.hour) return { hour: false, day: false };
+    if (first.day && before && overlaps(before, day, DAY)) first.day = false;
+    if (batch?.newcomers.has(visitor)) return first;
+    const spans = await spansOf(db, batch, portalId, utk, day);
+    if (spans.some((s) => overlaps(s, hour, HOUR))) return { hour: false, day: false };
+    return { hour: true, day: first.day && !spans.some((s) => overlaps(s, day, DAY)) };
+  }
+
   async function save(db: Queryable, o: Open) {
     if (o.state == 'new') o.session.id = await store.insert(db, o.session);
     else if (o.state == 'changed') await store.update(db, o.session, o.startMoved ?? false);
@@ -77,7 +124,7 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
     /** Runs `fn` with the sessions of the visitors it sees kept in memory, written at its end. */
     async batch<T>(db: Queryable, fn: (db: Queryable) => Promise<T>): Promise<T> {
       if (batches.of(db)) return fn(db);
-      const batch: Batch = { open: new Map(), domains: new Map() };
+      const batch: Batch = { open: new Map(), domains: new Map(), newcomers: new Set(), spans: new Map(), counted: new Set() };
       const result = await fn(batches.bind(db, batch));
       const open = [...batch.open.values()].filter((o): o is Open => o !== null);
       // The new ones at once (a collector bulk starts a session for most of its visitors).
@@ -87,14 +134,30 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
       return result;
     },
 
-    /** Reads the newest session of each of `visitors` not read yet in the batch `db` runs in (see
-     * `batch`): a collector bulk's visitors at once rather than one at a time. */
-    async prefetch(db: Queryable, visitors: VisitorKey[]) {
+    /** Reads what the page views `views` will need, for all of them at once rather than one at a
+     * time (on PostgreSQL a round trip each): the newest session of each of their visitors not read
+     * yet in the batch `db` runs in (see `batch`), then the spans of the visitors' sessions on the
+     * days their newest sessions do not answer for (see firstIn). */
+    async prefetch(db: Queryable, views: TrackedEvent[]) {
       const batch = batches.of(db);
       if (!batch) return;
-      const wanted = visitors.filter((v) => !batch.open.has(`${v.portal_id}:${v.utk}`));
-      for (const v of wanted) batch.open.set(`${v.portal_id}:${v.utk}`, null);
-      for (const s of await store.latestOfAll(db, wanted)) batch.open.set(`${s.portal_id}:${s.utk}`, { session: s, state: 'stored' });
+      const visitors = new Map<string, VisitorKey>();
+      for (const e of views) if (e.utk && !batch.open.has(`${e.portalId}:${e.utk}`)) visitors.set(`${e.portalId}:${e.utk}`, { portal_id: e.portalId, utk: e.utk });
+      for (const key of visitors.keys()) batch.open.set(key, null);
+      for (const s of await store.latestOfAll(db, [...visitors.values()])) batch.open.set(`${s.portal_id}:${s.utk}`, { session: s, state: 'stored' });
+      for (const key of visitors.keys()) if (batch.open.get(key) === null) batch.newcomers.add(key);
+      const days = new Map<string, VisitorKey & { from: number; to: number }>();
+      for (const e of views) {
+        const newest = e.utk && batch.open.get(`${e.portalId}:${e.utk}`);
+        if (!newest || overlaps(newest.session, hourOf(e.timestamp), HOUR)) continue;
+        const day = dayOf(e.timestamp);
+        const key = `${e.portalId}:${e.utk} ${day}`;
+        if (!batch.spans.has(key)) days.set(key, { portal_id: e.portalId, utk: e.utk!, from: day, to: day + DAY });
+      }
+      if (!days.size) return;
+      const found = store.spansOfAll(db, [...days.values()]);
+      [...days.keys()].forEach((key, i) => batch.spans.set(key, found.then((all) => all[i])));
+      await found;
     },
 
     /** A page view of visitor `e.utk` (counting for contact `vid`, if linked): continues its
@@ -107,7 +170,9 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
       if (open === undefined) {
         const stored = await store.latest(db, e.portalId, e.utk);
         open = stored ? { session: stored, state: 'stored' } : null;
+        if (!stored) batch?.newcomers.add(key);
       }
+      const first = await firstIn(db, batch, e.portalId, e.utk, e.timestamp, open?.session);
       const touch = await sourceOf(db, batch, e);
       const s = open?.session;
       const continues =
@@ -117,7 +182,6 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
         (touch == INTERNAL || touch.source == 'DIRECT_TRAFFIC' || sameSource(touch, { source: s.source, data1: s.source_data_1 }));
       let visit: Visit;
       if (continues) {
-        const previous = s.last_at;
         if (e.timestamp < s.started_at) {
           // Its start moved: the rollups count it in its new day and hour.
           await rollUp(db, s, s.started_at, -1);
@@ -128,7 +192,7 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
         s.last_at = Math.max(s.last_at, e.timestamp);
         s.page_views++;
         if (open!.state == 'stored') open!.state = 'changed';
-        visit = { at: e.timestamp, referrer: touch == INTERNAL ? null : touch.referrer, previous };
+        visit = { at: e.timestamp, referrer: touch == INTERNAL ? null : touch.referrer, firstIn: first };
       } else {
         // A session that begins on a page reached from the site itself (the visitor came back
         // after the timeout on an open tab) has no source of its own: direct.
@@ -152,7 +216,7 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
         if (batch && open && open.state != 'stored') await save(db, open);
         open = { session, state: 'new' };
         await rollUp(db, session, session.started_at, 1);
-        visit = { at: e.timestamp, started: session, referrer: from.referrer };
+        visit = { at: e.timestamp, started: session, referrer: from.referrer, firstIn: first };
       }
       if (batch) batch.open.set(key, open);
       else await save(db, open!);

@@ -17,7 +17,7 @@ import { SOURCE_TYPES } from '../domain/traffic-sources';
 import type { ContactStore } from '../store/contacts';
 import { ANALYTICS } from '../store/default-properties';
 import type { PortalStore, Tier } from '../store/portals';
-import { METRICS, hourOf, pageKey, type RollupStore, type RollupSums } from '../store/rollups';
+import { METRICS, pageKey, type RollupStore, type RollupSums } from '../store/rollups';
 import { isEmail, type PropertyStore } from '../store/properties';
 import type { VisitorKey } from '../store/sessions';
 import type { TrackedEvent, TrackingStore, VisitOfEvent } from '../store/tracking';
@@ -77,15 +77,14 @@ export function trackingIntake(deps: {
 }) {
   const { portals, tracking, contacts, properties, links, sessions, rollups, onPageView } = deps;
 
-  /** The dashboard's counters of a stored event (its session's are counted by sessions). A
-   * visitor whose session had a page view in the same hour is in that hour's and day's visitor
-   * sets already: its page view needs no visitor-set write (most page views, one fewer statement). */
+  /** The dashboard's counters of a stored event (its session's are counted by sessions). */
   function rollUp(sums: RollupSums, e: TrackedEvent, visit: VisitOfEvent | undefined) {
     if (e.kind == 3) return sums.add(e.portalId, METRICS.event, e.timestamp, e.name, '', 1, e.value ?? 0);
     for (const metric of METRICS.views) sums.add(e.portalId, metric, e.timestamp);
     sums.add(e.portalId, METRICS.page, e.timestamp, pageKey(e.url));
-    const seenThisHour = visit?.previous !== undefined && hourOf(visit.previous) == hourOf(e.timestamp);
-    if (e.utk && !seenThisHour) sums.visitor(e.portalId, e.utk, e.timestamp);
+    const [perDay, perHour] = METRICS.visitors;
+    if (visit?.firstIn.day) sums.add(e.portalId, perDay, e.timestamp);
+    if (visit?.firstIn.hour) sums.add(e.portalId, perHour, e.timestamp);
   }
 
   /** admit: the portal exists (it has a tier), and custom events need an Enterprise portal. */
@@ -187,8 +186,7 @@ export function trackingIntake(deps: {
     const unknown = [...visitors].filter(([key]) => !linkOf.has(key));
     for (const [key] of unknown) linkOf.set(key, undefined);
     for (const l of await tracking.linkedOfAll(db, unknown.map(([, v]) => v))) linkOf.set(`${l.portal_id} ${l.utk}`, l.vid);
-    const viewers = new Set(events.filter((e) => e.kind == 1 && e.utk).map(visitorOf));
-    await sessions.prefetch(db, [...visitors].filter(([key]) => viewers.has(key)).map(([, v]) => v));
+    await sessions.prefetch(db, events.filter((e) => e.kind == 1 && e.utk));
   }
 
   /** Stores the admitted events of the visitors none of whose events identifies them (so no

@@ -22,6 +22,7 @@ export const DAY = 24 * HOUR;
 /** What each metric counts, and its dimensions. `.d` per UTC day, `.h` per UTC hour. */
 export const METRICS = {
   views: ['views.d', 'views.h'],
+  /** Distinct visitors: a visitor's first page view in the day or hour (services/sessions.ts). */
   visitors: ['visitors.d', 'visitors.h'],
   sessions: ['sessions.d', 'sessions.h'],
   /** Page views per page (dim: the URL without its query and fragment). */
@@ -82,20 +83,13 @@ export function referrerHost(referrer: string | null | undefined) {
   }
 }
 
-/** Additions not yet stored: counters summed by key, and the visitors seen per bucket. */
+/** Additions not yet stored: counters summed by key. */
 class Pending {
   counters = new Map<string, { portal_id: number; metric: string; bucket: number; dim: string; dim2: string; n: number; amount: number }>();
-  visitors = new Map<string, { portal_id: number; grain: string; bucket: number; utk: string }>();
 
   /** Adds `n` (and `amount`) to `metric` at time `at` for dimension `dim`, `dim2`. */
   add(portalId: number, metric: string, at: number, dim?: string | null, dim2?: string | null, n = 1, amount = 0) {
     this.addTo(portalId, metric, bucketOf(metric, at), clip(dim), clip(dim2), n, amount);
-  }
-
-  /** Visitor `utk` was seen at `at`: counted once per day and per hour. */
-  visitor(portalId: number, utk: string, at: number) {
-    for (const [grain, bucket] of [['d', dayOf(at)], ['h', hourOf(at)]] as const)
-      this.visitors.set(`${portalId}\u0000${grain}\u0000${bucket}\u0000${utk}`, { portal_id: portalId, grain, bucket, utk });
   }
 
   addTo(portalId: number, metric: string, bucket: number, dim: string, dim2: string, n: number, amount: number) {
@@ -110,7 +104,7 @@ class Pending {
 
 /** What a write adds to the rollups, added to without a round of promises (a collector batch
  * adds a few dozen times). */
-export type RollupSums = Pick<Pending, 'add' | 'visitor'>;
+export type RollupSums = Pick<Pending, 'add'>;
 
 const COUNTER = { portal_id: 'integer', metric: 'text', bucket: 'integer', dim: 'text', dim2: 'text', n: 'integer', amount: 'real' } as const;
 const KEY = 'portal_id, metric, bucket, dim, dim2';
@@ -122,7 +116,6 @@ export function rollupStore(engine: Engine) {
   const q = {
     // SQLite: one counter (see flush).
     addOne: sql<[number, string, number, string, string, number, number]>(`INSERT INTO rollups (${KEY}, n, amount) VALUES (?, ?, ?, ?, ?, ?, ?) ${ADD_TO_COUNTERS}`),
-    visitorOne: sql<[number, string, number, string]>('INSERT INTO rollup_visitors (portal_id, grain, bucket, utk) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING'),
     addDeltas: sql<[string]>(`INSERT INTO rollup_deltas (${KEY}, n, amount) SELECT ${KEY}, n, amount FROM (${jsonRows('?', COUNTER)}) AS x`),
     // The deltas committed by now (a delta still being written is left for the next fold); the
     // keys in one order, so that a fold never deadlocks with another.
@@ -131,30 +124,12 @@ export function rollupStore(engine: Engine) {
        INSERT INTO rollups (${KEY}, n, amount) SELECT ${KEY}, sum(n), sum(amount) FROM d
        GROUP BY ${KEY} HAVING sum(n) <> 0 OR sum(amount) <> 0 ORDER BY ${KEY} ${ADD_TO_COUNTERS}`,
     ),
-    // The rows it inserted are the visitors new in their bucket.
-    visitors: sql<[string], { portal_id: number; grain: string; bucket: number }>(
-      `INSERT INTO rollup_visitors (portal_id, grain, bucket, utk)
-       SELECT portal_id, grain, bucket, utk FROM (${jsonRows('?', { portal_id: 'integer', grain: 'text', bucket: 'integer', utk: 'text' })}) AS x
-       ORDER BY portal_id, grain, bucket, utk
-       ON CONFLICT DO NOTHING RETURNING portal_id, grain, bucket`,
-    ),
   };
   const batches = txContext<Pending>();
 
   const newPending = () => new Pending();
 
-  /** The visitors of `p` new in their buckets, stored now: on SQLite a statement per visitor
-   * (cheaper there than one over a JSON array, and no round trip), else one for them all. */
-  async function storeVisitors(db: Queryable, p: Pending) {
-    const all = [...p.visitors.values()];
-    if (engine.kind != 'sqlite') return db.all(q.visitors, JSON.stringify(all));
-    const fresh = [];
-    for (const v of all) if (await db.run(q.visitorOne, v.portal_id, v.grain, v.bucket, v.utk)) fresh.push(v);
-    return fresh;
-  }
-
   async function flush(db: Queryable, p: Pending) {
-    if (p.visitors.size) for (const v of await storeVisitors(db, p)) p.addTo(Number(v.portal_id), `visitors.${v.grain}`, Number(v.bucket), '', '', 1, 0);
     const rows = [...p.counters.values()].filter((c) => c.n != 0 || c.amount != 0);
     if (!rows.length) return;
     // Appended rows, nothing to conflict with: sent without waiting (the commit does).
@@ -171,7 +146,6 @@ export function rollupStore(engine: Engine) {
     const sums = engine.atCommit?.(SUMS, newPending, flush);
     if (!sums) return flush(db, p);
     for (const c of p.counters.values()) sums.addTo(c.portal_id, c.metric, c.bucket, c.dim, c.dim2, c.n, c.amount);
-    for (const [key, v] of p.visitors) sums.visitors.set(key, v);
   }
 
   /** Runs `fn` with what `db` adds to rollups; kept when it has done. */

@@ -43,7 +43,12 @@ const q = {
     'SELECT started_at, source, source_data_1, source_data_2, referrer FROM sessions WHERE portal_id = ? AND utk = ? AND +vid IS NULL ORDER BY started_at, id',
   ),
   claim: sql<[number, number, string]>('UPDATE sessions SET vid = ? WHERE portal_id = ? AND utk = ? AND +vid IS NULL'),
+  // By the visitor's index (its sessions that start before the end), the end of each read from its row.
+  spans: sql<[number, string, number, number], Span>('SELECT started_at, last_at FROM sessions WHERE portal_id = ? AND utk = ? AND started_at < ? AND last_at >= ?'),
 };
+
+/** When a session had its first and its last page view. */
+export type Span = Pick<Session, 'started_at' | 'last_at'>;
 
 /** A visitor: its portal and token. */
 export interface VisitorKey {
@@ -69,6 +74,11 @@ export function sessionStore(engine: Engine) {
     async latestOfAll(db: Queryable, visitors: VisitorKey[]): Promise<Session[]> {
       const found = await Promise.all(visitors.map((v) => latest(db, v.portal_id, v.utk)));
       return found.filter((s): s is Session => s !== undefined);
+    },
+    /** The spans of the visitor's sessions that overlap [from, to), for each of `wanted` (a
+     * statement each, sent at once as latestOfAll's). */
+    async spansOfAll(db: Queryable, wanted: (VisitorKey & { from: number; to: number })[]): Promise<Span[][]> {
+      return Promise.all(wanted.map((w) => db.all(q.spans, w.portal_id, w.utk, w.to, w.from)));
     },
     /** Stores a new session; its id. */
     insert,

@@ -52,8 +52,8 @@ export interface VisitOfEvent {
   at: number;
   started?: SessionSummary;
   referrer: string | null;
-  /** The latest page view of the session it continues (none when it started one). */
-  previous?: number;
+  /** Whether it is its visitor's first page view in its UTC hour and in its UTC day. */
+  firstIn: { hour: boolean; day: boolean };
 }
 
 interface Totals {
