@@ -1,6 +1,7 @@
 /** The events on a contact's timeline (GET /events/v3/events) over HTTP: the tracker's page views
  * and custom events with their properties, and the events API's, newest first, filtered, paged. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from '../src/db/engine';
 import { startPlatform, type TestPlatform } from './harness';
 
 let t: TestPlatform;
@@ -32,6 +33,19 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('GET /events/v3/events', () => {
+  it("is read from rows that keep what arrived beyond their columns: a tracker event's other wire fields, an events API call whole", async () => {
+    const rows = await t.platform.services.engine.all(
+      sql<[], { source: string; url: string | null; data: string }>('SELECT source, url, data FROM tracking_events ORDER BY timestamp'),
+    );
+    expect(rows.map((r) => [r.source, r.url, JSON.parse(r.data)])).toEqual([
+      ['tracker', 'https://acme.test/', { v: '1', ln: 'en-GB', po: '/', r: 'https://www.google.com/' }],
+      ['tracker', 'https://acme.test/pricing', { v: '1', ln: 'en-GB', _plan: 'pro', _seats: '3' }],
+      ['tracker', 'https://acme.test/thanks', { v: '1', ln: 'en-GB', po: '/thanks', r: 'https://acme.test/pricing', i: 'email=ada%40acme.test' }],
+      ['events-post', null, { eventName: 'trial-started', email: 'ada@acme.test', occurredAt: T0 + 3000, properties: { plan: 'team', seats: 5 } }],
+      ['events-get', null, { _n: 'webinar', _a: 62515, email: 'ada@acme.test', topic: 'growth' }],
+    ]);
+  });
+
   it("lists a contact's page views and custom events with their properties, newest first", async () => {
     const res = await list(`objectType=contact&objectId=${vid}`);
     expect(res.status).toBe(200);

@@ -278,8 +278,9 @@ CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries(status, 
 -- the visitor so that a batch, one visitor's events, touches one index page rather than one
 -- random page per event: that is most of the cost of writing events. What the platform uses has
 -- a named column (kind 1 page view, 3 custom event; source tracker, events-get or events-post);
--- the data column keeps the event as it arrived, for audits and for what only it holds: a custom
--- event's properties and a page view's referrer (store/event-occurrences.ts reads those).
+-- the data column keeps what arrived beyond those columns (a tracker event's other wire fields,
+-- older rows the whole event; an events API call's parameters), among it what only it
+-- holds: a custom event's properties and a page view's referrer (store/event-occurrences.ts).
 CREATE TABLE IF NOT EXISTS tracking_events (
   seq INTEGER PRIMARY KEY,
   eid TEXT NOT NULL,

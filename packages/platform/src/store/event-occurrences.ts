@@ -1,5 +1,5 @@
 /** A contact's page views and custom events as people and the events API read them: each with its
- * properties, which live only in the event as it arrived (tracking_events.data): the tracker's
+ * properties, which live only in what arrived with the event (tracking_events.data): the tracker's
  * `_<name>` fields, or what an events API call sent with the event. Read-only. */
 import { eventProperties, type WireEvent } from '@svc/protocol';
 import { PAGE_VIEW_EVENT_TYPE } from '@svc/api';

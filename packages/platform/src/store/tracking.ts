@@ -31,10 +31,24 @@ export interface TrackedEvent {
   externalId?: string;
   /** `identify` data or contact properties sent with the event; `email` identifies. */
   contact?: Record<string, string>;
-  /** The event as it arrived (the wire event, or the events API's query or body): kept for
-   * audits, and the only place a custom event's properties and a page view's referrer are kept
-   * (store/event-occurrences.ts reads them for the timeline). */
+  /** The event as it arrived (the wire event, or the events API's query or body): stored but for
+   * what the row's columns hold (`storedData`), the only place a custom event's properties and a
+   * page view's referrer are kept (store/event-occurrences.ts reads them for the timeline). */
   received: object;
+}
+
+/** The wire fields of a tracker event that its row's columns hold (fromWire). */
+const IN_COLUMNS = new Set(['eid', 'a', 'k', 'vi', 'cts', 'pu', 't', 'n', 'm']);
+
+/** The `data` an event is stored with: what arrived beyond its row's columns. A tracker event's
+ * other wire fields (its `_` properties, referrer, path, identify data, protocol version): about
+ * half of a page view's bytes, written again by every checkpoint, are in the columns already. An
+ * events API call's parameters, whole. */
+export function storedData(e: TrackedEvent): string {
+  if (e.source != 'tracker') return JSON.stringify(e.received);
+  const rest: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(e.received)) if (!IN_COLUMNS.has(field)) rest[field] = value;
+  return JSON.stringify(rest);
 }
 
 /** What sessions add to a contact: how many started, the first and last of them, and the first
@@ -170,7 +184,7 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
 
     /** Stores the event for contact `vid` (or none yet); false when its id was seen before. */
     async insert(db: Queryable, e: TrackedEvent, vid: number | undefined): Promise<boolean> {
-      const changed = await db.run(q.insert, e.eid, e.portalId, e.kind, e.utk ?? '', vid ?? null, e.timestamp, now(), JSON.stringify(e.received), e.source,
+      const changed = await db.run(q.insert, e.eid, e.portalId, e.kind, e.utk ?? '', vid ?? null, e.timestamp, now(), storedData(e), e.source,
         e.url ?? null, e.title ?? null, e.name ?? null, e.value ?? null, e.externalId ?? null);
       return changed > 0;
     },
@@ -187,7 +201,7 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
       if (!events.length) return stored;
       const at = now();
       const rows = events.map(({ event: e, vid }) => ({
-        eid: e.eid, portal_id: e.portalId, kind: e.kind, utk: e.utk ?? '', vid: vid ?? null, timestamp: e.timestamp, received_at: at, data: JSON.stringify(e.received),
+        eid: e.eid, portal_id: e.portalId, kind: e.kind, utk: e.utk ?? '', vid: vid ?? null, timestamp: e.timestamp, received_at: at, data: storedData(e),
         source: e.source, url: e.url ?? null, title: e.title ?? null, event_name: e.name ?? null, value: e.value ?? null, external_id: e.externalId ?? null,
       }));
       const key = (portalId: number, utk: string, eid: string) => `${portalId} ${utk} ${eid}`;
