@@ -14,7 +14,12 @@ import { thanksWorkflow } from '../../demo/workflows.mjs';
 
 interface StoredEvent {
   eid: string;
+  portal_id: number;
   kind: number;
+  utk: string;
+  timestamp: number;
+  url: string | null;
+  title: string | null;
   event_name: string | null;
   value: number | null;
   data: string;
@@ -57,13 +62,19 @@ export async function startSystem() {
     });
     return { status: res.status, json: await res.json().catch(() => undefined) };
   }
-  /** What the platform stored for this visitor: each event as received, with its named columns in
-   * the wire format's names (an event of the HTTP events API arrives in that API's own shape). */
+  /** What the platform stored for this visitor: each event as received, its named columns in the
+   * wire format's names beside what `data` keeps (the rest; an event of the HTTP events API
+   * arrives in that API's own shape). */
   const received = (utk: string): WireEvent[] =>
-    (db.prepare('SELECT eid, kind, event_name, value, data FROM tracking_events WHERE utk = ? ORDER BY seq').all(utk) as StoredEvent[]).map((r) => ({
+    (db.prepare('SELECT eid, portal_id, kind, utk, timestamp, url, title, event_name, value, data FROM tracking_events WHERE utk = ? ORDER BY seq').all(utk) as StoredEvent[]).map((r) => ({
       ...JSON.parse(r.data),
       eid: r.eid,
+      a: String(r.portal_id),
       k: String(r.kind),
+      vi: r.utk,
+      cts: String(r.timestamp),
+      pu: r.url ?? undefined,
+      t: r.title ?? undefined,
       n: r.event_name ?? undefined,
       m: r.value == null ? undefined : String(r.value),
     }));

@@ -46,11 +46,13 @@ describe.skipIf(!haveChromium)("the tracker README's script tag", () => {
     const utk = (await context.cookies()).find((c) => c.name == 'svcutk')!.value;
     await page.close({ runBeforeUnload: true }); // leaving flushes the batch
     const db = sqliteOf(t);
-    const rows = () => db.prepare('SELECT portal_id, kind, data FROM tracking_events WHERE utk = ? ORDER BY seq').all(utk) as { portal_id: number; kind: number; data: string }[];
+    const rows = () =>
+      db.prepare('SELECT portal_id, kind, title, data FROM tracking_events WHERE utk = ? ORDER BY seq').all(utk) as { portal_id: number; kind: number; title: string; data: string }[];
     await expect.poll(() => rows().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
     const [view] = rows();
     expect(view.portal_id).toBe(62515);
-    expect(JSON.parse(view.data)).toMatchObject({ po: '/welcome', t: 'A site of its own' });
+    expect(view.title).toBe('A site of its own');
+    expect(JSON.parse(view.data)).toMatchObject({ po: '/welcome' });
     await context.close();
     expect(problems).toEqual([]);
   });
