@@ -144,7 +144,8 @@ describe('AbortSignal', () => {
     const { client, server } = await setup(() => {}); // never answers
     const ac = new AbortController();
     const call = client.contacts.getByVid(1, {}, { signal: ac.signal });
-    await new Promise((r) => setTimeout(r, 50));
+    // In flight: the server has the request (a fixed wait lost that race on a loaded machine).
+    await expect.poll(() => server.seen.length).toBe(1);
     ac.abort();
     await expect(call).rejects.toMatchObject({ status: 0, category: 'ABORTED' });
     expect(server.seen).toHaveLength(1);
