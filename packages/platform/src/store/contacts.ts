@@ -389,50 +389,47 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       }
     }
     const picked = mode == 'all' ? submissions : mode == 'oldest' ? submissions.slice(-1) : submissions.slice(0, 1);
-    return {
-      ...(opts.addedAt !== undefined ? { addedAt: opts.addedAt } : {}),
+    // Built without object spreads, which cost a page of 100 contacts a good part of its time;
+    // the keys in the order the API shows them.
+    const identities: ContactRecord['identity-profiles'][number]['identities'] = row.email
+      ? [{ type: 'EMAIL', value: row.email, timestamp: row.created_at, 'is-primary': true }]
+      : [];
+    for (const u of utks) identities.push({ type: 'LEAD_GUID', value: u.utk, timestamp: u.linked_at });
+    const record: ContactRecord = {
       vid: row.vid,
       'canonical-vid': row.vid,
       'merged-vids': [],
       'portal-id': row.portal_id,
       'is-contact': true,
       properties: out,
-      'form-submissions': picked.map((s) => ({
-        'conversion-id': s.conversion_id,
-        timestamp: s.timestamp,
-        'form-id': s.form_guid,
-        'portal-id': row.portal_id,
-        'page-url': s.page_url ?? '',
-        'page-title': s.page_title ?? '',
-        title: s.title ?? '',
-        'meta-data': [],
+      'form-submissions': picked.map((s) => {
+        const submission: ContactRecord['form-submissions'][number] = {
+          'conversion-id': s.conversion_id,
+          timestamp: s.timestamp,
+          'form-id': s.form_guid,
+          'portal-id': row.portal_id,
+          'page-url': s.page_url ?? '',
+          'page-title': s.page_title ?? '',
+          title: s.title ?? '',
+          'meta-data': [],
+        };
         // What the visitor agreed to, with the texts shown (forms with legalConsentOptions).
-        ...(s.consent && { 'legal-consent': JSON.parse(s.consent) }),
-      })),
-      'identity-profiles': [
-        {
-          vid: row.vid,
-          'saved-at-timestamp': row.updated_at,
-          'deleted-changed-timestamp': 0,
-          identities: [
-            ...(row.email ? [{ type: 'EMAIL' as const, value: row.email, timestamp: row.created_at, 'is-primary': true }] : []),
-            ...utks.map((u) => ({ type: 'LEAD_GUID' as const, value: u.utk, timestamp: u.linked_at })),
-          ],
-        },
-      ],
+        if (s.consent) submission['legal-consent'] = JSON.parse(s.consent);
+        return submission;
+      }),
+      'identity-profiles': [{ vid: row.vid, 'saved-at-timestamp': row.updated_at, 'deleted-changed-timestamp': 0, identities }],
       'merge-audits': [],
-      ...(memberships
-        ? {
-            'list-memberships': memberships.map((m) => ({
-              'static-list-id': m.list_id,
-              'internal-list-id': m.internal_list_id,
-              timestamp: m.added_at,
-              vid: row.vid,
-              'is-member': true,
-            })),
-          }
-        : {}),
     };
+    if (memberships)
+      record['list-memberships'] = memberships.map((m) => ({
+        'static-list-id': m.list_id,
+        'internal-list-id': m.internal_list_id,
+        timestamp: m.added_at,
+        vid: row.vid,
+        'is-member': true,
+      }));
+    // A list's page shows when each contact was added, first.
+    return opts.addedAt === undefined ? record : { addedAt: opts.addedAt, ...record };
   }
 
   /** The contacts made per day and original source: a contact counts on the day it was made
