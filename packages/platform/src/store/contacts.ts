@@ -395,31 +395,31 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       ? [{ type: 'EMAIL', value: row.email, timestamp: row.created_at, 'is-primary': true }]
       : [];
     for (const u of utks) identities.push({ type: 'LEAD_GUID', value: u.utk, timestamp: u.linked_at });
-    const record: ContactRecord = {
-      vid: row.vid,
-      'canonical-vid': row.vid,
-      'merged-vids': [],
-      'portal-id': row.portal_id,
-      'is-contact': true,
-      properties: out,
-      'form-submissions': picked.map((s) => {
-        const submission: ContactRecord['form-submissions'][number] = {
-          'conversion-id': s.conversion_id,
-          timestamp: s.timestamp,
-          'form-id': s.form_guid,
-          'portal-id': row.portal_id,
-          'page-url': s.page_url ?? '',
-          'page-title': s.page_title ?? '',
-          title: s.title ?? '',
-          'meta-data': [],
-        };
-        // What the visitor agreed to, with the texts shown (forms with legalConsentOptions).
-        if (s.consent) submission['legal-consent'] = JSON.parse(s.consent);
-        return submission;
-      }),
-      'identity-profiles': [{ vid: row.vid, 'saved-at-timestamp': row.updated_at, 'deleted-changed-timestamp': 0, identities }],
-      'merge-audits': [],
-    };
+    // A list's page shows when each contact was added, first.
+    const record = (opts.addedAt === undefined ? {} : { addedAt: opts.addedAt }) as ContactRecord;
+    record.vid = row.vid;
+    record['canonical-vid'] = row.vid;
+    record['merged-vids'] = [];
+    record['portal-id'] = row.portal_id;
+    record['is-contact'] = true;
+    record.properties = out;
+    record['form-submissions'] = picked.map((s) => {
+      const submission: ContactRecord['form-submissions'][number] = {
+        'conversion-id': s.conversion_id,
+        timestamp: s.timestamp,
+        'form-id': s.form_guid,
+        'portal-id': row.portal_id,
+        'page-url': s.page_url ?? '',
+        'page-title': s.page_title ?? '',
+        title: s.title ?? '',
+        'meta-data': [],
+      };
+      // What the visitor agreed to, with the texts shown (forms with legalConsentOptions).
+      if (s.consent) submission['legal-consent'] = JSON.parse(s.consent);
+      return submission;
+    });
+    record['identity-profiles'] = [{ vid: row.vid, 'saved-at-timestamp': row.updated_at, 'deleted-changed-timestamp': 0, identities }];
+    record['merge-audits'] = [];
     if (memberships)
       record['list-memberships'] = memberships.map((m) => ({
         'static-list-id': m.list_id,
@@ -428,8 +428,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
         vid: row.vid,
         'is-member': true,
       }));
-    // A list's page shows when each contact was added, first.
-    return opts.addedAt === undefined ? record : { addedAt: opts.addedAt, ...record };
+    return record;
   }
 
   /** The contacts made per day and original source: a contact counts on the day it was made
