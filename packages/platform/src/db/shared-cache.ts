@@ -27,9 +27,11 @@ const READ_ALONG = 16;
 interface Shared {
   writes: number;
   recent: Set<string>;
-  read: WeakMap<object, { writes: number; versions: Map<string, string> }>;
+  read: WeakMap<object, Read>;
   versions: Query<[string], { name: string; version: string }>;
 }
+/** The versions a transaction has read (`pending`: being read, see readAhead). */
+type Read = { writes: number; versions: Map<string, string>; pending?: Promise<void> };
 const shared = new WeakMap<Engine, Shared>();
 
 function sharedOf(engine: Engine): Shared {
@@ -52,14 +54,36 @@ async function versionOf(engine: Engine, db: Queryable, key: string): Promise<st
   if (s.recent.size > READ_ALONG) s.recent.delete(s.recent.values().next().value!);
   const tx = db.txKey;
   let read = tx ? s.read.get(tx) : undefined;
+  if (read?.pending && read.writes === s.writes) await read.pending;
   if (read?.writes === s.writes && read.versions.has(key)) return read.versions.get(key)!;
   if (!read || read.writes !== s.writes) read = { writes: s.writes, versions: new Map() };
   const keys = [key, ...[...s.recent].filter((k) => k != key && !read.versions.has(k))];
+  await readInto(db, s, read, keys);
+  if (tx) s.read.set(tx, read);
+  return read.versions.get(key)!;
+}
+
+async function readInto(db: Queryable, s: Shared, read: Read, keys: string[]) {
   const rows = await db.all(s.versions, JSON.stringify(keys));
   for (const k of keys) read.versions.set(k, '');
   for (const r of rows) read.versions.set(r.name, r.version);
-  if (tx) s.read.set(tx, read);
-  return read.versions.get(key)!;
+}
+
+/** Starts reading, for the transaction `db`, the versions of the keys checked lately, without
+ * waiting: a write that will read cached values (a collector bulk: settings, property
+ * definitions) calls it before its first statements, which then carry the read (on PostgreSQL
+ * one write and one round trip for both, where the first cached value would have waited for a
+ * round trip of its own). Nothing on SQLite, or outside a transaction. */
+export function readVersionsAhead(engine: Engine, db: Queryable) {
+  const tx = db.txKey;
+  if (engine.kind != 'postgres' || !tx) return;
+  const s = sharedOf(engine);
+  if (!s.recent.size || s.read.get(tx)?.writes === s.writes) return;
+  const read: Read = { writes: s.writes, versions: new Map() };
+  read.pending = readInto(db, s, read, [...s.recent]).finally(() => (read.pending = undefined));
+  // A failed read fails the transaction's next statement; whoever waits for it sees its error.
+  read.pending.catch(() => {});
+  s.read.set(tx, read);
 }
 
 /** `keep` says whether a loaded value may be cached: data written without `changed` (a new

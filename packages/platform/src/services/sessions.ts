@@ -127,10 +127,10 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
       const batch: Batch = { open: new Map(), domains: new Map(), newcomers: new Set(), spans: new Map(), counted: new Set() };
       const result = await fn(batches.bind(db, batch));
       const open = [...batch.open.values()].filter((o): o is Open => o !== null);
-      // The new ones at once (a collector bulk starts a session for most of its visitors).
-      await store.insertAll(db, open.filter((o) => o.state == 'new').map((o) => o.session));
-      for (const o of open) if (o.state == 'new') o.state = 'stored';
-      for (const o of open) await save(db, o);
+      // The new ones at once (a collector bulk starts a session for most of its visitors), and
+      // none waited for: their ids are not needed any more.
+      await store.sendAll(db, open.filter((o) => o.state == 'new').map((o) => o.session));
+      for (const o of open) if (o.state == 'changed') await save(db, o);
       return result;
     },
 

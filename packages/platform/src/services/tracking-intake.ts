@@ -178,15 +178,18 @@ export function trackingIntake(deps: {
   }
 
   /** Reads what the events' visitors are linked to, and their newest sessions, for all of them
-   * at once (on PostgreSQL one round trip each, not one per visitor). */
+   * at once (on PostgreSQL one round trip for both, not one per visitor). */
   async function prefetch(db: Queryable, events: TrackedEvent[], linkOf: Map<string, number | undefined>) {
     await lockVisitors(db, events);
     const visitors = new Map<string, VisitorKey>();
     for (const e of events) if (e.utk) visitors.set(visitorOf(e), { portal_id: e.portalId, utk: e.utk });
     const unknown = [...visitors].filter(([key]) => !linkOf.has(key));
     for (const [key] of unknown) linkOf.set(key, undefined);
-    for (const l of await tracking.linkedOfAll(db, unknown.map(([, v]) => v))) linkOf.set(`${l.portal_id} ${l.utk}`, l.vid);
-    await sessions.prefetch(db, events.filter((e) => e.kind == 1 && e.utk));
+    const [links] = await Promise.all([
+      tracking.linkedOfAll(db, unknown.map(([, v]) => v)),
+      sessions.prefetch(db, events.filter((e) => e.kind == 1 && e.utk)),
+    ]);
+    for (const l of links) linkOf.set(`${l.portal_id} ${l.utk}`, l.vid);
   }
 
   /** Stores the admitted events of the visitors none of whose events identifies them (so no

@@ -58,13 +58,11 @@ export interface VisitorKey {
 
 export function sessionStore(engine: Engine) {
   const latest = (db: Queryable, portalId: number, utk: string) => db.get(q.latest, portalId, utk);
-  // New sessions of a JSON array at once, with the keys to tell which id is whose.
-  const insertAll = sql<[string], { id: number; portal_id: number; utk: string }>(
-    `INSERT INTO sessions (${INSERTED.join(', ')})
-     SELECT ${INSERTED.join(', ')} FROM (${engine.dialect.jsonRows('?', SESSION_ROW)}) AS x RETURNING id, portal_id, utk`,
-  );
-  const insert = async (db: Queryable, s: Omit<Session, 'id'>) =>
-    Number(await db.value(q.insert, s.portal_id, s.utk, s.vid, s.started_at, s.last_at, s.page_views, s.source, s.source_data_1, s.source_data_2, s.referrer, s.landing_url));
+  // New sessions of a JSON array at once (PostgreSQL).
+  const sendAll = sql<[string]>(`INSERT INTO sessions (${INSERTED.join(', ')}) SELECT ${INSERTED.join(', ')} FROM (${engine.dialect.jsonRows('?', SESSION_ROW)}) AS x`);
+  const values = (s: Omit<Session, 'id'>) =>
+    [s.portal_id, s.utk, s.vid, s.started_at, s.last_at, s.page_views, s.source, s.source_data_1, s.source_data_2, s.referrer, s.landing_url] as const;
+  const insert = async (db: Queryable, s: Omit<Session, 'id'>) => Number(await db.value(q.insert, ...values(s)));
   return {
     /** The visitor's newest session, if any. */
     latest,
@@ -82,21 +80,18 @@ export function sessionStore(engine: Engine) {
     },
     /** Stores a new session; its id. */
     insert,
-    /** Stores new sessions, at most one per visitor, and sets their ids: in one statement on
-     * PostgreSQL (a round trip), one per session on SQLite. */
-    async insertAll(db: Queryable, sessions: Session[]) {
-      if (engine.kind != 'postgres' || sessions.length < 2) {
-        for (const s of sessions) s.id = await insert(db, s);
-        return;
-      }
-      const byVisitor = new Map(sessions.map((s) => [`${s.portal_id}:${s.utk}`, s]));
-      for (const r of await db.all(insertAll, JSON.stringify(sessions))) byVisitor.get(`${r.portal_id}:${r.utk}`)!.id = Number(r.id);
+    /** Stores new sessions whose ids no one needs (the last writes of a batch), without waiting
+     * (`send`: in a transaction on PostgreSQL they go with its next statements, a round trip
+     * fewer): in one statement on PostgreSQL, one per session on SQLite. */
+    async sendAll(db: Queryable, sessions: Omit<Session, 'id'>[]) {
+      if (engine.kind == 'postgres' && sessions.length > 1) return db.send(sendAll, JSON.stringify(sessions));
+      for (const s of sessions) await db.send(q.insert, ...values(s));
     },
     /** Stores what changes as a session grows (its contact changes by claim only); `startMoved`:
-     * a page view older than its first was added. */
+     * a page view older than its first was added. Not waited for (`send`), as sendAll. */
     async update(db: Queryable, s: Session, startMoved: boolean) {
-      await db.run(q.grow, s.last_at, s.page_views, s.id);
-      if (startMoved) await db.run(q.moveStart, s.started_at, s.id);
+      await db.send(q.grow, s.last_at, s.page_views, s.id);
+      if (startMoved) await db.send(q.moveStart, s.started_at, s.id);
     },
     /** The visitor's sessions not yet counted for a contact, oldest first; then they count for `vid`. */
     async claim(db: Queryable, portalId: number, utk: string, vid: number): Promise<SessionSummary[]> {

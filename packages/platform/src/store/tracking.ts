@@ -3,6 +3,7 @@
  * in, who they identify and when a visitor is linked is decided by services/tracking-intake.ts and
  * services/visitor-links.ts. */
 import { type Engine, type Queryable, sql } from '../db/engine';
+import { readVersionsAhead } from '../db/shared-cache';
 import { txContext } from '../db/tx-context';
 import type { ContactStore, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
@@ -165,6 +166,9 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
      * written once per contact at its end. */
     async batch<T>(db: Queryable, fn: (db: Queryable) => Promise<T>): Promise<T> {
       if (batches.of(db)) return fn(db);
+      // What its events read from the shared cache (the portal's settings, property definitions)
+      // is checked along with its first statements.
+      readVersionsAhead(engine, db);
       const pending = new Map<number, { portalId: number; totals: Totals; source: string }>();
       const result = await fn(batches.bind(db, pending));
       await applyAll(db, pending);
