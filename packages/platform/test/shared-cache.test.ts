@@ -1,13 +1,14 @@
 // The shared cache (db/shared-cache.ts) on PostgreSQL, where several processes share the data: a
 // transaction reads the versions it needs once, the recently checked keys along with its first;
 // a write by another process (another engine on the same schema) is seen by the next transaction;
-// a write in this one is seen at once. On SQLite nothing is read.
+// a write in this one is seen at once; a transaction may read them ahead, with its first
+// statements. On SQLite nothing is read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Engine, type Queryable, sql } from '../src/db/engine';
 import { postgresEngine } from '../src/db/engine-postgres';
 import { sqliteEngine } from '../src/db/engine-sqlite';
 import { openDatabase } from '../src/db/open';
-import { sharedCache } from '../src/db/shared-cache';
+import { readVersionsAhead, sharedCache } from '../src/db/shared-cache';
 import { havePostgres, PG_URL, pgSchema } from './postgres';
 
 const schema = await pgSchema('shared_cache');
@@ -81,6 +82,59 @@ describe.skipIf(!havePostgres)('the shared cache on PostgreSQL', () => {
       await here.cache.changed(t, 'z');
       expect(await here.cache.get(t, 'z')).toBe('third');
     });
+  });
+});
+
+describe.skipIf(!havePostgres)('versions read ahead (readVersionsAhead) on PostgreSQL', () => {
+  let one: Engine;
+  let other: Engine;
+  beforeAll(async () => {
+    one = postgresEngine(PG_URL, { schema });
+    other = postgresEngine(PG_URL, { schema });
+  });
+  afterAll(async () => {
+    await one.close();
+    await other.close();
+  });
+
+  it('reads the recently checked keys with the first statements, which the gets then wait for instead of reading', async () => {
+    const here = cacheOn(one);
+    const there = cacheOn(other);
+    await one.tx(async (t) => void (await here.cache.get(t, 'ahead')));
+    expect(here.counts.loads).toBe(1);
+    // Another process changes it between two transactions here; the read ahead sees the change.
+    await other.tx(async (t) => {
+      await t.run(setValue, 'ahead', 'changed');
+      await there.cache.changed(t, 'ahead');
+    });
+    const statements: string[] = [];
+    await one.tx(async (t) => {
+      const watched: Queryable = { ...t, all: (q, ...params) => (statements.push(q.text), t.all(q, ...params)) };
+      readVersionsAhead(one, watched);
+      expect(statements).toHaveLength(1); // sent at once, not waited for
+      expect(await here.cache.get(watched, 'ahead')).toBe('changed');
+      expect(await here.cache.get(watched, 'ahead')).toBe('changed');
+    });
+    expect(statements.filter((s) => s.includes('cache_versions'))).toHaveLength(1);
+    expect(here.counts.loads).toBe(2);
+    // A write in the transaction after the read ahead: its own change is seen, not the read one.
+    await one.tx(async (t) => {
+      readVersionsAhead(one, t);
+      await t.run(setValue, 'ahead', 'mine');
+      await here.cache.changed(t, 'ahead');
+      expect(await here.cache.get(t, 'ahead')).toBe('mine');
+    });
+  });
+
+  it('does nothing outside a transaction, nor when nothing was checked yet', async () => {
+    const fresh = postgresEngine(PG_URL, { schema });
+    const statements: string[] = [];
+    await fresh.tx(async (t) => {
+      readVersionsAhead(fresh, { ...t, all: (q, ...params) => (statements.push(q.text), t.all(q, ...params)) });
+    });
+    readVersionsAhead(fresh, { ...fresh, all: (q, ...params) => (statements.push(q.text), fresh.all(q, ...params)) });
+    expect(statements).toEqual([]);
+    await fresh.close();
   });
 });
 
