@@ -3,7 +3,7 @@
  * with its own connection pool, on one schema) refreshing one dynamic list at once, and refreshing
  * it while the other writes contacts. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Engine, type Queryable, sql } from '../src/db/engine';
+import { type Engine, type Queryable, sql, type Transaction } from '../src/db/engine';
 import { sqliteEngine } from '../src/db/engine-sqlite';
 import { openDatabase } from '../src/db/open';
 import { openPostgres } from '../src/db/open-postgres';
@@ -125,6 +125,50 @@ for (const [name, available, open] of engines) {
       await engine.run(sql<[number]>('DELETE FROM list_members WHERE list_id = ?'), list.listId);
       await lists.refresh(engine, PORTAL, list.listId);
       expect(await membersOf(engine, list.listId)).toEqual([bob]);
+    });
+
+    it('reads the dynamic lists ahead, right after the contacts a write locks (PostgreSQL), and again after a savepoint rolled back', async () => {
+      const { contacts, lists } = stores(engine);
+      const list = await lists.create(engine, PORTAL, { name: 'Lyon', dynamic: true, filters: [[{ operator: 'EQ', property: 'city', value: 'Lyon' }]] });
+      const vid = await contacts.create(engine, PORTAL, props({ email: 'ahead@tx.test', city: 'Paris' }));
+      /** `t`, noting its statements (lists read, contact read to write, lock) in order. */
+      const noting = (t: Transaction, seen: string[]): Transaction => {
+        const note = (text: string) => seen.push(text.includes('FROM lists') ? 'lists' : text.includes('FROM contacts') ? 'contact' : 'other');
+        return {
+          ...t,
+          get: (q, ...params) => (note(q.text), t.get(q, ...params)),
+          all: (q, ...params) => (note(q.text), t.all(q, ...params)),
+          lock: (key, mode) => (seen.push(`lock ${key}`), t.lock(key, mode)),
+          tx: (fn) => t.tx((s) => fn(noting(s, seen))),
+        };
+      };
+      const listsLock = `lock lists:${PORTAL}`;
+      const seen: string[] = [];
+      await engine.tx(async (t) => {
+        await contacts.updateFromAll(noting(t, seen), PORTAL, [{ vid, compute: () => props({ city: 'Lyon' }), source: { type: 'ANALYTICS' } }]);
+      });
+      expect(await membersOf(engine, list.listId)).toEqual([vid]);
+      // On PostgreSQL sent with the contact's read, after it; on SQLite read by the re-check alone.
+      const ahead = name == 'postgres';
+      expect(seen.filter((s) => s == 'lists')).toHaveLength(1);
+      expect(seen.indexOf('contact')).toBeLessThan(seen.indexOf(listsLock));
+      expect(seen.indexOf(listsLock)).toBeLessThan(seen.indexOf('lists'));
+      if (ahead) expect(seen.slice(0, 3)).toEqual(['contact', listsLock, 'lists']);
+
+      // Read ahead in a savepoint that rolls back (its lock went with it): the re-check takes the
+      // lock and reads the lists again.
+      const again: string[] = [];
+      await engine.tx(async (t) => {
+        const w = noting(t, again);
+        await w.tx(async (s) => {
+          await contacts.getByEmailToWrite(s, PORTAL, 'ahead@tx.test');
+          throw new Error('changed my mind');
+        }).catch(() => {});
+        await contacts.update(w, PORTAL, vid, props({ city: 'Paris' }));
+      });
+      expect(await membersOf(engine, list.listId)).toEqual([]);
+      expect(again.filter((s) => s == 'lists')).toHaveLength(ahead ? 2 : 1);
+      expect(again.filter((s) => s == listsLock)).toHaveLength(ahead ? 2 : 1);
     });
   });
 }

@@ -3,7 +3,7 @@
  * text becomes a named prepared statement, parsed once per connection. */
 import pg from 'pg';
 import { PlatformError } from '../domain/errors';
-import { type Dialect, type Engine, type Param, type Query, type Queryable, serial, sql, type Transaction } from './engine';
+import { type Dialect, type Engine, noteSavepointRolledBack, type Param, type Query, type Queryable, serial, sql, type Transaction } from './engine';
 
 /** Whether `database` names a PostgreSQL database (a `postgres://` or `postgresql://` URL) rather
  * than a SQLite file. */
@@ -317,6 +317,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
         return result;
       } catch (err) {
         await answered(parent.client).catch(() => {});
+        noteSavepointRolledBack(level.tx);
         await parent.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
         throw err;
       }

@@ -153,6 +153,13 @@ export interface Engine extends Queryable {
  * when it is one. */
 export const reading = <T>(db: Queryable, fn: (db: Queryable) => Promise<T>): Promise<T> => ('reading' in db ? (db as Engine).reading(fn) : fn(db));
 
+/** Savepoints rolled back so far in each transaction, by its txKey (PostgreSQL): a lock taken
+ * inside one is released with it, so what was read under that lock may have changed since
+ * (lists.ts reads dynamic lists ahead). */
+const rolledBack = new WeakMap<object, number>();
+export const savepointsRolledBack = (txKey: object) => rolledBack.get(txKey) ?? 0;
+export const noteSavepointRolledBack = (txKey: object) => void rolledBack.set(txKey, savepointsRolledBack(txKey) + 1);
+
 /** Whether `db` is a transaction's handle (or a savepoint's) rather than the engine. */
 export const isTransaction = (db: Queryable): db is Transaction => 'lock' in db;
 

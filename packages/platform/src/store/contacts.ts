@@ -465,6 +465,10 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
 
   const get = (db: Queryable, portalId: number, vid: number) => db.get(q.byVid, portalId, vid);
   const getToWrite = (db: Queryable, portalId: number, vid: number) => db.get(q.byVidToWrite, portalId, vid);
+  /** Told when a write has sent the reads that lock the last contacts it changes (nothing locks
+   * another contact after them): the lists' re-check at its end reads ahead (lists.ts). */
+  const aboutToChangeListeners: ((db: Queryable, portalId: number) => void)[] = [];
+  const aboutToChange = (db: Queryable, portalId: number) => aboutToChangeListeners.forEach((fn) => fn(db, portalId));
   /** Rows about to be written, a statement each by the primary key, all sent at once (on
    * PostgreSQL pipelined: one round trip; one statement over a JSON array of vids was planned as a
    * scan of the portal's contacts, which made the collector 40 % slower), in vid order so that two
@@ -491,7 +495,14 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     getByEmail: (db: Queryable, portalId: number, email: string) => db.get(q.byEmail, portalId, email.toLowerCase()),
     /** The contact of `email`, read to be written in this transaction (another writer of it waits
      * on PostgreSQL). */
-    getByEmailToWrite: (db: Queryable, portalId: number, email: string) => db.get(q.byEmailToWrite, portalId, email.toLowerCase()),
+    getByEmailToWrite(db: Queryable, portalId: number, email: string) {
+      const row = db.get(q.byEmailToWrite, portalId, email.toLowerCase());
+      // Its callers (a form submission) write this contact and lock no other.
+      aboutToChange(db, portalId);
+      return row;
+    },
+    /** `fn` hears when a write has sent the reads that lock the last contacts it will change. */
+    aboutToChange: (fn: (db: Queryable, portalId: number) => void) => void aboutToChangeListeners.push(fn),
     getByUtk: (db: Queryable, portalId: number, utk: string) => db.get(q.byUtk, portalId, utk),
     async require(db: Queryable, portalId: number, vid: number) {
       const row = await get(db, portalId, vid);
@@ -529,10 +540,13 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
      * `compute` from its contact's values as they are in this transaction: each read once,
      * written once, several contacts of the portal in one write (a collector bulk's) without a
      * round trip each on PostgreSQL. Nothing for a contact that is gone or that `compute` writes
-     * nothing for. */
+     * nothing for. In the caller's transaction without a savepoint (`within`). */
     updateFromAll: (db: Queryable, portalId: number, items: { vid: number; compute: (properties: Record<string, string>) => Write[]; source: Source }[]) =>
-      db.tx(async (t) => {
-        const rows = new Map((await getToWriteAll(t, portalId, items.map((i) => i.vid))).map((r) => [r.vid, r]));
+      within(db, async (t) => {
+        const read = getToWriteAll(t, portalId, items.map((i) => i.vid));
+        // Its callers (the end of a collector bulk, a visitor's link) lock no other contact after it.
+        aboutToChange(t, portalId);
+        const rows = new Map((await read).map((r) => [r.vid, r]));
         const written = [];
         // The rows' updates sent at the end without waiting for them (pipelined on PostgreSQL).
         const updates: Update[] = [];

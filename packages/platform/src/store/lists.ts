@@ -14,7 +14,7 @@
  * list-filters.ts, the same on both engines); only the membership changes go back. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { type Engine, type Queryable, type Transaction, sql } from '../db/engine';
+import { type Engine, isTransaction, type Queryable, savepointsRolledBack, type Transaction, sql } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
 import { contactColumns, type ChangedContact, type ContactRow, type ContactsChanged, type ContactStore } from './contacts';
 import { formsNamed, matches, normaliseFilters, propertiesRead, type ListFilters, type Subject } from './list-filters';
@@ -114,8 +114,42 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     return found;
   }
 
-  /** Takes the portal's list lock (see the top of this file) in the transaction `t`. */
-  const lock = (t: Transaction, portalId: number, mode: 'shared' | 'exclusive') => t.lock(`lists:${portalId}`, mode);
+  /** Dynamic lists read ahead (readAhead), by transaction and portal, with the savepoints rolled
+   * back when they were read (one rolled back since may have released their lock). */
+  const ahead = new WeakMap<object, Map<number, { rows: Promise<DynamicRow[]>; rollbacks: number }>>();
+  type DynamicRow = Pick<ListRow, 'list_id' | 'name' | 'filters'>;
+
+  /** Takes the portal's list lock (see the top of this file) in the transaction `t`. Taken alone,
+   * the lists may change in this transaction: what was read ahead of it is dropped. */
+  const lock = (t: Transaction, portalId: number, mode: 'shared' | 'exclusive') => {
+    if (mode == 'exclusive' && t.txKey) ahead.get(t.txKey)?.delete(portalId);
+    return t.lock(`lists:${portalId}`, mode);
+  };
+
+  /** PostgreSQL: takes the portal's list lock (shared) and reads its dynamic lists in the
+   * transaction `db` now, without waiting, for the re-check its contact write will end with
+   * (recheck): they go in the write being sent, and the re-check waits for no round trip of its
+   * own. Called right after the reads that lock the contacts to write, so that the list lock comes
+   * after theirs, as the re-check takes it. */
+  function readAhead(db: Queryable, portalId: number) {
+    const tx = db.txKey;
+    if (engine.kind != 'postgres' || !tx || !isTransaction(db)) return;
+    const byPortal = ahead.get(tx) ?? ahead.set(tx, new Map()).get(tx)!;
+    const rollbacks = savepointsRolledBack(tx);
+    if (byPortal.get(portalId)?.rollbacks === rollbacks) return;
+    void lock(db, portalId, 'shared');
+    const rows = db.all(q.dynamicOf, portalId);
+    rows.catch(() => {}); // the transaction's next statement fails with it
+    byPortal.set(portalId, { rows, rollbacks });
+  }
+
+  /** The portal's dynamic lists, under its list lock (shared): as read ahead, or now. */
+  async function dynamicLists(db: Transaction, portalId: number) {
+    const read = db.txKey && ahead.get(db.txKey)?.get(portalId);
+    if (read && read.rollbacks === savepointsRolledBack(db.txKey!)) return read.rows;
+    await lock(db, portalId, 'shared');
+    return db.all(q.dynamicOf, portalId);
+  }
 
   function record(row: ListRow): ListRecord {
     return {
@@ -208,8 +242,7 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
    * submission changes) keeps the contact where it was (an analytics counter's update moves it
    * nowhere). Runs in the writing transaction `db`. */
   async function recheck(db: Transaction, portalId: number, changed: ChangedContact[]) {
-    await lock(db, portalId, 'shared');
-    const all = (await db.all(q.dynamicOf, portalId)).map((l) => ({ id: l.list_id, ...filtersOf(l.filters) }));
+    const all = (await dynamicLists(db, portalId)).map((l) => ({ id: l.list_id, ...filtersOf(l.filters) }));
     // A contact written twice counts with its last write (as gathered: what either changed).
     const last = new Map(changed.map((c) => [c.vid, c]));
     // A new contact may match by what it lacks (NOT_HAS_PROPERTY): every list checks it.
@@ -239,6 +272,7 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     }
   }
   onContactsChanged(recheck);
+  contacts.aboutToChange(readAhead);
 
   /** Adds or removes contacts of a static list, by vid or email. */
   function change(db: Queryable, portalId: number, listId: number, vids: number[], emails: string[], add: boolean) {
