@@ -22,7 +22,9 @@ const visitor = () => (++n).toString(16).padStart(32, 'c');
 const view = (vi: string, pu: string, r: string | undefined, at: number, extra: Record<string, string> = {}) => ({
   eid: hex(), k: '1', a: PORTAL, v: '1', cts: String(at), pu, t: 'Page', po: new URL(pu).pathname, vi, ...(r === undefined ? {} : { r }), ...extra,
 });
+/** Sends a batch once its events have happened (the collector dates none after it arrives). */
 async function collect(...batch: object[]) {
+  t.clock.now = Math.max(t.clock.now, ...batch.map((e) => Number((e as { cts: string }).cts)));
   const res = await t.call('POST', '/collect/e', { body: JSON.stringify(batch), headers: { 'content-type': 'text/plain' }, portal: null });
   expect(res.json).toMatchObject({ accepted: batch.length, rejected: [] });
 }

@@ -64,7 +64,7 @@ describe('prospects', () => {
   it('pages the timeline, newest first, 20 at most, with timeOffset and orgOffset', async () => {
     const p = t.portals[1];
     const base = t.clock.now;
-    for (let i = 0; i < 25; i++) await view(`10.100.${i}.1`, { portal: p.portalId, at: base + (i % 5) * 1000 });
+    for (let i = 0; i < 25; i++) await view(`10.100.${i}.1`, { portal: p.portalId, at: base - 5000 + (i % 5) * 1000 });
     const first = (await t.call('GET', '/prospects/v1/timeline', { portal: p })).json;
     expect(first.prospects).toHaveLength(20);
     expect(first['has-more']).toBe(true);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from '../src/db/engine';
 import { startPlatform, type TestPlatform } from './harness';
 
 let t: TestPlatform;
@@ -87,6 +88,26 @@ describe('collector', () => {
     });
   });
 
+  it("dates an event by the browser's clock only as far as believable: none after it arrived, none before the tracker keeps events", async () => {
+    const vi = utk('d');
+    const now = t.clock.now;
+    const DAY = 86_400_000;
+    const dated = [now + 365 * DAY, now + 1, now - 30 * DAY, now - 8 * DAY - 1, now - 8 * DAY, now - 2 * DAY, now];
+    const batch = dated.map((at, i) => view(vi, `https://acme.test/dated-${i}`, { cts: String(at) }));
+    expect((await collect(batch)).json).toEqual({ accepted: dated.length, duplicates: 0, rejected: [] });
+    const rows = await t.platform.services.engine.all(
+      sql<[string], { url: string; timestamp: number }>("SELECT url, timestamp FROM tracking_events WHERE portal_id = 62515 AND utk = ? ORDER BY url"),
+      vi,
+    );
+    expect(rows.map((r) => Number(r.timestamp))).toEqual([now, now, now, now, now - 8 * DAY, now - 2 * DAY, now]);
+    // What the browser said is kept with an event dated otherwise.
+    const said = await t.platform.services.engine.all(sql<[string], { data: string }>('SELECT data FROM tracking_events WHERE utk = ? ORDER BY url'), vi);
+    expect(said.map((r) => JSON.parse(r.data).cts)).toEqual([String(now + 365 * DAY), String(now + 1), String(now - 30 * DAY), String(now - 8 * DAY - 1), undefined, undefined, undefined]);
+    // A visitor dated in the future would be "live" for good: the dashboard's live view counts it now only.
+    const live = await t.platform.services.engine.value(sql<[string], { last: number }>('SELECT max(last_at) AS last FROM sessions WHERE utk = ?'), vi);
+    expect(Number(live)).toBe(now);
+  });
+
   it('keeps the valid events of a partly invalid batch and names the problems', async () => {
     const ok = view(utk('b'), 'https://acme.test/');
     const res = await collect([ok, { ...view(utk('b'), 'https://acme.test/'), eid: 'nope' }, { ...ok, eid: hex(), k: '7' }, 42]);
@@ -119,12 +140,13 @@ describe('collector', () => {
     await collect([view(eve, 'https://acme.test/', { i: 'email=eve%40acme.test' })]);
     const before = await analytics('eve@acme.test');
     t.clock.now += 1000;
+    const at = t.clock.now - 10; // the batch arrives after its events
     const batch = [
-      view(eve, 'https://acme.test/a', { cts: String(t.clock.now + 1) }),
-      event(eve, 'buy', '20', { cts: String(t.clock.now + 2) }),
-      view(eve, 'https://acme.test/c', { cts: String(t.clock.now + 3) }),
-      view(eve, 'https://acme.test/b', { cts: String(t.clock.now + 2) }),
-      event(eve, 'buy', '2.5', { cts: String(t.clock.now + 1) }),
+      view(eve, 'https://acme.test/a', { cts: String(at + 1) }),
+      event(eve, 'buy', '20', { cts: String(at + 2) }),
+      view(eve, 'https://acme.test/c', { cts: String(at + 3) }),
+      view(eve, 'https://acme.test/b', { cts: String(at + 2) }),
+      event(eve, 'buy', '2.5', { cts: String(at + 1) }),
     ];
     expect((await collect(batch)).json).toEqual({ accepted: 5, duplicates: 0, rejected: [] });
     const after = await analytics('eve@acme.test');
@@ -134,7 +156,7 @@ describe('collector', () => {
       svc_analytics_revenue: '22.5',
       svc_analytics_first_url: 'https://acme.test/',
       svc_analytics_last_url: 'https://acme.test/c',
-      svc_analytics_last_visit_timestamp: String(t.clock.now + 3),
+      svc_analytics_last_visit_timestamp: String(at + 3),
     });
     // The same batch again: all duplicates, nothing counted twice.
     expect((await collect(batch)).json).toEqual({ accepted: 0, duplicates: 5, rejected: [] });

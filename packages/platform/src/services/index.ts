@@ -136,6 +136,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   socialPublishing(content, social);
   const prospects = prospectStore(engine, options.prospects);
   const intake = trackingIntake({
+    now,
     portals,
     tracking,
     contacts,

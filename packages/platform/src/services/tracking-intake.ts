@@ -41,6 +41,16 @@ export function refusalOf(outcome: Intake): PlatformError | undefined {
   return new PlatformError(outcome.reason == 'unknown-portal' ? 'not-found' : 'invalid', outcome.message);
 }
 
+/** How far back a tracker event may be dated: the tracker keeps unsent events 7 days by its clock
+ * (tracker/src/transport.ts), and a day more allows for clocks. */
+export const OLDEST_EVENT_MS = 8 * 86_400_000;
+
+/** When a tracker event happened as far as the server believes its browser's clock (`cts`): never
+ * after it arrived (a clock ahead, or a made-up date that would keep a visitor "live" for good),
+ * nor before the tracker would have kept it (a clock far behind, or made up); such an event
+ * counts from when it arrived. */
+export const eventTime = (cts: number, received: number) => (cts > received || cts < received - OLDEST_EVENT_MS ? received : cts);
+
 /** A checked wire event as the platform keeps it: named fields, the wire event as received. */
 export function fromWire(w: WireEvent): TrackedEvent {
   return {
@@ -66,6 +76,7 @@ export function fromWire(w: WireEvent): TrackedEvent {
 export type PageViewListener = (db: Queryable, event: TrackedEvent, ip: string) => Promise<unknown> | undefined;
 
 export function trackingIntake(deps: {
+  now: () => number;
   portals: PortalStore;
   tracking: TrackingStore;
   contacts: ContactStore;
@@ -75,7 +86,13 @@ export function trackingIntake(deps: {
   rollups: RollupStore;
   onPageView: PageViewListener;
 }) {
-  const { portals, tracking, contacts, properties, links, sessions, rollups, onPageView } = deps;
+  const { now, portals, tracking, contacts, properties, links, sessions, rollups, onPageView } = deps;
+
+  /** A tracker event's time as the server believes it (see eventTime). */
+  function dated(events: TrackedEvent[]) {
+    const received = now();
+    for (const e of events) if (e.source == 'tracker') e.timestamp = eventTime(e.timestamp, received);
+  }
 
   /** The dashboard's counters of a stored event (its session's are counted by sessions). */
   function rollUp(sums: RollupSums, e: TrackedEvent, visit: VisitOfEvent | undefined) {
@@ -205,6 +222,7 @@ export function trackingIntake(deps: {
 
   return {
     accept: async (db: Queryable, e: TrackedEvent, ip?: string): Promise<Intake> => {
+      dated([e]);
       await lockVisitors(db, [e]);
       const tier = await portals.tier(db, e.portalId);
       return rollups.batch(db, (r) => sessions.batch(r, (b) => accept(b, e, tier, ip)));
@@ -215,6 +233,7 @@ export function trackingIntake(deps: {
      * batch's events, batch by batch. */
     async acceptAll(db: Queryable, batches: { events: TrackedEvent[]; ip?: string }[]): Promise<Intake[][]> {
       const all = batches.flatMap((b) => b.events);
+      dated(all);
       const tiers = new Map<number, Tier | undefined>();
       for (const id of new Set(all.map((e) => e.portalId))) tiers.set(id, await portals.tier(db, id));
       // Its rollups are summed in memory and kept once, at the end of the write it runs in.

@@ -42,13 +42,16 @@ export interface TrackedEvent {
 const IN_COLUMNS = new Set(['eid', 'a', 'k', 'vi', 'cts', 'pu', 't', 'n', 'm']);
 
 /** The `data` an event is stored with: what arrived beyond its row's columns. A tracker event's
- * other wire fields (its `_` properties, referrer, path, identify data, protocol version): about
- * half of a page view's bytes, written again by every checkpoint, are in the columns already. An
- * events API call's parameters, whole. */
+ * other wire fields (its `_` properties, referrer, path, identify data, protocol version, and its
+ * browser's time when the event is not dated by it): about half of a page view's bytes, written
+ * again by every checkpoint, are in the columns already. An events API call's parameters, whole. */
 export function storedData(e: TrackedEvent): string {
   if (e.source != 'tracker') return JSON.stringify(e.received);
   const rest: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(e.received)) if (!IN_COLUMNS.has(field)) rest[field] = value;
+  // The browser's time when the event is not dated by it (services/tracking-intake.ts eventTime).
+  const { cts } = e.received as { cts?: string };
+  if (Number(cts) !== e.timestamp) rest.cts = cts;
   return JSON.stringify(rest);
 }
 
