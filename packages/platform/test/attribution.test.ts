@@ -215,6 +215,25 @@ describe('sessions', () => {
     expect(p.svc_analytics_last_session_timestamp).toBe(String(at + 4 * MIN));
   });
 
+  it('a new session once one would last 12 hours, however busy (a tab that reloads itself all day)', async () => {
+    const vi = visitor();
+    const at = (t.clock.now += 60 * MIN);
+    // A page view every 20 minutes for 13 hours, the last one identifying.
+    const views = Array.from({ length: 40 }, (_, i) => view(vi, `https://acme.test/live?${i}`, i ? 'https://acme.test/live' : 'https://www.google.com/', at + i * 20 * MIN));
+    Object.assign(views.at(-1)!, { i: 'email=kiosk%40visitors.test' });
+    for (let i = 0; i < views.length; i += 10) await collect(...views.slice(i, i + 10));
+    const rows = await t.platform.services.engine.all(
+      sql<[string], { started_at: number; last_at: number; page_views: number; source: string }>('SELECT started_at, last_at, page_views, source FROM sessions WHERE utk = ? ORDER BY started_at'),
+      vi,
+    );
+    // 36 page views fill 11 h 40 min; the 37th would make it 12 h: it starts the next session.
+    expect(rows.map((r) => ({ ...r, started_at: Number(r.started_at), last_at: Number(r.last_at) }))).toEqual([
+      { started_at: at, last_at: at + 35 * 20 * MIN, page_views: 36, source: 'ORGANIC_SEARCH' },
+      { started_at: at + 36 * 20 * MIN, last_at: at + 39 * 20 * MIN, page_views: 4, source: 'DIRECT_TRAFFIC' },
+    ]);
+    expect(await contact('kiosk@visitors.test')).toMatchObject({ svc_analytics_num_visits: '2', svc_analytics_num_page_views: '40', svc_analytics_average_page_views: '20' });
+  });
+
   it("a known contact's later visits count as they come, batch by batch", async () => {
     const vi = visitor();
     let at = (t.clock.now += 60 * MIN);

@@ -1,8 +1,9 @@
 /** Visitors' sessions: each page view of a visitor either continues its session or starts a new
  * one, which takes its source from the page view's URL and referrer (domain/attribution.ts).
- * A new session starts after SESSION_TIMEOUT without a page view, or when a page view comes from
- * another source (a campaign link, another search engine or site); coming back from the site
- * itself or directly does not interrupt a session.
+ * A new session starts after SESSION_TIMEOUT without a page view, when a page view comes from
+ * another source (a campaign link, another search engine or site), or when the session would
+ * last longer than MAX_SESSION_MS (a tab that reloads itself all day, a bot); coming back from
+ * the site itself or directly does not interrupt a session.
  *
  * In a batch (one collector request) a visitor's newest session is read once, kept in memory
  * while its page views pass, and written once at the end.
@@ -17,7 +18,7 @@ import type { Queryable } from '../db/engine';
 import { txContext } from '../db/tx-context';
 import { INTERNAL, classify, sameSource } from '../domain/attribution';
 import { DAY, HOUR, METRICS, campaignOf, dayOf, hourOf, referrerHost, type RollupStore } from '../store/rollups';
-import type { Session, SessionStore, SessionSummary, Span, VisitorKey } from '../store/sessions';
+import { MAX_SESSION_MS, type Session, type SessionStore, type SessionSummary, type Span, type VisitorKey } from '../store/sessions';
 import type { SettingStore } from '../store/settings';
 import type { TrackedEvent, VisitOfEvent } from '../store/tracking';
 
@@ -179,6 +180,7 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
         s !== undefined &&
         e.timestamp - s.last_at <= SESSION_TIMEOUT &&
         s.started_at - e.timestamp <= SESSION_TIMEOUT &&
+        Math.max(s.last_at, e.timestamp) - Math.min(s.started_at, e.timestamp) < MAX_SESSION_MS &&
         (touch == INTERNAL || touch.source == 'DIRECT_TRAFFIC' || sameSource(touch, { source: s.source, data1: s.source_data_1 }));
       let visit: Visit;
       if (continues) {

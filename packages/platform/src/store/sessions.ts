@@ -43,9 +43,16 @@ const q = {
     'SELECT started_at, source, source_data_1, source_data_2, referrer FROM sessions WHERE portal_id = ? AND utk = ? AND +vid IS NULL ORDER BY started_at, id',
   ),
   claim: sql<[number, number, string]>('UPDATE sessions SET vid = ? WHERE portal_id = ? AND utk = ? AND +vid IS NULL'),
-  // By the visitor's index (its sessions that start before the end), the end of each read from its row.
-  spans: sql<[number, string, number, number], Span>('SELECT started_at, last_at FROM sessions WHERE portal_id = ? AND utk = ? AND started_at < ? AND last_at >= ?'),
+  // By the visitor's index: its sessions that start within the longest a session lasts before
+  // the start and before the end (a visitor's whole history otherwise), the end of each read from its row.
+  spans: sql<[number, string, number, number, number], Span>(
+    'SELECT started_at, last_at FROM sessions WHERE portal_id = ? AND utk = ? AND started_at > ? AND started_at < ? AND last_at >= ?',
+  ),
 };
+
+/** The longest a session lasts, from its first page view to its last (services/sessions.ts ends
+ * one there, as Adobe Analytics does at 12 hours): what bounds the sessions a span read looks at. */
+export const MAX_SESSION_MS = 12 * 3_600_000;
 
 /** When a session had its first and its last page view. */
 export type Span = Pick<Session, 'started_at' | 'last_at'>;
@@ -76,7 +83,7 @@ export function sessionStore(engine: Engine) {
     /** The spans of the visitor's sessions that overlap [from, to), for each of `wanted` (a
      * statement each, sent at once as latestOfAll's). */
     async spansOfAll(db: Queryable, wanted: (VisitorKey & { from: number; to: number })[]): Promise<Span[][]> {
-      return Promise.all(wanted.map((w) => db.all(q.spans, w.portal_id, w.utk, w.to, w.from)));
+      return Promise.all(wanted.map((w) => db.all(q.spans, w.portal_id, w.utk, w.from - MAX_SESSION_MS, w.to, w.from)));
     },
     /** Stores a new session; its id. */
     insert,
