@@ -278,6 +278,34 @@ describe.skipIf(!havePostgres)('one dynamic list, two processes on one PostgreSQ
     expect(await membersOf(one, list.listId)).toEqual(await matching());
   });
 
+  it("removes a list's member while the other process changes the list, without a deadlock: the lists' lock before the list's row", async () => {
+    const a = stores(one);
+    const list = await a.lists.create(one, PORTAL, { name: 'In, for removal', dynamic: true, filters });
+    const gone = await a.contacts.create(one, PORTAL, props({ email: 'gone@remove.test', firstname: 'in' }));
+    expect(await membersOf(one, list.listId)).toContain(gone);
+    // The other process holds the lists' lock alone (as a list change does, before it writes the
+    // list's row) while the contact is removed here: the removal waits for that lock before it
+    // touches the list's row, so the list change can still write it (the other way round each
+    // would wait for the other, until PostgreSQL aborted one as a deadlock).
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => (end = resolve));
+    let locked!: () => void;
+    const holding = new Promise<void>((resolve) => (locked = resolve));
+    const changing = two.tx(async (t) => {
+      await t.lock(`lists:${PORTAL}`, 'exclusive');
+      await t.value(sql<[], { one: number }>('SELECT 1 AS one'));
+      locked();
+      await ended;
+      await t.run(sql<[number, number]>('UPDATE lists SET processed_at = ? WHERE list_id = ?'), now(), list.listId);
+    });
+    await holding;
+    const removing = a.contacts.remove(one, PORTAL, gone);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    end();
+    await Promise.all([changing, removing]);
+    expect(await membersOf(one, list.listId)).not.toContain(gone);
+  });
+
   it('ends with exactly the matching contacts when one refreshes while the other writes contacts', async () => {
     const a = stores(one);
     const b = stores(two);

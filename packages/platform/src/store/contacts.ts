@@ -466,7 +466,8 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
   const get = (db: Queryable, portalId: number, vid: number) => db.get(q.byVid, portalId, vid);
   const getToWrite = (db: Queryable, portalId: number, vid: number) => db.get(q.byVidToWrite, portalId, vid);
   /** Told when a write has sent the reads that lock the last contacts it changes (nothing locks
-   * another contact after them): the lists' re-check at its end reads ahead (lists.ts). */
+   * another contact after them), before it writes anything else: the lists take their lock and
+   * read what the re-check at the write's end needs ahead (lists.ts readAhead). */
   const aboutToChangeListeners: ((db: Queryable, portalId: number) => void)[] = [];
   const aboutToChange = (db: Queryable, portalId: number) => aboutToChangeListeners.forEach((fn) => fn(db, portalId));
   /** Rows about to be written, a statement each by the primary key, all sent at once (on
@@ -592,6 +593,10 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     remove: (db: Queryable, portalId: number, vid: number) =>
       db.tx(async (t) => {
         if (!(await getToWrite(t, portalId, vid))) throw notFound('contact does not exist');
+        // The lists' lock (shared) before the lists' rows below, as every writer of those rows takes
+        // it: a list being changed meanwhile holds it alone and then writes its row (PostgreSQL;
+        // the other way round each would wait for the other).
+        aboutToChange(t, portalId);
         await t.run(q.remove, now(), portalId, vid);
         await t.run(q.removeUtks, vid);
         await t.run(q.listsLeft, now(), vid);
