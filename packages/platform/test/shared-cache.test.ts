@@ -83,19 +83,6 @@ describe.skipIf(!havePostgres)('the shared cache on PostgreSQL', () => {
       expect(await here.cache.get(t, 'z')).toBe('third');
     });
   });
-});
-
-describe.skipIf(!havePostgres)('versions read ahead (readVersionsAhead) on PostgreSQL', () => {
-  let one: Engine;
-  let other: Engine;
-  beforeAll(async () => {
-    one = postgresEngine(PG_URL, { schema });
-    other = postgresEngine(PG_URL, { schema });
-  });
-  afterAll(async () => {
-    await one.close();
-    await other.close();
-  });
 
   it('reads the recently checked keys with the first statements, which the gets then wait for instead of reading', async () => {
     const here = cacheOn(one);
