@@ -30,7 +30,7 @@ interface Shared {
   read: WeakMap<object, Read>;
   versions: Query<[string], { name: string; version: string }>;
 }
-/** The versions a transaction has read (`pending`: being read, see readAhead). */
+/** The versions a transaction has read (`pending`: being read, see readVersionsAhead). */
 type Read = { writes: number; versions: Map<string, string>; pending?: Promise<void> };
 const shared = new WeakMap<Engine, Shared>();
 
