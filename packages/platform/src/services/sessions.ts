@@ -45,6 +45,10 @@ interface Batch {
   counted: Set<string>;
 }
 
+/** A visitor's day, as `Batch.spans` keys it and as the store is asked for its spans. */
+const visitorDay = (portalId: number, utk: string, day: number) =>
+  [`${portalId}:${utk} ${day}`, { portal_id: portalId, utk, from: day, to: day + DAY }] as const;
+
 /** Whether span `s` overlaps [start, start + length). */
 const overlaps = (s: Span, start: number, length: number) => s.started_at < start + length && s.last_at >= start;
 
@@ -86,10 +90,10 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
   /** The visitor's stored sessions overlapping `day`, read once per batch. Read during the batch,
    * they may include sessions its earlier page views ended: those page views are counted already. */
   function spansOf(db: Queryable, batch: Batch | undefined, portalId: number, utk: string, day: number): Promise<Span[]> {
-    const key = `${portalId}:${utk} ${day}`;
+    const [key, wanted] = visitorDay(portalId, utk, day);
     let spans = batch?.spans.get(key);
     if (!spans) {
-      spans = store.spansOfAll(db, [{ portal_id: portalId, utk, from: day, to: day + DAY }]).then(([found]) => found);
+      spans = store.spansOfAll(db, [wanted]).then(([found]) => found);
       batch?.spans.set(key, spans);
     }
     return spans;
@@ -151,9 +155,8 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
       for (const e of views) {
         const newest = e.utk && batch.open.get(`${e.portalId}:${e.utk}`);
         if (!newest || overlaps(newest.session, hourOf(e.timestamp), HOUR)) continue;
-        const day = dayOf(e.timestamp);
-        const key = `${e.portalId}:${e.utk} ${day}`;
-        if (!batch.spans.has(key)) days.set(key, { portal_id: e.portalId, utk: e.utk!, from: day, to: day + DAY });
+        const [key, wanted] = visitorDay(e.portalId, e.utk!, dayOf(e.timestamp));
+        if (!batch.spans.has(key)) days.set(key, wanted);
       }
       if (!days.size) return;
       const found = store.spansOfAll(db, [...days.values()]);

@@ -66,7 +66,7 @@ export interface VisitorKey {
 export function sessionStore(engine: Engine) {
   const latest = (db: Queryable, portalId: number, utk: string) => db.get(q.latest, portalId, utk);
   // New sessions of a JSON array at once (PostgreSQL).
-  const sendAll = sql<[string]>(`INSERT INTO sessions (${INSERTED.join(', ')}) SELECT ${INSERTED.join(', ')} FROM (${engine.dialect.jsonRows('?', SESSION_ROW)}) AS x`);
+  const insertRows = sql<[string]>(`INSERT INTO sessions (${INSERTED.join(', ')}) SELECT ${INSERTED.join(', ')} FROM (${engine.dialect.jsonRows('?', SESSION_ROW)}) AS x`);
   const values = (s: Omit<Session, 'id'>) =>
     [s.portal_id, s.utk, s.vid, s.started_at, s.last_at, s.page_views, s.source, s.source_data_1, s.source_data_2, s.referrer, s.landing_url] as const;
   const insert = async (db: Queryable, s: Omit<Session, 'id'>) => Number(await db.value(q.insert, ...values(s)));
@@ -91,7 +91,7 @@ export function sessionStore(engine: Engine) {
      * (`send`: in a transaction on PostgreSQL they go with its next statements, a round trip
      * fewer): in one statement on PostgreSQL, one per session on SQLite. */
     async sendAll(db: Queryable, sessions: Omit<Session, 'id'>[]) {
-      if (engine.kind == 'postgres' && sessions.length > 1) return db.send(sendAll, JSON.stringify(sessions));
+      if (engine.kind == 'postgres' && sessions.length > 1) return db.send(insertRows, JSON.stringify(sessions));
       for (const s of sessions) await db.send(q.insert, ...values(s));
     },
     /** Stores what changes as a session grows (its contact changes by claim only); `startMoved`:
