@@ -7,8 +7,8 @@
 //   node bench/ab.mjs --b SVC_SOMETHING=1 --only collect,forms
 //   node bench/ab.mjs --a-cli /work/wt-base/packages/platform/bin/svc-platform.js --rounds 8
 //
-// Prints, per measurement, each round's main-thread CPU per request and throughput for A and B,
-// and their medians.
+// Prints, per measurement, each round's main-thread CPU per request (and the whole process's: its
+// checkpointer thread's too) and throughput for A and B, and their medians.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -67,15 +67,15 @@ try {
       for (const s of round % 2 ? [...sides].reverse() : sides) {
         const m = MEASUREMENTS[key](s.keys, s.access);
         const r = await measure({ ...m, urls: [m.forms ? s.server.formsUrl : s.server.baseUrl], pids: [s.server.pid] }, TIMING);
-        figures[s.name].push({ cpu: r.cpuPerRequest, rate: rateOf(r, m.per) });
+        figures[s.name].push({ cpu: r.cpuPerRequest, all: r.processCpuPerRequest, rate: rateOf(r, m.per) });
       }
-      console.log(`${key} round ${round + 1}: ${sides.map((s) => `${s.name} ${fmt(figures[s.name].at(-1).cpu)} µs/req ${fmt(figures[s.name].at(-1).rate)}/s`).join(' · ')}`);
+      console.log(`${key} round ${round + 1}: ${sides.map((s) => `${s.name} ${fmt(figures[s.name].at(-1).cpu)} µs/req (process ${fmt(figures[s.name].at(-1).all)}) ${fmt(figures[s.name].at(-1).rate)}/s`).join(' · ')}`);
     }
     const med = (name, f) => median(figures[name].map(f));
     const cpuA = med('A', (x) => x.cpu);
     const cpuB = med('B', (x) => x.cpu);
     console.log(
-      `${key} median: A ${fmt(cpuA)} µs/req ${fmt(med('A', (x) => x.rate))}/s · B ${fmt(cpuB)} µs/req ${fmt(med('B', (x) => x.rate))}/s · B/A CPU ${fmt(cpuB / cpuA, 3)}`,
+      `${key} median: A ${fmt(cpuA)} µs/req (process ${fmt(med('A', (x) => x.all))}) ${fmt(med('A', (x) => x.rate))}/s · B ${fmt(cpuB)} µs/req (process ${fmt(med('B', (x) => x.all))}) ${fmt(med('B', (x) => x.rate))}/s · B/A CPU ${fmt(cpuB / cpuA, 3)}`,
     );
   }
 } finally {

@@ -11,6 +11,7 @@
 //                                                              schema of its own, dropped at the end),
 //                                                              PostgreSQL also on 2 processes
 //   npm run bench:platform -- --profile                        also write a CPU profile of the server (path printed)
+//   node bench/platform.mjs --cli ../other/packages/platform/bin/svc-platform.js   serve another build
 //   npm run bench:platform -- --in-process                     serve from this process (for comparison)
 //   npm run bench:platform -- --only forms,collect             some measurements: pages, lookups, content, batch, forms, collect, peer
 //   npm run bench:platform -- --posts 20000                    blog posts for the content list (default 100,000)
@@ -43,6 +44,7 @@ const { values: opts } = parseArgs({
     seconds: { type: 'string', default: '5' },
     warmup: { type: 'string', default: '1' },
     profile: { type: 'boolean', default: false },
+    cli: { type: 'string' },
     'in-process': { type: 'boolean', default: false },
     only: { type: 'string' },
     posts: { type: 'string', default: '100000' },
@@ -125,7 +127,7 @@ async function runAll(list, results = new Map(), prefix = '') {
 async function benchEngine({ name, dir, data, database, size, twoProcesses }) {
   const filesDir = join(dir, 'files');
   say(`seeding ${fmt(CONTACTS)} contacts in the platform CLI${on(name)}…`);
-  let server = await startCli({ dir, data, seedContacts: CONTACTS, profile: opts.profile && PROFILES });
+  let server = await startCli({ dir, data, seedContacts: CONTACTS, profile: opts.profile && PROFILES, cli: opts.cli });
   const { seedSeconds } = server;
   const results = new Map();
   const twoResults = new Map();
@@ -161,7 +163,7 @@ async function benchEngine({ name, dir, data, database, size, twoProcesses }) {
     await runAll([...one.filter((m) => m.key != 'lookup-vid-2'), ...one.filter((m) => m.key == 'lookup-vid-2')], results, on(name));
     if (twoProcesses && one.some((m) => TWO_PROCESS_KEYS.includes(m.key))) {
       say(`starting a second platform process on the same database${on(name)}…`);
-      const second = await startCli({ dir, data });
+      const second = await startCli({ dir, data, cli: opts.cli });
       try {
         const two = platformMeasurements([server, second], access, keys, targets).filter((m) => TWO_PROCESS_KEYS.includes(m.key));
         await runAll(two, twoResults, ` (${name}, 2 processes)`);

@@ -10,6 +10,7 @@
 //   node bench/request-cost.mjs --database postgres://postgres@127.0.0.1:5432/test
 //   node bench/request-cost.mjs --measure collect                 tracker batches of 10 events
 //   node bench/request-cost.mjs --no-statements                   without the statement counters' cost
+//   node bench/request-cost.mjs --cli ../other/packages/platform/bin/svc-platform.js   another build's CLI
 //
 // Compare two builds by running this in each checkout one after the other, or both at once (the
 // same load on both).
@@ -34,6 +35,7 @@ const { values: opts } = parseArgs({
     label: { type: 'string', default: '' },
     measure: { type: 'string', default: 'forms' },
     'no-statements': { type: 'boolean', default: false },
+    cli: { type: 'string' },
   },
 });
 const PORTAL = 62515; // the demo portal the CLI seeds
@@ -73,7 +75,7 @@ let schema;
 try {
   if (opts.database) schema = await benchSchema(opts.database);
   const data = schema ? { env: { DATABASE_URL: schema.url } } : { args: ['--data', join(dir, 'platform.db')] };
-  const server = await startCli({ dir, data, seedContacts: Number(opts.contacts) });
+  const server = await startCli({ dir, data, seedContacts: Number(opts.contacts), cli: opts.cli });
   const { formGuid } = await portalAccess(dir, server.baseUrl);
   const collect = opts.measure == 'collect';
   const keys = collect && (await prepareKeys(schema?.url ?? join(dir, 'platform.db'), join(dir, 'files'), PORTAL, Math.min(10_000, Number(opts.contacts))));

@@ -54,35 +54,40 @@ export const failedText = (r) => `${fmt(r.failed)} failed${r.why ? ` (${r.why})`
  * 1/100 s); undefined elsewhere. The main thread is where a Node server's JavaScript runs: its
  * time per request is a figure that other work on the machine disturbs far less than throughput
  * (a busy machine slows the requests, not the work each one takes). */
-function mainThreadCpu(pid) {
+function mainThreadCpu(pid, stat = `/proc/${pid}/task/${pid}/stat`) {
   try {
-    const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(stat, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10_000;
   } catch {
     return undefined;
   }
 }
 
+/** The CPU time of a whole process (every thread: the SQLite checkpointer's, libuv's), in µs. */
+const processCpu = (pid) => mainThreadCpu(pid, `/proc/${pid}/stat`);
+
 /** A check on each server, a warm-up (JIT, the database's cache), then the measurement; with the
- * servers' `pids` (child processes), their main threads' CPU time per request (`cpuPerRequest`, µs). */
+ * servers' `pids` (child processes), their main threads' CPU time per request (`cpuPerRequest`, µs)
+ * and their whole processes' (`processCpuPerRequest`). */
 export async function measure({ urls, next, valid, connections, pids = [] }, { seconds, warmup }) {
   if (connections < urls.length) throw new Error(`${connections} connections cannot be split between ${urls.length} servers`);
   for (const url of urls) await check(url, next, valid);
   await cannon(urls, next, connections, warmup);
-  const cpu = () => {
+  const cpu = (of = mainThreadCpu) => {
     let sum = 0;
     for (const pid of pids) {
-      const time = mainThreadCpu(pid);
+      const time = of(pid);
       if (time === undefined) return undefined;
       sum += time;
     }
     return sum;
   };
-  const before = pids.length ? cpu() : undefined;
+  const before = pids.length ? [cpu(), cpu(processCpu)] : [];
   const r = await cannon(urls, next, connections, seconds);
-  const after = before === undefined ? undefined : cpu();
+  const after = pids.length ? [cpu(), cpu(processCpu)] : [];
   const requests = r.done + r.failed;
-  return { ...r, cpuPerRequest: after === undefined || !requests ? undefined : (after - before) / requests };
+  const per = (i) => (before[i] === undefined || after[i] === undefined || !requests ? undefined : (after[i] - before[i]) / requests);
+  return { ...r, cpuPerRequest: per(0), processCpuPerRequest: per(1) };
 }
 
 /** ", 432 µs server CPU/req" when it was measured. */
