@@ -182,21 +182,25 @@ describe('rollups', () => {
   });
 
   it('count a visitor once in an hour that an older session of it reached after a newer one had started (page views out of order)', async () => {
-    const vi = hex();
+    // Two visitors alike, whose last page views come in one batch: their sessions' spans are read
+    // together (on PostgreSQL in one statement).
+    const visitorsOf = [hex(), hex()];
     const base = Math.floor(t.clock.now / (30 * 24 * 60 * MIN) + 1) * 30 * 24 * 60 * MIN + 10 * 60 * MIN; // 10:00 UTC, a month no other test uses
-    const view = (minute: number, pu = PAGES[0], r?: string) => ({ eid: hex(), k: '1', a: String(PORTAL), v: '1', cts: String(base + minute * MIN), pu, t: 'Page', vi, ...(r ? { r } : {}) });
+    const view = (vi: string, minute: number, pu = PAGES[0], r?: string) => ({ eid: hex(), k: '1', a: String(PORTAL), v: '1', cts: String(base + minute * MIN), pu, t: 'Page', vi, ...(r ? { r } : {}) });
     t.clock.now = base + 61 * MIN;
-    // A session from 10:00 to 11:00 (its last page view the visitor's first in the 11:00 hour),
-    await collect([view(0), view(20), view(40), view(60)]);
-    // then, sent late, a campaign's page view at 10:30: a session of its own, the newest by its start,
-    await collect([view(30, LANDINGS[4], 'https://mail.example/')]);
+    for (const vi of visitorsOf) {
+      // A session from 10:00 to 11:00 (its last page view the visitor's first in the 11:00 hour),
+      await collect([view(vi, 0), view(vi, 20), view(vi, 40), view(vi, 60)]);
+      // then, sent late, a campaign's page view at 10:30: a session of its own, the newest by its start,
+      await collect([view(vi, 30, LANDINGS[4], 'https://mail.example/')]);
+    }
     // and one at 11:05: more than half an hour after that newest session, a third one.
     t.clock.now = base + 66 * MIN;
-    await collect([view(65)]);
+    await collect(visitorsOf.map((vi) => view(vi, 65)));
     const counts = await rollups();
     const visitors = (metric: string, at: number) => counts.get(key(metric, bucketOf(metric, at)))?.[0];
-    expect([visitors('visitors.h', base), visitors('visitors.h', base + 60 * MIN), visitors('visitors.d', base)]).toEqual([1, 1, 1]);
-    expect([visitors('sessions.h', base), visitors('sessions.h', base + 60 * MIN)]).toEqual([2, 1]);
+    expect([visitors('visitors.h', base), visitors('visitors.h', base + 60 * MIN), visitors('visitors.d', base)]).toEqual([2, 2, 2]);
+    expect([visitors('sessions.h', base), visitors('sessions.h', base + 60 * MIN)]).toEqual([4, 2]);
     expect(sorted(counts)).toEqual(sorted(await recount()));
   });
 

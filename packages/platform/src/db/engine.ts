@@ -20,6 +20,13 @@ export interface Query<P extends Param[] = Param[], R = Record<string, unknown>>
 
 export const sql = <P extends Param[] = [], R = Record<string, unknown>>(text: string): Query<P, R> => ({ text });
 
+/** PostgreSQL only (SQLite has no LATERAL): the FROM clause of a statement that looks up each row
+ * of `rows` (a dialect jsonRows or jsonIds) by its own key, `lookup` being a subquery that names
+ * the row `r`, its result `x`. Its LIMIT (or OFFSET 0) keeps it a lookup by the index per row: a
+ * plain join over the array could be planned as a scan of the whole table. One such statement
+ * costs the database far less than a statement per row. */
+export const perRow = (rows: string, lookup: string) => `FROM (${rows}) AS r CROSS JOIN LATERAL (${lookup}) AS x`;
+
 export type EngineKind = 'sqlite' | 'postgres';
 
 /** The SQL fragments the two dialects write differently. Each takes SQL expressions (column

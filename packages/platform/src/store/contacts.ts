@@ -2,7 +2,7 @@
  * identities (email on the row, visitor tokens in utks), and the v1 record shapes. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { type Engine, type Param, type Query, type Queryable, type Transaction, sql, within } from '../db/engine';
+import { type Engine, type Param, type Query, type Queryable, type Transaction, perRow, sql, within } from '../db/engine';
 import { PlatformError, badRequest, conflict, isTransient, notFound } from '../domain/errors';
 import { type BatchItem, contactBatchWriter } from './contact-batch';
 import { ANALYTICS } from './default-properties';
@@ -110,6 +110,11 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     // A row about to be written from what was read (another writer of it waits on PostgreSQL).
     byVidToWrite: sql<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0${forUpdate}`),
     byEmailToWrite: sql<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0${forUpdate}`),
+    // PostgreSQL: many rows about to be written in one statement, each by the primary key and
+    // locked in the array's order (perRow).
+    byVidsToWrite: sql<[string, number], ContactRow>(
+      `SELECT x.* ${perRow(engine.dialect.jsonIds('?'), `SELECT ${COLUMNS} FROM contacts WHERE vid = r.id AND portal_id = ? AND deleted = 0 LIMIT 1${forUpdate}`)}`,
+    ),
     byUtk: sql<[number, string], ContactRow>(
       `SELECT ${contactColumns('c')} FROM utks u JOIN contacts c ON c.vid = u.vid
        WHERE u.portal_id = ? AND u.utk = ? AND c.deleted = 0`,
@@ -470,12 +475,14 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
    * read what the re-check at the write's end needs ahead (lists.ts readAhead). */
   const aboutToChangeListeners: ((db: Queryable, portalId: number) => void)[] = [];
   const aboutToChange = (db: Queryable, portalId: number) => aboutToChangeListeners.forEach((fn) => fn(db, portalId));
-  /** Rows about to be written, a statement each by the primary key, all sent at once (on
-   * PostgreSQL pipelined: one round trip; one statement over a JSON array of vids was planned as a
-   * scan of the portal's contacts, which made the collector 40 % slower), in vid order so that two
-   * writers lock them in one order. */
+  /** Rows about to be written, each by the primary key, in vid order so that two writers lock
+   * them in one order: on PostgreSQL in one statement that looks each up (a plain join over a JSON
+   * array of vids was planned as a scan of the portal's contacts, which made the collector 40 %
+   * slower), on SQLite a statement each. */
   async function getToWriteAll(db: Queryable, portalId: number, vids: number[]) {
-    const rows = await Promise.all([...vids].sort((a, b) => a - b).map((vid) => getToWrite(db, portalId, vid)));
+    const sorted = [...new Set(vids)].sort((a, b) => a - b);
+    if (engine.kind == 'postgres' && sorted.length > 1) return db.all(q.byVidsToWrite, JSON.stringify(sorted), portalId);
+    const rows = await Promise.all(sorted.map((vid) => getToWrite(db, portalId, vid)));
     return rows.filter((r): r is ContactRow => r !== undefined);
   }
 

@@ -1,7 +1,7 @@
 /** Visitors' sessions as stored (the sessions table): the newest of a visitor, new ones, their
  * growth, and the ones a visitor had before it was linked to a contact. When a session starts or
  * grows is decided by services/sessions.ts. */
-import { type Engine, type Queryable, sql } from '../db/engine';
+import { type Engine, type Queryable, perRow, sql } from '../db/engine';
 
 export interface Session {
   id: number;
@@ -63,8 +63,25 @@ export interface VisitorKey {
   utk: string;
 }
 
+/** Visitors as the rows of a JSON array (dialect jsonRows). */
+export const VISITOR_ROW = { portal_id: 'integer', utk: 'text' } as const;
+
 export function sessionStore(engine: Engine) {
+  const { jsonRows } = engine.dialect;
   const latest = (db: Queryable, portalId: number, utk: string) => db.get(q.latest, portalId, utk);
+  // PostgreSQL: many visitors' newest sessions, and their spans, each in one statement (the
+  // statements' own cost, a statement per visitor, was most of the database's work in a
+  // collector bulk). SQLite runs a statement per visitor, which costs it nothing more.
+  const latestAll = sql<[string], Session>(
+    `SELECT x.* ${perRow(jsonRows('?', VISITOR_ROW), `SELECT ${COLUMNS} FROM sessions WHERE portal_id = r.portal_id AND utk = r.utk ORDER BY started_at DESC, id DESC LIMIT 1`)}`,
+  );
+  const spansAll = sql<[string], Span & { i: number }>(
+    `SELECT r.i, x.started_at, x.last_at ${perRow(
+      jsonRows('?', { i: 'integer', ...VISITOR_ROW, starts_after: 'integer', starts_before: 'integer', lasts_until: 'integer' }),
+      'SELECT started_at, last_at FROM sessions WHERE portal_id = r.portal_id AND utk = r.utk AND started_at > r.starts_after AND started_at < r.starts_before AND last_at >= r.lasts_until OFFSET 0',
+    )}`,
+  );
+  const several = (n: number) => engine.kind == 'postgres' && n > 1;
   // New sessions of a JSON array at once (PostgreSQL).
   const insertRows = sql<[string]>(`INSERT INTO sessions (${INSERTED.join(', ')}) SELECT ${INSERTED.join(', ')} FROM (${engine.dialect.jsonRows('?', SESSION_ROW)}) AS x`);
   const values = (s: Omit<Session, 'id'>) =>
@@ -73,16 +90,22 @@ export function sessionStore(engine: Engine) {
   return {
     /** The visitor's newest session, if any. */
     latest,
-    /** The newest session of each of `visitors` that has one: a statement each by the visitors'
-     * index, all sent at once (pipelined on PostgreSQL: one round trip; a statement over a JSON
-     * array of visitors can be planned as a scan of every session). */
+    /** The newest session of each of `visitors` that has one (in no particular order), each by
+     * the visitors' index: in one statement on PostgreSQL (perRow), a statement each on SQLite. */
     async latestOfAll(db: Queryable, visitors: VisitorKey[]): Promise<Session[]> {
+      if (several(visitors.length)) return db.all(latestAll, JSON.stringify(visitors.map(({ portal_id, utk }) => ({ portal_id, utk }))));
       const found = await Promise.all(visitors.map((v) => latest(db, v.portal_id, v.utk)));
       return found.filter((s): s is Session => s !== undefined);
     },
-    /** The spans of the visitor's sessions that overlap [from, to), for each of `wanted` (a
-     * statement each, sent at once as latestOfAll's). */
+    /** The spans of the visitor's sessions that overlap [from, to), for each of `wanted` (as
+     * latestOfAll reads). */
     async spansOfAll(db: Queryable, wanted: (VisitorKey & { from: number; to: number })[]): Promise<Span[][]> {
+      if (several(wanted.length)) {
+        const rows = wanted.map((w, i) => ({ i, portal_id: w.portal_id, utk: w.utk, starts_after: w.from - MAX_SESSION_MS, starts_before: w.to, lasts_until: w.from }));
+        const spans = wanted.map((): Span[] => []);
+        for (const { i, started_at, last_at } of await db.all(spansAll, JSON.stringify(rows))) spans[i].push({ started_at, last_at });
+        return spans;
+      }
       return Promise.all(wanted.map((w) => db.all(q.spans, w.portal_id, w.utk, w.from - MAX_SESSION_MS, w.to, w.from)));
     },
     /** Stores a new session; its id. */

@@ -2,12 +2,12 @@
  * count for, and summed into that contact's analytics properties. Storage only: which events come
  * in, who they identify and when a visitor is linked is decided by services/tracking-intake.ts and
  * services/visitor-links.ts. */
-import { type Engine, type Queryable, sql } from '../db/engine';
+import { type Engine, type Queryable, perRow, sql } from '../db/engine';
 import { readVersionsAhead } from '../db/shared-cache';
 import { txContext } from '../db/tx-context';
 import type { ContactStore, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
-import type { SessionSummary, VisitorKey } from './sessions';
+import { VISITOR_ROW, type SessionSummary, type VisitorKey } from './sessions';
 
 /** Where an event came from: the tracker (collector), or the HTTP events API by GET or POST. */
 export type EventSource = 'tracker' | 'events-get' | 'events-post';
@@ -104,6 +104,10 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
     linked: sql<[number, string], { vid: number }>('SELECT vid FROM utks WHERE portal_id = ? AND utk = ?'),
+    // PostgreSQL: many visitors' links in one statement.
+    linkedAll: sql<[string], VisitorKey & { vid: number }>(
+      `SELECT x.portal_id, x.utk, x.vid ${perRow(engine.dialect.jsonRows('?', VISITOR_ROW), 'SELECT portal_id, utk, vid FROM utks WHERE portal_id = r.portal_id AND utk = r.utk LIMIT 1')}`,
+    ),
     // `+vid`: not the vid index, which the first and last URL's ORDER BY timestamp would pick
     // (vid, timestamp) and then walk every anonymous event of every visitor; the visitor's own
     // events are few.
@@ -181,10 +185,10 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
     /** The contact a visitor token is linked to, if any. */
     linkedVid: async (db: Queryable, portalId: number, utk: string): Promise<number | undefined> => (await db.get(q.linked, portalId, utk))?.vid,
 
-    /** The contacts `visitors` are linked to (the linked ones only): a statement each by the key,
-     * all sent at once (pipelined on PostgreSQL: one round trip; a statement over a JSON array of
-     * visitors can be planned as a scan of every link). */
+    /** The contacts `visitors` are linked to (the linked ones only), each by the key: in one
+     * statement on PostgreSQL (perRow), a statement each on SQLite. */
     async linkedOfAll(db: Queryable, visitors: VisitorKey[]): Promise<(VisitorKey & { vid: number })[]> {
+      if (engine.kind == 'postgres' && visitors.length > 1) return db.all(q.linkedAll, JSON.stringify(visitors.map(({ portal_id, utk }) => ({ portal_id, utk }))));
       const vids = await Promise.all(visitors.map(async (v) => (await db.get(q.linked, v.portal_id, v.utk))?.vid));
       return visitors.flatMap((v, i) => (vids[i] === undefined ? [] : [{ ...v, vid: vids[i] }]));
     },
