@@ -234,6 +234,29 @@ describe('sessions', () => {
     expect(await contact('kiosk@visitors.test')).toMatchObject({ svc_analytics_num_visits: '2', svc_analytics_num_page_views: '40', svc_analytics_average_page_views: '20' });
   });
 
+  it('sessions of several visitors grow in one batch, each by its own page views (one statement for all on PostgreSQL)', async () => {
+    const [a, b] = [visitor(), visitor()];
+    const at = (t.clock.now += 60 * MIN);
+    await collect(view(a, 'https://acme.test/', 'https://www.google.com/', at), view(b, 'https://acme.test/', 'https://www.bing.com/', at));
+    // One batch with both visitors' next page views, within their sessions; the first of b's is
+    // older than its session's start, which moves.
+    await collect(
+      view(a, 'https://acme.test/a', 'https://acme.test/', at + 5 * MIN),
+      view(a, 'https://acme.test/b', 'https://acme.test/a', at + 9 * MIN),
+      view(b, 'https://acme.test/c', undefined, at - 2 * MIN),
+    );
+    const rows = await t.platform.services.engine.all(
+      sql<[string, string], { utk: string; started_at: number; last_at: number; page_views: number; source: string }>(
+        'SELECT utk, started_at, last_at, page_views, source FROM sessions WHERE utk IN (?, ?) ORDER BY utk, started_at',
+      ),
+      a, b,
+    );
+    expect(rows.map((r) => ({ ...r, started_at: Number(r.started_at), last_at: Number(r.last_at), page_views: Number(r.page_views) }))).toEqual([
+      { utk: a, started_at: at, last_at: at + 9 * MIN, page_views: 3, source: 'ORGANIC_SEARCH' },
+      { utk: b, started_at: at - 2 * MIN, last_at: at, page_views: 2, source: 'ORGANIC_SEARCH' },
+    ]);
+  });
+
   it("a known contact's later visits count as they come, batch by batch", async () => {
     const vi = visitor();
     let at = (t.clock.now += 60 * MIN);

@@ -27,6 +27,14 @@ export const sql = <P extends Param[] = [], R = Record<string, unknown>>(text: s
  * costs the database far less than a statement per row. */
 export const perRow = (rows: string, lookup: string) => `FROM (${rows}) AS r CROSS JOIN LATERAL (${lookup}) AS x`;
 
+/** PostgreSQL only: an UPDATE of many rows of `table`, each found by its `key` (its primary key),
+ * from `rows` (a dialect jsonRows of the key and `columns`, the columns written). The array of
+ * keys is an index condition: the rows are found by the index whatever the planner makes of the
+ * join (a plain join could be planned as a scan of the whole table). */
+export const updateRows = (table: string, key: string, rows: string, columns: string[]) =>
+  `WITH x AS MATERIALIZED (${rows}) UPDATE ${table} SET ${columns.map((c) => `${c} = x.${c}`).join(', ')}
+   FROM x WHERE ${table}.${key} = x.${key} AND ${table}.${key} = ANY (ARRAY(SELECT ${key} FROM x))`;
+
 export type EngineKind = 'sqlite' | 'postgres';
 
 /** The SQL fragments the two dialects write differently. Each takes SQL expressions (column

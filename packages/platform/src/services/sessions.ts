@@ -135,7 +135,7 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
       // The new ones at once (a collector bulk starts a session for most of its visitors), and
       // none waited for: their ids are not needed any more.
       await store.sendAll(db, open.filter((o) => o.state == 'new').map((o) => o.session));
-      for (const o of open) if (o.state == 'changed') await save(db, o);
+      await store.updateAll(db, open.filter((o) => o.state == 'changed').map((o) => ({ session: o.session, startMoved: o.startMoved ?? false })));
       return result;
     },
 

@@ -2,7 +2,7 @@
  * identities (email on the row, visitor tokens in utks), and the v1 record shapes. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { type Engine, type Param, type Query, type Queryable, type Transaction, perRow, sql, within } from '../db/engine';
+import { type Engine, type Param, type Query, type Queryable, type Transaction, perRow, sql, updateRows, within } from '../db/engine';
 import { PlatformError, badRequest, conflict, isTransient, notFound } from '../domain/errors';
 import { type BatchItem, contactBatchWriter } from './contact-batch';
 import { ANALYTICS } from './default-properties';
@@ -127,6 +127,10 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     // Two updates: setting email (even to its old value) rewrites the contact's entry in the email
     // index, one more page written per update of a random contact.
     update: sql<[string, number, number | null, number]>('UPDATE contacts SET properties = ?, updated_at = ?, history_head = ? WHERE vid = ?'),
+    // PostgreSQL: many rows' updates in one statement.
+    updateAll: sql<[string]>(
+      updateRows('contacts', 'vid', engine.dialect.jsonRows('?', { vid: 'integer', properties: 'text', updated_at: 'integer', history_head: 'integer' }), ['properties', 'updated_at', 'history_head']),
+    ),
 
     updateEmail: sql<[string | null, string, number, number | null, number]>(
       'UPDATE contacts SET email = ?, properties = ?, updated_at = ?, history_head = ? WHERE vid = ?',
@@ -564,7 +568,9 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
           const writes = row ? compute(JSON.parse(row.properties)) : [];
           if (writes.length) written.push(await write(t, portalId, row, [], source, writes, defer));
         }
-        for (const u of updates) await t.send(q.update, ...u);
+        if (engine.kind == 'postgres' && updates.length > 1)
+          await t.send(q.updateAll, JSON.stringify(updates.map(([properties, updated_at, history_head, vid]) => ({ vid, properties, updated_at, history_head }))));
+        else for (const u of updates) await t.send(q.update, ...u);
         if (written.length) await onChange(t, portalId, written);
       }),
 

@@ -1,7 +1,7 @@
 /** Visitors' sessions as stored (the sessions table): the newest of a visitor, new ones, their
  * growth, and the ones a visitor had before it was linked to a contact. When a session starts or
  * grows is decided by services/sessions.ts. */
-import { type Engine, type Queryable, perRow, sql } from '../db/engine';
+import { type Engine, type Queryable, perRow, sql, updateRows } from '../db/engine';
 
 export interface Session {
   id: number;
@@ -82,11 +82,18 @@ export function sessionStore(engine: Engine) {
     )}`,
   );
   const several = (n: number) => engine.kind == 'postgres' && n > 1;
+  const growAll = sql<[string]>(
+    updateRows('sessions', 'id', jsonRows('?', { id: 'integer', started_at: 'integer', last_at: 'integer', page_views: 'integer' }), ['started_at', 'last_at', 'page_views']),
+  );
   // New sessions of a JSON array at once (PostgreSQL).
   const insertRows = sql<[string]>(`INSERT INTO sessions (${INSERTED.join(', ')}) SELECT ${INSERTED.join(', ')} FROM (${engine.dialect.jsonRows('?', SESSION_ROW)}) AS x`);
   const values = (s: Omit<Session, 'id'>) =>
     [s.portal_id, s.utk, s.vid, s.started_at, s.last_at, s.page_views, s.source, s.source_data_1, s.source_data_2, s.referrer, s.landing_url] as const;
   const insert = async (db: Queryable, s: Omit<Session, 'id'>) => Number(await db.value(q.insert, ...values(s)));
+  async function update(db: Queryable, s: Session, startMoved: boolean) {
+    await db.send(q.grow, s.last_at, s.page_views, s.id);
+    if (startMoved) await db.send(q.moveStart, s.started_at, s.id);
+  }
   return {
     /** The visitor's newest session, if any. */
     latest,
@@ -119,9 +126,15 @@ export function sessionStore(engine: Engine) {
     },
     /** Stores what changes as a session grows (its contact changes by claim only); `startMoved`:
      * a page view older than its first was added. Not waited for (`send`), as sendAll. */
-    async update(db: Queryable, s: Session, startMoved: boolean) {
-      await db.send(q.grow, s.last_at, s.page_views, s.id);
-      if (startMoved) await db.send(q.moveStart, s.started_at, s.id);
+    update,
+    /** `update` for each of `grown`: in one statement on PostgreSQL (its start written as it is
+     * whether it moved or not), not waited for. */
+    async updateAll(db: Queryable, grown: { session: Session; startMoved: boolean }[]) {
+      if (several(grown.length)) {
+        const rows = grown.map(({ session: s }) => ({ id: s.id, started_at: s.started_at, last_at: s.last_at, page_views: s.page_views }));
+        return db.send(growAll, JSON.stringify(rows));
+      }
+      for (const { session, startMoved } of grown) await update(db, session, startMoved);
     },
     /** The visitor's sessions not yet counted for a contact, oldest first; then they count for `vid`. */
     async claim(db: Queryable, portalId: number, utk: string, vid: number): Promise<SessionSummary[]> {
