@@ -125,8 +125,8 @@ function unreachable(err: unknown) {
   );
 }
 
-/** Text PostgreSQL cannot hold: the NUL character, in a text value (22021) or a JSON string cast to
- * jsonb (22P05). SQLite keeps it; the router refuses it by name before any store sees it, and this
+/** Text PostgreSQL cannot hold: the NUL character, in a text value (22021) or a JSON parameter's
+ * string read as text (22P05). SQLite keeps it; the router refuses it by name before any store sees it, and this
  * keeps whatever arrives another way a 400 too. */
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 
