@@ -129,7 +129,9 @@ export function recordedEvents(t: TestPlatform, ids: string[]): number {
  * `answered` with each answer's status and time) and can be told to fail instead (`failing = true`
  * answers 503). The platform's rate-limit headers come back through it. */
 export async function countingProxy(target: string) {
-  const state = { failing: false, forwarded: [] as string[], answered: [] as { at: number; path: string; status: number }[] };
+  // `at` when the request reached the proxy, `done` when the platform had answered it: the platform
+  // saw it in between.
+  const state = { failing: false, forwarded: [] as string[], answered: [] as { at: number; done: number; path: string; status: number }[] };
   const { faultServer: fs, json: send } = await import('../../client/test/harness');
   const server = await fs(async (req, res) => {
     if (state.failing) return send(res, 503, { status: 'error', message: 'down for the test' });
@@ -141,7 +143,7 @@ export async function countingProxy(target: string) {
       headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => ['authorization', 'content-type'].includes(k)) as [string, string][]),
       body: req.method == 'GET' || req.method == 'HEAD' ? undefined : req.body,
     });
-    state.answered.push({ at, path, status: up.statusCode });
+    state.answered.push({ at, done: Date.now(), path, status: up.statusCode });
     const headers: Record<string, string> = { 'content-type': String(up.headers['content-type'] ?? 'application/json') };
     for (const [k, v] of Object.entries(up.headers)) if (k == 'retry-after' || k.startsWith('x-svc-ratelimit')) headers[k] = String(v);
     res.writeHead(up.statusCode, headers).end(Buffer.from(await up.body.arrayBuffer()));

@@ -230,9 +230,13 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
       const seen = counter.answered.filter((c) => c.path.includes('/utk/'));
       expect(seen).toHaveLength(60);
       expect(seen.filter((c) => c.status == 429)).toEqual([]);
-      // No second (at the platform's door) holds more than the budget.
-      const times = seen.map((c) => c.at).sort((a, b) => a - b);
-      const busiest = Math.max(...times.map((at, i) => times.slice(i).filter((x) => x < at + 1_000).length));
+      // No second at the platform's door holds more than the budget: counted in each second from a
+      // request's arrival at the proxy, the requests the platform certainly saw within it (they
+      // reached the proxy after its start and were answered before its end). The proxy's arrival
+      // times alone are one hop early: on a loaded machine a request's way on to the platform took
+      // long enough to put 21 of them in a second of the proxy's clock, though the platform's own
+      // count (no 429 above) held. Four budgets of their own would have put all 60 in the first one.
+      const busiest = Math.max(...seen.map((first) => seen.filter((c) => c.at >= first.at && c.done < first.at + 1_000).length));
       expect(busiest).toBeLessThanOrEqual(20);
 
       // The route limit: 1,000 per minute from one address was the test's room; now 40 across all four.
