@@ -257,6 +257,19 @@ describe('sessions', () => {
     ]);
   });
 
+  it("a contact identified by another visitor in a batch that counts its known visitor's page views keeps both", async () => {
+    const [known, other] = [visitor(), visitor()];
+    const at = (t.clock.now += 60 * MIN);
+    await collect(view(known, 'https://acme.test/', undefined, at, { i: 'email=ident%40visitors.test' }));
+    // One batch: the known visitor's page view, counted at the batch's end from the contact's row as
+    // the other visitor's identify data (the same email, a first name) left it.
+    await collect(
+      view(known, 'https://acme.test/a', 'https://acme.test/', at + MIN),
+      view(other, 'https://acme.test/b', undefined, at + 2 * MIN, { i: 'email=ident%40visitors.test&firstname=Ada' }),
+    );
+    expect(await contact('ident@visitors.test')).toMatchObject({ firstname: 'Ada', svc_analytics_num_page_views: '3' });
+  });
+
   it("a known contact's later visits count as they come, batch by batch", async () => {
     const vi = visitor();
     let at = (t.clock.now += 60 * MIN);

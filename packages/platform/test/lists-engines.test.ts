@@ -170,6 +170,44 @@ for (const [name, available, open] of engines) {
       expect(again.filter((s) => s == 'lists')).toHaveLength(ahead ? 2 : 1);
       expect(again.filter((s) => s == listsLock)).toHaveLength(ahead ? 2 : 1);
     });
+
+    it("reads the contacts a write will update ahead, with the lists after them (PostgreSQL), and again after a savepoint rolled back", async () => {
+      const { contacts, lists } = stores(engine);
+      const list = await lists.create(engine, PORTAL, { name: 'Nantes', dynamic: true, filters: [[{ operator: 'EQ', property: 'city', value: 'Nantes' }]] });
+      const [a, b] = [await contacts.create(engine, PORTAL, props({ email: 'a-ahead@tx.test' })), await contacts.create(engine, PORTAL, props({ email: 'b-ahead@tx.test' }))];
+      const noting = (t: Transaction, seen: string[]): Transaction => {
+        const note = (text: string) => seen.push(text.includes('FROM lists') ? 'lists' : text.includes('FROM contacts') ? 'contacts' : 'other');
+        return { ...t, get: (q, ...p) => (note(q.text), t.get(q, ...p)), all: (q, ...p) => (note(q.text), t.all(q, ...p)), lock: (key, mode) => (seen.push('lock'), t.lock(key, mode)), tx: (fn) => t.tx((s) => fn(noting(s, seen))) };
+      };
+      const toNantes = (vid: number) => ({ vid, compute: () => props({ city: 'Nantes' }), source: { type: 'ANALYTICS' as const } });
+      const ahead = name == 'postgres';
+      const seen: string[] = [];
+      await engine.tx(async (t) => {
+        const w = noting(t, seen);
+        contacts.readToWriteAhead(w, PORTAL, [b, a]);
+        await w.get(sql('SELECT 1 AS one'));
+        await contacts.updateFromAll(w, PORTAL, [toNantes(a), toNantes(b)]);
+      });
+      expect(await membersOf(engine, list.listId)).toEqual([a, b].sort((x, y) => x - y));
+      // Read once, before anything else the write sends after it; on SQLite by the update alone.
+      const reads = seen.filter((s) => s == 'contacts').length;
+      expect(reads).toBe(ahead ? 1 : 2);
+      if (ahead) expect(seen.slice(0, 4)).toEqual(['contacts', 'lock', 'lists', 'other']);
+
+      // Read ahead in a savepoint that rolls back (the rows' locks went with it): read again.
+      const again: string[] = [];
+      await engine.tx(async (t) => {
+        const w = noting(t, again);
+        await w.tx(async (s) => {
+          contacts.readToWriteAhead(s, PORTAL, [a]);
+          await s.get(sql('SELECT 1 AS one'));
+          throw new Error('changed my mind');
+        }).catch(() => {});
+        await contacts.updateFromAll(w, PORTAL, [{ vid: a, compute: () => props({ city: 'Brest' }), source: { type: 'ANALYTICS' } }]);
+      });
+      expect(await membersOf(engine, list.listId)).toEqual([b]);
+      expect(again.filter((s) => s == 'contacts')).toHaveLength(ahead ? 2 : 1);
+    });
   });
 }
 

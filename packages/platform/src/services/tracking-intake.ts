@@ -216,7 +216,16 @@ export function trackingIntake(deps: {
     const identifying = new Set(events.filter((e) => e.contact).map(visitorOf));
     const rows = [];
     for (const e of events) if (!identifying.has(visitorOf(e)) && !admit(e, tiers.get(e.portalId))) rows.push({ event: e, vid: await linkedOf(db, e, linkOf) });
-    const stored = await tracking.insertAll(db, rows);
+    const inserting = tracking.insertAll(db, rows);
+    // Without identify data nothing links a visitor or changes a contact before the bulk's end: the
+    // contacts its events count for are read (and locked) with the events (PostgreSQL: no round
+    // trip of their own).
+    if (!events.some((e) => e.contact)) {
+      const linked = new Map<number, Set<number>>();
+      for (const { event, vid } of rows) if (vid !== undefined) (linked.get(event.portalId) ?? linked.set(event.portalId, new Set()).get(event.portalId)!).add(vid);
+      for (const [portalId, vids] of linked) contacts.readToWriteAhead(db, portalId, [...vids]);
+    }
+    const stored = await inserting;
     return new Map(rows.map(({ event }) => [event, stored.has(event)]));
   }
 

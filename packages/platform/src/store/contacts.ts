@@ -2,7 +2,7 @@
  * identities (email on the row, visitor tokens in utks), and the v1 record shapes. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { type Engine, type Param, type Query, type Queryable, type Transaction, perRow, sql, updateRows, within } from '../db/engine';
+import { type Engine, type Param, type Query, type Queryable, type Transaction, isTransaction, perRow, savepointsRolledBack, sql, updateRows, within } from '../db/engine';
 import { PlatformError, badRequest, conflict, isTransient, notFound } from '../domain/errors';
 import { type BatchItem, contactBatchWriter } from './contact-batch';
 import { ANALYTICS } from './default-properties';
@@ -490,6 +490,20 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     return rows.filter((r): r is ContactRow => r !== undefined);
   }
 
+  /** Rows read ahead to be written (readToWriteAhead), by transaction and portal, with the
+   * savepoints rolled back when they were read (one rolled back since may have released their locks). */
+  const rowsAhead = new WeakMap<object, Map<number, { vids: Set<number>; rows: Promise<ContactRow[]>; rollbacks: number }>>();
+
+  /** The rows of `vids` about to be written: as read ahead in this transaction if all of them were
+   * (once), or now. */
+  function rowsToWrite(t: Transaction, portalId: number, vids: number[]) {
+    const byPortal = t.txKey ? rowsAhead.get(t.txKey) : undefined;
+    const read = byPortal?.get(portalId);
+    byPortal?.delete(portalId);
+    if (read && read.rollbacks === savepointsRolledBack(t.txKey!) && vids.every((vid) => read.vids.has(vid))) return read.rows;
+    return getToWriteAll(t, portalId, vids);
+  }
+
   /** A page of rows plus one more, which tells `has-more`. */
   const paged = (rows: ContactRow[], count: number) => ({ rows: rows.slice(0, count), hasMore: rows.length > count });
 
@@ -548,6 +562,20 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
         await onChange(t, portalId, [written]);
       }),
 
+    /** PostgreSQL: reads and locks the rows of `vids` for updateFromAll later in the transaction
+     * `db`, and the dynamic lists after them (aboutToChange), now and without waiting: they go in
+     * the write being sent (a collector bulk's, with its events), not in a round trip of their own.
+     * Only for a write that changes nothing else of these contacts before then. */
+    readToWriteAhead(db: Queryable, portalId: number, vids: number[]) {
+      const tx = db.txKey;
+      if (engine.kind != 'postgres' || !tx || !isTransaction(db) || !vids.length) return;
+      const rows = getToWriteAll(db, portalId, vids);
+      rows.catch(() => {}); // the transaction's next statement fails with it
+      aboutToChange(db, portalId);
+      const byPortal = rowsAhead.get(tx) ?? rowsAhead.set(tx, new Map()).get(tx)!;
+      byPortal.set(portalId, { vids: new Set(vids), rows, rollbacks: savepointsRolledBack(tx) });
+    },
+
     /** The platform's own writes (counters: every write is a system one) computed by each item's
      * `compute` from its contact's values as they are in this transaction: each read once,
      * written once, several contacts of the portal in one write (a collector bulk's) without a
@@ -555,7 +583,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
      * nothing for. In the caller's transaction without a savepoint (`within`). */
     updateFromAll: (db: Queryable, portalId: number, items: { vid: number; compute: (properties: Record<string, string>) => Write[]; source: Source }[]) =>
       within(db, async (t) => {
-        const read = getToWriteAll(t, portalId, items.map((i) => i.vid));
+        const read = rowsToWrite(t, portalId, items.map((i) => i.vid));
         // Its callers (the end of a collector bulk, a visitor's link) lock no other contact after it.
         aboutToChange(t, portalId);
         const rows = new Map((await read).map((r) => [r.vid, r]));
