@@ -126,8 +126,8 @@ function unreachable(err: unknown) {
 }
 
 /** Text PostgreSQL cannot hold: the NUL character, in a text value (22021) or a JSON parameter's
- * string read as text (22P05). SQLite keeps it; the router refuses it by name before any store sees it, and this
- * keeps whatever arrives another way a 400 too. */
+ * string read as text (22P05). SQLite keeps it; the router refuses it by name before any store
+ * sees it, and this keeps whatever arrives another way a 400 too. */
 const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 
 /** A connection failure as the platform's 503; text PostgreSQL cannot store as a 400; two

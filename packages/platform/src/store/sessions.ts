@@ -86,7 +86,7 @@ export function sessionStore(engine: Engine) {
     updateRows('sessions', 'id', jsonRows('?', { id: 'integer', started_at: 'integer', last_at: 'integer', page_views: 'integer' }), ['started_at', 'last_at', 'page_views']),
   );
   // New sessions of a JSON array at once (PostgreSQL).
-  const insertRows = sql<[string]>(`INSERT INTO sessions (${INSERTED.join(', ')}) SELECT ${INSERTED.join(', ')} FROM (${engine.dialect.jsonRows('?', SESSION_ROW)}) AS x`);
+  const insertRows = sql<[string]>(`INSERT INTO sessions (${INSERTED.join(', ')}) SELECT ${INSERTED.join(', ')} FROM (${jsonRows('?', SESSION_ROW)}) AS x`);
   const values = (s: Omit<Session, 'id'>) =>
     [s.portal_id, s.utk, s.vid, s.started_at, s.last_at, s.page_views, s.source, s.source_data_1, s.source_data_2, s.referrer, s.landing_url] as const;
   const insert = async (db: Queryable, s: Omit<Session, 'id'>) => Number(await db.value(q.insert, ...values(s)));
