@@ -36,6 +36,7 @@ const ON_POSTGRES = [
   'rollups',
   'routes',
   'social',
+  'submission-bulk',
   'tracking',
   'utk-links',
   'webhooks',

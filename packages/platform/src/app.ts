@@ -216,13 +216,15 @@ export function createPlatform(options: PlatformOptions = {}) {
   forms.set('etag', false);
   forms.use(cors());
   mountFormsIndex(forms, addresses);
-  mountCatalog(forms, 'forms', deps);
+  // Form submissions are written in bulk on PostgreSQL (services.submissionWrite).
+  const formDeps = { ...deps, write: services.submissionWrite };
+  mountCatalog(forms, 'forms', formDeps);
 
   // The collector answers its own paths before Express sees the request (see http/collector.ts),
   // and so do form submissions (http/form-submissions.ts; what it declines, Express's route serves).
   const collect = collector(handlers, { write: services.write, db: engine }, log, ipOf);
   const baseHandler = (req: IncomingMessage, res: ServerResponse) => collect(req, res) || base(req, res);
-  const submitForm = formSubmissions(deps);
+  const submitForm = formSubmissions(formDeps);
   const formsHandler = (req: IncomingMessage, res: ServerResponse) => submitForm(req, res) || forms(req, res);
 
   const servers: Server[] = [];

@@ -32,6 +32,7 @@ import { sessionStore } from '../store/sessions';
 import { trackingStore } from '../store/tracking';
 import { visitSessions } from './sessions';
 import { trackingIntake } from './tracking-intake';
+import { writesInBulk } from './bulk-queue';
 import { intakeBulk } from './intake-bulk';
 import { visitorLinks } from './visitor-links';
 import { propertyRemoval } from './property-removal';
@@ -154,6 +155,11 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   // bigger, which is what saves (on PostgreSQL two or four at once wrote 22 % and 39 % fewer events).
   const bulkWrite: typeof write = options.syncTrackingCommits ? write : (fn) => write((t) => tracking.commitUnflushed(t).then(() => fn(t)));
   const bulk = intakeBulk(bulkWrite, intake, { inFlight: 1 });
+  /** Form submissions' writes: on PostgreSQL in bulk (bulk-queue.ts), the submissions that arrive
+   * together sharing a transaction's cost (the database's CPU per submission −35 %); SQLite's group
+   * commit shares one already. Two bulks at once: a bulk's submissions run one after another, a
+   * chain of round trips, and with one the machine idled a third of the time. */
+  const submissionWrite = engine.kind == 'postgres' ? writesInBulk(write, { inFlight: 2, maxWrites: 20 }) : write;
   const blobs = blobStore(options.filesDir ?? mkdtempSync(join(tmpdir(), 'svc-files-')));
   const files = fileStore(engine, content, blobs, now);
   /** Portals made before part 2 get their site (blog, domain, layout, site map) and social
@@ -177,7 +183,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   ]);
   return {
     now, portals, credentials, oauth, inspector, outbox, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, occurrences, intake, intakeBulk: bulk, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
-    scheduler: jobs, onContactsChanged, write, engine, seedOlderPortals, rollups, dashboard: dashboardPanels,
+    scheduler: jobs, onContactsChanged, write, submissionWrite, engine, seedOlderPortals, rollups, dashboard: dashboardPanels,
   };
 }
 
