@@ -2,7 +2,7 @@
  * around a window boundary, refused requests do not count, Retry-After says when one passes. */
 import { describe, expect, it } from 'vitest';
 import { openPostgres } from '../src/db/open-postgres';
-import { postgresCounters, rollingWindow } from '../src/http/rolling-window';
+import { memoryCounters, postgresCounters, rollingWindow } from '../src/http/rolling-window';
 import { havePostgres, PG_URL, pgSchema } from './postgres';
 
 const schema = await pgSchema('rolling_window');
@@ -48,6 +48,23 @@ describe('rolling window', () => {
     expect((await hit('k')).allowed).toBe(true);
   });
 
+  it('keeps the counts of one key that arrive together in one consume, each request counted as one after another would be', async () => {
+    const c = clock(90_000_000);
+    const counters = memoryCounters(10_000);
+    const consumed: number[] = [];
+    const consume = counters.consume.bind(counters);
+    counters.consume = (key, points = 1) => (consumed.push(Number(points)), consume(key, points));
+    const hit = rollingWindow({ max: 6, windowMs: 10_000 }, c.now, counters);
+    const verdicts = await Promise.all([...Array(10).keys()].map(() => hit('k')));
+    // The first alone, the nine that came while it was kept in one more; another key apart.
+    expect(consumed).toEqual([1, 9]);
+    expect(verdicts.map((v) => (v.allowed ? v.remaining : 'refused'))).toEqual([5, 4, 3, 2, 1, 0, 'refused', 'refused', 'refused', 'refused']);
+    // The refused ones gave their counts back: the window holds six.
+    c.t += 1_000;
+    expect((await hit('k')).allowed).toBe(false);
+    expect((await Promise.all([hit('other'), hit('other')])).map((v) => v.remaining)).toEqual([5, 4]);
+  });
+
   it('reports what remains', async () => {
     const c = clock(70_000_000);
     const hit = rollingWindow({ max: 5, windowMs: 10_000 }, c.now);
@@ -69,6 +86,9 @@ describe.skipIf(!havePostgres)('rolling window on PostgreSQL counters', () => {
       expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
       expect(verdicts.slice(10).every((v) => !v.allowed)).toBe(true);
       expect((await hits[1]('portal-2')).allowed).toBe(true); // another key has its own budget
+      // Requests of one key at once, in both (each process keeps its own in one count): still ten.
+      const together = await Promise.all(Array.from({ length: 30 }, (_, i) => hits[i % 2]('portal-3')));
+      expect(together.filter((v) => v.allowed)).toHaveLength(10);
       clock.now += options.windowMs + 1;
       expect((await hits[0]('portal-1')).allowed).toBe(true);
     } finally {

@@ -46,11 +46,46 @@ export const postgresCounters = (pool: pg.Pool, windowMs: number, prefix: string
     duration: Math.ceil((windowMs * (1 + 1 / SLICES)) / 1000),
   });
 
+/** `counters.consume` of one point, with the counts of one key that arrive while one of its is
+ * being kept taken together, one `consume` of as many points, in the next: on PostgreSQL a
+ * statement and a round trip for all the requests of one key that arrive together (a busy API
+ * client's, the form submissions from behind one address), where it was one each. Each request
+ * gets the count up to itself, as one after another would. */
+function coalesced(counters: RateLimiterAbstract) {
+  type Waiter = { resolve: (consumed: number) => void; reject: (err: unknown) => void };
+  const queued = new Map<string, Waiter[]>();
+  const running = new Set<string>();
+
+  function run(key: string, waiters: Waiter[]) {
+    running.add(key);
+    counters.consume(key, waiters.length).then(
+      (res) => waiters.forEach((w, i) => w.resolve(res.consumedPoints - (waiters.length - 1 - i))),
+      (err: unknown) => waiters.forEach((w) => w.reject(err)),
+    ).finally(() => {
+      running.delete(key);
+      const next = queued.get(key);
+      if (next) {
+        queued.delete(key);
+        run(key, next);
+      }
+    });
+  }
+
+  return (key: string) =>
+    new Promise<number>((resolve, reject) => {
+      if (!running.has(key)) return run(key, [{ resolve, reject }]);
+      const waiting = queued.get(key);
+      if (waiting) waiting.push({ resolve, reject });
+      else queued.set(key, [{ resolve, reject }]);
+    });
+}
+
 /** Keys whose earlier slices are remembered at most (a cache, cleared when full). */
 const REMEMBERED_KEYS = 10_000;
 
 export function rollingWindow({ max, windowMs }: WindowOptions, now: () => number, counters: RateLimiterAbstract = memoryCounters(windowMs)) {
   const sliceMs = windowMs / SLICES;
+  const consume = coalesced(counters);
   // Slices before the current one no longer change (requests count in the current slice, and a
   // refusal gives back only there), even when processes share the store: their counts are read
   // once per key and slice, so a request usually costs one counter operation, not ten.
@@ -74,8 +109,8 @@ export function rollingWindow({ max, windowMs }: WindowOptions, now: () => numbe
   async function count(key: string): Promise<Verdict> {
     const slice = Math.floor(now() / sliceMs);
     // The last ten slices, oldest first; the current one counts this request.
-    const [before, current] = await Promise.all([earlier(key, slice), counters.consume(`${key}:${slice}`)]);
-    const counts = [...before, current.consumedPoints];
+    const [before, current] = await Promise.all([earlier(key, slice), consume(`${key}:${slice}`)]);
+    const counts = [...before, current];
     const total = counts.reduce((a, b) => a + b, 0);
     if (total <= max) return { allowed: true, remaining: max - total, retryAfterMs: 0 };
     await counters.reward(`${key}:${slice}`);
