@@ -175,6 +175,25 @@ const rolledBack = new WeakMap<object, number>();
 export const savepointsRolledBack = (txKey: object) => rolledBack.get(txKey) ?? 0;
 export const noteSavepointRolledBack = (txKey: object) => void rolledBack.set(txKey, savepointsRolledBack(txKey) + 1);
 
+/** Reads a transaction sent ahead of the statement that needs them (PostgreSQL: in a write being
+ * sent rather than in a round trip of their own), by transaction and key (a portal). What was read
+ * is good while no savepoint of the transaction has rolled back since: that may have released the
+ * locks it was read under. */
+export function readsAhead<V>() {
+  const byTx = new WeakMap<object, Map<number, { value: V; rollbacks: number }>>();
+  return {
+    set(txKey: object, key: number, value: V) {
+      (byTx.get(txKey) ?? byTx.set(txKey, new Map()).get(txKey)!).set(key, { value, rollbacks: savepointsRolledBack(txKey) });
+    },
+    /** What was read ahead for `key` in the transaction, if it is still good. */
+    get(txKey: object | undefined, key: number): V | undefined {
+      const read = txKey && byTx.get(txKey)?.get(key);
+      return read && read.rollbacks === savepointsRolledBack(txKey) ? read.value : undefined;
+    },
+    drop: (txKey: object | undefined, key: number) => void (txKey && byTx.get(txKey)?.delete(key)),
+  };
+}
+
 /** Whether `db` is a transaction's handle (or a savepoint's) rather than the engine. */
 export const isTransaction = (db: Queryable): db is Transaction => 'lock' in db;
 

@@ -2,7 +2,7 @@
  * identities (email on the row, visitor tokens in utks), and the v1 record shapes. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { type Engine, type Param, type Query, type Queryable, type Transaction, isTransaction, perRow, savepointsRolledBack, sql, updateRows, within } from '../db/engine';
+import { type Engine, type Param, type Query, type Queryable, type Transaction, isTransaction, perRow, readsAhead, sql, updateRows, within } from '../db/engine';
 import { PlatformError, badRequest, conflict, isTransient, notFound } from '../domain/errors';
 import { type BatchItem, contactBatchWriter } from './contact-batch';
 import { ANALYTICS } from './default-properties';
@@ -492,15 +492,14 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
 
   /** Rows read ahead to be written (readToWriteAhead), by transaction and portal, with the
    * savepoints rolled back when they were read (one rolled back since may have released their locks). */
-  const rowsAhead = new WeakMap<object, Map<number, { vids: Set<number>; rows: Promise<ContactRow[]>; rollbacks: number }>>();
+  const rowsAhead = readsAhead<{ vids: Set<number>; rows: Promise<ContactRow[]> }>();
 
   /** The rows of `vids` about to be written: as read ahead in this transaction if all of them were
    * (once), or now. */
   function rowsToWrite(t: Transaction, portalId: number, vids: number[]) {
-    const byPortal = t.txKey ? rowsAhead.get(t.txKey) : undefined;
-    const read = byPortal?.get(portalId);
-    byPortal?.delete(portalId);
-    if (read && read.rollbacks === savepointsRolledBack(t.txKey!) && vids.every((vid) => read.vids.has(vid))) return read.rows;
+    const read = rowsAhead.get(t.txKey, portalId);
+    rowsAhead.drop(t.txKey, portalId);
+    if (read && vids.every((vid) => read.vids.has(vid))) return read.rows;
     return getToWriteAll(t, portalId, vids);
   }
 
@@ -572,8 +571,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
       const rows = getToWriteAll(db, portalId, vids);
       rows.catch(() => {}); // the transaction's next statement fails with it
       aboutToChange(db, portalId);
-      const byPortal = rowsAhead.get(tx) ?? rowsAhead.set(tx, new Map()).get(tx)!;
-      byPortal.set(portalId, { vids: new Set(vids), rows, rollbacks: savepointsRolledBack(tx) });
+      rowsAhead.set(tx, portalId, { vids: new Set(vids), rows });
     },
 
     /** The platform's own writes (counters: every write is a system one) computed by each item's

@@ -14,7 +14,7 @@
  * list-filters.ts, the same on both engines); only the membership changes go back. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { type Engine, isTransaction, type Queryable, savepointsRolledBack, type Transaction, sql } from '../db/engine';
+import { type Engine, isTransaction, type Queryable, readsAhead, type Transaction, sql } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
 import { contactColumns, type ChangedContact, type ContactRow, type ContactsChanged, type ContactStore } from './contacts';
 import { formsNamed, matches, normaliseFilters, propertiesRead, type ListFilters, type Subject } from './list-filters';
@@ -114,15 +114,14 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     return found;
   }
 
-  /** Dynamic lists read ahead (readAhead), by transaction and portal, with the savepoints rolled
-   * back when they were read (one rolled back since may have released their lock). */
-  const ahead = new WeakMap<object, Map<number, { rows: Promise<DynamicRow[]>; rollbacks: number }>>();
+  /** Dynamic lists read ahead (readAhead), by transaction and portal. */
+  const ahead = readsAhead<Promise<DynamicRow[]>>();
   type DynamicRow = Pick<ListRow, 'list_id' | 'name' | 'filters'>;
 
   /** Takes the portal's list lock (see the top of this file) in the transaction `t`. Taken alone,
    * the lists may change in this transaction: what was read ahead of it is dropped. */
   const lock = (t: Transaction, portalId: number, mode: 'shared' | 'exclusive') => {
-    if (mode == 'exclusive' && t.txKey) ahead.get(t.txKey)?.delete(portalId);
+    if (mode == 'exclusive') ahead.drop(t.txKey, portalId);
     return t.lock(`lists:${portalId}`, mode);
   };
 
@@ -133,20 +132,17 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
    * after theirs, as the re-check takes it. */
   function readAhead(db: Queryable, portalId: number) {
     const tx = db.txKey;
-    if (engine.kind != 'postgres' || !tx || !isTransaction(db)) return;
-    const byPortal = ahead.get(tx) ?? ahead.set(tx, new Map()).get(tx)!;
-    const rollbacks = savepointsRolledBack(tx);
-    if (byPortal.get(portalId)?.rollbacks === rollbacks) return;
+    if (engine.kind != 'postgres' || !tx || !isTransaction(db) || ahead.get(tx, portalId)) return;
     void lock(db, portalId, 'shared');
     const rows = db.all(q.dynamicOf, portalId);
     rows.catch(() => {}); // the transaction's next statement fails with it
-    byPortal.set(portalId, { rows, rollbacks });
+    ahead.set(tx, portalId, rows);
   }
 
   /** The portal's dynamic lists, under its list lock (shared): as read ahead, or now. */
   async function dynamicLists(db: Transaction, portalId: number) {
-    const read = db.txKey && ahead.get(db.txKey)?.get(portalId);
-    if (read && read.rollbacks === savepointsRolledBack(db.txKey!)) return read.rows;
+    const read = ahead.get(db.txKey, portalId);
+    if (read) return read;
     await lock(db, portalId, 'shared');
     return db.all(q.dynamicOf, portalId);
   }
