@@ -50,11 +50,9 @@ function failures(results) {
 /** "N failed (409 × N)". */
 export const failedText = (r) => `${fmt(r.failed)} failed${r.why ? ` (${r.why})` : ''}`;
 
-/** The CPU time a process's main thread has used, in µs, from Linux's /proc (clock ticks of
- * 1/100 s); undefined elsewhere. The main thread is where a Node server's JavaScript runs: its
- * time per request is a figure that other work on the machine disturbs far less than throughput
- * (a busy machine slows the requests, not the work each one takes). */
-function mainThreadCpu(pid, stat = `/proc/${pid}/task/${pid}/stat`) {
+/** The CPU time (µs) counted in a /proc `stat` file (utime + stime, in clock ticks of 1/100 s);
+ * undefined where there is none (not Linux, the process gone). */
+function statCpu(stat) {
   try {
     const fields = readFileSync(stat, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10_000;
@@ -63,8 +61,13 @@ function mainThreadCpu(pid, stat = `/proc/${pid}/task/${pid}/stat`) {
   }
 }
 
-/** The CPU time of a whole process (every thread: the SQLite checkpointer's, libuv's), in µs. */
-const processCpu = (pid) => mainThreadCpu(pid, `/proc/${pid}/stat`);
+/** The CPU time a process's main thread has used. The main thread is where a Node server's
+ * JavaScript runs: its time per request is a figure that other work on the machine disturbs far
+ * less than throughput (a busy machine slows the requests, not the work each one takes). */
+const mainThreadCpu = (pid) => statCpu(`/proc/${pid}/task/${pid}/stat`);
+
+/** The CPU time of a whole process (every thread: the SQLite checkpointer's, libuv's). */
+const processCpu = (pid) => statCpu(`/proc/${pid}/stat`);
 
 /** A check on each server, a warm-up (JIT, the database's cache), then the measurement; with the
  * servers' `pids` (child processes), their main threads' CPU time per request (`cpuPerRequest`, µs)
