@@ -46,11 +46,11 @@ export const postgresCounters = (pool: pg.Pool, windowMs: number, prefix: string
     duration: Math.ceil((windowMs * (1 + 1 / SLICES)) / 1000),
   });
 
-/** `counters.consume` of one point, with the counts of one key that arrive while one of its is
- * being kept taken together, one `consume` of as many points, in the next: on PostgreSQL a
- * statement and a round trip for all the requests of one key that arrive together (a busy API
- * client's, the form submissions from behind one address), where it was one each. Each request
- * gets the count up to itself, as one after another would. */
+/** `counters.consume` of one point per request, where the requests of one key that arrive while
+ * its count is being kept are counted together next, by one `consume` of as many points: on
+ * PostgreSQL one statement and round trip for them all (a busy API client's requests, form
+ * submissions from behind one address), not one each. Each request gets the count up to itself,
+ * as one after another would. */
 function coalesced(counters: RateLimiterAbstract) {
   type Waiter = { resolve: (consumed: number) => void; reject: (err: unknown) => void };
   const queued = new Map<string, Waiter[]>();

@@ -2,8 +2,8 @@
  * arrive while earlier bulks are being written, are written together, in one transaction. On
  * PostgreSQL most of a small write's cost is per transaction (its round trips, BEGIN and COMMIT,
  * the versions of the cached values, the dynamic lists' lock and rows, the rollups): a bulk pays
- * them once. The collector's batches (intake-bulk.ts) and form submissions (writesInBulk) go this
- * way.
+ * them once. The collector's batches (intake-bulk.ts) and, on PostgreSQL, form submissions
+ * (writesInBulk) go this way.
  *
  * At most `inFlight` bulks are written at once: an item that arrives meanwhile waits for the next
  * bulk. A quiet queue is not slowed down: an item alone is written at the end of its turn, alone.
