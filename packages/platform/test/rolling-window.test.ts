@@ -59,7 +59,8 @@ describe('rolling window', () => {
     // The first alone, the nine that came while it was kept in one more; another key apart.
     expect(consumed).toEqual([1, 9]);
     expect(verdicts.map((v) => (v.allowed ? v.remaining : 'refused'))).toEqual([5, 4, 3, 2, 1, 0, 'refused', 'refused', 'refused', 'refused']);
-    // The refused ones gave their counts back: the window holds six.
+    // The refused ones gave their counts back: the slice holds six (its counter's key is the slice's number).
+    expect((await counters.get(`k:${Math.floor(c.t / 1_000)}`))?.consumedPoints).toBe(6);
     c.t += 1_000;
     expect((await hit('k')).allowed).toBe(false);
     expect((await Promise.all([hit('other'), hit('other')])).map((v) => v.remaining)).toEqual([5, 4]);
