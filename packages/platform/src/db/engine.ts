@@ -27,6 +27,11 @@ export const sql = <P extends Param[] = [], R = Record<string, unknown>>(text: s
  * costs the database far less than a statement per row. */
 export const perRow = (rows: string, lookup: string) => `FROM (${rows}) AS r CROSS JOIN LATERAL (${lookup}) AS x`;
 
+/** Whether `n` rows are read or written by one statement for them all (perRow, updateRows, a
+ * jsonRows insert): on PostgreSQL, where a statement's own cost is most of a small one's, when
+ * there are several; SQLite runs a statement per row, which costs it nothing more. */
+export const oneStatementFor = (engine: Pick<Engine, 'kind'>, n: number) => engine.kind == 'postgres' && n > 1;
+
 /** PostgreSQL only: an UPDATE of many rows of `table`, each found by its `key` (its primary key),
  * from `rows` (a dialect jsonRows of the key and `columns`, the columns written). The array of
  * keys is an index condition: the rows are found by the index whatever the planner makes of the

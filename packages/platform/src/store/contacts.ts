@@ -2,7 +2,7 @@
  * identities (email on the row, visitor tokens in utks), and the v1 record shapes. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
-import { type Engine, type Param, type Query, type Queryable, type Transaction, isTransaction, perRow, readsAhead, sql, updateRows, within } from '../db/engine';
+import { type Engine, type Param, type Query, type Queryable, type Transaction, isTransaction, oneStatementFor, perRow, readsAhead, sql, updateRows, within } from '../db/engine';
 import { PlatformError, badRequest, conflict, isTransient, notFound } from '../domain/errors';
 import { type BatchItem, contactBatchWriter } from './contact-batch';
 import { ANALYTICS } from './default-properties';
@@ -485,13 +485,12 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
    * slower), on SQLite a statement each. */
   async function getToWriteAll(db: Queryable, portalId: number, vids: number[]) {
     const sorted = [...new Set(vids)].sort((a, b) => a - b);
-    if (engine.kind == 'postgres' && sorted.length > 1) return db.all(q.byVidsToWrite, JSON.stringify(sorted), portalId);
+    if (oneStatementFor(engine, sorted.length)) return db.all(q.byVidsToWrite, JSON.stringify(sorted), portalId);
     const rows = await Promise.all(sorted.map((vid) => getToWrite(db, portalId, vid)));
     return rows.filter((r): r is ContactRow => r !== undefined);
   }
 
-  /** Rows read ahead to be written (readToWriteAhead), by transaction and portal, with the
-   * savepoints rolled back when they were read (one rolled back since may have released their locks). */
+  /** Rows read ahead to be written (readToWriteAhead), by transaction and portal. */
   const rowsAhead = readsAhead<{ vids: Set<number>; rows: Promise<ContactRow[]> }>();
 
   /** The rows of `vids` about to be written: as read ahead in this transaction if all of them were
@@ -594,7 +593,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
           const writes = row ? compute(JSON.parse(row.properties)) : [];
           if (writes.length) written.push(await write(t, portalId, row, [], source, writes, defer));
         }
-        if (engine.kind == 'postgres' && updates.length > 1)
+        if (oneStatementFor(engine, updates.length))
           await t.send(q.updateAll, JSON.stringify(updates.map(([properties, updated_at, history_head, vid]) => ({ vid, properties, updated_at, history_head }))));
         else for (const u of updates) await t.send(q.update, ...u);
         if (written.length) await onChange(t, portalId, written);

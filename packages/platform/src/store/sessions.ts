@@ -1,7 +1,7 @@
 /** Visitors' sessions as stored (the sessions table): the newest of a visitor, new ones, their
  * growth, and the ones a visitor had before it was linked to a contact. When a session starts or
  * grows is decided by services/sessions.ts. */
-import { type Engine, type Queryable, perRow, sql, updateRows } from '../db/engine';
+import { type Engine, type Queryable, oneStatementFor, perRow, sql, updateRows } from '../db/engine';
 
 export interface Session {
   id: number;
@@ -63,8 +63,9 @@ export interface VisitorKey {
   utk: string;
 }
 
-/** Visitors as the rows of a JSON array (dialect jsonRows). */
+/** Visitors as the rows of a JSON array (dialect jsonRows), and `visitors` as that array. */
 export const VISITOR_ROW = { portal_id: 'integer', utk: 'text' } as const;
+export const visitorRows = (visitors: VisitorKey[]) => JSON.stringify(visitors.map(({ portal_id, utk }) => ({ portal_id, utk })));
 
 export function sessionStore(engine: Engine) {
   const { jsonRows } = engine.dialect;
@@ -81,7 +82,6 @@ export function sessionStore(engine: Engine) {
       'SELECT started_at, last_at FROM sessions WHERE portal_id = r.portal_id AND utk = r.utk AND started_at > r.starts_after AND started_at < r.starts_before AND last_at >= r.lasts_until OFFSET 0',
     )}`,
   );
-  const several = (n: number) => engine.kind == 'postgres' && n > 1;
   const growAll = sql<[string]>(
     updateRows('sessions', 'id', jsonRows('?', { id: 'integer', started_at: 'integer', last_at: 'integer', page_views: 'integer' }), ['started_at', 'last_at', 'page_views']),
   );
@@ -100,14 +100,14 @@ export function sessionStore(engine: Engine) {
     /** The newest session of each of `visitors` that has one (in no particular order), each by
      * the visitors' index: in one statement on PostgreSQL (perRow), a statement each on SQLite. */
     async latestOfAll(db: Queryable, visitors: VisitorKey[]): Promise<Session[]> {
-      if (several(visitors.length)) return db.all(latestAll, JSON.stringify(visitors.map(({ portal_id, utk }) => ({ portal_id, utk }))));
+      if (oneStatementFor(engine, visitors.length)) return db.all(latestAll, visitorRows(visitors));
       const found = await Promise.all(visitors.map((v) => latest(db, v.portal_id, v.utk)));
       return found.filter((s): s is Session => s !== undefined);
     },
     /** The spans of the visitor's sessions that overlap [from, to), for each of `wanted` (as
      * latestOfAll reads). */
     async spansOfAll(db: Queryable, wanted: (VisitorKey & { from: number; to: number })[]): Promise<Span[][]> {
-      if (several(wanted.length)) {
+      if (oneStatementFor(engine, wanted.length)) {
         const rows = wanted.map((w, i) => ({ i, portal_id: w.portal_id, utk: w.utk, starts_after: w.from - MAX_SESSION_MS, starts_before: w.to, lasts_until: w.from }));
         const spans = wanted.map((): Span[] => []);
         for (const { i, started_at, last_at } of await db.all(spansAll, JSON.stringify(rows))) spans[i].push({ started_at, last_at });
@@ -121,7 +121,7 @@ export function sessionStore(engine: Engine) {
      * (`send`: in a transaction on PostgreSQL they go with its next statements, a round trip
      * fewer): in one statement on PostgreSQL, one per session on SQLite. */
     async sendAll(db: Queryable, sessions: Omit<Session, 'id'>[]) {
-      if (engine.kind == 'postgres' && sessions.length > 1) return db.send(insertRows, JSON.stringify(sessions));
+      if (oneStatementFor(engine, sessions.length)) return db.send(insertRows, JSON.stringify(sessions));
       for (const s of sessions) await db.send(q.insert, ...values(s));
     },
     /** Stores what changes as a session grows (its contact changes by claim only); `startMoved`:
@@ -130,7 +130,7 @@ export function sessionStore(engine: Engine) {
     /** `update` for each of `grown`: in one statement on PostgreSQL (its start written as it is
      * whether it moved or not), not waited for. */
     async updateAll(db: Queryable, grown: { session: Session; startMoved: boolean }[]) {
-      if (several(grown.length)) {
+      if (oneStatementFor(engine, grown.length)) {
         const rows = grown.map(({ session: s }) => ({ id: s.id, started_at: s.started_at, last_at: s.last_at, page_views: s.page_views }));
         return db.send(growAll, JSON.stringify(rows));
       }

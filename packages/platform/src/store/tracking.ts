@@ -2,12 +2,12 @@
  * count for, and summed into that contact's analytics properties. Storage only: which events come
  * in, who they identify and when a visitor is linked is decided by services/tracking-intake.ts and
  * services/visitor-links.ts. */
-import { type Engine, type Queryable, perRow, sql } from '../db/engine';
+import { type Engine, type Queryable, oneStatementFor, perRow, sql } from '../db/engine';
 import { readVersionsAhead } from '../db/shared-cache';
 import { txContext } from '../db/tx-context';
 import type { ContactStore, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
-import { VISITOR_ROW, type SessionSummary, type VisitorKey } from './sessions';
+import { VISITOR_ROW, visitorRows, type SessionSummary, type VisitorKey } from './sessions';
 
 /** Where an event came from: the tracker (collector), or the HTTP events API by GET or POST. */
 export type EventSource = 'tracker' | 'events-get' | 'events-post';
@@ -188,7 +188,7 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
     /** The contacts `visitors` are linked to (the linked ones only), each by the key: in one
      * statement on PostgreSQL (perRow), a statement each on SQLite. */
     async linkedOfAll(db: Queryable, visitors: VisitorKey[]): Promise<(VisitorKey & { vid: number })[]> {
-      if (engine.kind == 'postgres' && visitors.length > 1) return db.all(q.linkedAll, JSON.stringify(visitors.map(({ portal_id, utk }) => ({ portal_id, utk }))));
+      if (oneStatementFor(engine, visitors.length)) return db.all(q.linkedAll, visitorRows(visitors));
       const vids = await Promise.all(visitors.map(async (v) => (await db.get(q.linked, v.portal_id, v.utk))?.vid));
       return visitors.flatMap((v, i) => (vids[i] === undefined ? [] : [{ ...v, vid: vids[i] }]));
     },
