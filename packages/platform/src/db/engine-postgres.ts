@@ -53,9 +53,9 @@ export const postgresDialect: Dialect = {
   // Parameters (arrays of values or rows) are read as json, not jsonb: json is parsed as it is
   // read, where jsonb first builds and sorts a whole document, which took 3 times as long for a
   // collector bulk's 50 events (a database's CPU time).
-  jsonNumbers: (array) => `SELECT json_array_elements_text((${array})::json)::double precision`,
   instr: (haystack, needle) => `strpos(${haystack}, ${needle})`,
-  jsonArrayValues: (json) => `SELECT json_array_elements_text(${json}::json)`,
+  inJsonArray: (expr, array, type) =>
+    `${expr} = ANY (ARRAY(SELECT json_array_elements_text((${array})::json)::${type == 'id' ? 'bigint' : type == 'number' ? 'double precision' : 'text'}))`,
   jsonIds: (array) => `SELECT json_array_elements_text((${array})::json)::bigint AS id`,
   jsonRows: (array, columns) =>
     `SELECT * FROM json_to_recordset((${array})::json) AS r(${Object.entries(columns).map(([c, type]) => `${c} ${type == 'integer' ? 'bigint' : type == 'real' ? 'double precision' : 'text'}`).join(', ')})`,

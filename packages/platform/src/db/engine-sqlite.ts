@@ -22,9 +22,8 @@ export const sqliteDialect: Dialect = {
   jsonHas: (column, path, value) => `EXISTS (SELECT 1 FROM json_each(${column}, '${path}') WHERE value = ${value})`,
   jsonRemoveKey: (column, key) => `json_remove(${column}, '$.' || ${key})`,
   jsonHasKey: (column, key) => `json_type(${column}, '$.' || ${key}) IS NOT NULL`,
-  jsonNumbers: (array) => `SELECT value FROM json_each(${array})`,
   instr: (haystack, needle) => `instr(${haystack}, ${needle})`,
-  jsonArrayValues: (json) => `SELECT value FROM json_each(${json})`,
+  inJsonArray: (expr, array) => `${expr} IN (SELECT value FROM json_each(${array}))`,
   jsonIds: (array) => `SELECT value AS id FROM json_each(${array})`,
   jsonRows: (array, columns) =>
     `SELECT ${Object.keys(columns).map((c) => `json_extract(value, '$.${c}') AS ${c}`).join(', ')} FROM json_each(${array})`,

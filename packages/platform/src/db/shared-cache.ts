@@ -38,7 +38,7 @@ function sharedOf(engine: Engine): Shared {
   let s = shared.get(engine);
   if (!s) {
     const versions = sql<[string], { name: string; version: string }>(
-      `SELECT name, version FROM cache_versions WHERE name IN (${engine.dialect.jsonArrayValues('?')})`,
+      `SELECT name, version FROM cache_versions WHERE ${engine.dialect.inJsonArray('name', '?', 'text')}`,
     );
     shared.set(engine, (s = { writes: 0, recent: new Set(), read: new WeakMap(), versions }));
   }

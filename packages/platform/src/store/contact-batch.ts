@@ -38,12 +38,12 @@ const SOURCE: Source = { type: 'API' };
 export type ContactMade = (t: Transaction, portalId: number, props: Record<string, string>, createdAt: number) => Promise<unknown>;
 
 export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn, onMade: ContactMade = async () => {}) {
-  const { jsonIds, jsonRows, forUpdate } = engine.dialect;
+  const { inJsonArray, jsonRows, forUpdate } = engine.dialect;
   // Rows locked in vid order, so that two batches touching the same contacts wait for each other
   // instead of deadlocking.
   const q = {
     byVids: sql<[number, string], ContactRow>(
-      `SELECT ${columns} FROM contacts WHERE portal_id = ? AND deleted = 0 AND vid IN (${jsonIds('?')}) ORDER BY vid${forUpdate}`,
+      `SELECT ${columns} FROM contacts WHERE portal_id = ? AND deleted = 0 AND ${inJsonArray('vid', '?', 'id')} ORDER BY vid${forUpdate}`,
     ),
     // Each email looked up on its own through the email index: SQLite would rather scan the
     // portal's contacts for `email IN (…)` (its partial index is not used for a list).

@@ -11,7 +11,7 @@ export interface Sum {
 }
 
 export function dashboardStore(engine: Engine) {
-  const { jsonText, jsonArrayValues } = engine.dialect;
+  const { jsonText, inJsonArray } = engine.dialect;
   const q = {
     series: sql<[number, string, number, number], { bucket: number; n: number }>(
       'SELECT bucket, sum(n) AS n FROM rollups WHERE portal_id = ? AND metric = ? AND bucket >= ? AND bucket < ? GROUP BY bucket',
@@ -26,7 +26,7 @@ export function dashboardStore(engine: Engine) {
        GROUP BY dim HAVING sum(n) <> 0 ORDER BY sum(n) DESC, dim LIMIT ?`,
     ),
     formNames: sql<[number, string], { guid: string; name: string | null }>(
-      `SELECT guid, ${jsonText('definition', '$.name')} AS name FROM forms WHERE portal_id = ? AND guid IN (${jsonArrayValues('?')})`,
+      `SELECT guid, ${jsonText('definition', '$.name')} AS name FROM forms WHERE portal_id = ? AND ${inJsonArray('guid', '?', 'text')}`,
     ),
     active: sql<[number, number, number], { utk: string; vid: number | null; started_at: number; last_at: number; page_views: number; source: string; source_data_1: string | null; landing_url: string | null }>(
       `SELECT utk, vid, started_at, last_at, page_views, source, source_data_1, landing_url FROM sessions

@@ -106,7 +106,7 @@ export function prospectStore(engine: Engine, organizations: IpOrganization[] = 
     ORDER BY last_at DESC, v.organization
     LIMIT ?`);
   const visible = 'AND v.organization NOT IN (SELECT organization FROM prospect_hidden WHERE portal_id = ?)';
-  const among = `${visible} AND v.organization IN (${engine.dialect.jsonArrayValues('?')})`;
+  const among = `${visible} AND ${engine.dialect.inJsonArray('v.organization', '?', 'text')}`;
   /** The first page, and a later one, of each kind. */
   const q2 = {
     timeline: [summarySql(visible, false), summarySql(visible, true)],
