@@ -3,7 +3,7 @@
  * contacts took 4,000 of them (1,400 contacts/s). The rows are read in one query, worked out in
  * memory by the same plan() as a single write, and stored by statements that each take every
  * row as one JSON parameter (Dialect.jsonRows). */
-import { type Engine, type Queryable, sql, type Transaction } from '../db/engine';
+import { type Engine, oneStatementFor, type Queryable, sql, type Transaction } from '../db/engine';
 import { isTransient, PlatformError } from '../domain/errors';
 import type { ChangedContact, ContactRow, Plan, Source, Write } from './contacts';
 import { isEmail } from './properties';
@@ -75,6 +75,18 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
       `UPDATE contacts SET properties = x.properties, updated_at = x.t, history_head = x.head
        FROM (${jsonRows('?', { vid: 'integer', properties: 'text', t: 'integer', head: 'integer' })}) AS x WHERE contacts.vid = x.vid`,
     ),
+    // SQLite: a statement a contact (oneStatementFor), which costs it less than one over the
+    // JSON array, whose every field json_extract reads again (an UPDATE … FROM also joins through
+    // a temporary table: 14 µs a contact at a million, 11 this way).
+    byEmail: sql<[number, string], ContactRow>(`SELECT ${columns} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0`),
+    insertOne: sql<[number, number, string, string, number, number, number | null]>(
+      `INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at, history_head) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING`,
+    ),
+    historyOne: sql<[number, number | null, number, string, string], { seq: number }>(
+      'INSERT INTO contact_history (vid, prev, timestamp, source_type, source_id, changes) VALUES (?, ?, ?, ?, NULL, ?) RETURNING seq',
+    ),
+    updateOne: sql<[string, number, number | null, number]>('UPDATE contacts SET properties = ?, updated_at = ?, history_head = ? WHERE vid = ?'),
   };
 
   /** The contacts as planned: one slot per contact, in the order the items first touch them;
@@ -86,7 +98,7 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
     const vids = [...new Set(items.flatMap((i) => (i.vid ? [i.vid] : [])))];
     const emails = [...new Set(items.flatMap((i) => (i.vid ? [] : [i.email!.toLowerCase()])))];
     const byVid = new Map((vids.length ? await t.all(q.byVids, portalId, JSON.stringify(vids)) : []).map((r) => [r.vid, r]));
-    const byEmail = new Map((emails.length ? await t.all(q.byEmails, portalId, JSON.stringify(emails.map((email) => ({ email })))) : []).map((r) => [r.email, r]));
+    const byEmail = new Map((await readByEmails(t, portalId, emails)).map((r) => [r.email, r]));
     const slots = new Map<number | string, Slot>();
     for (const item of items) {
       const email = item.vid ? undefined : item.email!.toLowerCase();
@@ -114,6 +126,12 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
     return [...slots.values()];
   }
 
+  async function readByEmails(t: Transaction, portalId: number, emails: string[]) {
+    if (oneStatementFor(engine, emails.length)) return t.all(q.byEmails, portalId, JSON.stringify(emails.map((email) => ({ email }))));
+    const rows = await Promise.all(emails.map((email) => t.get(q.byEmail, portalId, email)));
+    return rows.filter((r) => r !== undefined);
+  }
+
   /** Stores the planned slots: vids for the new contacts, each contact's history entries (a
    * contact written by several items gets one per item, chained, in rounds), then the rows. */
   async function store(t: Transaction, portalId: number, slots: Slot[]) {
@@ -124,19 +142,22 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
     for (let round = 0; ; round++) {
       const rows = entries.flatMap(({ vid, plans }) => (round < plans.length ? [{ vid, prev: heads.get(vid), t: plans[round].t, changes: plans[round].changes }] : []));
       if (!rows.length) break;
-      for (const r of await t.all(q.history, SOURCE.type, JSON.stringify(rows))) heads.set(r.vid, r.seq);
+      if (oneStatementFor(engine, rows.length)) for (const r of await t.all(q.history, SOURCE.type, JSON.stringify(rows))) heads.set(r.vid, r.seq);
+      else for (const r of rows) heads.set(r.vid, (await t.get(q.historyOne, r.vid, r.prev ?? null, r.t, SOURCE.type, r.changes!))!.seq);
     }
     if (fresh.length) {
       const rows = fresh.map((s) => ({
         vid: s.vid, email: s.email, properties: JSON.stringify(s.plans.at(-1)!.props), created_at: s.plans[0].t, updated_at: s.plans.at(-1)!.t, head: heads.get(s.vid),
       }));
-      const made = await t.all(q.insert, portalId, JSON.stringify(rows));
-      if (made.length < fresh.length) throw new BatchEmailTaken();
+      let made = 0;
+      if (oneStatementFor(engine, rows.length)) made = (await t.all(q.insert, portalId, JSON.stringify(rows))).length;
+      else for (const r of rows) made += await t.run(q.insertOne, r.vid, portalId, r.email!, r.properties, r.created_at, r.updated_at, r.head ?? null);
+      if (made < fresh.length) throw new BatchEmailTaken();
       for (const s of fresh) await onMade(t, portalId, s.plans.at(-1)!.props, s.plans[0].t);
     }
-    const updated = slots.filter((s) => s.row && s.plans.length);
-    if (updated.length)
-      await t.run(q.update, JSON.stringify(updated.map((s) => ({ vid: s.vid, properties: JSON.stringify(s.plans.at(-1)!.props), t: s.plans.at(-1)!.t, head: heads.get(s.vid) }))));
+    const updated = slots.filter((s) => s.row && s.plans.length).map((s) => ({ vid: s.vid, properties: JSON.stringify(s.plans.at(-1)!.props), t: s.plans.at(-1)!.t, head: heads.get(s.vid) ?? null }));
+    if (oneStatementFor(engine, updated.length)) await t.run(q.update, JSON.stringify(updated));
+    else for (const u of updated) await t.run(q.updateOne, u.properties, u.t, u.head, u.vid);
   }
 
   return {
