@@ -127,6 +127,7 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
     return [...slots.values()];
   }
 
+  /** The contacts of `emails` that exist (in vid order on PostgreSQL, where they are locked). */
   async function readByEmails(t: Transaction, portalId: number, emails: string[]) {
     if (oneStatementFor(engine, emails.length)) return t.all(q.byEmails, portalId, JSON.stringify(emails.map((email) => ({ email }))));
     const rows = await Promise.all(emails.map((email) => t.get(q.byEmail, portalId, email)));
