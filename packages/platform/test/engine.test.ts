@@ -120,12 +120,12 @@ for (const [name, available, open] of engines) {
       expect(await db.value(has, '{"ids": [3]}', 5)).toBe(0);
       expect(await db.value(has, '{"ids": null}', 5)).toBe(0);
       expect(await db.value(has, '{}', 5)).toBe(0);
-      const picked = sql<[string], { n: number }>(`SELECT n FROM items WHERE ${d.inJsonArray('n', '?', 'number')} ORDER BY n`);
+      const picked = sql<[string], { n: number }>(`SELECT n FROM items WHERE ${d.inJsonArray('n', '?', 'real')} ORDER BY n`);
       expect((await db.all(picked, JSON.stringify([12, 99]))).map((r) => r.n)).toEqual([12]);
       expect(await db.all(picked, '[]')).toEqual([]);
       const named = sql<[string], { name: string }>(`SELECT name FROM items WHERE ${d.inJsonArray('name', '?', 'text')} ORDER BY name`);
       expect(await db.all(named, JSON.stringify(['grace', 'nobody']))).toEqual([{ name: 'grace' }]);
-      const byIds = sql<[string], { id: number; name: string }>(`SELECT id, name FROM items WHERE ${d.inJsonArray('id', '?', 'id')} ORDER BY id`);
+      const byIds = sql<[string], { id: number; name: string }>(`SELECT id, name FROM items WHERE ${d.inJsonArray('id', '?', 'integer')} ORDER BY id`);
       const [ada, grace] = await db.all(sql<[], { id: number }>('SELECT id FROM items ORDER BY id'));
       expect(await db.all(byIds, JSON.stringify([grace.id, 424242, ada.id]))).toEqual([
         { id: ada.id, name: 'Ada' },

@@ -86,7 +86,7 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
   async function timesPublished(ids: number[]) {
     const rows = await a.engine.all(
       sql<[string], { id: number; n: number }>(
-        `SELECT object_id AS id, count(*) AS n FROM content_history WHERE ${a.engine.dialect.inJsonArray('object_id', '?', 'id')} GROUP BY object_id`,
+        `SELECT object_id AS id, count(*) AS n FROM content_history WHERE ${a.engine.dialect.inJsonArray('object_id', '?', 'integer')} GROUP BY object_id`,
       ),
       JSON.stringify(ids),
     );

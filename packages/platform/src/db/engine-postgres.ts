@@ -3,7 +3,7 @@
  * text becomes a named prepared statement, parsed once per connection. */
 import pg from 'pg';
 import { PlatformError } from '../domain/errors';
-import { type Dialect, type Engine, noteSavepointRolledBack, type Param, type Query, type Queryable, serial, sql, type Transaction } from './engine';
+import { type ColumnType, type Dialect, type Engine, noteSavepointRolledBack, type Param, type Query, type Queryable, serial, sql, type Transaction } from './engine';
 
 /** Whether `database` names a PostgreSQL database (a `postgres://` or `postgresql://` URL) rather
  * than a SQLite file. */
@@ -30,6 +30,9 @@ function pgPath(path: string) {
   return `'{${path.slice(2).split('.').join(',')}}'`;
 }
 
+/** A JSON parameter's values as PostgreSQL types (ids are bigint, like the identity columns). */
+const PG_TYPE: Record<ColumnType, string> = { integer: 'bigint', real: 'double precision', text: 'text' };
+
 export const postgresDialect: Dialect = {
   jsonText: (column, path) => `(${column}::jsonb #>> ${pgPath(path)})`,
   jsonNumber: (column, path) => {
@@ -54,11 +57,10 @@ export const postgresDialect: Dialect = {
   // read, where jsonb first builds and sorts a whole document, which took 3 times as long for a
   // collector bulk's 50 events (a database's CPU time).
   instr: (haystack, needle) => `strpos(${haystack}, ${needle})`,
-  inJsonArray: (expr, array, type) =>
-    `${expr} = ANY (ARRAY(SELECT json_array_elements_text((${array})::json)::${type == 'id' ? 'bigint' : type == 'number' ? 'double precision' : 'text'}))`,
+  inJsonArray: (expr, array, type) => `${expr} = ANY (ARRAY(SELECT json_array_elements_text((${array})::json)::${PG_TYPE[type]}))`,
   jsonIds: (array) => `SELECT json_array_elements_text((${array})::json)::bigint AS id`,
   jsonRows: (array, columns) =>
-    `SELECT * FROM json_to_recordset((${array})::json) AS r(${Object.entries(columns).map(([c, type]) => `${c} ${type == 'integer' ? 'bigint' : type == 'real' ? 'double precision' : 'text'}`).join(', ')})`,
+    `SELECT * FROM json_to_recordset((${array})::json) AS r(${Object.entries(columns).map(([c, type]) => `${c} ${PG_TYPE[type]}`).join(', ')})`,
   nextIds: (table, column, count) =>
     `SELECT nextval(pg_get_serial_sequence('${table}', '${column}')) AS id FROM generate_series(1, (${count})::integer) AS g(i) ORDER BY i`,
   ilike: (expr, pattern) => `${expr} ILIKE ${pattern}`,

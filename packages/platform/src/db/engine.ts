@@ -42,6 +42,9 @@ export const updateRows = (table: string, key: string, rows: string, columns: st
 
 export type EngineKind = 'sqlite' | 'postgres';
 
+/** The type of a value read from a JSON parameter (jsonRows' columns, inJsonArray's values). */
+export type ColumnType = 'integer' | 'real' | 'text';
+
 /** The SQL fragments the two dialects write differently. Each takes SQL expressions (column
  * names or placeholders) and returns an expression. */
 export interface Dialect {
@@ -66,13 +69,13 @@ export interface Dialect {
   jsonHasKey(column: string, key: string): string;
   /** The position of `needle` in `haystack` from 1, 0 when absent. */
   instr(haystack: string, needle: string): string;
-  /** Whether `expr` is one of the values of the JSON array `array` (a text parameter): ids
-   * (compared as integers, so that an index on them finds them), texts or numbers. On PostgreSQL
+  /** Whether `expr` is one of the values of the JSON array `array` (a text parameter), read as
+   * `type` (integers for ids, so that an index on them finds them). On PostgreSQL
    * the array is read once, into an array the index is searched with (`= ANY`). A plain `IN
    * (subquery)` over it was planned, with statistics from when the table was small (a server
    * without autovacuum), as a loop that read the whole array again for each of the table's rows:
    * a dynamic list's re-check of a contact batch against 9,000 form submissions took 1.7 s. */
-  inJsonArray(expr: string, array: string, type: 'id' | 'text' | 'number'): string;
+  inJsonArray(expr: string, array: string, type: ColumnType): string;
   /** A subquery: the integers of a JSON array (a text parameter), one row each, in the column
    * `id`, typed as the ids they are joined with (perRow, an insert of many rows). To test whether
    * a value is among them, `inJsonArray`. */
@@ -80,7 +83,7 @@ export interface Dialect {
   /** A subquery: the objects of a JSON array (a text parameter), one row each, with `columns` (name
    * → type) as typed columns. For writes of many rows in one statement (a batch of contacts):
    * one parameter, one prepared text, whatever the number of rows. */
-  jsonRows(array: string, columns: Record<string, 'integer' | 'real' | 'text'>): string;
+  jsonRows(array: string, columns: Record<string, ColumnType>): string;
   /** A subquery: the next `count` (a parameter) ids of `table`'s auto-numbered key, in the
    * column `id`, ascending; taken for the caller, who inserts the rows with them (so that rows
    * pointing at them can be written first). On PostgreSQL from the identity's sequence (a

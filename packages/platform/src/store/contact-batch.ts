@@ -44,7 +44,7 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
   // instead of deadlocking.
   const q = {
     byVids: sql<[number, string], ContactRow>(
-      `SELECT ${columns} FROM contacts WHERE portal_id = ? AND deleted = 0 AND ${inJsonArray('vid', '?', 'id')} ORDER BY vid${forUpdate}`,
+      `SELECT ${columns} FROM contacts WHERE portal_id = ? AND deleted = 0 AND ${inJsonArray('vid', '?', 'integer')} ORDER BY vid${forUpdate}`,
     ),
     // Each email looked up on its own through the email index: SQLite would rather scan the
     // portal's contacts for `email IN (…)` (its partial index is not used for a list).

@@ -63,7 +63,7 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
   const q = {
     formOfPortal: sql<[number, string], { one: number }>('SELECT 1 AS one FROM forms WHERE portal_id = ? AND guid = ?'),
     byId: sql<[number, number], ListRow>(`${SELECT_LIST} WHERE l.portal_id = ? AND l.list_id = ?`),
-    byIds: sql<[number, string], ListRow>(`${SELECT_LIST} WHERE l.portal_id = ? AND ${inJsonArray('l.list_id', '?', 'id')}`),
+    byIds: sql<[number, string], ListRow>(`${SELECT_LIST} WHERE l.portal_id = ? AND ${inJsonArray('l.list_id', '?', 'integer')}`),
     // `dynamic IN (?, ?)`: (0, 1) for all lists, (0, 0) static only, (1, 1) dynamic only.
     page: sql<[number, number, number, number, number], ListRow>(
       `${SELECT_LIST} WHERE l.portal_id = ? AND l.dynamic IN (?, ?) ORDER BY l.list_id LIMIT ? OFFSET ?`,
@@ -83,7 +83,7 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     addMembers: sql<[number, number, string], { vid: number }>(
       `INSERT INTO list_members (list_id, vid, added_at) SELECT ?, id, ? FROM (${jsonIds('?')}) ids ORDER BY id ON CONFLICT DO NOTHING RETURNING vid`,
     ),
-    removeMembers: sql<[number, string], { vid: number }>(`DELETE FROM list_members WHERE list_id = ? AND ${inJsonArray('vid', '?', 'id')} RETURNING vid`),
+    removeMembers: sql<[number, string], { vid: number }>(`DELETE FROM list_members WHERE list_id = ? AND ${inJsonArray('vid', '?', 'integer')} RETURNING vid`),
     addMember: sql<[number, number, number]>('INSERT INTO list_members (list_id, vid, added_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
     removeMember: sql<[number, number]>('DELETE FROM list_members WHERE list_id = ? AND vid = ?'),
     removeAll: sql<[number]>('DELETE FROM list_members WHERE list_id = ?'),
@@ -96,7 +96,7 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
       'SELECT vid, properties FROM contacts WHERE portal_id = ? AND deleted = 0 AND vid > ? ORDER BY vid LIMIT ?',
     ),
     submitted: sql<[number, string, string], { vid: number; form_guid: string }>(
-      `SELECT vid, form_guid FROM form_submissions WHERE portal_id = ? AND ${inJsonArray('vid', '?', 'id')} AND ${inJsonArray('form_guid', '?', 'text')}`,
+      `SELECT vid, form_guid FROM form_submissions WHERE portal_id = ? AND ${inJsonArray('vid', '?', 'integer')} AND ${inJsonArray('form_guid', '?', 'text')}`,
     ),
     submittedBy: sql<[number, number], { vid: number; form_guid: string }>('SELECT vid, form_guid FROM form_submissions WHERE portal_id = ? AND vid = ?'),
   };

@@ -79,7 +79,7 @@ export function contentEngine(engine: Engine, now: () => number) {
     commentCounts: sql<[number, string], { post: number; n: number }>(
       `SELECT ${d.jsonNumber('data', '$.content_id')} AS post, count(*) AS n FROM content_objects
        WHERE portal_id = ? AND collection = 'comments' AND deleted_at = 0
-       AND ${d.inJsonArray(d.jsonNumber('data', '$.content_id'), '?', 'number')} GROUP BY post`,
+       AND ${d.inJsonArray(d.jsonNumber('data', '$.content_id'), '?', 'real')} GROUP BY post`,
     ),
     allLive: sql<[number, string], Row>(`SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND deleted_at = 0 ORDER BY id`),
     liveBySlug: sql<[number, string], Row>(
