@@ -15,6 +15,9 @@ const list = (query: string, portal = t.portals[0]) => t.call('GET', `/events/v3
 
 beforeAll(async () => {
   t = await startPlatform();
+  // The platform's clock just after the events: the collector dates a browser's event by its
+  // arrival when the browser's clock is days behind.
+  t.clock.now = T0 + 3500;
   const batch = [
     wire(T0, { k: '1', pu: 'https://acme.test/', t: 'Home', po: '/', r: 'https://www.google.com/' }),
     wire(T0 + 1000, { k: '3', pu: 'https://acme.test/pricing', t: 'Pricing', n: 'signup', m: '49', _plan: 'pro', _seats: '3' }),
