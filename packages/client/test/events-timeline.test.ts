@@ -14,7 +14,8 @@ describe("a contact's timeline", () => {
     const c = clientFor(t);
     const portal = String(t.portals[0].portalId);
     const utk = 'd1'.repeat(16);
-    const at = Date.UTC(2026, 10, 24, 12);
+    // An hour ago: a browser's clock days behind would have its events dated by their arrival.
+    const at = Date.now() - 3_600_000;
     const wire = (n: number, fields: Record<string, string>) => ({ eid: String(n).repeat(32), a: portal, v: '1', cts: String(at + n * 1000), vi: utk, ...fields });
     // What the tracker sends for trackPageView, then trackEvent({id: 'signup', value: 49, plan: 'pro'}), then identify.
     const outcome = await c.collect.batch([
