@@ -63,6 +63,7 @@ export const postgresDialect: Dialect = {
     `SELECT * FROM json_to_recordset((${array})::json) AS r(${Object.entries(columns).map(([c, type]) => `${c} ${PG_TYPE[type]}`).join(', ')})`,
   nextIds: (table, column, count) =>
     `SELECT nextval(pg_get_serial_sequence('${table}', '${column}')) AS id FROM generate_series(1, (${count})::integer) AS g(i) ORDER BY i`,
+  returningKey: (column) => ` RETURNING ${column}`,
   ilike: (expr, pattern) => `${expr} ILIKE ${pattern}`,
   groupConcat: (expr, separator) => `string_agg(${expr}::text, ${separator})`,
   forUpdate: ' FOR UPDATE',
@@ -295,6 +296,10 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
         const row = (await query(q, params)).rows[0] as Record<string, unknown> | undefined;
         return row && Object.values(row)[0];
       },
+      async insert(q: Query, ...params: Param[]) {
+        const row = (await query(q, params)).rows[0] as Record<string, unknown> | undefined;
+        return row && Number(Object.values(row)[0]);
+      },
       run: async (q: Query, ...params: Param[]) => (await query(q, params)).rowCount ?? 0,
       // In a transaction, pipelined (see `control`); on the pool (no transaction), run.
       async send(q: Query, ...params: Param[]) {
@@ -431,7 +436,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       const queries = queriesOn(client);
       try {
         // Not a transaction: a write inside goes to a transaction of its own.
-        const handle = { get: tracked(queries.get), all: tracked(queries.all), value: tracked(queries.value), run: tracked(queries.run) };
+        const handle = { get: tracked(queries.get), all: tracked(queries.all), value: tracked(queries.value), insert: tracked(queries.insert), run: tracked(queries.run) };
         return await fn({ ...queries, ...handle, tx: (write) => engine.tx(write) } as Queryable);
       } finally {
         await Promise.allSettled(running);

@@ -30,6 +30,7 @@ export const sqliteDialect: Dialect = {
   nextIds: (table, _column, count) =>
     `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})
      SELECT (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = '${table}') + i AS id FROM n ORDER BY i`,
+  returningKey: () => '',
   ilike: (expr, pattern) => `${expr} LIKE ${pattern}`,
   groupConcat: (expr, separator) => `group_concat(${expr}, ${separator})`,
   forUpdate: '',
@@ -79,6 +80,10 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
     async value(query: Query, ...params: Param[]) {
       const row = prepare(query.text).get(...bind(params)) as Record<string, unknown> | undefined;
       return row && Object.values(row)[0];
+    },
+    async insert(query: Query, ...params: Param[]) {
+      const { changes, lastInsertRowid } = prepare(query.text).run(...bind(params));
+      return changes ? Number(lastInsertRowid) : undefined;
     },
     run: async (query: Query, ...params: Param[]) => prepare(query.text).run(...bind(params)).changes,
     send: async (query: Query, ...params: Param[]) => void prepare(query.text).run(...bind(params)),

@@ -90,6 +90,11 @@ export interface Dialect {
    * rolled-back transaction's ids are skipped); on SQLite after the largest ever given
    * (AUTOINCREMENT's sqlite_sequence), which only this transaction can take meanwhile. */
   nextIds(table: string, column: string, count: string): string;
+  /** Ends an INSERT of one row run by `Queryable.insert`, whose answer is the row's auto-numbered
+   * key `column`: PostgreSQL returns it; SQLite returns nothing, its engine reads the rowid the
+   * insert gave instead (RETURNING makes SQLite build a temporary table for every statement: a
+   * contact's history row took 2.8 µs with it, 0.8 without). */
+  returningKey(column: string): string;
   /** Case-insensitive LIKE (SQLite's LIKE is, PostgreSQL's is not). */
   ilike(expr: string, pattern: string): string;
   /** Concatenation of the group's values with `separator` (a SQL string literal). */
@@ -114,6 +119,10 @@ export interface Queryable {
   all<P extends Param[], R>(query: Query<P, R>, ...params: P): Promise<R[]>;
   /** The first column of the first row, or undefined. */
   value<P extends Param[], R>(query: Query<P, R>, ...params: P): Promise<R[keyof R] | undefined>;
+  /** Runs an INSERT of one row that ends with the dialect's `returningKey(column)`, `column`
+   * being the table's auto-numbered key (on SQLite the rowid: INTEGER PRIMARY KEY); resolves to
+   * the new row's key, or undefined when it inserted none (ON CONFLICT DO NOTHING). */
+  insert<P extends Param[]>(query: Query<P, unknown>, ...params: P): Promise<number | undefined>;
   /** Runs a write; resolves to the number of rows it changed. */
   run<P extends Param[]>(query: Query<P, unknown>, ...params: P): Promise<number>;
   /** Runs a write whose answer nobody needs. In a PostgreSQL transaction it is sent without

@@ -84,8 +84,8 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
       `INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at, history_head) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING`,
     ),
-    historyOne: sql<[number, number | null, number, string, string], { seq: number }>(
-      'INSERT INTO contact_history (vid, prev, timestamp, source_type, source_id, changes) VALUES (?, ?, ?, ?, NULL, ?) RETURNING seq',
+    historyOne: sql<[number, number | null, number, string, string]>(
+      `INSERT INTO contact_history (vid, prev, timestamp, source_type, source_id, changes) VALUES (?, ?, ?, ?, NULL, ?)${engine.dialect.returningKey('seq')}`,
     ),
     updateOne: sql<[string, number, number | null, number]>('UPDATE contacts SET properties = ?, updated_at = ?, history_head = ? WHERE vid = ?'),
   };
@@ -145,7 +145,7 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
       const rows = entries.flatMap(({ vid, plans }) => (round < plans.length ? [{ vid, prev: heads.get(vid), t: plans[round].t, changes: plans[round].changes }] : []));
       if (!rows.length) break;
       if (oneStatementFor(engine, rows.length)) for (const r of await t.all(q.history, SOURCE.type, JSON.stringify(rows))) heads.set(r.vid, r.seq);
-      else for (const r of rows) heads.set(r.vid, (await t.get(q.historyOne, r.vid, r.prev ?? null, r.t, SOURCE.type, r.changes!))!.seq);
+      else for (const r of rows) heads.set(r.vid, (await t.insert(q.historyOne, r.vid, r.prev ?? null, r.t, SOURCE.type, r.changes!))!);
     }
     if (fresh.length) {
       const rows = fresh.map((s) => ({

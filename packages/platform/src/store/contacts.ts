@@ -103,7 +103,7 @@ class EmailTaken extends Error {
 
 /** `rollups`: where the contacts made per source are counted (the dashboard), if anywhere. */
 export function contactStore(engine: Engine, properties: PropertyStore, now: () => number, onChange: ContactsChanged, rollups?: RollupStore) {
-  const { jsonText, jsonRemoveKey, jsonHasKey, forUpdate, textNumber } = engine.dialect;
+  const { jsonText, jsonRemoveKey, jsonHasKey, forUpdate, textNumber, returningKey } = engine.dialect;
   const q = {
     byVid: sql<[number, number], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND vid = ? AND deleted = 0`),
     byEmail: sql<[number, string], ContactRow>(`SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND email = ? AND deleted = 0`),
@@ -120,9 +120,9 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
        WHERE u.portal_id = ? AND u.utk = ? AND c.deleted = 0`,
     ),
     // Nothing when another transaction took the email meanwhile (the unique index waits for it).
-    insert: sql<[number, string | null, string, number, number], { vid: number }>(
+    insert: sql<[number, string | null, string, number, number]>(
       `INSERT INTO contacts (portal_id, email, properties, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING RETURNING vid`,
+       ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING${returningKey('vid')}`,
     ),
     // Two updates: setting email (even to its old value) rewrites the contact's entry in the email
     // index, one more page written per update of a random contact.
@@ -145,24 +145,25 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
        h AS (INSERT INTO contact_history (seq, vid, prev, timestamp, source_type, source_id, changes) SELECT history_head, vid, NULL, ?, ?, ?, ? FROM c)
        SELECT vid FROM c`,
     ),
-    // SQLite: a new contact with the seq its first history row will have (the largest plus one,
-    // as SQLite numbers them; its one writer runs this transaction alone), so that the history row
-    // follows with it and the contact is not updated again. Nothing when the email is taken.
-    insertHeaded: sql<[number, string | null, string, number, number], { vid: number; history_head: number }>(
+    // SQLite: a new contact with the seq its first history row will have (the largest plus one;
+    // its one writer runs this transaction alone), so that the history row follows with it, at
+    // that seq, and the contact is not updated again. Nothing when the email is taken.
+    insertHeaded: sql<[number, string | null, string, number, number]>(
       `INSERT INTO contacts (portal_id, email, properties, created_at, updated_at, history_head)
        VALUES (?, ?, ?, ?, ?, (SELECT coalesce(max(seq), 0) + 1 FROM contact_history))
-       ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING RETURNING vid, history_head`,
+       ON CONFLICT (portal_id, email) WHERE deleted = 0 AND email IS NOT NULL DO NOTHING${returningKey('vid')}`,
     ),
-    historyAt: sql<[number, number, number, string, string | null, string]>(
-      'INSERT INTO contact_history (seq, vid, prev, timestamp, source_type, source_id, changes) VALUES (?, ?, NULL, ?, ?, ?, ?)',
+    firstHistory: sql<[number, string, string | null, string, number]>(
+      `INSERT INTO contact_history (seq, vid, prev, timestamp, source_type, source_id, changes)
+       SELECT history_head, vid, NULL, ?, ?, ?, ? FROM contacts WHERE vid = ?`,
     ),
     remove: sql<[number, number, number]>('UPDATE contacts SET deleted = 1, updated_at = ? WHERE portal_id = ? AND vid = ?'),
     removeUtks: sql<[number]>('DELETE FROM utks WHERE vid = ?'),
     removeMemberships: sql<[number]>('DELETE FROM list_members WHERE vid = ?'),
     // The lists it leaves changed size now (an addition is dated by the member's row; see lists.ts).
     listsLeft: sql<[number, number]>('UPDATE lists SET size_changed_at = ? WHERE list_id IN (SELECT list_id FROM list_members WHERE vid = ?)'),
-    history: sql<[number, number | null, number, string, string | null, string], { seq: number }>(
-      'INSERT INTO contact_history (vid, prev, timestamp, source_type, source_id, changes) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq',
+    history: sql<[number, number | null, number, string, string | null, string]>(
+      `INSERT INTO contact_history (vid, prev, timestamp, source_type, source_id, changes) VALUES (?, ?, ?, ?, ?, ?)${returningKey('seq')}`,
     ),
     page: sql<[number, number, number], ContactRow>(
       `SELECT ${COLUMNS} FROM contacts WHERE portal_id = ? AND deleted = 0 AND vid > ? ORDER BY vid LIMIT ?`,
@@ -268,13 +269,12 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     }
     if (!row) {
       let vid: number | undefined;
-      if (changes === undefined) vid = await db.value(q.insert, portalId, email, JSON.stringify(props), t, t);
+      if (changes === undefined) vid = await db.insert(q.insert, portalId, email, JSON.stringify(props), t, t);
       else if (engine.kind == 'postgres')
         vid = await db.value(q.insertWithHistory, portalId, email, JSON.stringify(props), t, t, t, source.type, source.id ?? null, changes);
       else {
-        const made = await db.get(q.insertHeaded, portalId, email, JSON.stringify(props), t, t);
-        if (made) await db.send(q.historyAt, made.history_head, made.vid, t, source.type, source.id ?? null, changes);
-        vid = made?.vid;
+        vid = await db.insert(q.insertHeaded, portalId, email, JSON.stringify(props), t, t);
+        if (vid !== undefined) await db.send(q.firstHistory, t, source.type, source.id ?? null, changes, vid);
       }
       if (vid === undefined) throw new EmailTaken((await db.get(q.byEmail, portalId, email!))!);
       await countMade(db, portalId, props, t);
@@ -290,7 +290,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
         await countMade(db, portalId, props, row.created_at);
       }
     }
-    const head = changes ? Number(await db.value(q.history, row.vid, row.history_head, t, source.type, source.id ?? null, changes)) : row.history_head;
+    const head = changes ? (await db.insert(q.history, row.vid, row.history_head, t, source.type, source.id ?? null, changes))! : row.history_head;
     if (email != row.email) await db.run(q.updateEmail, email, JSON.stringify(props), t, head, row.vid);
     else if (defer) defer([JSON.stringify(props), t, head, row.vid]);
     else await db.run(q.update, JSON.stringify(props), t, head, row.vid);

@@ -59,7 +59,7 @@ const CHUNK = 1000;
 
 /** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
 export function listStore(engine: Engine, contacts: ContactStore, now: () => number, onContactsChanged: (fn: ContactsChanged) => void) {
-  const { jsonIds, inJsonArray } = engine.dialect;
+  const { jsonIds, inJsonArray, returningKey } = engine.dialect;
   const q = {
     formOfPortal: sql<[number, string], { one: number }>('SELECT 1 AS one FROM forms WHERE portal_id = ? AND guid = ?'),
     byId: sql<[number, number], ListRow>(`${SELECT_LIST} WHERE l.portal_id = ? AND l.list_id = ?`),
@@ -70,8 +70,8 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     ),
     dynamicOf: sql<[number], Pick<ListRow, 'list_id' | 'name' | 'filters'>>('SELECT list_id, name, filters FROM lists WHERE portal_id = ? AND dynamic = 1 ORDER BY list_id'),
     // Numbered by renumber() before the transaction ends.
-    insert: sql<[number, string, number, string, number, number, number], { list_id: number }>(
-      'INSERT INTO lists (portal_id, internal_list_id, name, dynamic, filters, created_at, updated_at, processed_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?) RETURNING list_id',
+    insert: sql<[number, string, number, string, number, number, number]>(
+      `INSERT INTO lists (portal_id, internal_list_id, name, dynamic, filters, created_at, updated_at, processed_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?)${returningKey('list_id')}`,
     ),
     update: sql<[string, number, string, number, number]>('UPDATE lists SET name = ?, dynamic = ?, filters = ?, updated_at = ? WHERE list_id = ?'),
     renumber: sql<[number]>('UPDATE lists SET internal_list_id = (SELECT coalesce(max(internal_list_id), 0) + 1 FROM lists) WHERE list_id = ?'),
@@ -342,7 +342,7 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
         const dynamic = !!body.dynamic;
         const filters = await filtersFor(t, portalId, dynamic, body.filters);
         const at = now();
-        const { list_id } = (await t.get(q.insert, portalId, body.name, dynamic ? 1 : 0, filters, at, at, at))!;
+        const list_id = (await t.insert(q.insert, portalId, body.name, dynamic ? 1 : 0, filters, at, at, at))!;
         if (dynamic) await evaluate(t, { list_id, portal_id: portalId, filters });
         await renumber(t, list_id);
         return get(t, portalId, list_id);

@@ -31,10 +31,6 @@ const INSERTED = Object.keys(SESSION_ROW);
 
 const q = {
   latest: sql<[number, string], Session>(`SELECT ${COLUMNS} FROM sessions WHERE portal_id = ? AND utk = ? ORDER BY started_at DESC, id DESC LIMIT 1`),
-  insert: sql<[number, string, number | null, number, number, number, string, string | null, string | null, string | null, string | null], { id: number }>(
-    `INSERT INTO sessions (portal_id, utk, vid, started_at, last_at, page_views, source, source_data_1, source_data_2, referrer, landing_url)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-  ),
   // started_at only when it moved (an event older than the session's first): an indexed column.
   grow: sql<[number, number, number]>('UPDATE sessions SET last_at = ?, page_views = ? WHERE id = ?'),
   moveStart: sql<[number, number]>('UPDATE sessions SET started_at = ? WHERE id = ?'),
@@ -68,7 +64,10 @@ export const VISITOR_ROW = { portal_id: 'integer', utk: 'text' } as const;
 export const visitorRows = (visitors: VisitorKey[]) => JSON.stringify(visitors.map(({ portal_id, utk }) => ({ portal_id, utk })));
 
 export function sessionStore(engine: Engine) {
-  const { jsonRows } = engine.dialect;
+  const { jsonRows, returningKey } = engine.dialect;
+  const insertOne = sql<[number, string, number | null, number, number, number, string, string | null, string | null, string | null, string | null]>(
+    `INSERT INTO sessions (${INSERTED.join(', ')}) VALUES (${INSERTED.map(() => '?').join(', ')})${returningKey('id')}`,
+  );
   const latest = (db: Queryable, portalId: number, utk: string) => db.get(q.latest, portalId, utk);
   // PostgreSQL: many visitors' newest sessions, and their spans, each in one statement (the
   // statements' own cost, a statement per visitor, was most of the database's work in a
@@ -89,7 +88,7 @@ export function sessionStore(engine: Engine) {
   const insertRows = sql<[string]>(`INSERT INTO sessions (${INSERTED.join(', ')}) SELECT ${INSERTED.join(', ')} FROM (${jsonRows('?', SESSION_ROW)}) AS x`);
   const values = (s: Omit<Session, 'id'>) =>
     [s.portal_id, s.utk, s.vid, s.started_at, s.last_at, s.page_views, s.source, s.source_data_1, s.source_data_2, s.referrer, s.landing_url] as const;
-  const insert = async (db: Queryable, s: Omit<Session, 'id'>) => Number(await db.value(q.insert, ...values(s)));
+  const insert = async (db: Queryable, s: Omit<Session, 'id'>) => (await db.insert(insertOne, ...values(s)))!;
   async function update(db: Queryable, s: Session, startMoved: boolean) {
     await db.send(q.grow, s.last_at, s.page_views, s.id);
     if (startMoved) await db.send(q.moveStart, s.started_at, s.id);
@@ -122,7 +121,7 @@ export function sessionStore(engine: Engine) {
      * fewer): in one statement on PostgreSQL, one per session on SQLite. */
     async sendAll(db: Queryable, sessions: Omit<Session, 'id'>[]) {
       if (oneStatementFor(engine, sessions.length)) return db.send(insertRows, JSON.stringify(sessions));
-      for (const s of sessions) await db.send(q.insert, ...values(s));
+      for (const s of sessions) await db.send(insertOne, ...values(s));
     },
     /** Stores what changes as a session grows (its contact changes by claim only); `startMoved`:
      * a page view older than its first was added. Not waited for (`send`), as sendAll. */

@@ -50,7 +50,7 @@ export type PublishAction = 'schedule-publish' | 'cancel-publish' | 'push-buffer
 export function contentEngine(engine: Engine, now: () => number) {
   const d = engine.dialect;
   const q = {
-    insert: sql<[number, string, string], { id: number }>('INSERT INTO content_objects (portal_id, collection, data) VALUES (?, ?, ?) RETURNING id'),
+    insert: sql<[number, string, string]>(`INSERT INTO content_objects (portal_id, collection, data) VALUES (?, ?, ?)${d.returningKey('id')}`),
     byId: sql<[number, string, number], Row>(`SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND id = ?`),
     // A write's read: on PostgreSQL the row stays locked until the write commits, so two writes of
     // one object take turns, each reading what the one before left (a change is never lost).
@@ -197,7 +197,7 @@ export function contentEngine(engine: Engine, now: () => number) {
 
   async function insert(db: Queryable, portalId: number, collection: CollectionName, record: Record_) {
     const data = stored(record);
-    const { id } = (await db.get(q.insert, portalId, collection, data))!;
+    const id = (await db.insert(q.insert, portalId, collection, data))!;
     // The row as inserted (the columns' defaults), without reading it back.
     const row: Row = { id, portal_id: portalId, collection, data, buffer: null, deleted_at: 0, publish_at: null };
     await db.run(q.version, row.id, JSON.stringify(await toRecord(db, row)), Number(record.updated));
