@@ -98,6 +98,19 @@ for (const [name, available, open] of engines) {
       });
     });
 
+    it("inserts a row and answers its auto-numbered key (returningKey), or nothing when it inserted none", async () => {
+      const add = sql<[string, number]>(`INSERT INTO items (name, n) VALUES (?, ?) ON CONFLICT (name) DO NOTHING${db.dialect.returningKey('id')}`);
+      const id = await db.insert(add, 'keyed-1', 1);
+      expect(typeof id).toBe('number');
+      expect(await db.value(sql<[string], { id: number }>('SELECT id FROM items WHERE name = ?'), 'keyed-1')).toBe(id);
+      // In a transaction too, after another statement; a conflict inserts nothing.
+      await db.tx(async (t) => {
+        expect(await t.insert(add, 'keyed-2', 2)).toBe(id! + 1);
+        expect(await t.insert(add, 'keyed-1', 3)).toBeUndefined();
+      });
+      await db.run(sql<[]>("DELETE FROM items WHERE name LIKE 'keyed-%'"));
+    });
+
     it('speaks both dialects through the Dialect fragments', async () => {
       const d = db.dialect;
       const json = sql<[], { kind: string; score: number; main: string | null }>(
