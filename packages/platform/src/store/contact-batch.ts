@@ -96,8 +96,11 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
    * owner checks of a single write). */
   async function planAll(t: Transaction, portalId: number, items: BatchItem[]) {
     if (items.some((i) => !i.vid && !(i.email && isEmail(i.email)))) return undefined;
-    const vids = [...new Set(items.flatMap((i) => (i.vid ? [i.vid] : [])))];
-    const emails = [...new Set(items.flatMap((i) => (i.vid ? [] : [i.email!.toLowerCase()])))];
+    const vidSet = new Set<number>();
+    const emailSet = new Set<string>();
+    for (const i of items) i.vid ? vidSet.add(i.vid) : emailSet.add(i.email!.toLowerCase());
+    const vids = [...vidSet];
+    const emails = [...emailSet];
     const byVid = new Map((vids.length ? await t.all(q.byVids, portalId, JSON.stringify(vids)) : []).map((r) => [r.vid, r]));
     const byEmail = new Map((await readByEmails(t, portalId, emails)).map((r) => [r.email, r]));
     const slots = new Map<number | string, Slot>();

@@ -76,6 +76,8 @@ const OFFLINE_SOURCE: Record<string, string> = {
   [ANALYTICS.latestSourceData1]: 'API',
 };
 
+const OFFLINE_ENTRIES = Object.entries(OFFLINE_SOURCE);
+
 /** Properties whose history is not kept (see write()). */
 const CALCULATED = new Set(['createdate', 'lastmodifieddate', ...Object.keys(OFFLINE_SOURCE)]);
 
@@ -233,23 +235,35 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     if (invalid.length) throw badRequest('Property values were not valid', { validationResults: invalid });
     const writes = system.length ? [...given, ...system] : given;
     const t = now();
-    const made: Record<string, string> = row ? {} : { createdate: String(t), ...(source.type == 'API' ? OFFLINE_SOURCE : {}) };
-    const props: Record<string, string> = row ? JSON.parse(row.properties) : { ...made };
-    const changed: Write[] = Object.entries(made).map(([property, value]) => ({ property, value }));
+    // A new contact's properties are set one by one on an empty object: spreading the made ones
+    // into it and then adding the written ones cost 4 µs a contact, this 1 (V8 gives a spread
+    // object no room to grow in place).
+    const props: Record<string, string> = row ? JSON.parse(row.properties) : {};
+    const changed: Write[] = [];
+    const set = (property: string, value: string) => {
+      if (value === '') delete props[property];
+      else props[property] = value;
+      changed.push({ property, value });
+    };
+    if (!row) {
+      set('createdate', String(t));
+      if (source.type == 'API') for (const [property, value] of OFFLINE_ENTRIES) set(property, value);
+    }
     for (const w of writes) {
       const value = w.property == 'email' ? w.value.toLowerCase() : w.value;
-      if ((Object.hasOwn(props, w.property) ? props[w.property] : '') == value) continue;
-      if (value === '') delete props[w.property];
-      else props[w.property] = value;
-      changed.push({ property: w.property, value });
+      if ((Object.hasOwn(props, w.property) ? props[w.property] : '') != value) set(w.property, value);
     }
     if (row && !changed.length) return { props, email: row.email, t, changed: false, names: [] };
     props.lastmodifieddate = String(t);
     // History for what people and systems set; the calculated dates and the analytics counters
     // change on every write and page view, and their versions are synthesised on read.
-    const kept = source.type == 'ANALYTICS' ? [] : changed.filter((c) => !CALCULATED.has(c.property));
-    const changes = kept.length ? JSON.stringify(Object.fromEntries(kept.map((c) => [c.property, c.value]))) : undefined;
-    return { props, email: props.email ?? null, changes, t, changed: true, names: [...changed.map((c) => c.property), 'lastmodifieddate'] };
+    const kept: Record<string, string> = {};
+    let anyKept = false;
+    if (source.type != 'ANALYTICS')
+      for (const c of changed) if (!CALCULATED.has(c.property)) (kept[c.property] = c.value), (anyKept = true);
+    const names = changed.map((c) => c.property);
+    names.push('lastmodifieddate');
+    return { props, email: props.email ?? null, changes: anyKept ? JSON.stringify(kept) : undefined, t, changed: true, names };
   }
 
   /** plan(), then stores it. Returns the contact as written. */
