@@ -47,6 +47,9 @@ const DEFAULT_BASE = 'http://127.0.0.1:3200';
 export type PublishAction = 'schedule-publish' | 'cancel-publish' | 'push-buffer-live';
 
 /** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
+/** Comment counts of posts that have none. */
+const NO_COMMENTS: ReadonlyMap<number, number> = new Map();
+
 export function contentEngine(engine: Engine, now: () => number) {
   const d = engine.dialect;
   const q = {
@@ -105,7 +108,7 @@ export function contentEngine(engine: Engine, now: () => number) {
 
   /** What a post shows of other objects, read fresh so it never goes stale: its author (the
    * record, or null) and how many live comments it has. `counts` comes from a list's one query. */
-  async function relate(db: Queryable, record: ContentRecord, counts?: Map<number, number>) {
+  async function relate(db: Queryable, record: ContentRecord, counts?: ReadonlyMap<number, number>) {
     counts ??= await commentCounts(db, Number(record.portal_id), [record.id]);
     const authorId = record.blog_author_id;
     const author = authorId == null ? undefined : await lookup.get(db, Number(record.portal_id), 'blog-authors', Number(authorId));
@@ -113,7 +116,7 @@ export function contentEngine(engine: Engine, now: () => number) {
     record.comment_count = counts.get(record.id) ?? 0;
   }
 
-  async function toRecord(db: Queryable, row: Row, counts?: Map<number, number>): Promise<ContentRecord> {
+  async function toRecord(db: Queryable, row: Row, counts?: ReadonlyMap<number, number>): Promise<ContentRecord> {
     const record: ContentRecord = { ...(JSON.parse(row.data) as Record_), id: row.id, portal_id: row.portal_id, deleted_at: row.deleted_at };
     if (row.collection == 'blog-posts') await relate(db, record, counts);
     if (COLLECTIONS[row.collection].publishable) {
@@ -198,9 +201,10 @@ export function contentEngine(engine: Engine, now: () => number) {
   async function insert(db: Queryable, portalId: number, collection: CollectionName, record: Record_) {
     const data = stored(record);
     const id = (await db.insert(q.insert, portalId, collection, data))!;
-    // The row as inserted (the columns' defaults), without reading it back.
+    // The row as inserted (the columns' defaults), without reading it back; a new post has no
+    // comments to count.
     const row: Row = { id, portal_id: portalId, collection, data, buffer: null, deleted_at: 0, publish_at: null };
-    await db.run(q.version, row.id, JSON.stringify(await toRecord(db, row)), Number(record.updated));
+    await db.run(q.version, row.id, JSON.stringify(await toRecord(db, row, NO_COMMENTS)), Number(record.updated));
     return row;
   }
 
