@@ -213,7 +213,7 @@ export function contentEngine(engine: Engine, now: () => number) {
       const c = COLLECTIONS[collection];
       const record = { ...c.defaults(body, now(), portalId), ...writable(collection, body) };
       await c.complete?.(record, lookupIn(t), portalId);
-      return toRecord(t, await insert(t, portalId, collection, record));
+      return toRecord(t, await insert(t, portalId, collection, record), NO_COMMENTS);
     });
   }
 
@@ -390,7 +390,7 @@ export function contentEngine(engine: Engine, now: () => number) {
         cloned_from: id,
       };
       await c.complete?.(record, lookupIn(t), portalId);
-      return toRecord(t, await insert(t, portalId, collection, record));
+      return toRecord(t, await insert(t, portalId, collection, record), NO_COMMENTS);
     });
   }
 
@@ -520,7 +520,7 @@ export function contentEngine(engine: Engine, now: () => number) {
       await db.run(q.purgeHistory, row.id);
     },
     /** Inserts an object as it is (seeding read-only collections, uploaded files). */
-    insertRaw: async (db: Queryable, portalId: number, collection: CollectionName, record: Record_) => toRecord(db, await insert(db, portalId, collection, record)),
+    insertRaw: async (db: Queryable, portalId: number, collection: CollectionName, record: Record_) => toRecord(db, await insert(db, portalId, collection, record), NO_COMMENTS),
   };
 }
 
