@@ -98,7 +98,10 @@ export function contactBatchWriter(engine: Engine, columns: string, plan: PlanFn
     if (items.some((i) => !i.vid && !(i.email && isEmail(i.email)))) return undefined;
     const vidSet = new Set<number>();
     const emailSet = new Set<string>();
-    for (const i of items) i.vid ? vidSet.add(i.vid) : emailSet.add(i.email!.toLowerCase());
+    for (const i of items) {
+      if (i.vid) vidSet.add(i.vid);
+      else emailSet.add(i.email!.toLowerCase());
+    }
     const vids = [...vidSet];
     const emails = [...emailSet];
     const byVid = new Map((vids.length ? await t.all(q.byVids, portalId, JSON.stringify(vids)) : []).map((r) => [r.vid, r]));

@@ -260,7 +260,11 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     const kept: Record<string, string> = {};
     let anyKept = false;
     if (source.type != 'ANALYTICS')
-      for (const c of changed) if (!CALCULATED.has(c.property)) (kept[c.property] = c.value), (anyKept = true);
+      for (const c of changed) {
+        if (CALCULATED.has(c.property)) continue;
+        kept[c.property] = c.value;
+        anyKept = true;
+      }
     const names = changed.map((c) => c.property);
     names.push('lastmodifieddate');
     return { props, email: props.email ?? null, changes: anyKept ? JSON.stringify(kept) : undefined, t, changed: true, names };

@@ -47,10 +47,10 @@ const DEFAULT_BASE = 'http://127.0.0.1:3200';
 
 export type PublishAction = 'schedule-publish' | 'cancel-publish' | 'push-buffer-live';
 
-/** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
 /** Comment counts of posts that have none. */
 const NO_COMMENTS: ReadonlyMap<number, number> = new Map();
 
+/** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
 export function contentEngine(engine: Engine, now: () => number) {
   const d = engine.dialect;
   const q = {
