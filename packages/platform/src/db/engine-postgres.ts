@@ -289,16 +289,18 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
         throw asPlatformError(err);
       }
     };
+    const value = async (q: Query, ...params: Param[]) => {
+      const row = (await query(q, params)).rows[0] as Record<string, unknown> | undefined;
+      return row && Object.values(row)[0];
+    };
     return {
       get: async (q: Query, ...params: Param[]) => (await query(q, params)).rows[0],
       all: async (q: Query, ...params: Param[]) => (await query(q, params)).rows,
-      async value(q: Query, ...params: Param[]) {
-        const row = (await query(q, params)).rows[0] as Record<string, unknown> | undefined;
-        return row && Object.values(row)[0];
-      },
+      value,
+      // The key its RETURNING answers (a bigint column comes as text).
       async insert(q: Query, ...params: Param[]) {
-        const row = (await query(q, params)).rows[0] as Record<string, unknown> | undefined;
-        return row && Number(Object.values(row)[0]);
+        const key = await value(q, ...params);
+        return key === undefined ? undefined : Number(key);
       },
       run: async (q: Query, ...params: Param[]) => (await query(q, params)).rowCount ?? 0,
       // In a transaction, pipelined (see `control`); on the pool (no transaction), run.

@@ -105,15 +105,9 @@ export function socialStore(engine: Engine, now: () => number) {
     ),
   };
 
-  // The parsed object with the columns added to it: a spread copy of it cost 4 µs a broadcast, this 1.
-  const broadcast = (r: BroadcastRow) => {
-    const b = JSON.parse(r.data) as Json & { broadcastGuid: string; portalId: number; status: BroadcastRow['status']; triggerAt: BroadcastRow['trigger_at'] };
-    b.broadcastGuid = r.guid;
-    b.portalId = r.portal_id;
-    b.status = r.status;
-    b.triggerAt = r.trigger_at;
-    return b;
-  };
+  // The columns assigned to the parsed object itself: a spread copy of it cost 4 µs a broadcast, this 1.
+  const broadcast = (r: BroadcastRow) =>
+    Object.assign(JSON.parse(r.data) as Json, { broadcastGuid: r.guid, portalId: r.portal_id, status: r.status, triggerAt: r.trigger_at });
 
   async function find(db: Queryable, portalId: number, guid: string) {
     const row = await db.get(q.byGuid, portalId, guid);
