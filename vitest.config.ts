@@ -36,6 +36,7 @@ const ON_POSTGRES = [
   'rollups',
   'routes',
   'social',
+  'spam-review',
   'submission-bulk',
   'tracking',
   'utk-links',

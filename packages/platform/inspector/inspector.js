@@ -7,7 +7,7 @@ history.replaceState(null, '', location.pathname); // the key leaves the address
 import { duration, el, number, relative, when as timeEl } from './format.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { portal: 0, search: '', offset: 0, vid: 0, feedAfter: 0 };
+const state = { portal: 0, search: '', offset: 0, vid: 0, form: '', feedAfter: 0 };
 
 /** Property values people read as dates (epoch milliseconds) or durations, shown so; others as they are. */
 function propertyValue(name, value) {
@@ -18,8 +18,8 @@ function propertyValue(name, value) {
 const sourceLabel = (s) => (s ? s.toLowerCase().replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase()) : '');
 const status = (text) => ($('status').textContent = text);
 
-async function api(path) {
-  const res = await fetch(`api/${path}`, { headers: { authorization: `Bearer ${key}` } });
+async function api(path, method = 'GET') {
+  const res = await fetch(`api/${path}`, { method, headers: { authorization: `Bearer ${key}` } });
   const body = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(body.message || `HTTP ${res.status}`);
   return body;
@@ -33,7 +33,7 @@ async function loadPortals() {
   state.portal = Number(select.value);
   select.addEventListener('change', () => {
     state.portal = Number(select.value);
-    Object.assign(state, { offset: 0, vid: 0, feedAfter: 0 });
+    Object.assign(state, { offset: 0, vid: 0, form: '', feedAfter: 0 });
     $('feed').replaceChildren();
     refresh();
   });
@@ -55,7 +55,50 @@ async function loadContacts(append = false) {
 async function loadSide() {
   const [lists, forms] = await Promise.all([api(`lists?${portalQuery()}`), api(`forms?${portalQuery()}`)]);
   $('lists').replaceChildren(...lists.map((l) => el('li', {}, l.name, el('span', { class: 'sub' }, ` · ${l.dynamic ? 'dynamic' : 'static'} · ${l.size}`))));
-  $('forms').replaceChildren(...forms.map((f) => el('li', {}, f.name || f.guid, el('span', { class: 'sub' }, ` · ${f.submissions} submission(s)${f.spam ? `, ${f.spam} spam` : ''}`))));
+  $('forms').replaceChildren(...forms.map((f) =>
+    el('li', { class: f.guid == state.form ? 'active' : '', 'data-form': f.guid },
+      el('button', { type: 'button', onclick: () => showSpam(f) },
+        f.name || f.guid, el('span', { class: 'sub' }, ` · ${f.submissions} submission(s)${f.spam ? `, ${f.spam} spam` : ''}`)))));
+}
+
+/** A form's spam for review: why each was judged spam, when, its values; "Not spam" replays it
+ * as it was sent (the contact, lists, workflows, consent, attribution, with its original time). */
+async function showSpam(form) {
+  Object.assign(state, { vid: 0, form: form.guid });
+  const spam = await api(`forms/${encodeURIComponent(form.guid)}/spam?${portalQuery()}&limit=100`);
+  const release = async (s, button) => {
+    button.disabled = true;
+    try {
+      const done = await api(`forms/${encodeURIComponent(form.guid)}/spam/${encodeURIComponent(s.conversionId)}/release?${portalQuery()}`, 'POST');
+      status(done.released.vid ? `released: contact ${done.released.vid}` : 'released (no contact: the form has no email and the visitor is unknown)');
+      await loadSide();
+      await showSpam(form);
+    } catch (err) {
+      button.disabled = false;
+      status(err.message);
+    }
+  };
+  const values = (v) => el('dl', { class: 'props' }, ...Object.entries(v).flatMap(([k, x]) => [el('dt', {}, k), el('dd', {}, x)]));
+  const REASONS = { HONEYPOT: 'honeypot filled', NO_INTERACTION: 'sent at once, no person seen', TOO_FAST: 'too fast (old rule)' };
+  $('contact').replaceChildren(
+    el('h3', {}, `Spam · ${form.name || form.guid}`),
+    el('p', { class: 'muted' }, 'Submissions kept apart as spam. "Not spam" replays one exactly once, as it was sent.'),
+    spam.length
+      ? el('table', { class: 'spam' },
+          el('tr', {}, el('th', {}, 'Sent'), el('th', {}, 'Reason'), el('th', {}, 'Values'), el('th', {}, '')),
+          ...spam.map((s) => {
+            const button = el('button', { type: 'button' }, 'Not spam');
+            button.addEventListener('click', () => release(s, button));
+            return el('tr', {},
+              el('td', {}, timeEl(s.timestamp), el('div', { class: 'sub muted' }, relative(s.timestamp)), s.pageUrl ? el('div', { class: 'sub muted' }, s.pageUrl) : null),
+              el('td', {}, el('span', { class: `tag spam-${s.reason.toLowerCase()}` }, REASONS[s.reason] || s.reason)),
+              el('td', {}, values(s.values)),
+              el('td', {}, s.released ? el('span', { class: 'muted' }, 'released ', timeEl(s.released.at), s.released.vid ? ` · contact ${s.released.vid}` : '') : button));
+          }))
+      : el('p', { class: 'empty' }, 'No spam for this form.'),
+  );
+  for (const li of $('forms').children) li.classList.toggle('active', li.dataset.form == form.guid);
+  for (const li of $('contacts').children) li.classList.remove('active');
 }
 
 /** A custom event's properties, name = value, one per line; nothing when it has none. */
@@ -65,7 +108,7 @@ function eventProperties(properties = {}) {
 }
 
 async function showContact(vid) {
-  state.vid = vid;
+  Object.assign(state, { vid, form: '' });
   const c = await api(`contacts/${vid}?${portalQuery()}`);
   const rows = (pairs) => el('table', {}, ...pairs.map(([k, v]) => el('tr', {}, el('th', {}, k), el('td', {}, v))));
   const p = c.properties;

@@ -177,7 +177,7 @@ export function createPlatform(options: PlatformOptions = {}) {
     .then(() => undefined);
   ready.catch(() => {}); // seen by whoever awaits it (listen); never an unhandled rejection
   const settled = () => engine.settled();
-  const handlers = allHandlers(services);
+  const handlers = allHandlers(services, log);
   const ipOf = clientIp(options.trustedProxies);
   // Rate limits count in this process's memory on SQLite (one process), in the database on
   // PostgreSQL so that every process on it spends one budget.
@@ -206,7 +206,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   mountBaseIndex(base, addresses);
   mountScripts(base, { portalTier: (db, id) => services.portals.tier(db, id), db: engine, baseUrl: () => addresses.baseUrl });
   if (options.inspectorKey)
-    base.use('/_inspector', inspectorRouter(services.inspector, services.dashboard, engine, options.inspectorKey, { outbox: services.outbox, preferenceLinks: !!preferenceLinks }));
+    base.use('/_inspector', inspectorRouter(services.inspector, services.dashboard, engine, options.inspectorKey, { outbox: services.outbox, preferenceLinks: !!preferenceLinks }, services));
   mountSite(base, services.content, engine, settled);
   mountFileServer(base, services.files, engine, settled);
   mountCatalog(base, 'base', deps, COLLECTOR_ROUTES);

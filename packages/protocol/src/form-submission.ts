@@ -14,9 +14,11 @@ export const formSubmitPath = (portalId: string | number, formGuid: string): str
 /** The name of the parameter that carries the {@link SubmissionContext} as JSON. */
 export const SVC_CONTEXT = 'svc_context';
 
-/** `svc_context`: a JSON object, URL-encoded, every field optional. */
+/** `svc_context`: a JSON object, URL-encoded, every field optional. A field the platform cannot
+ * use (a malformed token, an over-long URL) is ignored and named in the answer's
+ * {@link IGNORED_CONTEXT_HEADER}: the submission itself is never refused for its context. */
 export interface SubmissionContext {
-  /** The visitor's utk (the `svcutk` cookie); a malformed one is refused. Links the contact. */
+  /** The visitor's utk (the `svcutk` cookie). Links the contact to the visitor's page views. */
   svcutk?: string;
   /** The visitor's address, when a server submits on their behalf. */
   ipAddress?: string;
@@ -26,10 +28,25 @@ export interface SubmissionContext {
   pageName?: string;
   /** Where to send the browser after a successful submission (answered 302). */
   redirectUrl?: string;
-  /** Milliseconds from the form being shown to its submission (the embed measures it): a
-   * submission faster than the form's `minFillTimeMs` is spam. */
+  /** Milliseconds from the form being shown to its submission (the embed measures it). */
   fillTimeMs?: number;
+  /** The embed's evidence of a person (its spam rule, packages/forms/README.md): how many trusted
+   * key presses, pointer presses and inputs the form saw before it was sent. Trusted events come
+   * from the person's own keyboard, mouse, finger or assistive technology, never from a script. */
+  interactions?: number;
+  /** How many fields the embed filled in itself (known visitor, values from the page). */
+  prefilled?: number;
+  /** How many fields the browser's own autofill filled in. */
+  autofilled?: number;
 }
+
+/** The legacy name of {@link SVC_CONTEXT}, which site code written for the vendor's products and
+ * its clients still post: read as `svc_context` when that is absent. */
+export const LEGACY_CONTEXT = 'hs_context';
+
+/** The answer's header naming the `svc_context` fields that were ignored, comma-separated (or
+ * `svc_context` itself when it was not a JSON object). Absent when everything was used. */
+export const IGNORED_CONTEXT_HEADER = 'X-Svc-Ignored-Context';
 
 /** The honeypot: a text input people never see or reach, which the embed adds to every form
  * and sends with the values. Bots fill every input; a submission with it non-empty is spam. A

@@ -99,7 +99,8 @@ const marketingShape = {
   queueLimit: z.number().optional(),
   legalConsentOptions: legalConsentOptions.optional(),
   steps: z.array(formStep).optional(),
-  /** A submission sent sooner than this after the form was shown is spam (default 1,500; 0: off). */
+  /** A submission the embed saw no person touch, sent sooner than this after the form was shown,
+   * is spam (default 1,500; 0: off). See packages/forms/README.md, "Spam without a captcha". */
   minFillTimeMs: z.number().optional(),
 };
 
@@ -232,7 +233,8 @@ export const legalConsent = z.object({
 }) satisfies z.ZodType<LegalConsent>;
 
 /** The `svc_context` parameter of a submission: a JSON object, URL-encoded, of @svc/protocol's
- * SubmissionContext shape; a malformed `svcutk` is refused, as the collector refuses it. */
+ * SubmissionContext shape. The platform checks each field on its own and ignores one that fails
+ * (a malformed `svcutk`, an over-long URL): a visitor's answers never cost their context. */
 export const submissionContext = z.object({
   svcutk: visitorToken.optional(),
   /** Another name of `svcutk`, as clients written for the real API send it. */
@@ -242,4 +244,7 @@ export const submissionContext = z.object({
   pageName: z.string().max(1024).optional(),
   redirectUrl: httpUrl.optional(),
   fillTimeMs: z.number().int().min(0).optional(),
+  interactions: z.number().int().min(0).optional(),
+  prefilled: z.number().int().min(0).optional(),
+  autofilled: z.number().int().min(0).optional(),
 }) satisfies z.ZodType<SubmissionContext>;

@@ -108,4 +108,14 @@ export const POSTGRES_MIGRATIONS: Record<number, string> = {
   17: 'DROP INDEX IF EXISTS tracking_events_vid; DROP INDEX IF EXISTS sessions_vid;',
   // 17 → 18: the dashboard's visitors come from their sessions (schema.ts).
   18: 'DROP TABLE IF EXISTS rollup_visitors;',
+  // 18 → 19: spam submissions keep their context and consent, and can be released (schema.ts).
+  // The table as schema 14 made it, for a database from before 14, then the new columns.
+  19: `
+    CREATE TABLE IF NOT EXISTS spam_submissions (conversion_id TEXT PRIMARY KEY, portal_id BIGINT NOT NULL, form_guid TEXT NOT NULL,
+      timestamp BIGINT NOT NULL, reason TEXT NOT NULL, page_url TEXT, values_json TEXT NOT NULL);
+    ALTER TABLE spam_submissions ADD COLUMN IF NOT EXISTS context_json TEXT;
+    ALTER TABLE spam_submissions ADD COLUMN IF NOT EXISTS consent_json TEXT;
+    ALTER TABLE spam_submissions ADD COLUMN IF NOT EXISTS released_at BIGINT;
+    ALTER TABLE spam_submissions ADD COLUMN IF NOT EXISTS released_vid BIGINT;
+  `,
 };

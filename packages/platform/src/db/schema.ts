@@ -1,7 +1,7 @@
 /** The platform's tables. Every row that belongs to a portal carries `portal_id`, and every query
  * filters on it: no data crosses portals. Secrets (tokens, keys, client secrets) are stored as
  * SHA-256 hashes only, but for OAuth apps' client secrets in app_secrets, which sign webhooks. */
-export const SCHEMA_VERSION = 18;
+export const SCHEMA_VERSION = 19;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS portals (
@@ -85,8 +85,12 @@ CREATE TABLE IF NOT EXISTS form_consents (
   consent TEXT NOT NULL
 );
 
--- Submissions judged spam (honeypot filled, or sent faster than the form's minFillTimeMs): kept
--- to be looked at, but they made no contact. reason: HONEYPOT or TOO_FAST.
+-- Submissions judged spam (honeypot filled, or sent with no sign of a person: see
+-- packages/forms/README.md): kept to be reviewed, with everything needed to replay one that a
+-- person releases as not spam; they made no contact until then. reason: HONEYPOT,
+-- NO_INTERACTION, or TOO_FAST (the fill-time rule before schema 19). context_json: the
+-- submission's svc_context as used; consent_json: the legal consent given. released_at and
+-- released_vid: when it was released and the contact it made (null while it is spam).
 CREATE TABLE IF NOT EXISTS spam_submissions (
   conversion_id TEXT PRIMARY KEY,
   portal_id INTEGER NOT NULL,
@@ -94,7 +98,11 @@ CREATE TABLE IF NOT EXISTS spam_submissions (
   timestamp INTEGER NOT NULL,
   reason TEXT NOT NULL,
   page_url TEXT,
-  values_json TEXT NOT NULL
+  values_json TEXT NOT NULL,
+  context_json TEXT,
+  consent_json TEXT,
+  released_at INTEGER,
+  released_vid INTEGER
 );
 CREATE INDEX IF NOT EXISTS spam_submissions_form ON spam_submissions(portal_id, form_guid, timestamp);
 
@@ -603,4 +611,21 @@ export const MIGRATIONS: Record<number, string> = {
   // 17 → 18: the visitors the dashboard counts come from their sessions (services/sessions.ts),
   // not from a row per visitor and hour or day.
   18: `DROP TABLE IF EXISTS rollup_visitors;`,
+  // 18 → 19: spam submissions keep their context and consent, and can be released (the columns
+  // after values_json). Written out whole, not cut from SCHEMA, and copied into a new table rather
+  // than altered, so that it also applies to a table that has the columns already (the migration
+  // tests turn a new database's version back): the table as schema 14 made it, for a database
+  // from before 14, then the copy.
+  19: `
+    CREATE TABLE IF NOT EXISTS spam_submissions (conversion_id TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, form_guid TEXT NOT NULL,
+      timestamp INTEGER NOT NULL, reason TEXT NOT NULL, page_url TEXT, values_json TEXT NOT NULL);
+    DROP INDEX IF EXISTS spam_submissions_form;
+    ALTER TABLE spam_submissions RENAME TO spam_submissions_v18;
+    CREATE TABLE spam_submissions (conversion_id TEXT PRIMARY KEY, portal_id INTEGER NOT NULL, form_guid TEXT NOT NULL,
+      timestamp INTEGER NOT NULL, reason TEXT NOT NULL, page_url TEXT, values_json TEXT NOT NULL,
+      context_json TEXT, consent_json TEXT, released_at INTEGER, released_vid INTEGER);
+    INSERT INTO spam_submissions (conversion_id, portal_id, form_guid, timestamp, reason, page_url, values_json)
+      SELECT conversion_id, portal_id, form_guid, timestamp, reason, page_url, values_json FROM spam_submissions_v18;
+    DROP TABLE spam_submissions_v18;
+  `,
 };

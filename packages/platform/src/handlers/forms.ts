@@ -1,30 +1,10 @@
 /** §4.6 Forms: definitions on {base_url}, submissions (public, CORS) on {forms_url}. */
 import { schemas } from '@svc/api';
-import { HONEYPOT, LEGAL_CONSENT, SVC_CONTEXT, type LegalConsent } from '@svc/protocol';
+import { HONEYPOT, IGNORED_CONTEXT_HEADER, LEGAL_CONSENT, type LegalConsent } from '@svc/protocol';
 import { badRequest } from '../domain/errors';
 import { Reply, type Handlers } from './handler';
 import type { Services } from '../services';
-import type { SubmissionContext } from '../store/forms';
-
-/** `svc_context` is URL-encoded JSON; anything else is the caller's mistake, named as such. */
-function parseContext(raw: string | string[] | undefined): SubmissionContext {
-  if (raw === undefined) return {};
-  let json: unknown;
-  try {
-    json = typeof raw == 'string' ? JSON.parse(raw) : undefined;
-  } catch {
-    // falls through to the 400 below
-  }
-  const parsed = schemas.submissionContext.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = [`body.${SVC_CONTEXT}`, ...issue.path.map(String)].join('.');
-    throw badRequest(json === undefined ? `body.${SVC_CONTEXT}: must be a JSON object` : `${where}: ${issue.message}`);
-  }
-  // `hutk` is another name of `svcutk` (clients written for the real API send it).
-  const { hutk, ...context } = parsed.data;
-  return { ...context, svcutk: context.svcutk ?? hutk };
-}
+import { readContext } from './submission-context';
 
 /** `legalConsentOptions` is URL-encoded JSON of @svc/protocol's LegalConsent shape. */
 function parseConsent(raw: string | string[] | undefined): LegalConsent | undefined {
@@ -50,7 +30,13 @@ function withSubmissionGuid(url: string, guid: string) {
   return `${base}${base.includes('?') ? '&' : '?'}submissionGuid=${guid}${fragment}`;
 }
 
-export function formHandlers({ forms, visitors, email: subscriptions }: Services): Handlers {
+/** Where a submission's ignored context is told: the log, by field name only (a utk is an
+ * identity, a URL may carry one). */
+export interface SubmissionLog {
+  warn(obj: object, msg: string): void;
+}
+
+export function formHandlers({ forms, submissions }: Services, log?: SubmissionLog): Handlers {
   return {
     'forms.list': ({ db, portalId }) => forms.list(db, portalId),
     'forms.get': ({ db, portalId, params }) => forms.get(db, portalId, params.form_guid),
@@ -60,21 +46,18 @@ export function formHandlers({ forms, visitors, email: subscriptions }: Services
     'forms.getFields': ({ db, portalId, params }) => forms.fields(db, portalId, params.form_guid),
     'forms.getField': ({ db, portalId, params }) => forms.field(db, portalId, params.form_guid, params.field_name),
     'forms.submit': async ({ db, params, body }) => {
-      const { [SVC_CONTEXT]: raw, [HONEYPOT]: trap, [LEGAL_CONSENT]: consentRaw, ...values } = body;
-      const context = parseContext(raw);
+      const { context, ignored, names } = readContext(body);
+      const { [HONEYPOT]: trap, [LEGAL_CONSENT]: consentRaw, ...rest } = body;
+      // The context's parameters are not fields of the form.
+      const values = names.length ? Object.fromEntries(Object.entries(rest).filter(([name]) => !names.includes(name))) : rest;
       const honeypot = typeof trap == 'string' ? trap : trap?.join('');
       const consent = parseConsent(consentRaw);
-      const { conversionId, vid, redirect, ...saved } = await forms.submit(db, params.portal_id, params.form_guid, values, context, { honeypot, consent });
-      // In the same write as the submission: the visitor's earlier page views now count for the contact.
-      if (context.svcutk && vid !== null) await visitors.link(db, params.portal_id, context.svcutk, vid);
-      // The subscriptions ticked, with their legal basis and the text shown; an address that left
-      // all of the portal's email stays out (that cannot be undone through the API either).
-      const ticked = 'consent' in saved ? saved.consent?.communications.filter((c) => c.value) : undefined;
-      if (ticked?.length && saved.email && !(await subscriptions.status(db, params.portal_id, saved.email)).unsubscribeFromPortal)
-        await subscriptions.update(db, params.portal_id, saved.email, {
-          subscriptionStatuses: ticked.map((c) => ({ id: c.subscriptionTypeId, subscribed: true, optState: 'OPT_IN', legalBasis: 'CONSENT_WITH_NOTICE', legalBasisExplanation: c.text })),
-        });
-      return redirect ? new Reply(302, undefined, { location: withSubmissionGuid(redirect, conversionId) }) : new Reply(204);
+      const { conversionId, redirect } = await submissions.submit(db, params.portal_id, params.form_guid, values, context, { honeypot, consent });
+      // Said in a header: the real API's answers (204, or 302 with Location) have no body to say it in.
+      // Exposed, so that an embed's script may read it across origins.
+      const headers: Record<string, string> = ignored.length ? { [IGNORED_CONTEXT_HEADER]: ignored.join(', '), 'Access-Control-Expose-Headers': IGNORED_CONTEXT_HEADER } : {};
+      if (ignored.length) log?.warn({ portalId: params.portal_id, formGuid: params.form_guid, conversionId, ignored }, 'form submission: svc_context fields ignored');
+      return redirect ? new Reply(302, undefined, { ...headers, location: withSubmissionGuid(redirect, conversionId) }) : new Reply(204, undefined, headers);
     },
   };
 }

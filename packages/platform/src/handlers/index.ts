@@ -6,7 +6,7 @@ import { contactHandlers } from './contacts';
 import { contentHandlers } from './content';
 import { emailHandlers } from './email';
 import { fileHandlers } from './files';
-import { formHandlers } from './forms';
+import { formHandlers, type SubmissionLog } from './forms';
 import { listHandlers } from './lists';
 import { miscHandlers } from './misc';
 import { collectHandlers } from './collect';
@@ -17,12 +17,14 @@ import { prospectHandlers } from './prospects';
 import { propertyHandlers } from './properties';
 import { workflowHandlers } from './workflows';
 
-export function allHandlers(services: Services): Handlers {
+/** `log`: where what the handlers let pass but a person should know of is told (form submissions'
+ * ignored context). */
+export function allHandlers(services: Services, log?: SubmissionLog): Handlers {
   return {
     ...contactHandlers(services),
     ...propertyHandlers(services),
     ...listHandlers(services),
-    ...formHandlers(services),
+    ...formHandlers(services, log),
     ...emailHandlers(services),
     ...workflowHandlers(services),
     ...platformHandlers(services),

@@ -14,6 +14,8 @@ import { errorBody, httpAnswer } from '../http/errors';
 import type { Engine } from '../db/engine';
 import type { Dashboard } from '../services/dashboard';
 import type { InspectorQueries } from '../store/inspector';
+import type { FormSubmissions } from '../services/form-submissions';
+import type { FormStore } from '../store/forms';
 import type { OutboxStore } from '../store/outbox';
 
 /** The package's own folder, found from this module whether it runs from src/ or dist/chunks/. */
@@ -34,6 +36,12 @@ const digest = (s: string) => createHash('sha256').update(s).digest();
 /** Security headers for the page: it runs no inline script or style, so it can say so. */
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
+/** The forms view's spam review: a form's spam submissions, and their release as not spam. */
+export interface InspectorSpam {
+  forms: Pick<FormStore, 'spam'>;
+  submissions: Pick<FormSubmissions, 'release'>;
+}
+
 /** The mail view's: the caught emails, and whether they carry preference links. */
 export interface InspectorMail {
   outbox: OutboxStore;
@@ -45,7 +53,7 @@ const NO_PREFERENCE_LINKS =
   "Emails carry no preference link: start the platform with the companion's preference page and link secret — createPlatform({ preferenceLinks: { url: 'https://www.example.com/svc/preferences', secret } }), or svc-platform with env SVC_PREFERENCES_URL and SVC_PREFERENCES_SECRET (the companion's subscriptions.linkSecret).";
 
 /** `engine`: where the queries run (a read answers once what it saw is committed). */
-export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard, engine: Engine, key: string, mail: InspectorMail): Router {
+export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard, engine: Engine, key: string, mail: InspectorMail, spam: InspectorSpam): Router {
   const router = express.Router();
   const expected = digest(key);
 
@@ -83,8 +91,28 @@ export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard,
     if (!contact) return void res.status(404).json(errorBody(`no contact ${req.params.vid} in portal ${portalOf(req)}`));
     await answer(res, Promise.resolve(contact));
   });
+  /** A platform error (a 404, a 400) answered as the API answers it; anything else is thrown. */
+  const orError = async (res: Response, work: () => Promise<void>) => {
+    try {
+      await work();
+    } catch (err) {
+      const known = httpAnswer(err);
+      if (!known) throw err;
+      res.status(known.status).json(known.body);
+    }
+  };
   api.get('/lists', (req, res) => answer(res, queries.lists(engine, portalOf(req))));
   api.get('/forms', (req, res) => answer(res, queries.forms(engine, portalOf(req))));
+  // Spam review: a form's spam submissions, newest first (?before=<conversionId>&limit=1..100),
+  // and "not spam", which replays one as it was sent (services/form-submissions.ts).
+  const text = (value: unknown) => (typeof value == 'string' ? value.slice(0, 100) : undefined);
+  api.get('/forms/:guid/spam', (req, res) =>
+    orError(res, () => answer(res, spam.forms.spam(engine, portalOf(req), req.params.guid, { before: text(req.query.before), limit: int(req.query.limit, 50) }))));
+  api.post('/forms/:guid/spam/:id/release', (req, res) =>
+    orError(res, async () => {
+      const released = await spam.submissions.release(portalOf(req), req.params.guid, req.params.id);
+      res.json(released);
+    }));
   api.get('/feed', (req, res) => answer(res, queries.feed(engine, portalOf(req), int(req.query.after))));
   // The mail catcher: the emails workflows sent, newest first (?before=id pages on), and one.
   api.get('/mail', async (req, res) => {
@@ -100,13 +128,7 @@ export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard,
   api.get('/dashboard/:panel', async (req, res, next) => {
     const panel = req.params.panel;
     if (!dashboard.isPanel(panel)) return next();
-    try {
-      await answer(res, dashboard.read(engine, portalOf(req), panel, req.query.range));
-    } catch (err) {
-      const known = httpAnswer(err);
-      if (!known) throw err;
-      res.status(known.status).json(known.body);
-    }
+    await orError(res, () => answer(res, dashboard.read(engine, portalOf(req), panel, req.query.range)));
   });
   api.use((req, res) => void res.status(404).json(errorBody(`no inspector data at ${req.path}`)));
   router.use('/api', api);

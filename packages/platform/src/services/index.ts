@@ -35,6 +35,7 @@ import { trackingIntake } from './tracking-intake';
 import { writesInBulk } from './bulk-queue';
 import { intakeBulk } from './intake-bulk';
 import { visitorLinks } from './visitor-links';
+import { formSubmissions } from './form-submissions';
 import { propertyRemoval } from './property-removal';
 import { socialPublishing } from './social-publishing';
 import { workflowStore } from '../store/workflows';
@@ -127,6 +128,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   const settings = settingStore(engine, now);
   const sessions = visitSessions(sessionStore(engine), settings, rollups);
   const visitors = visitorLinks(contacts, tracking, sessions);
+  const submissions = formSubmissions(forms, visitors, email, write, now);
   const removeProperty = propertyRemoval(properties, contacts, lists);
   const content = contentEngine(engine, now);
   const blogV1 = blogV1Store(content);
@@ -182,7 +184,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     { name: 'rollups', run: () => rollups.fold() },
   ]);
   return {
-    now, portals, credentials, oauth, inspector, outbox, properties, removeProperty, contacts, visitors, lists, forms, email, workflows, tracking, occurrences, intake, intakeBulk: bulk, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
+    now, portals, credentials, oauth, inspector, outbox, properties, removeProperty, contacts, visitors, lists, forms, submissions, email, workflows, tracking, occurrences, intake, intakeBulk: bulk, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
     scheduler: jobs, onContactsChanged, write, submissionWrite, engine, seedOlderPortals, rollups, dashboard: dashboardPanels,
   };
 }

@@ -3,6 +3,7 @@
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Engine, type Param, type Query, type Queryable, type Transaction, isTransaction, oneStatementFor, perRow, readsAhead, sql, updateRows, within } from '../db/engine';
+import { timeOf } from '../db/tx-clock';
 import { PlatformError, badRequest, conflict, isTransient, notFound } from '../domain/errors';
 import { type BatchItem, contactBatchWriter } from './contact-batch';
 import { ANALYTICS } from './default-properties';
@@ -234,7 +235,7 @@ export function contactStore(engine: Engine, properties: PropertyStore, now: () 
     const invalid = [...(await properties.validate(db, portalId, given)), ...(system.length ? await properties.validate(db, portalId, system, { allowReadOnly: true }) : [])];
     if (invalid.length) throw badRequest('Property values were not valid', { validationResults: invalid });
     const writes = system.length ? [...given, ...system] : given;
-    const t = now();
+    const t = timeOf(db, now);
     // A new contact's properties are set one by one on an empty object: spreading the made ones
     // into it and then adding the written ones cost 4 µs a contact, this 1 (V8 gives a spread
     // object no room to grow in place).

@@ -67,7 +67,7 @@ export function inspectorQueries(engine: Engine) {
     forms: sql<[number], { guid: string; name: string | null; submissions: number; spam: number }>(
       `SELECT f.guid, ${jsonText('f.definition', '$.name')} AS name,
               (SELECT count(*) FROM form_submissions s WHERE s.form_guid = f.guid) AS submissions,
-              (SELECT count(*) FROM spam_submissions p WHERE p.form_guid = f.guid) AS spam
+              (SELECT count(*) FROM spam_submissions p WHERE p.form_guid = f.guid AND p.released_at IS NULL) AS spam
        FROM forms f WHERE f.portal_id = ? ORDER BY f.created_at, f.seq`,
     ),
     feed: sql<[number, number, number], { seq: number; kind: number; utk: string; vid: number | null; timestamp: number; received_at: number; url: string | null; event_name: string | null; value: number | null }>(
