@@ -1,13 +1,14 @@
 /** `svc.forms.create(options)`: loads the definition (and, for a known visitor, what the companion
  * changes in it for them), renders the form into the target, validates on the client (a step at
  * a time in a multi-step form) and submits once to the platform, with the consent given, the
- * honeypot and the fill time. A failed submission keeps every answer in place and the visitor can
- * send again; success shows the thank-you message or redirects. */
+ * honeypot and what it saw of a person (evidence.ts). A failed submission keeps every answer in
+ * place and the visitor can send again; success shows the thank-you message or redirects. */
 import { HONEYPOT, LEGAL_CONSENT, OPT_OUT_COOKIE, OPTED_OUT, type LegalConsent } from '@svc/protocol';
 import { readUtk } from '@svc/tracker';
 import { h } from './dom';
 import { active, type Entry } from './entry';
 import { emitter, type Fire } from './events';
+import { autofilled, watch } from './evidence';
 import { messagesFor } from './messages';
 import { CONSENT, renderForm, type Rendered } from './render';
 import { safeUrl, sanitize } from './sanitize';
@@ -69,8 +70,9 @@ async function visitor(o: CreateOptions, def: FormDefinition): Promise<KnownVisi
     .catch(() => ({}));
 }
 
-function wire({ form, entries, status, button, steps, back, submitText }: Rendered, def: FormDefinition, o: CreateOptions & { formsUrl: string }, m: Messages, fire: Fire) {
+function wire({ form, entries, status, button, steps, back, submitText, prefilled }: Rendered, def: FormDefinition, o: CreateOptions & { formsUrl: string }, m: Messages, fire: Fire) {
   const shown = Date.now();
+  const seen = watch(form);
   const style: ErrorStyle = { errorClass: o.errorClass ?? 'invalid error', errorMessageClass: o.errorMessageClass ?? 'svc-error-msg' };
   const check = (e: Entry) => {
     const message = problem(e, m, o.manuallyBlockedEmailDomain);
@@ -128,7 +130,10 @@ function wire({ form, entries, status, button, steps, back, submitText }: Render
     fire('onFormSubmit', [form, values], values);
     button.disabled = true;
     form.setAttribute('aria-busy', 'true');
-    const outcome = await send(o, values, false, Date.now() - shown, [[HONEYPOT, get(HONEYPOT)!], ...(consent ? [[LEGAL_CONSENT, JSON.stringify(consent)]] : [])]);
+    // A honeypot the browser's autofill filled was filled for a person: sent empty.
+    const trap = autofilled(form.elements.namedItem(HONEYPOT) as Element) ? '' : get(HONEYPOT)!;
+    const evidence = { fillTimeMs: Date.now() - shown, prefilled, ...seen() };
+    const outcome = await send(o, values, false, evidence, [[HONEYPOT, trap], ...(consent ? [[LEGAL_CONSENT, JSON.stringify(consent)]] : [])]);
     button.disabled = false;
     form.removeAttribute('aria-busy');
     if (!outcome.ok) return failed(outcome);

@@ -13,6 +13,8 @@ export interface FieldContext {
   entries: Entry[];
   /** The known visitor's values (pre-fill), by field name. */
   values: Record<string, string>;
+  /** How many shown fields were given a value from the page or the known visitor. */
+  prefilled: number;
 }
 
 const INPUT: Record<string, string> = { email: 'email', number: 'number', date: 'date', phonenumber: 'tel' };
@@ -25,7 +27,11 @@ export function renderField(field: FormField, ctx: FieldContext): Node[] {
   if (field.enabled === false || field.fieldType == 'file') return [];
   // The page's value first (campaign parameters), then the known visitor's, then the default.
   const v = pageValue(field) || ctx.values[field.name];
-  if (typeof v == 'string') field = { ...field, defaultValue: v, selectedOptions: [] };
+  if (typeof v == 'string') {
+    field = { ...field, defaultValue: v, selectedOptions: [] };
+    // Hidden ones (campaign parameters) say nothing of a person.
+    if (v && !field.hidden) ctx.prefilled++;
+  }
   const entry = buildField(field, ctx);
   ctx.entries.push(entry);
   const nodes: Node[] = [entry.box];

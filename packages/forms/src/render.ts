@@ -19,6 +19,8 @@ export interface Rendered {
   steps: HTMLElement[];
   back: HTMLButtonElement;
   submitText: string;
+  /** How many shown fields the embed filled in (fields.ts). */
+  prefilled: number;
 }
 
 /** Names of the consent checkboxes: a dash, which no property name has. */
@@ -37,7 +39,7 @@ export function renderForm(def: FormDefinition, o: CreateOptions, instanceId: st
     'data-instance-id': instanceId,
   });
   const entries: Entry[] = [];
-  const ctx: FieldContext = { prefix, messages, entries, values: known.values || {} };
+  const ctx: FieldContext = { prefix, messages, entries, values: known.values || {}, prefilled: 0 };
   const replace = known.replace || {};
   const queued = (f: FormField) => (replace[f.name] && def.queuedFields?.find((q) => q.name == replace[f.name])) || f;
   const groups = def.formFieldGroups?.length ? def.formFieldGroups : (def.fields || []).map((f) => ({ fields: [f], richText: undefined }));
@@ -84,5 +86,5 @@ export function renderForm(def: FormDefinition, o: CreateOptions, instanceId: st
   // People neither see nor reach it; bots fill it in (HONEYPOT).
   const trap = h('div', { class: 'svc-visually-hidden', 'aria-hidden': 'true' }, h('input', { name: HONEYPOT, tabindex: '-1', autocomplete: 'off' }));
   form.append(trap, status, h('div', { class: 'svc-actions' }, ...(steps.length ? [back] : []), button));
-  return { form, entries, status, button, steps, back, submitText };
+  return { form, entries, status, button, steps, back, submitText, prefilled: ctx.prefilled };
 }

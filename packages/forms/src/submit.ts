@@ -1,5 +1,5 @@
 /** The submission: `POST {forms_url}/uploads/form/v2/:portal_id/:form_guid`, urlencoded, with
- * `svc_context` = JSON `{svcutk, pageUrl, pageName, redirectUrl}` (path and shape from
+ * `svc_context` = JSON `{svcutk, pageUrl, pageName, redirectUrl}` and a rendered form's evidence (path and shape from
  * @svc/protocol). A urlencoded POST is a CORS simple request (no preflight). Redirects are not
  * followed: a 302 is a success. */
 import { formSubmitPath, SVC_CONTEXT, type SubmissionContext } from '@svc/protocol';
@@ -17,11 +17,14 @@ export interface Outcome {
   errors?: { message: string; in?: string }[];
 }
 
+/** What a rendered form says of the person who sent it (evidence.ts): the platform's spam rule. */
+export type Evidence = Pick<SubmissionContext, 'fillTimeMs' | 'interactions' | 'prefilled' | 'autofilled'>;
+
 /** `keepalive` lets the request finish when the page navigates away (captured forms);
- * `fillTimeMs` is how long the form was shown; `extra` parameters go after the values. */
-export async function send(o: SubmitOptions & { formsUrl: string }, values: SubmissionValue[], keepalive = false, fillTimeMs?: number, extra: string[][] = []): Promise<Outcome> {
+ * `evidence` is what a rendered form saw; `extra` parameters go after the values. */
+export async function send(o: SubmitOptions & { formsUrl: string }, values: SubmissionValue[], keepalive = false, evidence?: Evidence, extra: string[][] = []): Promise<Outcome> {
   const body = new URLSearchParams([...values.map((v) => [v.name, v.value]), ...extra]);
-  const context: SubmissionContext = { svcutk: readUtk(), pageUrl: location.href, pageName: document.title, redirectUrl: safeUrl(o.redirectUrl, /^https?:$/), fillTimeMs };
+  const context: SubmissionContext = { svcutk: readUtk(), pageUrl: location.href, pageName: document.title, redirectUrl: safeUrl(o.redirectUrl, /^https?:$/), ...evidence };
   body.append(SVC_CONTEXT, JSON.stringify(context));
   const url = o.formsUrl.replace(/\/+$/, '') + formSubmitPath(o.portalId, o.formId);
   let res: Response;

@@ -37,6 +37,10 @@ describe('ESM build', () => {
       pageUrl: 'https://app.example.com/signup',
       pageName: 'Sign up',
       fillTimeMs: expect.any(Number),
+      // A script sent it (jsdom's events are not trusted): no sign of a person.
+      interactions: 0,
+      prefilled: 0,
+      autofilled: 0,
     });
     expect(seen).toEqual([[{ name: 'email', value: 'esm@example.com' }]]);
     expect(typeof capture).toBe('function');

@@ -86,12 +86,13 @@ export function openPage(options: PageOptions = {}) {
         .filter((s) => s.method == 'POST')
         .map((s) => {
           const params = new URLSearchParams(s.body);
-          // The fill time, honeypot and consent apart: tests of values and context see the fields.
-          const { fillTimeMs, ...context } = JSON.parse(params.get('svc_context') ?? '{}');
+          // The evidence of a person, honeypot and consent apart: tests of values and context see the fields.
+          const { fillTimeMs, interactions, prefilled, autofilled, ...context } = JSON.parse(params.get('svc_context') ?? '{}');
           const honeypot = params.get('svc-hp');
           const consent = params.has('legalConsentOptions') ? JSON.parse(params.get('legalConsentOptions')!) : undefined;
           for (const name of ['svc_context', 'svc-hp', 'legalConsentOptions']) params.delete(name);
-          return { url: s.url, values: Object.fromEntries(params), context, keepalive: s.keepalive, fillTimeMs, honeypot, consent };
+          const evidence = { fillTimeMs, interactions, prefilled, autofilled };
+          return { url: s.url, values: Object.fromEntries(params), context, keepalive: s.keepalive, fillTimeMs, evidence, honeypot, consent };
         }),
     create: (o: CreateOptions) => forms.create(o),
     $: <E extends Element = HTMLElement>(selector: string) => document.querySelector<E>(selector)!,

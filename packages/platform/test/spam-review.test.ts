@@ -47,7 +47,7 @@ describe('spam verdicts a person survives', () => {
     guid = (await createForm({ name: 'Verdicts', fields: [{ name: 'email', required: true }, { name: 'firstname' }] })).guid;
   });
 
-  const people: [string, object][] = [
+  const people: [string, object | undefined][] = [
     ['a quick typist (one second, keys pressed)', { fillTimeMs: 900, interactions: 25 }],
     ['a keyboard-only person (Tab and Enter only)', { fillTimeMs: 400, interactions: 2 }],
     ['a returning visitor whose form was pre-filled, sent at once with a click', { fillTimeMs: 300, interactions: 1, prefilled: 2 }],
