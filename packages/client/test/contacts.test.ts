@@ -47,6 +47,9 @@ describe('contacts', () => {
     expect(Object.keys(byVids).sort()).toEqual([String(b1.vid), String(b2.vid)].sort());
     const byEmails = await c.contacts.getBatchByEmails(['b1@x.test', 'b2@x.test'], { property: ['firstname'] });
     expect(Object.values(byEmails).map((x) => x.properties.firstname.value).sort()).toEqual(['B1', 'B2']);
+    // The spec's "group by emails" on the vids path: the same method, given addresses.
+    expect(await c.contacts.getBatchByVids(['b1@x.test', 'b2@x.test'], { property: ['firstname'] })).toEqual(byEmails);
+    await expect(c.contacts.getBatchByVids([b1.vid, 'b2@x.test'])).rejects.toMatchObject({ status: 400 });
 
     const utk = 'a'.repeat(32);
     await c.forms.submitFields(t.portals[0].portalId, (await c.forms.create({ name: 'Utk form', fields: [{ name: 'email' }] })).guid, { fields: { email: 'b1@x.test' }, utk });

@@ -3,7 +3,7 @@ import { startPlatform, type TestPlatform } from './harness';
 
 let t: TestPlatform;
 beforeAll(async () => {
-  t = await startPlatform();
+  t = await startPlatform({ rateLimit: { max: 1_000_000, windowMs: 10_000 } }); // more than 100 calls in a few seconds
 });
 afterAll(() => t.close());
 
@@ -116,6 +116,38 @@ describe('contact reads', () => {
     const byUtk = await t.call('GET', `/contacts/v1/contact/utks/batch/${'f'.repeat(32)},${'0'.repeat(32)}`);
     expect(Object.keys(byUtk.json)).toEqual(['f'.repeat(32)]);
     expect((await t.call('GET', '/contacts/v1/contact/vids/batch/x1')).status).toBe(400);
+  });
+
+  it('batch reads by emails on the vids path too, as the spec lists it ("group by emails"), telling them apart by their values', async () => {
+    const a = await create({ email: 'va@x.test', firstname: 'VA' });
+    const b = await create({ email: 'vb@x.test', firstname: 'VB' });
+    const c = await create({ email: 'vc@x.test' });
+    // Keyed by vid, the same answer as emails/batch; unknown addresses left out, case ignored.
+    const byEmail = await t.call('GET', '/contacts/v1/contact/vids/batch/va@x.test,VB@x.test,nobody@x.test?property=firstname');
+    expect(byEmail.status).toBe(200);
+    expect(Object.keys(byEmail.json).sort()).toEqual([String(a), String(b)].sort());
+    expect(byEmail.json[b].properties).toEqual({ firstname: { value: 'VB' } });
+    expect(byEmail.json).toEqual((await t.call('GET', '/contacts/v1/contact/emails/batch/va@x.test,VB@x.test,nobody@x.test?property=firstname')).json);
+    // The comma encoded, as clients send a list in one path segment; `vid`s in the query add to it.
+    const encoded = await t.call('GET', `/contacts/v1/contact/vids/batch/${encodeURIComponent('va@x.test,vb@x.test')}?vid=${c}`);
+    expect(Object.keys(encoded.json).sort()).toEqual([String(a), String(b), String(c)].sort());
+    // Vids as before.
+    expect(Object.keys((await t.call('GET', `/contacts/v1/contact/vids/batch/${a},${c}`)).json).sort()).toEqual([String(a), String(c)].sort());
+
+    // A mix, or an item that is neither, is a 400 naming the item; as is a list over 100.
+    const refused = async (list: string, message: string) => {
+      const res = await t.call('GET', `/contacts/v1/contact/vids/batch/${list}`);
+      expect(res.status, list).toBe(400);
+      expect(res.json).toMatchObject({ status: 'error', message });
+    };
+    await refused(`${a},va@x.test`, 'path.contact_ids.1: is an email address, but item 0 is a vid: give all vids or all email addresses');
+    await refused(`va@x.test,vb@x.test,${b}`, 'path.contact_ids.2: is a vid, but item 0 is an email address: give all vids or all email addresses');
+    await refused('va@x.test,nobody', 'path.contact_ids.1: must be a vid (a positive integer) or an email address');
+    await refused('va@x', 'path.contact_ids.0: must be a vid (a positive integer) or an email address');
+    await refused('-1', 'path.contact_ids.0: must be a vid (a positive integer) or an email address');
+    const many = await t.call('GET', `/contacts/v1/contact/vids/batch/${Array.from({ length: 101 }, (_, i) => `m${i}@x.test`).join(',')}`);
+    expect(many.status).toBe(400);
+    expect(many.json.message).toMatch(/^path\.contact_ids: /);
   });
 
   it('batch reads with the keys only in the query string, as the legacy clients send them', async () => {

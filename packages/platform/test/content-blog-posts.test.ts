@@ -46,7 +46,7 @@ describe('blog post states (§3)', () => {
     expect((await page(p.url)).status).toBe(404);
   });
 
-  it('publishes at once with schedule-publish when publish_immediately is null or true, and records the job', async () => {
+  it('publishes at once with schedule-publish when publish_immediately is null or true, recording no job when nothing is sent', async () => {
     for (const publish_immediately of [undefined, true]) {
       const p = await post({ name: `Now ${publish_immediately}`, post_body: '<p>Live text</p>', publish_immediately, publish_date: t.clock.now + HOUR });
       const res = await publish(p.id);
@@ -57,13 +57,14 @@ describe('blog post states (§3)', () => {
       const served = await page(p.url);
       expect(served.status).toBe(200);
       expect(served.text).toContain('<p>Live text</p>');
-      expect(await t.platform.services.content.history(t.platform.services.engine, p.id)).toEqual([{ event: 'send enabled emails and tweets', timestamp: t.clock.now }]);
+      // Social publishing off, and no emails are sent on publishing: no job ran.
+      expect(await t.platform.services.content.history(t.platform.services.engine, p.id)).toEqual([]);
     }
   });
 
-  it('schedules with publish_immediately false: invisible until publish_date, then the scheduler publishes it', async () => {
+  it('schedules with publish_immediately false: invisible until publish_date, then the scheduler publishes it and runs its job', async () => {
     const at = t.clock.now + 2 * HOUR;
-    const p = await post({ name: 'Later', publish_immediately: false, publish_date: at });
+    const p = await post({ name: 'Later', publish_immediately: false, publish_date: at, is_social_publishing_enabled: true });
     expect((await publish(p.id)).status).toBe(204);
     expect((await get(p.id)).state).toBe('SCHEDULED');
     expect((await t.call('GET', `${POSTS}?state=SCHEDULED&id=${p.id}`)).json.total).toBe(1);
@@ -82,7 +83,9 @@ describe('blog post states (§3)', () => {
       expect((await runDue()).publish).toBeGreaterThanOrEqual(1);
       expect(await get(p.id)).toMatchObject({ state: 'PUBLISHED', is_draft: false, publish_date: at });
       expect((await page(p.url)).status).toBe(200);
-      expect(await t.platform.services.content.history(t.platform.services.engine, p.id)).toEqual([{ event: 'send enabled emails and tweets', timestamp: at }]);
+      expect(await t.platform.services.content.history(t.platform.services.engine, p.id)).toEqual([
+        { event: 'send tweets (broadcasts on Twitter:4654321, LinkedIn:7654321)', timestamp: at },
+      ]);
     } finally {
       t.clock.now = start;
     }

@@ -240,6 +240,23 @@ describe('campaigns and events', () => {
     expect(badType.status).toBe(400);
   });
 
+  it('marks simulated events: every event of the sample campaigns, none of the subscription changes', async () => {
+    const [launch, newsletter, welcome, changes] = await campaignIds();
+    for (const id of [launch, newsletter, welcome]) {
+      const events = await allEvents(id);
+      expect(events.length).toBeGreaterThan(0);
+      // PROCESSED, SENT, DELIVERED, BOUNCE, OPEN, CLICK alike: nothing of these was sent.
+      expect(new Set(events.map((e) => e.simulated))).toEqual(new Set([true]));
+    }
+    const recorded = await allEvents(changes);
+    expect(recorded.length).toBeGreaterThan(0);
+    for (const e of recorded) expect(e).not.toHaveProperty('simulated');
+    // The portal-wide read says the same.
+    const wide = (await t.call('GET', '/email/public/v1/events?limit=1000')).json.events as { type: string; simulated?: true }[];
+    expect(wide.filter((e) => e.type == 'STATUSCHANGE').every((e) => e.simulated === undefined)).toBe(true);
+    expect(wide.filter((e) => e.type != 'STATUSCHANGE').every((e) => e.simulated === true)).toBe(true);
+  });
+
   it('answers 404 for an unknown campaign and for another portal’s campaign', async () => {
     const unknown = await t.call('GET', '/email/public/v1/campaigns/1');
     expect(unknown.status).toBe(404);

@@ -164,6 +164,32 @@ describe('blog posts published with social publishing enabled (§3: "sends any e
     expect(await about(quiet.id)).toEqual([]);
   });
 
+  it('records the tweets job in the post’s history only when it sent tweets: none with social publishing off', async () => {
+    const history = (id: number) => t.platform.services.content.history(t.platform.services.engine, id);
+    const tweets = { event: `send tweets (broadcasts on ${twitter.channelKey}, ${linkedin.channelKey})`, timestamp: t.clock.now };
+    const on = await post({ name: 'Told news', is_social_publishing_enabled: true });
+    const off = await post({ name: 'Untold news' });
+    expect(off.is_social_publishing_enabled).toBe(false);
+    await publish(on.id);
+    await publish(off.id);
+    expect(await history(on.id)).toEqual([tweets]);
+    expect(await about(on.id)).toHaveLength(2);
+    // Off: nothing sent, so no job recorded (publishing sends no emails either).
+    expect(await history(off.id)).toEqual([]);
+    expect(await about(off.id)).toEqual([]);
+
+    // Published again: the post was announced already, so nothing is sent and nothing recorded.
+    await publish(on.id, 'cancel-publish');
+    await publish(on.id);
+    expect(await history(on.id)).toEqual([tweets]);
+    // Turned on while a draft, the other one sends its tweets when published again, and says so.
+    await publish(off.id, 'cancel-publish');
+    expect((await t.call('PUT', `${POSTS}/${off.id}`, { body: { is_social_publishing_enabled: true } })).status).toBe(200);
+    await publish(off.id);
+    expect(await about(off.id)).toHaveLength(2);
+    expect(await history(off.id)).toEqual([tweets]);
+  });
+
   it('announces a post published through blog v1 too', async () => {
     await t.call('POST', '/content/api/v2/blog-authors', { body: { full_name: 'Social Ada', email: 'ada@social.test' } });
     const p = await post({ name: 'Via v1', is_social_publishing_enabled: true });

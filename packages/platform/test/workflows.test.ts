@@ -393,7 +393,11 @@ describe('engine', () => {
     expect(sent.map((e) => e.type)).toEqual(['PROCESSED', 'SENT', 'DELIVERED']);
     expect(sent.every((e) => e.created == t.clock.now && e.emailCampaignId == newsletter.id)).toBe(true);
     expect(sent[2].sentBy).toEqual({ id: sent[1].id, created: sent[1].created });
+    // The delivery is the twin's make-believe (no mail server), and says so; the send, caught by
+    // the mail catcher, is not.
+    expect(sent.map((e) => e.simulated)).toEqual([undefined, undefined, true]);
     expect(await events('typeout@example.com')).toMatchObject([{ type: 'PROCESSED' }, { type: 'DROPPED', dropReason: 'PREVIOUSLY_UNSUBSCRIBED_MESSAGE' }]);
+    expect((await events('typeout@example.com')).some((e) => 'simulated' in e)).toBe(false);
     expect(await events('allout@example.com')).toMatchObject([{ type: 'PROCESSED' }, { type: 'DROPPED', dropReason: 'PREVIOUSLY_UNSUBSCRIBED_PORTAL' }]);
     const after = (await t.call('GET', `/email/public/v1/campaigns/${newsletter.id}`)).json.counters;
     expect(after).toMatchObject({

@@ -13,8 +13,30 @@ const utk = z.string().min(1).max(64);
 /** A comma-separated list in the path (`1,2,3`), up to 100 items. */
 const list = <T extends z.ZodType<unknown, string>>(item: T) =>
   z.string().transform((s) => s.split(',').filter(Boolean)).pipe(z.array(item).max(100));
-const idList = list(numericId);
 const batchResult = z.record(z.string(), contact);
+
+/** What an item of vids/batch's list is: a vid as numericId takes it, or an email address by the
+ * rule a contact's email property is held to (the platform's store/properties.ts). */
+const VID = /^\d{1,15}$/;
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const kindOf = (s: string) => (VID.test(s) ? 'a vid' : s.length <= 254 && EMAIL.test(s) ? 'an email address' : undefined);
+/** `/vids/batch/:contact_ids`, which the spec lists twice: "group by ids" (`:contact_ids`) and
+ * "group by emails" (`:contact_emails`). The values tell which: all vids (`1,2,3`) or all email
+ * addresses (`a@x.com,b@x.com`), up to 100; a mix, or an item that is neither, is refused, naming
+ * the item. Parsed to both lists, one of them empty. */
+const vidsOrEmails = list(z.string()).transform((items, ctx) => {
+  const kinds = items.map(kindOf);
+  const bad = kinds.indexOf(undefined);
+  const other = kinds.findIndex((k) => k != kinds[0]);
+  if (bad >= 0 || other > 0) {
+    const at = bad >= 0 ? bad : other;
+    const message =
+      bad >= 0 ? 'must be a vid (a positive integer) or an email address' : `is ${kinds[other]}, but item 0 is ${kinds[0]}: give all vids or all email addresses`;
+    ctx.issues.push({ code: 'custom', input: items[at], path: [at], message });
+    return z.NEVER;
+  }
+  return kinds[0] == 'an email address' ? { vids: [] as number[], emails: items } : { vids: items.map(Number), emails: [] as string[] };
+});
 
 export const contactRoutes = {
   'contacts.create': route({
@@ -126,9 +148,9 @@ export const contactRoutes = {
     id: 'contacts.getBatchByVids',
     method: 'GET',
     path: '/contacts/v1/contact/vids/batch/:contact_ids',
-    summary: 'Contacts by vids (comma-separated in the path, or repeated `vid`), keyed by vid',
+    summary: 'Contacts by vids or by email addresses (comma-separated in the path, all one or the other; or repeated `vid`), keyed by vid',
     scopes: READ,
-    params: z.object({ contact_ids: idList }),
+    params: z.object({ contact_ids: vidsOrEmails }),
     query: z.object({ vid: repeated(numericId), ...contactReadQuery }),
     response: batchResult,
   }),
@@ -173,8 +195,8 @@ export const contactRoutes = {
   'contacts.getBatchByEmails': route({
     id: 'contacts.getBatchByEmails',
     method: 'GET',
-    // The spec prints this route with the vids path, which would collide with the one above;
-    // the legacy API (and this catalog) use `emails/batch`.
+    // The spec prints this route with the vids path, which getBatchByVids serves too (telling
+    // emails from vids by their values); this is the legacy API's path for it.
     path: '/contacts/v1/contact/emails/batch/:contact_emails',
     summary: 'Contacts by emails (comma-separated in the path, or repeated `email`), keyed by vid',
     scopes: READ,

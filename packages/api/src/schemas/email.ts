@@ -101,4 +101,7 @@ export const emailEvent = z.looseObject({
   appId: z.number(),
   appName: z.string(),
   emailCampaignId: z.number(),
+  /** Present (true) on events the platform made up rather than observed: it has no mail server
+   * and no recipients, so a DELIVERED and every event of its sample campaigns are simulated. */
+  simulated: z.literal(true).optional(),
 });

@@ -387,7 +387,7 @@ CREATE TABLE IF NOT EXISTS content_versions (
 );
 CREATE INDEX IF NOT EXISTS content_versions_object ON content_versions(object_id, id);
 
--- What happened to a content object besides edits: publish jobs ("send enabled emails and tweets").
+-- What happened to a content object besides edits: the publish jobs that did something ("send tweets (...)").
 CREATE TABLE IF NOT EXISTS content_history (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   object_id INTEGER NOT NULL,

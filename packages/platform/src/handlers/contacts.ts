@@ -77,8 +77,10 @@ export function contactHandlers({ contacts }: Services): Handlers {
     'contacts.getByVid': ({ db, portalId, params, query }) => reading(db, async (r) => profile(r, await contacts.require(r, portalId, params.contact_id), query)),
     'contacts.getByEmail': ({ db, portalId, params, query }) => reading(db, async (r) => profile(r, found(await contacts.getByEmail(r, portalId, params.contact_email)), query)),
     'contacts.getByUtk': ({ db, portalId, params, query }) => reading(db, async (r) => profile(r, found(await contacts.getByUtk(r, portalId, params.contact_utk)), query)),
-    'contacts.getBatchByVids': ({ db, portalId, params, query: { vid, ...query } }) =>
-      reading(db, (r) => keyed(r, byVid(r, portalId, [...params.contact_ids, ...vid]), query)),
+    // The path's list is vids or email addresses (the catalog tells them apart); `vid`s in the
+    // query add to it either way. Keyed by vid alike.
+    'contacts.getBatchByVids': ({ db, portalId, params: { contact_ids }, query: { vid, ...query } }) =>
+      reading(db, (r) => keyed(r, [...byVid(r, portalId, [...contact_ids.vids, ...vid]), ...byEmail(r, portalId, contact_ids.emails)], query)),
     'contacts.getBatchByEmails': ({ db, portalId, params, query: { email, ...query } }) =>
       reading(db, (r) => keyed(r, byEmail(r, portalId, [...params.contact_emails, ...email]), query)),
     'contacts.getBatchByUtks': ({ db, portalId, params, query: { utk, ...query } }) =>

@@ -1,6 +1,7 @@
 /** A portal's starting email data: subscription types, and three sent campaigns whose events follow
  * the lifecycle of a send (PROCESSED → SENT → DELIVERED | BOUNCE → OPEN → CLICK) for a handful of
- * recipients, so the campaign and event routes have something real to show. */
+ * recipients, so the campaign and event routes have something to show. Nothing was sent: every
+ * one of these events is marked `simulated: true`. */
 import { type Queryable, sql } from '../db/engine';
 import { appendEvent, createCampaign, type CampaignData, type NewEvent } from './email';
 
@@ -109,7 +110,7 @@ export function seedEmailDefaults(db: Queryable, portalId: number, now: number):
       for (const [i, [recipient, outcome]] of addresses.entries()) {
         const at = sentAt + i * 10_000;
         const add = (type: NewEvent['type'], created: number, extra: Record<string, unknown> = {}) =>
-          appendEvent(t, portalId, id, { type, recipient, created, data: extra });
+          appendEvent(t, portalId, id, { type, recipient, created, data: extra, simulated: true });
         await add('PROCESSED', at);
         // Later events point back at the SENT event, as in the legacy API.
         const sentBy = await add('SENT', at + MINUTE, { subject: data.subject, fromEmail: 'news@example.com' });

@@ -69,6 +69,9 @@ export interface NewEvent {
   created: number;
   /** Type-specific fields (`sentBy`, `url`, `subscriptions`, ...), merged into the event record. */
   data?: Record<string, unknown>;
+  /** The twin made it up, with no mail server or recipient behind it: a send's DELIVERED, and
+   * every event of the sample campaigns. The record says `simulated: true`. */
+  simulated?: true;
 }
 
 export interface EventFilter {
@@ -115,7 +118,8 @@ export function createCampaign(db: Queryable, portalId: number, data: CampaignDa
 /** Appends one event and moves the campaign's `lastUpdatedTime`; returns the event's key. */
 export async function appendEvent(db: Queryable, portalId: number, campaignId: number, e: NewEvent) {
   const id = randomUUID();
-  await db.run(campaignQ.event, id, portalId, campaignId, e.created, e.type, e.recipient.toLowerCase(), JSON.stringify(e.data ?? {}));
+  const data = e.simulated ? { ...e.data, simulated: true } : (e.data ?? {});
+  await db.run(campaignQ.event, id, portalId, campaignId, e.created, e.type, e.recipient.toLowerCase(), JSON.stringify(data));
   await db.run(campaignQ.touch, e.created, campaignId, e.created);
   return { id, created: e.created };
 }
@@ -335,9 +339,10 @@ export function emailStore(engine: Engine, now: () => number, mail: MailSettings
     /** One send of a campaign's email to one address (a workflow's EMAIL step), recorded as the
      * legacy API's events: PROCESSED, then SENT and DELIVERED, or DROPPED with the reason when
      * the address unsubscribed (from the portal, or from the email's subscription type) or
-     * bounced. There is no mail server: a send is delivered, and the message as rendered is kept
-     * for the inspector's mail view (store/outbox.ts) in the same transaction; a dropped send
-     * leaves none. `origin`: the workflow and contact it is for (named and greeted). */
+     * bounced. There is no mail server: SENT is the message as rendered, kept for the inspector's
+     * mail view (store/outbox.ts) in the same transaction, and DELIVERED is simulated (marked
+     * `simulated: true`: no recipient's server ever answered); a dropped send leaves no message.
+     * `origin`: the workflow and contact it is for (named and greeted). */
     async send(db: Queryable, portalId: number, campaignId: number, recipient: string, origin?: SendOrigin): Promise<{ sent: true } | { sent: false; dropReason: DropReason }> {
       const campaign = await requireCampaign(db, portalId, campaignId);
       const current = await status(db, portalId, recipient);
@@ -350,14 +355,15 @@ export function emailStore(engine: Engine, now: () => number, mail: MailSettings
             ? 'PREVIOUSLY_BOUNCED'
             : undefined;
       const t = now();
-      const add = (type: EventType, data?: Record<string, unknown>) => appendEvent(db, portalId, campaignId, { type, recipient, created: t, data });
+      const add = (type: EventType, data?: Record<string, unknown>, simulated?: true) =>
+        appendEvent(db, portalId, campaignId, { type, recipient, created: t, data, simulated });
       await add('PROCESSED');
       if (dropReason) {
         await add('DROPPED', { dropReason, dropMessage: `not sent: ${dropReason.toLowerCase().replaceAll('_', ' ')}` });
         return { sent: false, dropReason };
       }
       const sentBy = await add('SENT', { subject: campaign.subject });
-      await add('DELIVERED', { sentBy, response: '250 2.0.0 OK' });
+      await add('DELIVERED', { sentBy, response: '250 2.0.0 OK' }, true);
       // The message as sent, in the same transaction as its events: the mail catcher's.
       const links = mail.preferenceLinks;
       const message = renderEmail({

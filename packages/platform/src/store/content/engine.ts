@@ -47,6 +47,10 @@ const DEFAULT_BASE = 'http://127.0.0.1:3200';
 
 export type PublishAction = 'schedule-publish' | 'cancel-publish' | 'push-buffer-live';
 
+/** A job run when a post or page goes live, in its transaction: resolves to what it did (a line
+ * of the object's history), or undefined when it did nothing. */
+export type LiveJob = (db: Queryable, collection: CollectionName, record: ContentRecord) => Promise<string | undefined>;
+
 /** Comment counts of posts that have none. */
 const NO_COMMENTS: ReadonlyMap<number, number> = new Map();
 
@@ -403,16 +407,22 @@ export function contentEngine(engine: Engine, now: () => number) {
   const PUBLISHED = { state: 'PUBLISHED', is_draft: false, current_state: 'PUBLISHED', processing_status: 'published' };
   const DRAFT = { state: 'DRAFT', is_draft: true, current_state: 'DRAFT', processing_status: 'draft' };
 
-  /** Told of every object that goes live, in the same transaction (services send its tweets). */
-  const liveListeners: ((db: Queryable, collection: CollectionName, record: ContentRecord) => Promise<unknown>)[] = [];
+  /** Told of every object that goes live, in the same transaction: the jobs going live sets off
+   * (§3; services send its tweets). Each resolves to what it did, for the history, or undefined
+   * when it did nothing. */
+  const liveListeners: LiveJob[] = [];
 
-  /** Goes live now and runs the job that sends the enabled emails and tweets (§3). */
+  /** Goes live now and runs the jobs §3 has publishing set off ("sends any enabled emails and
+   * tweets"); the history records each job that did something, named for what it did, and
+   * nothing when none did (nothing here sends a publish's emails: there is no mail server). */
   async function goLive(db: Queryable, row: Row, record: Record_) {
     const at = now();
-    await db.run(q.history, row.id, 'send enabled emails and tweets', at);
     const next = await save(db, row, { ...record, ...PUBLISHED, publish_date: record.publish_date ?? at, unpublished_at: null, updated: at });
     const live = await toRecord(db, next);
-    for (const fn of liveListeners) await fn(db, row.collection, live);
+    for (const job of liveListeners) {
+      const done = await job(db, row.collection, live);
+      if (done) await db.run(q.history, row.id, done, at);
+    }
     return next;
   }
 
@@ -501,9 +511,9 @@ export function contentEngine(engine: Engine, now: () => number) {
     listVersions,
     getVersion,
     restoreVersion,
-    /** Calls `fn` with every post or page as it goes live (published now, or by the scheduler). */
-    onLive: (fn: (db: Queryable, collection: CollectionName, record: ContentRecord) => Promise<unknown>) => void liveListeners.push(fn),
-    /** Jobs run for an object (publishing's "send enabled emails and tweets"), oldest first. */
+    /** Runs `job` for every post or page as it goes live (published now, or by the scheduler). */
+    onLive: (job: LiveJob) => void liveListeners.push(job),
+    /** What the jobs run when an object went live did (`send tweets (…)`), oldest first. */
     history: (db: Queryable, id: number) => db.all(q.historyOf, id),
     /** Every object of a collection that is not deleted (a portal's URL mappings, for the site server). */
     async allLive(db: Queryable, portalId: number, collection: CollectionName) {
