@@ -186,6 +186,19 @@ describe('content, social and forms', () => {
     expect(value(gus, 'firstname')).toBe('Gus');
     expect(gus['form-submissions']).toMatchObject([{ 'form-id': form.guid }]);
   });
+
+  it("posts the legacy hs_context through apiRequest: read as svc_context, the visitor linked, a malformed hutk costing nothing", async () => {
+    const form = await client.apiRequest({ method: 'POST', path: '/contacts/v1/forms', body: { name: 'Legacy context', fields: [{ name: 'email' }] } });
+    const hutk = '4c'.repeat(16);
+    const hsContext = JSON.stringify({ hutk, pageUrl: 'https://legacy.test/contact', pageName: 'Contact' });
+    await client.apiRequest({ method: 'POST', overlapUrl: `${t.formsUrl}/uploads/form/v2/62515/${form.guid}`, form: { email: 'ctx@legacy.test', hs_context: hsContext } });
+    const contact = await client.contacts.getByEmail('ctx@legacy.test');
+    expect(contact['form-submissions']).toMatchObject([{ 'page-url': 'https://legacy.test/contact', 'page-title': 'Contact' }]);
+    expect((await client.apiRequest({ path: `/contacts/v1/contact/utk/${hutk}/profile` })).vid).toBe(contact.vid);
+    // Whatever a legacy cookie held: the answers are kept.
+    await client.apiRequest({ method: 'POST', overlapUrl: `${t.formsUrl}/uploads/form/v2/62515/${form.guid}`, form: { email: 'odd@legacy.test', hs_context: JSON.stringify({ hutk: 'ABC-not-a-token' }) } });
+    expect((await client.contacts.getByEmail('odd@legacy.test')).vid).toEqual(expect.any(Number));
+  });
 });
 
 describe('apiRequest for the rest of the spec', () => {
