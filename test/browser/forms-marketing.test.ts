@@ -166,7 +166,7 @@ describe.skipIf(!haveChromium)('forms that marketers expect, in Chromium', () =>
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks!');
     expect((await api('/contacts/v1/contact/email/bot%40acme.test/profile')).status).toBe(404);
-    const spam = await sys.platform.services.forms.spam(sys.platform.services.engine, 62515, await contactFormGuid());
+    const spam = await sys.platform.services.submissions.spam(sys.platform.services.engine, 62515, await contactFormGuid());
     expect(spam.find((s) => s.values.email == 'bot@acme.test')?.reason).toBe('HONEYPOT');
     expect(problems).toEqual([]);
   });
@@ -186,7 +186,7 @@ describe.skipIf(!haveChromium)('forms that marketers expect, in Chromium', () =>
     await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks!');
     expect(sent).toEqual([{ fillTimeMs: expect.any(Number), interactions: 0, prefilled: 0, autofilled: 0 }]);
     expect((await api('/contacts/v1/contact/email/script%40bots.test/profile')).status).toBe(404);
-    const spam = await sys.platform.services.forms.spam(sys.platform.services.engine, 62515, await contactFormGuid());
+    const spam = await sys.platform.services.submissions.spam(sys.platform.services.engine, 62515, await contactFormGuid());
     expect(spam.find((s) => s.values.email == 'script@bots.test')?.reason).toBe('NO_INTERACTION');
   });
 

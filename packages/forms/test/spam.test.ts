@@ -25,7 +25,7 @@ const open = async (url?: string, def = definition) => {
 };
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const exists = async (email: string) => (await p.t.call('GET', `/contacts/v1/contact/email/${email}/profile`)).status == 200;
-const spam = () => p.t.platform.services.forms.spam(p.t.platform.services.engine, p.portalId, definition.guid);
+const spam = () => p.t.platform.services.submissions.spam(p.t.platform.services.engine, p.portalId, definition.guid);
 
 /** The browser's autofill state on `filled` (what `:autofill` matches), as Chromium sets it. */
 function autofill(filled: HTMLInputElement[]) {

@@ -15,7 +15,6 @@ import type { Engine } from '../db/engine';
 import type { Dashboard } from '../services/dashboard';
 import type { InspectorQueries } from '../store/inspector';
 import type { FormSubmissions } from '../services/form-submissions';
-import type { FormStore } from '../store/forms';
 import type { OutboxStore } from '../store/outbox';
 
 /** The package's own folder, found from this module whether it runs from src/ or dist/chunks/. */
@@ -38,8 +37,7 @@ const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-sr
 
 /** The forms view's spam review: a form's spam submissions, and their release as not spam. */
 export interface InspectorSpam {
-  forms: Pick<FormStore, 'spam'>;
-  submissions: Pick<FormSubmissions, 'release'>;
+  submissions: Pick<FormSubmissions, 'spam' | 'release'>;
 }
 
 /** The mail view's: the caught emails, and whether they carry preference links. */
@@ -107,7 +105,7 @@ export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard,
   // and "not spam", which replays one as it was sent (services/form-submissions.ts).
   const text = (value: unknown) => (typeof value == 'string' ? value.slice(0, 100) : undefined);
   api.get('/forms/:guid/spam', (req, res) =>
-    orError(res, () => answer(res, spam.forms.spam(engine, portalOf(req), req.params.guid, { before: text(req.query.before), limit: int(req.query.limit, 50) }))));
+    orError(res, () => answer(res, spam.submissions.spam(engine, portalOf(req), req.params.guid, { before: text(req.query.before), limit: int(req.query.limit, 50) }))));
   api.post('/forms/:guid/spam/:id/release', (req, res) =>
     orError(res, async () => {
       const released = await spam.submissions.release(portalOf(req), req.params.guid, req.params.id);

@@ -8,7 +8,8 @@ import type { Queryable } from '../db/engine';
 import { atTime } from '../db/tx-clock';
 import { notFound } from '../domain/errors';
 import type { EmailStore } from '../store/email';
-import type { FormStore, SpamRecord, SubmissionContext } from '../store/forms';
+import type { FormStore, SubmissionContext } from '../store/forms';
+import { type SpamRecord, spamSubmissions } from '../store/spam-submissions';
 import type { VisitorLinks } from './visitor-links';
 
 type Write = <T>(fn: (t: Queryable) => T) => Promise<Awaited<T>>;
@@ -50,20 +51,26 @@ export function formSubmissions(forms: FormStore, visitors: VisitorLinks, subscr
    * address the form now blocks) is refused with the form's 400 and stays spam. */
   async function release(portalId: number, guid: string, conversionId: string): Promise<Released> {
     return write(async (t) => {
-      const claimed = await forms.claimSpam(t, portalId, guid, conversionId, now());
+      const claimed = await spamSubmissions.claim(t, portalId, guid, conversionId, now());
       if (!claimed) {
-        const found = await forms.oneSpam(t, portalId, guid, conversionId);
+        const found = await spamSubmissions.one(t, portalId, guid, conversionId);
         if (!found?.released) throw notFound(`no spam submission ${conversionId.slice(0, 64)} of form ${guid.slice(0, 64)} in portal ${portalId}`);
         return { ...found, released: found.released, alreadyReleased: true };
       }
       const { record, values, context, consent, releasedAt } = claimed;
       const { vid } = await submit(atTime(t, record.timestamp), portalId, guid, values, context, { consent, replayOf: conversionId });
-      await forms.releasedTo(t, conversionId, vid);
+      await spamSubmissions.releasedTo(t, conversionId, vid);
       return { ...record, released: { at: releasedAt, vid }, alreadyReleased: false };
     });
   }
 
-  return { submit, release };
+  /** A form's spam for review, newest first (spamSubmissions.page); 404 for a form the portal lacks. */
+  async function spam(db: Queryable, portalId: number, guid: string, page: { before?: string; limit?: number } = {}) {
+    await forms.get(db, portalId, guid);
+    return spamSubmissions.page(db, portalId, guid, page);
+  }
+
+  return { submit, release, spam };
 }
 
 export type FormSubmissions = ReturnType<typeof formSubmissions>;

@@ -14,6 +14,7 @@ import type { ContactStore, Source, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
 import { METRICS, type RollupStore } from './rollups';
 import { isEmail, type Property, type PropertyStore } from './properties';
+import { spamReason, spamSubmissions } from './spam-submissions';
 
 export type FormWrite = z.output<typeof schemas.formWrite>;
 export type FieldWrite = z.output<typeof schemas.fieldWrite>;
@@ -22,40 +23,6 @@ export type FormRecord = z.input<typeof schemas.form>;
 export type FieldRecord = z.input<typeof schemas.formField>;
 export type SubmissionContext = z.output<typeof schemas.submissionContext>;
 type ConsentOptions = z.output<typeof schemas.legalConsentOptionsWrite>;
-
-/** A submission that the embed saw no person touch, sent sooner than this after its form was shown
- * (the embed's `fillTimeMs`), is spam, unless the form sets its own `minFillTimeMs` (spamReason). */
-export const MIN_FILL_TIME_MS = 1_500;
-
-/** Why a submission was kept apart as spam. TOO_FAST: the fill-time rule of schema versions
- * before 19, which judged people too; kept on its old rows, never given now. */
-export type SpamReason = 'HONEYPOT' | 'NO_INTERACTION' | 'TOO_FAST';
-
-/** A spam submission as the inspector lists it. */
-export interface SpamRecord {
-  conversionId: string;
-  formGuid: string;
-  timestamp: number;
-  reason: SpamReason;
-  pageUrl: string | null;
-  pageName: string | null;
-  values: Record<string, string>;
-  /** When it was released as not spam and the contact it made or updated (null: none). */
-  released: { at: number; vid: number | null } | null;
-}
-
-interface SpamRow {
-  conversion_id: string;
-  form_guid: string;
-  timestamp: number;
-  reason: SpamReason;
-  page_url: string | null;
-  values_json: string;
-  context_json: string | null;
-  consent_json: string | null;
-  released_at: number | null;
-  released_vid: number | null;
-}
 
 /** The consent recorded with a submission: what was agreed to, with the texts the form shows. */
 export interface RecordedConsent {
@@ -120,7 +87,6 @@ interface SubmissionError {
 }
 
 const COLUMNS = 'guid, portal_id, definition, created_at, updated_at';
-const SPAM_COLUMNS = 'conversion_id, form_guid, timestamp, reason, page_url, values_json, context_json, consent_json, released_at, released_vid';
 const q = {
   get: sql<[number, string], FormRow>(`SELECT ${COLUMNS} FROM forms WHERE portal_id = ? AND guid = ?`),
   /** The row, locked until the transaction ends (PostgreSQL; SQLite has one writer): an update
@@ -143,21 +109,6 @@ const q = {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?))
      INSERT INTO form_consents (conversion_id, portal_id, consent) VALUES (?, ?, ?)`,
   ),
-  insertSpam: sql<[string, number, string, number, string, string | null, string, string, string | null]>(
-    `INSERT INTO spam_submissions (conversion_id, portal_id, form_guid, timestamp, reason, page_url, values_json, context_json, consent_json)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ),
-  // Newest first, a page at a time: conversion ids are UUIDv7, in the order they were made.
-  spam: sql<[number, string, string, number], SpamRow>(
-    `SELECT ${SPAM_COLUMNS} FROM spam_submissions WHERE portal_id = ? AND form_guid = ? AND conversion_id < ? ORDER BY conversion_id DESC LIMIT ?`,
-  ),
-  oneSpam: sql<[number, string, string], SpamRow>(`SELECT ${SPAM_COLUMNS} FROM spam_submissions WHERE portal_id = ? AND form_guid = ? AND conversion_id = ?`),
-  /** Takes a spam submission for release: one taker however many ask at once (the row's lock on
-   * PostgreSQL, the one writer on SQLite); no row when it is released already or not there. */
-  claimSpam: sql<[number, number, string, string], SpamRow>(
-    `UPDATE spam_submissions SET released_at = ? WHERE portal_id = ? AND form_guid = ? AND conversion_id = ? AND released_at IS NULL RETURNING ${SPAM_COLUMNS}`,
-  ),
-  releasedTo: sql<[number | null, string]>('UPDATE spam_submissions SET released_vid = ? WHERE conversion_id = ?'),
   subscriptionTypes: sql<[number], { id: number }>('SELECT id FROM subscription_types WHERE portal_id = ?'),
 };
 
@@ -418,34 +369,6 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
     return { conversionId, vid, email };
   }
 
-  /** Why a submission is spam, if it is, on evidence a person does not produce (packages/forms/
-   * README.md, "Spam without a captcha"): the honeypot, which people never see, has a value; or
-   * the embed saw nothing of a person (no trusted key, pointer or input event, nothing pre-filled
-   * or autofilled) and the form was sent sooner than `minFillTimeMs` after it was shown. How fast
-   * values arrived is no evidence: autofill, paste, password managers and test scripts are all
-   * faster than typing. Without the embed's evidence (API clients, captured forms, older embeds)
-   * only the honeypot judges. */
-  function spamReason(def: Definition, honeypot: string | undefined, context: SubmissionContext): SpamReason | undefined {
-    if (honeypot) return 'HONEYPOT';
-    const { interactions, prefilled, autofilled, fillTimeMs } = context;
-    if (interactions === undefined || fillTimeMs === undefined || interactions > 0 || prefilled || autofilled) return undefined;
-    if (fillTimeMs < (def.minFillTimeMs ?? MIN_FILL_TIME_MS)) return 'NO_INTERACTION';
-  }
-
-  const spamRecord = (r: SpamRow): SpamRecord => {
-    const context: SubmissionContext = r.context_json ? JSON.parse(r.context_json) : {};
-    return {
-      conversionId: r.conversion_id,
-      formGuid: r.form_guid,
-      timestamp: Number(r.timestamp),
-      reason: r.reason,
-      pageUrl: r.page_url,
-      pageName: context.pageName ?? null,
-      values: JSON.parse(r.values_json),
-      released: r.released_at === null ? null : { at: Number(r.released_at), vid: r.released_vid === null ? null : Number(r.released_vid) },
-    };
-  };
-
   const liveOf = (defs: Map<string, Property>, row: FormRow) => live(defs, JSON.parse(row.definition), row.updated_at);
 
   /** Definitions as submissions read them, by their text: parsed once, not on every submission
@@ -550,13 +473,9 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
       const def = submitted(row.definition);
       const redirect = context.redirectUrl || def.redirect || undefined;
       // Before any check, so that a bot learns nothing from the answer: it looks like a success.
-      const reason = extra.replayOf ? undefined : spamReason(def, extra.honeypot, context);
+      const reason = extra.replayOf ? undefined : spamReason(def.minFillTimeMs, extra.honeypot, context);
       if (reason) {
-        const t = now();
-        const conversionId = uuidV7(t);
-        const kept = JSON.stringify(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Array.isArray(v) ? v.join(';') : v])));
-        const consent = extra.consent ? JSON.stringify(extra.consent) : null;
-        await db.run(q.insertSpam, conversionId, portalId, row.guid, t, reason, context.pageUrl ?? null, kept, JSON.stringify(context), consent);
+        const conversionId = await spamSubmissions.keep(db, portalId, row.guid, now(), reason, values, context, extra.consent);
         return { conversionId, vid: null, redirect, spam: reason };
       }
       const asked = live(await properties.definitions(db, portalId), def, row.updated_at);
@@ -566,32 +485,6 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
       return { conversionId, vid, redirect, consent, email };
     },
 
-    /** Spam submissions of a form, newest first, `limit` of them older than the conversion id
-     * `before` (the inspector). The form must exist. */
-    async spam(db: Queryable, portalId: number, guid: string, page: { before?: string; limit?: number } = {}): Promise<SpamRecord[]> {
-      await requireRow(db, portalId, guid);
-      const rows = await db.all(q.spam, portalId, guid, page.before || 'z' /* after every UUID */, Math.min(Math.max(page.limit ?? 50, 1), 100));
-      return rows.map(spamRecord);
-    },
-
-    /** One spam submission, released or not; undefined when the form has none of that id. */
-    async oneSpam(db: Queryable, portalId: number, guid: string, conversionId: string) {
-      const row = await db.get(q.oneSpam, portalId, guid, conversionId);
-      return row && spamRecord(row);
-    },
-
-    /** Takes a spam submission for release at `at`, with what it was sent with; undefined when it
-     * was released already or is not there (the caller tells which with oneSpam). */
-    async claimSpam(db: Queryable, portalId: number, guid: string, conversionId: string, at: number) {
-      const row = await db.get(q.claimSpam, at, portalId, guid, conversionId);
-      if (!row) return undefined;
-      const context: SubmissionContext = row.context_json ? JSON.parse(row.context_json) : { ...(row.page_url !== null && { pageUrl: row.page_url }) };
-      const consent: LegalConsent | undefined = row.consent_json ? JSON.parse(row.consent_json) : undefined;
-      return { record: spamRecord(row), values: JSON.parse(row.values_json) as Record<string, string>, context, consent, releasedAt: at };
-    },
-
-    /** Records the contact a released submission made or updated. */
-    releasedTo: (db: Queryable, conversionId: string, vid: number | null) => db.run(q.releasedTo, vid, conversionId),
   };
 }
 
