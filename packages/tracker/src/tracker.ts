@@ -6,11 +6,6 @@ import { watchHistory } from './spa';
 import { transport } from './transport';
 import type { Commands, PrivacyConsent, QueueEntry, SvcQueue, Tracker, TrackerConfig } from './types';
 
-/** The order the pre-load queue runs in: configuration first, in this order, so that what was
- * pushed before the script loaded applies to the automatic first page view (the anchor's hoisting
- * order); then that page view; then everything else, first in first out. */
-const ORDER = ['setPath', 'setContentType', 'identify', 'setConsent', 'doNotTrack', 'trackPageView'];
-
 export function start(config: TrackerConfig): Tracker {
   const queue: SvcQueue = (window._svcq ||= []);
   if (queue.t) return queue.t;
@@ -35,7 +30,7 @@ export function start(config: TrackerConfig): Tracker {
   let consent: boolean | undefined = !fixed && stored ? stored == OPTED_IN : fresh();
   const listeners: ((c: PrivacyConsent) => void)[] = [];
   const waiting: WireEvent[] = [];
-  const net = transport(config.collector, () => !!consent, log);
+  const net = transport(config.collector, () => consent, log);
 
   /** With hash routing the route in the fragment is part of the page (`/app#/pricing`); otherwise
    * a fragment is an anchor on the same page. */
@@ -88,7 +83,33 @@ export function start(config: TrackerConfig): Tracker {
     return e;
   };
 
+  // The first six, in this order, are hoisted: the pre-load queue runs them first, so that what was
+  // pushed before the script loaded applies to the automatic page view (the anchor's hoisting
+  // order), then that page view, then everything else first in first out (`rank` below).
   const commands: Commands = {
+    setPath(p) {
+      previousPath = path;
+      path = p[0] == '/' ? p : '/' + p;
+    },
+    setContentType(type) {
+      contentType = type;
+    },
+    identify(props) {
+      identity = { ...identity, ...(props as Record<string, string>) };
+    },
+    setConsent(allowed) {
+      if (fixed) return;
+      consent = !!allowed;
+      if (!consent) forgetVisitor();
+      // The decision itself is remembered for 13 months, like the anchor's banner.
+      setCookie(OPT_OUT, consent ? OPTED_IN : OPTED_OUT, 395);
+      listeners.forEach(notify);
+      waiting.splice(0).forEach(send);
+    },
+    doNotTrack(options) {
+      if (options?.track) removeCookie(DNT);
+      else setCookie(DNT, 'yes', days), net.clear(), (waiting.length = 0);
+    },
     trackPageView() {
       lastUrl = url();
       // A page view's title is document.title when the view is sent (a batch waits up to 5 s, or
@@ -101,33 +122,10 @@ export function start(config: TrackerConfig): Tracker {
       view = track({ k: PAGE_VIEW, po: path, rpo: previousPath, r: referrer, ct: contentType });
       view.t = { toJSON: title, toString: title } as unknown as string;
     },
-    setPath(p) {
-      previousPath = path;
-      path = p[0] == '/' ? p : '/' + p;
-    },
-    setContentType(type) {
-      contentType = type;
-    },
-    identify(props) {
-      identity = { ...identity, ...(props as Record<string, string>) };
-    },
     trackEvent({ id, value, ...props }) {
       const params: Record<string, unknown> = { k: CUSTOM_EVENT, n: id, m: value };
       for (const k in props) params[PROPERTY_PREFIX + k] = props[k];
       track(params);
-    },
-    doNotTrack(options) {
-      if (options?.track) removeCookie(DNT);
-      else setCookie(DNT, 'yes', days), net.clear(), (waiting.length = 0);
-    },
-    setConsent(allowed) {
-      if (fixed) return;
-      consent = !!allowed;
-      if (!consent) forgetVisitor();
-      // The decision itself is remembered for 13 months, like the anchor's banner.
-      setCookie(OPT_OUT, consent ? OPTED_IN : OPTED_OUT, 395);
-      listeners.forEach(notify);
-      waiting.splice(0).forEach(send);
     },
     addPrivacyConsentListener(fn) {
       listeners.push(fn);
@@ -151,9 +149,10 @@ export function start(config: TrackerConfig): Tracker {
   };
   const tracker: Tracker = { ...commands, push: (...entries) => entries.forEach(run) };
 
-  // The pre-load queue and the automatic page view, in ORDER (a stable sort; what is not in ORDER
-  // ranks -1 >>> 0, last; function entries and garbage have no name, so they are never hoisted).
-  const rank = (e: QueueEntry) => ORDER.indexOf((e as string[] | null)?.[0]!) >>> 0;
+  // The pre-load queue and the automatic page view, hoisted (a stable sort; what is not among the
+  // first six commands ranks -1 >>> 0, last; function entries and garbage have no name, so they are
+  // never hoisted). The commands' own names: a list of them would cost the bundle its bytes twice.
+  const rank = (e: QueueEntry) => Object.keys(commands).slice(0, 6).indexOf((e as string[] | null)?.[0]!) >>> 0;
   [...queue.splice(0), ['trackPageView'] as QueueEntry].sort((a, b) => rank(a) - rank(b)).forEach(run);
   queue.push = tracker.push as never;
   queue.t = tracker;
