@@ -39,10 +39,19 @@ export function start(config: TrackerConfig): Tracker {
   let previousPath: string | undefined;
   let referrer = document.referrer;
   let lastUrl: string | undefined;
-  /** The latest page view: its title is read when it is sent (below). */
-  let view = {} as WireEvent;
+  /** The latest page view. */
+  let view: WireEvent;
   /** The page's URL as far as page views go: without the fragment unless hash routing is on. */
   const url = () => location.href.split('#')[0] + fragment();
+  /** A page view's title is the last one its page had at its URL: `document.title` when the view
+   * is tracked, then every title set while the page stays there (an app titles a route after
+   * navigating, on load, after loading data). Once the URL has changed the view keeps its title,
+   * whichever popstate listener runs first, the app's or the tracker's: a title set from then on is
+   * the next view's. Returns true while the page is at the view's URL. */
+  const retitle = () => url() == lastUrl && ((view.t = document.title), true);
+  // Titles live in <head>: `document.title = ...` replaces the <title>'s text (childList), React
+  // sets the value of its text node (characterData).
+  new MutationObserver(retitle).observe(document.head, { subtree: true, childList: true, characterData: true });
   let contentType: string | undefined;
   let identity: Record<string, string> | undefined;
 
@@ -111,16 +120,9 @@ export function start(config: TrackerConfig): Tracker {
       else setCookie(DNT, 'yes', days), net.clear(), (waiting.length = 0);
     },
     trackPageView() {
-      lastUrl = url();
-      // A page view's title is document.title when the view is sent (a batch waits up to 5 s, or
-      // the page is hidden), not when it is tracked: a page that sets its title after loading, or
-      // a single-page app that sets it after pushState, is sent with that title. `t` is a value
-      // that JSON.stringify (toJSON) and URLSearchParams (toString) read then. A view still
-      // unsent when the next one starts gets the title of now, the one its page had.
-      view.t = document.title;
-      const title = () => document.title;
       view = track({ k: PAGE_VIEW, po: path, rpo: previousPath, r: referrer, ct: contentType });
-      view.t = { toJSON: title, toString: title } as unknown as string;
+      // After: a view that could not be made (no crypto) leaves `view` and `lastUrl` a pair.
+      lastUrl = url();
     },
     trackEvent({ id, value, ...props }) {
       const params: Record<string, unknown> = { k: CUSTOM_EVENT, n: id, m: value };
@@ -159,12 +161,13 @@ export function start(config: TrackerConfig): Tracker {
 
   if (String(config.spa) != 'false')
     watchHistory(() => {
-      if (url() == lastUrl) return;
+      if (retitle()) return;
       previousPath = path;
       path = location.pathname + fragment();
       // (Set by the automatic page view, which ran before.)
       referrer = lastUrl!;
-      commands.trackPageView();
+      // Through run: an error stays in the tracker, out of the app's pushState and listeners.
+      run(['trackPageView']);
     });
   return tracker;
 }
