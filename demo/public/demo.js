@@ -37,8 +37,8 @@
       event.preventDefault();
       var path = link.getAttribute('data-route');
       if (path === location.pathname) return;
-      // Navigate, then render, as routers do: the tracker reads a page view's title when it sends
-      // it, so the new view gets the new title and the view before keeps its own.
+      // Navigate, then render, as routers do: a page view's title is the last one the page has at
+      // the view's URL, so the new view gets the new title and the view before keeps its own.
       history.pushState(null, '', path);
       render(path);
     });

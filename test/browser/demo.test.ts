@@ -76,7 +76,7 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
 
     const views = await waitFor(utk, (e) => e.k == '1', 3);
     expect(views.map((e) => e.po)).toEqual(['/', '/pricing', '/contact']);
-    // Each view with its own page's title (read when sent), never the next page's.
+    // Each view with its own page's title (the last one at its URL), never the next page's.
     expect(views.slice(0, 2).map((e) => e.t)).toEqual(['Acme Widgets', 'Pricing · Acme Widgets']);
     expect(views[1]).toMatchObject({ rpo: '/' });
     const [buy] = await waitFor(utk, (e) => e.k == '3' && e.n == 'buy-clicked', 1);

@@ -1,20 +1,19 @@
-/** Single-page apps: a callback after every `pushState`, `replaceState` and `popstate`, which
- * includes fragment changes (the tracker ignores those unless hash routing is on). */
+/** Single-page apps: a callback before and after every `pushState` and `replaceState`, and on every
+ * `popstate`, which includes fragment changes (the tracker ignores those unless hash routing is on).
+ * Before: the page is still at the URL being left, whose view takes the title of that moment.
+ * `onChange` must not throw: it runs inside the app's calls and listeners. */
 export function watchHistory(onChange: () => void) {
-  const safe = () => {
-    try {
-      onChange();
-    } catch {}
-  };
   for (const name of ['pushState', 'replaceState'] as const) {
     const original = history[name];
     history[name] = function (this: History, ...args: Parameters<History['pushState']>) {
+      onChange();
       original.apply(this, args);
-      safe();
+      onChange();
     };
   }
   // Browsers fire popstate for every fragment navigation too (link, location.hash, back), right
-  // before hashchange, so this one listener sees hash routes. Capture: before the app's own
-  // listeners, which may set the new route's title at once.
-  addEventListener('popstate', safe, true);
+  // before hashchange, so this one listener sees hash routes. The URL has changed before any
+  // listener runs, and the app's may run first and retitle (on window they run in the order they
+  // were added): the tracker does not depend on running first.
+  addEventListener('popstate', onChange);
 }

@@ -6,11 +6,6 @@ import { watchHistory } from './spa';
 import { transport } from './transport';
 import type { Commands, PrivacyConsent, QueueEntry, SvcQueue, Tracker, TrackerConfig } from './types';
 
-/** The order the pre-load queue runs in: configuration first, in this order, so that what was
- * pushed before the script loaded applies to the automatic first page view (the anchor's hoisting
- * order); then that page view; then everything else, first in first out. */
-const ORDER = ['setPath', 'setContentType', 'identify', 'setConsent', 'doNotTrack', 'trackPageView'];
-
 export function start(config: TrackerConfig): Tracker {
   const queue: SvcQueue = (window._svcq ||= []);
   if (queue.t) return queue.t;
@@ -35,7 +30,7 @@ export function start(config: TrackerConfig): Tracker {
   let consent: boolean | undefined = !fixed && stored ? stored == OPTED_IN : fresh();
   const listeners: ((c: PrivacyConsent) => void)[] = [];
   const waiting: WireEvent[] = [];
-  const net = transport(config.collector, () => !!consent, log);
+  const net = transport(config.collector, () => consent, log);
 
   /** With hash routing the route in the fragment is part of the page (`/app#/pricing`); otherwise
    * a fragment is an anchor on the same page. */
@@ -44,10 +39,19 @@ export function start(config: TrackerConfig): Tracker {
   let previousPath: string | undefined;
   let referrer = document.referrer;
   let lastUrl: string | undefined;
-  /** The latest page view: its title is read when it is sent (below). */
-  let view = {} as WireEvent;
+  /** The latest page view. */
+  let view: WireEvent;
   /** The page's URL as far as page views go: without the fragment unless hash routing is on. */
   const url = () => location.href.split('#')[0] + fragment();
+  /** A page view's title is the last one its page had at its URL: `document.title` when the view
+   * is tracked, then every title set while the page stays there (an app titles a route after
+   * navigating, on load, after loading data). Once the URL has changed the view keeps its title,
+   * whichever popstate listener runs first, the app's or the tracker's: a title set from then on is
+   * the next view's. Returns true while the page is at the view's URL. */
+  const retitle = () => url() == lastUrl && ((view.t = document.title), true);
+  // Titles live in <head>: `document.title = ...` replaces the <title>'s text (childList), React
+  // sets the value of its text node (characterData).
+  new MutationObserver(retitle).observe(document.head, { subtree: true, childList: true, characterData: true });
   let contentType: string | undefined;
   let identity: Record<string, string> | undefined;
 
@@ -88,19 +92,10 @@ export function start(config: TrackerConfig): Tracker {
     return e;
   };
 
+  // The first six, in this order, are hoisted: the pre-load queue runs them first, so that what was
+  // pushed before the script loaded applies to the automatic page view (the anchor's hoisting
+  // order), then that page view, then everything else first in first out (`rank` below).
   const commands: Commands = {
-    trackPageView() {
-      lastUrl = url();
-      // A page view's title is document.title when the view is sent (a batch waits up to 5 s, or
-      // the page is hidden), not when it is tracked: a page that sets its title after loading, or
-      // a single-page app that sets it after pushState, is sent with that title. `t` is a value
-      // that JSON.stringify (toJSON) and URLSearchParams (toString) read then. A view still
-      // unsent when the next one starts gets the title of now, the one its page had.
-      view.t = document.title;
-      const title = () => document.title;
-      view = track({ k: PAGE_VIEW, po: path, rpo: previousPath, r: referrer, ct: contentType });
-      view.t = { toJSON: title, toString: title } as unknown as string;
-    },
     setPath(p) {
       previousPath = path;
       path = p[0] == '/' ? p : '/' + p;
@@ -111,15 +106,6 @@ export function start(config: TrackerConfig): Tracker {
     identify(props) {
       identity = { ...identity, ...(props as Record<string, string>) };
     },
-    trackEvent({ id, value, ...props }) {
-      const params: Record<string, unknown> = { k: CUSTOM_EVENT, n: id, m: value };
-      for (const k in props) params[PROPERTY_PREFIX + k] = props[k];
-      track(params);
-    },
-    doNotTrack(options) {
-      if (options?.track) removeCookie(DNT);
-      else setCookie(DNT, 'yes', days), net.clear(), (waiting.length = 0);
-    },
     setConsent(allowed) {
       if (fixed) return;
       consent = !!allowed;
@@ -128,6 +114,20 @@ export function start(config: TrackerConfig): Tracker {
       setCookie(OPT_OUT, consent ? OPTED_IN : OPTED_OUT, 395);
       listeners.forEach(notify);
       waiting.splice(0).forEach(send);
+    },
+    doNotTrack(options) {
+      if (options?.track) removeCookie(DNT);
+      else setCookie(DNT, 'yes', days), net.clear(), (waiting.length = 0);
+    },
+    trackPageView() {
+      view = track({ k: PAGE_VIEW, po: path, rpo: previousPath, r: referrer, ct: contentType });
+      // After: a view that could not be made (no crypto) leaves `view` and `lastUrl` a pair.
+      lastUrl = url();
+    },
+    trackEvent({ id, value, ...props }) {
+      const params: Record<string, unknown> = { k: CUSTOM_EVENT, n: id, m: value };
+      for (const k in props) params[PROPERTY_PREFIX + k] = props[k];
+      track(params);
     },
     addPrivacyConsentListener(fn) {
       listeners.push(fn);
@@ -151,21 +151,23 @@ export function start(config: TrackerConfig): Tracker {
   };
   const tracker: Tracker = { ...commands, push: (...entries) => entries.forEach(run) };
 
-  // The pre-load queue and the automatic page view, in ORDER (a stable sort; what is not in ORDER
-  // ranks -1 >>> 0, last; function entries and garbage have no name, so they are never hoisted).
-  const rank = (e: QueueEntry) => ORDER.indexOf((e as string[] | null)?.[0]!) >>> 0;
+  // The pre-load queue and the automatic page view, hoisted (a stable sort; what is not among the
+  // first six commands ranks -1 >>> 0, last; function entries and garbage have no name, so they are
+  // never hoisted). The commands' own names: a list of them would cost the bundle its bytes twice.
+  const rank = (e: QueueEntry) => Object.keys(commands).slice(0, 6).indexOf((e as string[] | null)?.[0]!) >>> 0;
   [...queue.splice(0), ['trackPageView'] as QueueEntry].sort((a, b) => rank(a) - rank(b)).forEach(run);
   queue.push = tracker.push as never;
   queue.t = tracker;
 
   if (String(config.spa) != 'false')
     watchHistory(() => {
-      if (url() == lastUrl) return;
+      if (retitle()) return;
       previousPath = path;
       path = location.pathname + fragment();
       // (Set by the automatic page view, which ran before.)
       referrer = lastUrl!;
-      commands.trackPageView();
+      // Through run: an error stays in the tracker, out of the app's pushState and listeners.
+      run(['trackPageView']);
     });
   return tracker;
 }

@@ -11,7 +11,7 @@ const MAX_AGE = 7 * 864e5;
  * collector is blocked or unreachable. The stored events wait for the next page or `online`. */
 const MAX_BLOCKED = 3;
 
-export function transport(collector: string, canStore: () => boolean, log: (...a: unknown[]) => void) {
+export function transport(collector: string, canStore: () => boolean | undefined, log: (...a: unknown[]) => void) {
   const base = collector.replace(/\/*$/, '/');
   let buffer: WireEvent[] = [];
   let memory: WireEvent[] = [];
@@ -40,8 +40,10 @@ export function transport(collector: string, canStore: () => boolean, log: (...a
   /** Exponential backoff, 0.5 s doubling to 60 s, with 10 % jitter. */
   const backoff = () => Math.min(60000, 500 * 2 ** failures++) * (0.9 + Math.random() / 5);
 
+  /** Online and not blocked: worth a try. */
+  const canTry = () => navigator.onLine && blocked < MAX_BLOCKED;
   const schedule = (ms: number) => {
-    if (!retryTimer && blocked < MAX_BLOCKED && navigator.onLine && load().length)
+    if (!retryTimer && canTry() && load().length)
       retryTimer = setTimeout(retry, ms);
   };
   const retry = () => {
@@ -50,7 +52,7 @@ export function transport(collector: string, canStore: () => boolean, log: (...a
   };
 
   function post(batch: WireEvent[], stored?: boolean) {
-    if (!navigator.onLine || blocked >= MAX_BLOCKED) return stored ? (retryTimer = undefined) : update(batch, true);
+    if (!canTry()) return stored ? (retryTimer = undefined) : update(batch, true);
     if (!self.fetch) return batch.forEach((e) => (new Image().src = base + PIXEL_FILE + '?' + new URLSearchParams(e as Record<string, string>)));
     log('send', batch);
     // In an async function so that a fetch that throws (a broken polyfill) counts as a network error.

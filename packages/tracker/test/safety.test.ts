@@ -35,8 +35,12 @@ describe('nothing escapes to the host page', () => {
       collector: () => ({ status: 503, headers: { 'Retry-After': 'soon-ish' } }),
     });
     page.push(['trackEvent', { id: 'x' }]);
+    // No page view could be made: navigations and new titles still run as usual.
+    page.window.history.pushState({}, '', '/next');
+    page.window.document.title = 'Next';
     await page.tick(60_000);
     expect(page.errors).toEqual([]);
+    expect(page.window.location.pathname).toBe('/next');
   });
 
   it('starts without a portal id or collector attribute without throwing', async () => {

@@ -107,7 +107,7 @@ describe('hash routing', () => {
 });
 
 describe('titles', () => {
-  it('a page view carries the title the page set after loading, read when it is sent', async () => {
+  it('a page view carries the title the page set after loading', async () => {
     page = openPage({ before: `document.title = ''` });
     page.window.document.title = 'Dashboard – Acme'; // the app renders after the tracker ran
     await page.tick(5000);
@@ -117,6 +117,7 @@ describe('titles', () => {
   it('also when the page is left before the batch is due', async () => {
     page = openPage({ before: `document.title = 'Loading…'` });
     page.window.document.title = 'Pricing';
+    await null; // a page is hidden in a task of its own: the tracker has seen the title by then
     page.hide();
     expect(page.events()[0]).toMatchObject({ k: '1', t: 'Pricing' });
   });
@@ -163,5 +164,104 @@ describe('titles', () => {
     answer = 204;
     await page.tick(5000);
     expect(page.delivered()[0]).toMatchObject({ k: '1', t: 'Start' });
+  });
+});
+
+/** The demo's router: Home, Pricing and About are sections of one page, titled when shown. Its
+ * popstate listener is a capturing one: jsdom, as the DOM standard now has it, runs those first on
+ * the target, so that the app's, added before the tracker's, runs before it as Chromium runs them
+ * on window whatever the phase (in the order added). */
+const ROUTER = `
+  const TITLES = { '/start': 'Acme Widgets', '/pricing': 'Pricing · Acme Widgets', '/about': 'About · Acme Widgets' };
+  const render = () => (document.title = TITLES[location.pathname]);
+  window.go = (path) => (history.pushState({}, '', path), render()); // navigate, then render
+  addEventListener('popstate', render, true);
+  render();`;
+const TITLES: Record<string, string> = { '/start': 'Acme Widgets', '/pricing': 'Pricing · Acme Widgets', '/about': 'About · Acme Widgets' };
+
+/** Each page view's path, title and URL. */
+const views = () => page.events().map((e) => [e.po, e.t, e.pu]);
+/** What each view of `path` should carry. */
+const own = (path: string) => [path, TITLES[path], 'https://www.example.com' + path];
+/** The app's navigation (pushState, then render), and back or forward: jsdom traverses in two
+ * (fake) timer steps and fires popstate in the second. */
+const go = (path: string) => (page.window as unknown as { go: (path: string) => void }).go(path);
+const traverse = (delta: number) => (page.window.history.go(delta), page.tick(10));
+
+describe('titles whatever the order the app and the tracker listen in (issue 38)', () => {
+  const walk = async () => {
+    go('/pricing');
+    go('/about');
+    await traverse(-1);
+    await traverse(-1);
+    await traverse(1);
+    await page.tick(5000);
+    expect(views()).toEqual(['/start', '/pricing', '/about', '/pricing', '/start', '/pricing'].map(own));
+  };
+
+  it('the app’s popstate listener added before the tracker loads (its script was slow) retitles first', async () => {
+    page = openPage({ url: 'https://www.example.com/start', before: ROUTER });
+    await walk();
+  });
+
+  it('the app’s popstate listener added after the tracker (runs after it)', async () => {
+    page = openPage({ url: 'https://www.example.com/start' });
+    page.window.eval(ROUTER.replace('render, true', 'render'));
+    await walk();
+  });
+
+  it('an app that retitles a moment after popstate (a render later) titles the view it went to', async () => {
+    page = openPage({
+      url: 'https://www.example.com/start',
+      before: ROUTER.replace('render, true', '() => setTimeout(render, 50)'),
+    });
+    go('/pricing');
+    await traverse(-1);
+    await page.tick(50);
+    await traverse(1);
+    await page.tick(5000);
+    expect(views()).toEqual(['/start', '/pricing', '/start', '/pricing'].map(own));
+  });
+
+  it('a title set by the caller after pushState is the new route’s, one set later still on that URL too', async () => {
+    page = openPage({ url: 'https://www.example.com/start', before: ROUTER });
+    const { history, document } = page.window;
+    history.pushState({}, '', '/pricing');
+    document.title = 'Pricing · Acme Widgets';
+    await page.tick(1000);
+    document.title = 'Pricing (2 plans) · Acme Widgets'; // after loading the plans
+    await page.tick(1000);
+    history.pushState({}, '', '/about');
+    document.title = 'About · Acme Widgets';
+    await page.tick(5000);
+    document.title = 'Later'; // after the batch went: nothing changes for the views sent
+    await page.tick(5000);
+    expect(page.events().map((e) => [e.po, e.t])).toEqual([
+      ['/start', 'Acme Widgets'],
+      ['/pricing', 'Pricing (2 plans) · Acme Widgets'],
+      ['/about', 'About · Acme Widgets'],
+    ]);
+  });
+
+  it('rapid navigations: one view per URL, each with its own URL and title', async () => {
+    page = openPage({ url: 'https://www.example.com/start', before: ROUTER });
+    // In one task: each view takes its title before the next navigation.
+    go('/pricing');
+    go('/about');
+    go('/pricing');
+    page.window.history.replaceState({ scroll: 120 }, ''); // the same URL: no view
+    // Back and forth without waiting for the batch.
+    await traverse(-1);
+    await traverse(-1);
+    await traverse(1);
+    go('/start');
+    await page.tick(5000);
+    expect(views()).toEqual(
+      ['/start', '/pricing', '/about', '/pricing', '/about', '/pricing', '/about', '/start'].map(own),
+    );
+    expect(page.events().map((e) => e.r)).toEqual([
+      'https://search.example.org/?q=svc',
+      ...['/start', '/pricing', '/about', '/pricing', '/about', '/pricing', '/about'].map((p) => 'https://www.example.com' + p),
+    ]);
   });
 });
