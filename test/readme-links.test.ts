@@ -15,8 +15,9 @@ function readmes(dir: string): string[] {
     if (SKIP.has(e.name)) return [];
     const path = join(dir, e.name);
     if (e.isDirectory()) return readmes(path);
-    // The guides in docs/ are READMEs too, for this purpose.
-    return e.name == 'README.md' || (e.name.endsWith('.md') && dir.endsWith('/docs')) ? [path] : [];
+    // The guides in docs/ (and its folders: docs/performance/) are READMEs too, for this purpose.
+    const inDocs = relative(ROOT, dir).split('/')[0] == 'docs';
+    return e.name == 'README.md' || (e.name.endsWith('.md') && inDocs) ? [path] : [];
   });
 }
 
