@@ -17,7 +17,7 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
   forms: [
     ['auto.ts', 'index.ts'],
     ['create.ts', 'capture.ts'],
-    ['render.ts', 'validate.ts', 'submit.ts', 'events.ts', 'values.ts', 'style.ts'],
+    ['render.ts', 'validate.ts', 'submit.ts', 'events.ts', 'values.ts', 'style.ts', 'evidence.ts'],
     ['fields.ts', 'entry.ts', 'messages.ts'],
     ['dom.ts', 'sanitize.ts', 'script.ts', 'page.ts', 'types.ts'],
   ],
