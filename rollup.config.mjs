@@ -65,6 +65,15 @@ export default [
   ...browserPackage('tracker', 'tracker', { output: { strict: false }, compress: { passes: 4, reduce_funcs: false } }),
   // After the tracker: forms.js inlines the tracker's shared cookie code from dist/tracker.mjs.
   ...browserPackage('forms', 'forms'),
+  // The React bindings: ESM only (a React app bundles them; there is no script-tag use). React and the
+  // tracker and embed stay imports, the latter two loaded when first needed. 'use client' marks the
+  // module for React Server Components (Next.js App Router), which would otherwise refuse its hooks.
+  {
+    input: 'packages/react/src/index.ts',
+    output: { file: 'packages/react/dist/react.mjs', format: 'es', banner: "'use client';" },
+    external: ['react', '@svc/tracker', '@svc/forms'],
+    plugins: [ts('react')],
+  },
   nodePackage('api'),
   nodePackage('platform', ['index', 'cli']),
   nodePackage('client'),

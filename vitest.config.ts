@@ -62,8 +62,14 @@ const onPostgres = [...files(ON_POSTGRES), 'test/fuzz/platform.test.ts'];
 /** The files that change what the whole process sees, each in a fresh worker process (vitest's
  * default isolation): the ESM builds' tests run in vitest's jsdom environment and replace
  * globalThis.fetch, and the Express 4 test mocks `express` for the companion's own import of it,
- * which a module already loaded in a shared worker would not see. */
-const ISOLATED = ['packages/forms/test/esm.test.ts', 'packages/tracker/test/esm.test.ts', 'packages/companion/test/express4.test.ts'];
+ * which a module already loaded in a shared worker would not see. The React bindings' tests start
+ * the one tracker a window has (and React keeps per-environment state), so each file needs its own. */
+const ISOLATED = [
+  'packages/forms/test/esm.test.ts',
+  'packages/tracker/test/esm.test.ts',
+  'packages/companion/test/express4.test.ts',
+  'packages/react/test/*.test.ts',
+];
 
 // Locally, without a PostgreSQL server the second run is left out (with the warning
 // packages/platform/test/postgres-server.ts prints); under CI=true that module throws instead.

@@ -19,10 +19,27 @@ const TMP_DIR = join(PEERS_DIR, 'tmp');
 const LATEST = process.argv.includes('--latest');
 const OURS_ONLY = process.argv.includes('--ours');
 
-/** Our browser bundles; the gzip budget is what `gzip -9` may produce. */
+/** Our browser bundles; the gzip budget is what `gzip -9` may produce. ESM files that an app's
+ * bundler takes in are measured as it ships them (`prepare`: minified, the imports named external
+ * left out); rows without a budget are context, not competitors. */
 const OURS = [
   { pkg: 'tracker', file: 'dist/tracker.js', budget: 3072, required: true },
   { pkg: 'forms', file: 'dist/forms.js', budget: 7168 }, // issue 19: pre-fill, queued questions, page values, consent, honeypot, steps
+  // issue 41: the React bindings' own code, on top of the tracker (which they load as a chunk of its own).
+  {
+    pkg: 'react',
+    file: 'dist/react.mjs',
+    budget: 1536,
+    prepare: (path) => appBundle(path, 'react.min.mjs', ['react', '@svc/tracker', '@svc/forms']),
+    notes: 'own code as an app ships it (minified; react, tracker and forms not in it)',
+  },
+  {
+    pkg: 'tracker',
+    file: 'dist/tracker.mjs',
+    context: true,
+    prepare: (path) => appBundle(path, 'tracker.min.mjs', []),
+    notes: 'the chunk <SvcTracker> loads, as an app ships it (js-cookie and protocol in it)',
+  },
 ];
 
 /** Build tool used to prepare peers that ship no minified tag file. Stays pinned under --latest so the minifier is not a variable. */
@@ -38,15 +55,27 @@ const PEERS = [
   { pkg: 'mixpanel-browser', version: '2.83.0', file: 'dist/mixpanel.min.js' },
   { pkg: '@snowplow/browser-tracker', version: '4.10.1', file: 'dist/index.umd.min.js' },
   {
-    pkg: '@rudderstack/analytics-js', version: '3.34.1', file: 'dist/npm/modern/umd/index.js',
-    prepare: minifyRudderstack, notes: 'esbuild --minify',
+    pkg: '@rudderstack/analytics-js',
+    version: '3.34.1',
+    file: 'dist/npm/modern/umd/index.js',
+    prepare: minifyRudderstack,
+    notes: 'esbuild --minify',
   },
   { pkg: 'analytics', version: '0.8.19', file: 'dist/analytics.min.js' },
   {
-    pkg: 'plausible-tracker', version: '0.3.9', file: 'build/module/index.js',
-    prepare: bundlePlausible, notes: 'ESM bundled by esbuild',
+    pkg: 'plausible-tracker',
+    version: '0.3.9',
+    file: 'build/module/index.js',
+    prepare: bundlePlausible,
+    notes: 'ESM bundled by esbuild',
   },
-  { pkg: 'js-cookie', version: '3.0.8', file: 'dist/js.cookie.min.js', reference: true, notes: 'reference: inlined in tracker.js' },
+  {
+    pkg: 'js-cookie',
+    version: '3.0.8',
+    file: 'dist/js.cookie.min.js',
+    reference: true,
+    notes: 'reference: inlined in tracker.js',
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -75,8 +104,31 @@ function readJson(path) {
   return JSON.parse(readFileSync(path, 'utf8'));
 }
 
+/** An ESM build the way an app's bundler ships it: its imports bundled in but for `external`, then
+ * minified with the settings of our own script-tag bundles (rollup.config.mjs), as one module. */
+async function appBundle(input, name, external) {
+  const { rollup } = await import('rollup');
+  const { default: nodeResolve } = await import('@rollup/plugin-node-resolve');
+  const { default: terser } = await import('@rollup/plugin-terser');
+  const out = join(TMP_DIR, name);
+  mkdirSync(TMP_DIR, { recursive: true });
+  // A module-level directive ('use client') is the app bundler's to read, and not shipped.
+  const onwarn = (warning, warn) => warning.code != 'MODULE_LEVEL_DIRECTIVE' && warn(warning);
+  const bundle = await rollup({ input, external, onwarn, plugins: [nodeResolve({ browser: true })] });
+  const terse = terser({
+    ecma: 2020,
+    module: true,
+    toplevel: true,
+    compress: { passes: 3, unsafe_arrows: true, unsafe_methods: true, pure_getters: true },
+    format: { comments: false },
+  });
+  await bundle.write({ file: out, format: 'es', plugins: [terse] });
+  await bundle.close();
+  return out;
+}
+
 /** Measured rows for our bundles that exist; exits early if the tracker was never built. */
-function measureOurs() {
+async function measureOurs() {
   const rows = [];
   for (const bundle of OURS) {
     const dir = join(ROOT, 'packages', bundle.pkg);
@@ -87,7 +139,16 @@ function measureOurs() {
       process.exit(1);
     }
     const { name, version } = readJson(join(dir, 'package.json'));
-    rows.push({ name, version, file: bundle.file, budget: bundle.budget, ...measure(path) });
+    const measured = measure(bundle.prepare ? await bundle.prepare(path) : path);
+    rows.push({
+      name,
+      version,
+      file: bundle.file,
+      budget: bundle.budget,
+      context: bundle.context,
+      notes: bundle.notes,
+      ...measured,
+    });
   }
   return rows;
 }
@@ -117,13 +178,20 @@ function ensurePeersInstalled() {
   const specs = wanted.map(({ pkg, version }) => `${pkg}@${LATEST && pkg !== ESBUILD.pkg ? 'latest' : version}`);
   console.error(`Installing peers into .bench-peers: ${specs.join(' ')}`);
   // npm's stdout goes to stderr so stdout stays just the table.
-  execFileSync('npm', ['install', '--prefix', '.bench-peers', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', ...specs],
-    { cwd: ROOT, stdio: ['ignore', 2, 2] });
+  execFileSync(
+    'npm',
+    ['install', '--prefix', '.bench-peers', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', ...specs],
+    { cwd: ROOT, stdio: ['ignore', 2, 2] },
+  );
 }
 
 /** Runs the pinned esbuild; an empty tsconfig stops it picking up the workspace tsconfig.json (its `strict` adds "use strict" to peer output). */
 function esbuild(args) {
-  execFileSync(join(PEERS_DIR, 'node_modules', '.bin', 'esbuild'), [...args, '--tsconfig-raw={}', '--log-level=warning'], { cwd: TMP_DIR, stdio: 'inherit' });
+  execFileSync(
+    join(PEERS_DIR, 'node_modules', '.bin', 'esbuild'),
+    [...args, '--tsconfig-raw={}', '--log-level=warning'],
+    { cwd: TMP_DIR, stdio: 'inherit' },
+  );
 }
 
 /** RudderStack ships its UMD build unminified; a site would serve it minified, so compare that. */
@@ -137,13 +205,16 @@ function minifyRudderstack(source) {
 function bundlePlausible() {
   const entry = join(TMP_DIR, 'plausible-entry.mjs');
   const out = join(TMP_DIR, 'plausible.min.js');
-  writeFileSync(entry, [
-    "import Plausible from 'plausible-tracker';",
-    "const p = Plausible({domain:'example.com'});",
-    'p.trackPageview();',
-    'p.enableAutoPageviews();',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    entry,
+    [
+      "import Plausible from 'plausible-tracker';",
+      "const p = Plausible({domain:'example.com'});",
+      'p.trackPageview();',
+      'p.enableAutoPageviews();',
+      '',
+    ].join('\n'),
+  );
   esbuild([entry, '--bundle', '--minify', '--format=iife', '--platform=browser', `--outfile=${out}`]);
   return out;
 }
@@ -159,7 +230,14 @@ function measurePeers() {
       continue;
     }
     const path = peer.prepare ? peer.prepare(source) : source;
-    rows.push({ name: peer.pkg, version: installedVersion(peer.pkg), file: peer.file, reference: peer.reference, notes: peer.notes, ...measure(path) });
+    rows.push({
+      name: peer.pkg,
+      version: installedVersion(peer.pkg),
+      file: peer.file,
+      reference: peer.reference,
+      notes: peer.notes,
+      ...measure(path),
+    });
   }
   return rows;
 }
@@ -190,9 +268,14 @@ function report(ours, peers) {
   const header = ['bundle', 'version', 'file', 'raw', 'gzip -9', 'brotli', 'gzip budget', 'ours vs peer', 'notes'];
   const align = ['left', 'left', 'left', 'right', 'right', 'right', 'left', 'right', 'left'];
   const cells = ordered.map((r) => [
-    r.name, r.version, r.file, num(r.raw), num(r.gzip), num(r.brotli),
+    r.name,
+    r.version,
+    r.file,
+    num(r.raw),
+    num(r.gzip),
+    num(r.brotli),
     r.budget ? budgetCell(r) : '',
-    r.budget ? '' : `${(r.gzip / tracker.gzip).toFixed(1)}x`,
+    r.budget || r.context ? '' : `${(r.gzip / tracker.gzip).toFixed(1)}x`,
     r.notes ?? '',
   ]);
   console.log(markdownTable(header, align, cells));
@@ -200,13 +283,21 @@ function report(ours, peers) {
   if (competitors.length) {
     const smallest = competitors[0];
     const largest = competitors.at(-1);
-    console.log(`\ntracker.js: ${num(tracker.gzip)} B gzip — smallest peer (${smallest.name}) ${num(smallest.gzip)} B, largest (${largest.name}) ${num(largest.gzip)} B`);
+    console.log(
+      `\ntracker.js: ${num(tracker.gzip)} B gzip — smallest peer (${smallest.name}) ${num(smallest.gzip)} B, largest (${largest.name}) ${num(largest.gzip)} B`,
+    );
   }
+  const react = ours.find((r) => r.name == '@svc/react');
+  const chunk = ours.find((r) => r.context);
+  if (react && chunk)
+    console.log(
+      `@svc/react: ${num(react.gzip)} B gzip on top of the tracker (its chunk ${num(chunk.gzip)} B as an app ships it, tracker.js ${num(tracker.gzip)} B)`,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
 
-const ours = measureOurs();
+const ours = await measureOurs();
 if (!OURS_ONLY) ensurePeersInstalled();
 report(ours, OURS_ONLY ? [] : measurePeers());
 

@@ -22,6 +22,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The platform serves the built browser bundles (http/scripts.ts), resolved at run time.
   platform: ['protocol', 'api', 'tracker', 'forms'],
   companion: ['protocol', 'api', 'client', 'tracker', 'forms'],
+  // The React bindings load the tracker and the embed (each when first needed).
+  react: ['tracker', 'forms'],
 };
 
 function sources(dir: string): string[] {

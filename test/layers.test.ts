@@ -46,6 +46,7 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
     ['http/', 'shared/redis.ts'],
     ['ttl-cache.ts', 'utk.ts', 'options.ts'],
   ],
+  react: [['index.ts'], ['svc-tracker.ts', 'svc-form.ts', 'privacy-consent.ts'], ['commands.ts']],
 };
 
 /** The room index of a path under src/ (0 is the top), or undefined when no room names it. A

@@ -16,7 +16,8 @@ import { sqliteOf, startPlatform, type TestPlatform } from '../packages/platform
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SITE_PACKAGES = ['protocol', 'api', 'client', 'tracker', 'forms', 'companion'];
-const ALL = [...SITE_PACKAGES, 'platform'];
+// The React bindings are packed and checked like the others; the Express site has no use for them.
+const ALL = [...SITE_PACKAGES, 'platform', 'react'];
 
 interface Packed {
   name: string;
