@@ -3,8 +3,9 @@
  * migrates, the others wait for it and then find nothing to do. */
 import { sql, type Engine } from './engine';
 import { postgresEngine, type PostgresEngine, type PostgresOptions } from './engine-postgres';
+import { FIRST_POSTGRES_VERSION, stepsAfter } from './migrations';
 import { SCHEMA_VERSION } from './schema';
-import { FIRST_POSTGRES_VERSION, POSTGRES_MIGRATIONS, POSTGRES_SCHEMA } from './schema-postgres';
+import { POSTGRES_SCHEMA } from './schema-postgres';
 
 /** Any constant: the key of the advisory lock held while migrating. */
 const MIGRATION_LOCK = 0x5c0de;
@@ -20,19 +21,27 @@ export async function openPostgres(url: string, options: PostgresOptions = {}): 
   return engine;
 }
 
-/** Creates the schema, or brings the database's up to this version (all or nothing). */
+/** Creates the schema, or brings the database's up to this version (all or nothing): the steps after
+ * its version (migrations/), then the live schema, which makes a new database's tables and finds
+ * them all in a migrated one. */
 export async function migratePostgres(engine: Engine) {
   await engine.tx(async (db) => {
     // Held until this transaction ends; a second process starting now waits here.
     await db.value(sql<[number], { locked: string }>('SELECT pg_advisory_xact_lock(?) AS locked'), MIGRATION_LOCK);
     const hasMeta = await db.value(sql<[], { meta: string | null }>("SELECT to_regclass('meta')::text AS meta"));
-    const found = hasMeta ? Number((await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))) ?? 0) : 0;
-    if (found > SCHEMA_VERSION) throw new Error(`the database has schema version ${found}; this platform knows up to ${SCHEMA_VERSION}`);
-    if (found && found < FIRST_POSTGRES_VERSION) throw new Error(`the database has schema version ${found}, older than any PostgreSQL schema`);
-    if (found) for (let v = found + 1; v <= SCHEMA_VERSION; v++) await db.exec(POSTGRES_MIGRATIONS[v]);
+    const found = hasMeta
+      ? Number((await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))) ?? 0)
+      : 0;
+    if (found > SCHEMA_VERSION)
+      throw new Error(`the database has schema version ${found}; this platform knows up to ${SCHEMA_VERSION}`);
+    if (found && found < FIRST_POSTGRES_VERSION)
+      throw new Error(`the database has schema version ${found}, older than any PostgreSQL schema`);
+    if (found) for (const step of stepsAfter(found)) await db.exec(step.postgres);
     await db.exec(POSTGRES_SCHEMA);
     await db.run(
-      sql<[string]>("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
+      sql<[string]>(
+        "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      ),
       String(SCHEMA_VERSION),
     );
   });

@@ -2,7 +2,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { MIGRATIONS, SCHEMA, SCHEMA_VERSION } from './schema';
+import { stepsAfter } from './migrations';
+import { SCHEMA, SCHEMA_VERSION } from './schema';
 
 /** The database handle (an interface so declaration files can name it). */
 export interface Db extends Database.Database {}
@@ -49,14 +50,21 @@ export function openDatabase(file: string): Db {
   return db;
 }
 
-/** Creates the schema, or brings a database of an earlier version up to this one (all or nothing). */
+/** Creates the schema, or brings a database of an earlier version up to this one (all or nothing):
+ * the steps after its version (migrations/), then the live schema, which makes a new database's
+ * tables and finds them all in a migrated one. */
 function migrate(db: Db) {
   db.transaction(() => {
     const hasMeta = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").get();
-    const found = hasMeta ? Number(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() ?? 0) : 0;
-    if (found > SCHEMA_VERSION) throw new Error(`the database has schema version ${found}; this platform knows up to ${SCHEMA_VERSION}`);
-    if (found) for (let v = found + 1; v <= SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]);
+    const found = hasMeta
+      ? Number(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() ?? 0)
+      : 0;
+    if (found > SCHEMA_VERSION)
+      throw new Error(`the database has schema version ${found}; this platform knows up to ${SCHEMA_VERSION}`);
+    if (found) for (const step of stepsAfter(found)) db.exec(step.sqlite);
     db.exec(SCHEMA);
-    db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(String(SCHEMA_VERSION));
+    db.prepare(
+      "INSERT INTO meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    ).run(String(SCHEMA_VERSION));
   })();
 }
