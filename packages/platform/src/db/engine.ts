@@ -186,7 +186,8 @@ export interface Engine extends Queryable {
 
 /** `fn`'s reads on one connection when `db` is the engine (Engine.reading); in the transaction
  * when it is one. */
-export const reading = <T>(db: Queryable, fn: (db: Queryable) => Promise<T>): Promise<T> => ('reading' in db ? (db as Engine).reading(fn) : fn(db));
+export const reading = <T>(db: Queryable, fn: (db: Queryable) => Promise<T>): Promise<T> =>
+  'reading' in db ? (db as Engine).reading(fn) : fn(db);
 
 /** Savepoints rolled back so far in each transaction, by its txKey (PostgreSQL): a lock taken
  * inside one is released with it, so what was read under that lock may have changed since
@@ -203,7 +204,10 @@ export function readsAhead<V>() {
   const byTx = new WeakMap<object, Map<number, { value: V; rollbacks: number }>>();
   return {
     set(txKey: object, key: number, value: V) {
-      (byTx.get(txKey) ?? byTx.set(txKey, new Map()).get(txKey)!).set(key, { value, rollbacks: savepointsRolledBack(txKey) });
+      (byTx.get(txKey) ?? byTx.set(txKey, new Map()).get(txKey)!).set(key, {
+        value,
+        rollbacks: savepointsRolledBack(txKey),
+      });
     },
     /** What was read ahead for `key` in the transaction, if it is still good. */
     get(txKey: object | undefined, key: number): V | undefined {
@@ -222,7 +226,8 @@ export const isTransaction = (db: Queryable): db is Transaction => 'lock' in db;
  * the caller's whole transaction: for writes whose callers do not catch a failure and go on (a
  * caller that does takes a savepoint itself, `t.tx`). A savepoint costs two statements: on
  * PostgreSQL each is sent to the server, and one that wrote takes a subtransaction id. */
-export const within = <T>(db: Queryable, fn: (t: Transaction) => Promise<T>): Promise<T> => (isTransaction(db) ? fn(db) : db.tx(fn));
+export const within = <T>(db: Queryable, fn: (t: Transaction) => Promise<T>): Promise<T> =>
+  isTransaction(db) ? fn(db) : db.tx(fn);
 
 /** Serializes the nested transactions of one transaction: savepoints are a stack, so two started
  * side by side (Promise.all) must not interleave. */

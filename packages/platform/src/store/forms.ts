@@ -82,7 +82,13 @@ const DEFAULTS: Omit<Definition, 'name' | 'fields'> = {
 /** Problems in a submission, in the anchor's v3 `errors` style, each naming its field. */
 interface SubmissionError {
   message: string;
-  errorType: 'REQUIRED_FIELD' | 'FIELD_NOT_IN_FORM_DEFINITION' | 'INVALID_EMAIL' | 'BLOCKED_EMAIL' | 'REQUIRED_CONSENT' | 'INVALID_CONSENT';
+  errorType:
+    | 'REQUIRED_FIELD'
+    | 'FIELD_NOT_IN_FORM_DEFINITION'
+    | 'INVALID_EMAIL'
+    | 'BLOCKED_EMAIL'
+    | 'REQUIRED_CONSENT'
+    | 'INVALID_CONSENT';
   in: string;
 }
 
@@ -91,20 +97,32 @@ const q = {
   get: sql<[number, string], FormRow>(`SELECT ${COLUMNS} FROM forms WHERE portal_id = ? AND guid = ?`),
   /** The row, locked until the transaction ends (PostgreSQL; SQLite has one writer): an update
    * reads the form it changes this way, so that two at once apply one after the other. */
-  lock: sql<[number, string], FormRow>(`UPDATE forms SET updated_at = updated_at WHERE portal_id = ? AND guid = ? RETURNING ${COLUMNS}`),
+  lock: sql<[number, string], FormRow>(
+    `UPDATE forms SET updated_at = updated_at WHERE portal_id = ? AND guid = ? RETURNING ${COLUMNS}`,
+  ),
   // seq: the order they were made in, for forms made in the same millisecond.
   all: sql<[number], FormRow>(`SELECT ${COLUMNS} FROM forms WHERE portal_id = ? ORDER BY created_at, seq`),
-  insert: sql<[string, number, string, number, number]>('INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?)'),
-  update: sql<[string, number, number, string]>('UPDATE forms SET definition = ?, updated_at = ? WHERE portal_id = ? AND guid = ?'),
+  insert: sql<[string, number, string, number, number]>(
+    'INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES (?, ?, ?, ?, ?)',
+  ),
+  update: sql<[string, number, number, string]>(
+    'UPDATE forms SET definition = ?, updated_at = ? WHERE portal_id = ? AND guid = ?',
+  ),
   remove: sql<[number, string]>('DELETE FROM forms WHERE portal_id = ? AND guid = ?'),
   insertSubmission: sql<[string, number, number | null, string, number, string | null, string | null, string]>(
     `INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, page_url, page_title, values_json)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   ),
-  conversions: sql<[number, number], { form_guid: string; n: number }>('SELECT form_guid, count(*) AS n FROM form_submissions WHERE portal_id = ? AND vid = ? GROUP BY form_guid'),
-  insertConsent: sql<[string, number, string]>('INSERT INTO form_consents (conversion_id, portal_id, consent) VALUES (?, ?, ?)'),
+  conversions: sql<[number, number], { form_guid: string; n: number }>(
+    'SELECT form_guid, count(*) AS n FROM form_submissions WHERE portal_id = ? AND vid = ? GROUP BY form_guid',
+  ),
+  insertConsent: sql<[string, number, string]>(
+    'INSERT INTO form_consents (conversion_id, portal_id, consent) VALUES (?, ?, ?)',
+  ),
   /** PostgreSQL: the submission and its consent in one statement (SQLite has no INSERT in WITH). */
-  insertWithConsent: sql<[string, number, number | null, string, number, string | null, string | null, string, string, number, string]>(
+  insertWithConsent: sql<
+    [string, number, number | null, string, number, string | null, string | null, string, string, number, string]
+  >(
     `WITH s AS (INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, page_url, page_title, values_json)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?))
      INSERT INTO form_consents (conversion_id, portal_id, consent) VALUES (?, ?, ?)`,
@@ -115,7 +133,13 @@ const q = {
 const formNotFound = (guid: string) => notFound(`No form found with guid '${guid}'`, { type: 'NOT_FOUND' });
 
 /** `rollups`: where submissions per form are counted (the dashboard), if anywhere. */
-export function formStore(engine: Engine, contacts: ContactStore, properties: PropertyStore, now: () => number, rollups?: RollupStore) {
+export function formStore(
+  engine: Engine,
+  contacts: ContactStore,
+  properties: PropertyStore,
+  now: () => number,
+  rollups?: RollupStore,
+) {
   /** Form rows by portal and guid (`form/62515/<guid>`), read by every submission: kept per process
    * (db/shared-cache.ts), their version checked along with the property definitions' (one
    * statement for both on PostgreSQL). A form that does not exist is not kept. */
@@ -137,7 +161,12 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
 
   /** Field records from writes: each (dependent fields too) names a writable contact property,
    * whose definition (in `defs`) fills the gaps; no property is on the form twice. */
-  function fieldsOf(defs: Map<string, Property>, writes: FieldWrite[], key = 'fields', seen = new Set<string>()): FieldRecord[] {
+  function fieldsOf(
+    defs: Map<string, Property>,
+    writes: FieldWrite[],
+    key = 'fields',
+    seen = new Set<string>(),
+  ): FieldRecord[] {
     const one = (w: DependentWrite, at: string, displayOrder: number): FieldRecord => {
       const p = defs.get(w.name);
       if (!p || p.deleted) throw badRequest(`${at}.name: '${w.name}' is not a contact property`);
@@ -164,7 +193,14 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
         isSmartField: false,
         ...w,
         // Given rules fill in the defaults rather than replace them.
-        validation: { name: '', message: '', data: '', useDefaultBlockList: false, blockedEmailAddresses: [], ...w.validation },
+        validation: {
+          name: '',
+          message: '',
+          data: '',
+          useDefaultBlockList: false,
+          blockedEmailAddresses: [],
+          ...w.validation,
+        },
       };
     };
     return writes.map(({ dependentFieldFilters: rules = [], ...w }, i) => ({
@@ -195,7 +231,8 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
   }
 
   function groupsOf(def: Definition) {
-    if (!def.groups) return def.fields.map((f) => ({ fields: [f], default: true, isSmartGroup: false, richText: { content: '' } }));
+    if (!def.groups)
+      return def.fields.map((f) => ({ fields: [f], default: true, isSmartGroup: false, richText: { content: '' } }));
     let at = 0;
     return def.groups.map(({ size, ...g }) => ({ fields: def.fields.slice(at, (at += size)), ...g }));
   }
@@ -211,13 +248,18 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
     const ids = new Set((await db.all(q.subscriptionTypes, portalId)).map((t) => t.id));
     o.communicationsCheckboxes.forEach((c, i) => {
       if (!ids.has(c.subscriptionTypeId))
-        throw badRequest(`legalConsentOptions.communicationsCheckboxes.${i}.subscriptionTypeId: subscription type ${c.subscriptionTypeId} does not exist in this portal`);
+        throw badRequest(
+          `legalConsentOptions.communicationsCheckboxes.${i}.subscriptionTypeId: subscription type ${c.subscriptionTypeId} does not exist in this portal`,
+        );
     });
   }
 
   /** The fields a submission may fill: the form's own, their dependent fields and the queued questions. */
   const allFields = (def: Definition) =>
-    [...def.fields, ...(def.queuedFields ?? [])].flatMap((f) => [f, ...(f.dependentFieldFilters ?? []).map((r) => r.dependentFormField)]);
+    [...def.fields, ...(def.queuedFields ?? [])].flatMap((f) => [
+      f,
+      ...(f.dependentFieldFilters ?? []).map((r) => r.dependentFormField),
+    ]);
 
   /** The definition as visitors see it: a field whose property was deleted since the form was
    * written is no longer asked for (its group shrinks; a group left empty goes), nor are dependent
@@ -232,7 +274,10 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
     const keep = def.fields.map(alive);
     const fields = def.fields
       .filter((_, i) => keep[i])
-      .map((f) => ({ ...f, dependentFieldFilters: (f.dependentFieldFilters ?? []).filter((r) => alive(r.dependentFormField)) }));
+      .map((f) => ({
+        ...f,
+        dependentFieldFilters: (f.dependentFieldFilters ?? []).filter((r) => alive(r.dependentFormField)),
+      }));
     let at = 0;
     const groups = def.groups
       ?.map((g) => ({ ...g, size: keep.slice(at, (at += g.size)).filter(Boolean).length }))
@@ -265,7 +310,10 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
   /** What a submission is checked against, worked out once per definition object: the parsed
    * definitions are shared by the submissions (and `live` returns them as they are while every
    * field's property lives). `names`: every field a submission may fill; `required`: those it must. */
-  const shapes = new WeakMap<Definition, { fields: FieldRecord[]; names: Set<string>; required: Set<string>; blocked: Set<string> }>();
+  const shapes = new WeakMap<
+    Definition,
+    { fields: FieldRecord[]; names: Set<string>; required: Set<string>; blocked: Set<string> }
+  >();
   function shapeOf(def: Definition) {
     let shape = shapes.get(def);
     if (!shape) {
@@ -273,8 +321,18 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
       // A dependent field is required only while shown, which the embed decides: not checked here.
       // A smart field may have given its place to a queued question (the companion decides, for a
       // known visitor): it is required only where the embed shows it.
-      const required = def.fields.filter((f) => (f.required && !f.isSmartField) || f.name == 'email').map((f) => f.name);
-      shapes.set(def, (shape = { fields, names: new Set(fields.map((f) => f.name)), required: new Set(required), blocked: blockedDomains(fields) }));
+      const required = def.fields
+        .filter((f) => (f.required && !f.isSmartField) || f.name == 'email')
+        .map((f) => f.name);
+      shapes.set(
+        def,
+        (shape = {
+          fields,
+          names: new Set(fields.map((f) => f.name)),
+          required: new Set(required),
+          blocked: blockedDomains(fields),
+        }),
+      );
     }
     return shape;
   }
@@ -284,20 +342,43 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
    * the live definition: a value for a field whose property was deleted since the page loaded is
    * still accepted (kept with the submission, not written to the contact). Email is required when
    * the form asks for it. */
-  function writesOf(def: Definition, asked: Definition, values: Record<string, string | string[]>, consentGiven?: LegalConsent): { writes: Write[]; consent?: RecordedConsent } {
-    const joined = Object.entries(values).map(([name, v]) => ({ property: name, value: Array.isArray(v) ? v.join(';') : v }));
+  function writesOf(
+    def: Definition,
+    asked: Definition,
+    values: Record<string, string | string[]>,
+    consentGiven?: LegalConsent,
+  ): { writes: Write[]; consent?: RecordedConsent } {
+    const joined = Object.entries(values).map(([name, v]) => ({
+      property: name,
+      value: Array.isArray(v) ? v.join(';') : v,
+    }));
     const given = new Map(joined.map((w) => [w.property, w.value]));
     const onForm = shapeOf(def).names;
     const { required, blocked } = shapeOf(asked);
     const errors: SubmissionError[] = [];
     for (const name of given.keys())
-      if (!onForm.has(name)) errors.push({ message: `Field '${name}' is not on the form`, errorType: 'FIELD_NOT_IN_FORM_DEFINITION', in: `body.${name}` });
+      if (!onForm.has(name))
+        errors.push({
+          message: `Field '${name}' is not on the form`,
+          errorType: 'FIELD_NOT_IN_FORM_DEFINITION',
+          in: `body.${name}`,
+        });
     for (const name of required)
-      if (!given.get(name)) errors.push({ message: `Required field '${name}' is missing`, errorType: 'REQUIRED_FIELD', in: `body.${name}` });
+      if (!given.get(name))
+        errors.push({
+          message: `Required field '${name}' is missing`,
+          errorType: 'REQUIRED_FIELD',
+          in: `body.${name}`,
+        });
     const email = given.get('email');
-    if (email && !isEmail(email)) errors.push({ message: `Email address ${email} is invalid`, errorType: 'INVALID_EMAIL', in: 'body.email' });
+    if (email && !isEmail(email))
+      errors.push({ message: `Email address ${email} is invalid`, errorType: 'INVALID_EMAIL', in: 'body.email' });
     else if (email && blocked.has(email.split('@')[1].toLowerCase()))
-      errors.push({ message: `Email address ${email} is blocked by the form`, errorType: 'BLOCKED_EMAIL', in: 'body.email' });
+      errors.push({
+        message: `Email address ${email} is blocked by the form`,
+        errorType: 'BLOCKED_EMAIL',
+        in: 'body.email',
+      });
     const consent = consentOf(def.legalConsentOptions, consentGiven?.consent, errors);
     if (errors.length) throw badRequest(errors.map((e) => e.message).join('; '), { errors });
     return { writes: joined.filter((w) => w.value !== ''), consent };
@@ -306,31 +387,58 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
   /** The consent a submission gives, checked against what the form asks for: consent to process
    * when the form has a checkbox for it, every required subscription, and no subscription the form
    * does not offer. The texts recorded are the form's own, the ones the embed showed. */
-  function consentOf(o: ConsentOptions | undefined, given: LegalConsent['consent'] | undefined, errors: SubmissionError[]): RecordedConsent | undefined {
+  function consentOf(
+    o: ConsentOptions | undefined,
+    given: LegalConsent['consent'] | undefined,
+    errors: SubmissionError[],
+  ): RecordedConsent | undefined {
     const at = 'body.legalConsentOptions';
     if (!o) return undefined;
     const boxes = o.communicationsCheckboxes ?? [];
     const chosen = new Map((given?.communications ?? []).map((c) => [c.subscriptionTypeId, c.value]));
     if (o.consentToProcessCheckboxLabel && given?.consentToProcess !== true)
-      errors.push({ message: 'Consent to process personal data is required by this form', errorType: 'REQUIRED_CONSENT', in: `${at}.consentToProcess` });
+      errors.push({
+        message: 'Consent to process personal data is required by this form',
+        errorType: 'REQUIRED_CONSENT',
+        in: `${at}.consentToProcess`,
+      });
     for (const b of boxes)
       if (b.required && chosen.get(b.subscriptionTypeId) !== true)
-        errors.push({ message: `Consent to subscription type ${b.subscriptionTypeId} ('${b.label}') is required by this form`, errorType: 'REQUIRED_CONSENT', in: `${at}.communications` });
+        errors.push({
+          message: `Consent to subscription type ${b.subscriptionTypeId} ('${b.label}') is required by this form`,
+          errorType: 'REQUIRED_CONSENT',
+          in: `${at}.communications`,
+        });
     for (const id of chosen.keys())
       if (!boxes.some((b) => b.subscriptionTypeId == id))
-        errors.push({ message: `Subscription type ${id} is not offered by this form`, errorType: 'INVALID_CONSENT', in: `${at}.communications` });
+        errors.push({
+          message: `Subscription type ${id} is not offered by this form`,
+          errorType: 'INVALID_CONSENT',
+          in: `${at}.communications`,
+        });
     const join = (...texts: (string | undefined)[]) => texts.filter(Boolean).join('\n');
     return {
       consentToProcess: given?.consentToProcess === true,
       text: join(o.consentToProcessText, o.consentToProcessCheckboxLabel),
-      communications: boxes.map((b) => ({ subscriptionTypeId: b.subscriptionTypeId, value: chosen.get(b.subscriptionTypeId) === true, text: join(o.communicationConsentText, b.label) })),
+      communications: boxes.map((b) => ({
+        subscriptionTypeId: b.subscriptionTypeId,
+        value: chosen.get(b.subscriptionTypeId) === true,
+        text: join(o.communicationConsentText, b.label),
+      })),
     };
   }
 
   /** The contact a submission writes: by its email, else the visitor's own (by svcutk) if known;
    * a form without an email field from an unknown visitor makes no contact. */
   async function saveSubmission(
-    db: Transaction, portalId: number, row: FormRow, values: Write[], asked: Definition, context: SubmissionContext, consent?: RecordedConsent, replayOf?: string,
+    db: Transaction,
+    portalId: number,
+    row: FormRow,
+    values: Write[],
+    asked: Definition,
+    context: SubmissionContext,
+    consent?: RecordedConsent,
+    replayOf?: string,
   ) {
     // A released spam submission keeps its conversion id and time (db/tx-clock.ts).
     const t = timeOf(db, now);
@@ -343,7 +451,11 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
     // PostgreSQL) take turns, so that the second counts the first.
     const visitor = email?.toLowerCase() ?? context.svcutk;
     if (visitor) await db.lock(`form submissions ${portalId} ${visitor}`);
-    const existing = email ? await contacts.getByEmailToWrite(db, portalId, email) : context.svcutk ? await contacts.getByUtk(db, portalId, context.svcutk) : undefined;
+    const existing = email
+      ? await contacts.getByEmailToWrite(db, portalId, email)
+      : context.svcutk
+        ? await contacts.getByUtk(db, portalId, context.svcutk)
+        : undefined;
     // The conversion counters go in the same contact write as the submitted values; the forms
     // submitted go with the change, for the lists' re-check (HAS_FILLED_OUT_FORM).
     const earlier = existing ? await db.all(q.conversions, portalId, existing.vid) : [];
@@ -355,12 +467,28 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
     ];
     let vid: number | null = existing?.vid ?? null;
     // The contact read above is the one written: not read again.
-    if (email) vid = (await contacts.upsertByEmail(db, portalId, email, writes, source, counters, { known: existing ?? null, submitted: forms })).vid;
+    if (email)
+      vid = (
+        await contacts.upsertByEmail(db, portalId, email, writes, source, counters, {
+          known: existing ?? null,
+          submitted: forms,
+        })
+      ).vid;
     else if (vid !== null) await contacts.update(db, portalId, vid, writes, source, false, counters);
     const submitted = JSON.stringify(Object.fromEntries(values.map((w) => [w.property, w.value])));
     // Rows keyed by a new conversion id, which nothing else has: sent without waiting for them.
-    const submission = [conversionId, portalId, vid, row.guid, t, context.pageUrl ?? null, context.pageName ?? null, submitted] as const;
-    if (consent && engine.kind == 'postgres') await db.send(q.insertWithConsent, ...submission, conversionId, portalId, JSON.stringify(consent));
+    const submission = [
+      conversionId,
+      portalId,
+      vid,
+      row.guid,
+      t,
+      context.pageUrl ?? null,
+      context.pageName ?? null,
+      submitted,
+    ] as const;
+    if (consent && engine.kind == 'postgres')
+      await db.send(q.insertWithConsent, ...submission, conversionId, portalId, JSON.stringify(consent));
     else {
       await db.send(q.insertSubmission, ...submission);
       if (consent) await db.send(q.insertConsent, conversionId, portalId, JSON.stringify(consent));
@@ -409,7 +537,14 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
       const defs = await properties.definitions(db, portalId);
       const fields = fieldsOf(defs, layout?.fields ?? []);
       await checkConsent(db, portalId, write.legalConsentOptions);
-      const def: Definition = { ...DEFAULTS, ...rest, name: write.name, fields, groups: layout?.groups, ...(queued && { queuedFields: queueOf(defs, fields, queued) }) };
+      const def: Definition = {
+        ...DEFAULTS,
+        ...rest,
+        name: write.name,
+        fields,
+        groups: layout?.groups,
+        ...(queued && { queuedFields: queueOf(defs, fields, queued) }),
+      };
       const t = now();
       const row: FormRow = { guid, portal_id: portalId, definition: JSON.stringify(def), created_at: t, updated_at: t };
       await db.run(q.insert, guid, portalId, row.definition, t, t);
@@ -425,7 +560,8 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
         const defs = await properties.definitions(t, portalId);
         // Fields of deleted properties leave the stored form with its next write.
         const old = liveOf(defs, row);
-        if (write.name !== undefined && !write.name.trim()) throw badRequest(`Form name is required, form guid '${guid}'`, { type: 'MISSING_NAME' });
+        if (write.name !== undefined && !write.name.trim())
+          throw badRequest(`Form name is required, form guid '${guid}'`, { type: 'MISSING_NAME' });
         const { fields: _f, formFieldGroups: _g, queuedFields: queued, ...rest } = write;
         const layout = layoutOf(write);
         const def: Definition = {
@@ -436,7 +572,8 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
         };
         await checkConsent(t, portalId, write.legalConsentOptions);
         // The queue is checked against the fields again when either changes.
-        if (queued || layout) def.queuedFields = queueOf(defs, def.fields, queued ?? ((old.queuedFields ?? []) as FieldWrite[]));
+        if (queued || layout)
+          def.queuedFields = queueOf(defs, def.fields, queued ?? ((old.queuedFields ?? []) as FieldWrite[]));
         const updated = { ...row, definition: JSON.stringify(def), updated_at: now() };
         await t.run(q.update, updated.definition, updated.updated_at, portalId, guid);
         await rows.changed(t, cacheKey(portalId, guid));
@@ -475,16 +612,26 @@ export function formStore(engine: Engine, contacts: ContactStore, properties: Pr
       // Before any check, so that a bot learns nothing from the answer: it looks like a success.
       const reason = extra.replayOf ? undefined : spamReason(def.minFillTimeMs, extra.honeypot, context);
       if (reason) {
-        const conversionId = await spamSubmissions.keep(db, portalId, row.guid, now(), reason, values, context, extra.consent);
+        const conversionId = await spamSubmissions.keep(
+          db,
+          portalId,
+          row.guid,
+          now(),
+          reason,
+          values,
+          context,
+          extra.consent,
+        );
         return { conversionId, vid: null, redirect, spam: reason };
       }
       const asked = live(await properties.definitions(db, portalId), def, row.updated_at);
       const { writes, consent } = writesOf(def, asked, values, extra.consent);
       // In the caller's transaction (a request's) without a savepoint: nothing catches its failure.
-      const { conversionId, vid, email } = await within(db, (t) => saveSubmission(t, portalId, row, writes, asked, context, consent, extra.replayOf));
+      const { conversionId, vid, email } = await within(db, (t) =>
+        saveSubmission(t, portalId, row, writes, asked, context, consent, extra.replayOf),
+      );
       return { conversionId, vid, redirect, consent, email };
     },
-
   };
 }
 

@@ -16,7 +16,13 @@ import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Engine, isTransaction, type Queryable, readsAhead, type Transaction, sql } from '../db/engine';
 import { badRequest, notFound } from '../domain/errors';
-import { contactColumns, type ChangedContact, type ContactRow, type ContactsChanged, type ContactStore } from './contacts';
+import {
+  contactColumns,
+  type ChangedContact,
+  type ContactRow,
+  type ContactsChanged,
+  type ContactStore,
+} from './contacts';
 import { formsNamed, matches, normaliseFilters, propertiesRead, type ListFilters, type Subject } from './list-filters';
 
 interface ListRow {
@@ -58,23 +64,36 @@ const SELECT_MEMBER = `SELECT ${contactColumns('c')}, m.added_at
 const CHUNK = 1000;
 
 /** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
-export function listStore(engine: Engine, contacts: ContactStore, now: () => number, onContactsChanged: (fn: ContactsChanged) => void) {
+export function listStore(
+  engine: Engine,
+  contacts: ContactStore,
+  now: () => number,
+  onContactsChanged: (fn: ContactsChanged) => void,
+) {
   const { jsonIds, inJsonArray, returningKey } = engine.dialect;
   const q = {
     formOfPortal: sql<[number, string], { one: number }>('SELECT 1 AS one FROM forms WHERE portal_id = ? AND guid = ?'),
     byId: sql<[number, number], ListRow>(`${SELECT_LIST} WHERE l.portal_id = ? AND l.list_id = ?`),
-    byIds: sql<[number, string], ListRow>(`${SELECT_LIST} WHERE l.portal_id = ? AND ${inJsonArray('l.list_id', '?', 'integer')}`),
+    byIds: sql<[number, string], ListRow>(
+      `${SELECT_LIST} WHERE l.portal_id = ? AND ${inJsonArray('l.list_id', '?', 'integer')}`,
+    ),
     // `dynamic IN (?, ?)`: (0, 1) for all lists, (0, 0) static only, (1, 1) dynamic only.
     page: sql<[number, number, number, number, number], ListRow>(
       `${SELECT_LIST} WHERE l.portal_id = ? AND l.dynamic IN (?, ?) ORDER BY l.list_id LIMIT ? OFFSET ?`,
     ),
-    dynamicOf: sql<[number], Pick<ListRow, 'list_id' | 'name' | 'filters'>>('SELECT list_id, name, filters FROM lists WHERE portal_id = ? AND dynamic = 1 ORDER BY list_id'),
+    dynamicOf: sql<[number], Pick<ListRow, 'list_id' | 'name' | 'filters'>>(
+      'SELECT list_id, name, filters FROM lists WHERE portal_id = ? AND dynamic = 1 ORDER BY list_id',
+    ),
     // Numbered by renumber() before the transaction ends.
     insert: sql<[number, string, number, string, number, number, number]>(
       `INSERT INTO lists (portal_id, internal_list_id, name, dynamic, filters, created_at, updated_at, processed_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?)${returningKey('list_id')}`,
     ),
-    update: sql<[string, number, string, number, number]>('UPDATE lists SET name = ?, dynamic = ?, filters = ?, updated_at = ? WHERE list_id = ?'),
-    renumber: sql<[number]>('UPDATE lists SET internal_list_id = (SELECT coalesce(max(internal_list_id), 0) + 1 FROM lists) WHERE list_id = ?'),
+    update: sql<[string, number, string, number, number]>(
+      'UPDATE lists SET name = ?, dynamic = ?, filters = ?, updated_at = ? WHERE list_id = ?',
+    ),
+    renumber: sql<[number]>(
+      'UPDATE lists SET internal_list_id = (SELECT coalesce(max(internal_list_id), 0) + 1 FROM lists) WHERE list_id = ?',
+    ),
     remove: sql<[number]>('DELETE FROM lists WHERE list_id = ?'),
     processed: sql<[number, number]>('UPDATE lists SET processed_at = ? WHERE list_id = ?'),
     /** A member left (see SELECT_LIST). */
@@ -83,8 +102,12 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     addMembers: sql<[number, number, string], { vid: number }>(
       `INSERT INTO list_members (list_id, vid, added_at) SELECT ?, id, ? FROM (${jsonIds('?')}) ids ORDER BY id ON CONFLICT DO NOTHING RETURNING vid`,
     ),
-    removeMembers: sql<[number, string], { vid: number }>(`DELETE FROM list_members WHERE list_id = ? AND ${inJsonArray('vid', '?', 'integer')} RETURNING vid`),
-    addMember: sql<[number, number, number]>('INSERT INTO list_members (list_id, vid, added_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
+    removeMembers: sql<[number, string], { vid: number }>(
+      `DELETE FROM list_members WHERE list_id = ? AND ${inJsonArray('vid', '?', 'integer')} RETURNING vid`,
+    ),
+    addMember: sql<[number, number, number]>(
+      'INSERT INTO list_members (list_id, vid, added_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+    ),
     removeMember: sql<[number, number]>('DELETE FROM list_members WHERE list_id = ? AND vid = ?'),
     removeAll: sql<[number]>('DELETE FROM list_members WHERE list_id = ?'),
     memberVids: sql<[number], { vid: number }>('SELECT vid FROM list_members WHERE list_id = ?'),
@@ -98,7 +121,9 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     submitted: sql<[number, string, string], { vid: number; form_guid: string }>(
       `SELECT vid, form_guid FROM form_submissions WHERE portal_id = ? AND ${inJsonArray('vid', '?', 'integer')} AND ${inJsonArray('form_guid', '?', 'text')}`,
     ),
-    submittedBy: sql<[number, number], { vid: number; form_guid: string }>('SELECT vid, form_guid FROM form_submissions WHERE portal_id = ? AND vid = ?'),
+    submittedBy: sql<[number, number], { vid: number; form_guid: string }>(
+      'SELECT vid, form_guid FROM form_submissions WHERE portal_id = ? AND vid = ?',
+    ),
   };
 
   /** Dynamic lists' filters by their text, parsed once rather than on every contact write (a form
@@ -184,13 +209,18 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
   function submitted(db: Queryable, portalId: number, vids: number[], forms: string[]) {
     if (!forms.length || !vids.length) return Promise.resolve([]);
     // One contact (a single write's re-check) by its index alone: several times cheaper on SQLite.
-    return vids.length == 1 ? db.all(q.submittedBy, portalId, vids[0]) : db.all(q.submitted, portalId, JSON.stringify(vids), JSON.stringify(forms));
+    return vids.length == 1
+      ? db.all(q.submittedBy, portalId, vids[0])
+      : db.all(q.submitted, portalId, JSON.stringify(vids), JSON.stringify(forms));
   }
 
   /** The Subject of each contact, given what `submitted` found. */
   function subjects(rows: { vid: number; form_guid: string }[]) {
     const done = new Set(rows.map((r) => `${r.vid} ${r.form_guid}`));
-    return (vid: number, properties: Record<string, string>): Subject => ({ properties, hasSubmitted: (guid) => done.has(`${vid} ${guid}`) });
+    return (vid: number, properties: Record<string, string>): Subject => ({
+      properties,
+      hasSubmitted: (guid) => done.has(`${vid} ${guid}`),
+    });
   }
 
   /** Puts the contacts in (or out of) the list; a member that stays keeps its addedAt. Answers the
@@ -199,7 +229,9 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     // One contact (a single write's re-check, a workflow step) by its key: on SQLite a statement
     // over json_each costs several times more, which a form submission would feel.
     if (vids.length == 1) {
-      const changes = member ? await db.run(q.addMember, listId, vids[0], at) : await db.run(q.removeMember, listId, vids[0]);
+      const changes = member
+        ? await db.run(q.addMember, listId, vids[0], at)
+        : await db.run(q.removeMember, listId, vids[0]);
       return changes ? vids : [];
     }
     const changed: number[] = [];
@@ -217,17 +249,36 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     const filters: ListFilters = JSON.parse(list.filters);
     const forms = formsNamed(filters);
     const keep = new Set<number>();
-    for (let after = 0; ; ) {
+    for (let after = 0; ;) {
       const chunk = await t.all(q.contactsAfter, list.portal_id, after, CHUNK);
-      const subject = subjects(await submitted(t, list.portal_id, chunk.map((c) => c.vid), forms));
+      const subject = subjects(
+        await submitted(
+          t,
+          list.portal_id,
+          chunk.map((c) => c.vid),
+          forms,
+        ),
+      );
       for (const c of chunk) if (matches(filters, subject(c.vid, JSON.parse(c.properties)))) keep.add(c.vid);
       if (chunk.length < CHUNK) break;
       after = chunk[CHUNK - 1].vid;
     }
     const members = new Set((await t.all(q.memberVids, list.list_id)).map((m) => m.vid));
     const at = now();
-    const left = await setMembers(t, list.list_id, [...members].filter((vid) => !keep.has(vid)), false, at);
-    await setMembers(t, list.list_id, [...keep].filter((vid) => !members.has(vid)), true, at);
+    const left = await setMembers(
+      t,
+      list.list_id,
+      [...members].filter((vid) => !keep.has(vid)),
+      false,
+      at,
+    );
+    await setMembers(
+      t,
+      list.list_id,
+      [...keep].filter((vid) => !members.has(vid)),
+      true,
+      at,
+    );
     await t.run(q.processed, at, list.list_id);
     if (left.length) await t.run(q.sizeChanged, at, list.list_id);
   }
@@ -249,7 +300,14 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     // What the writes know of their contacts' submissions is not read again.
     const known = [...last.values()].every((c) => c.submitted);
     const subject = subjects(
-      known ? [...last.values()].flatMap((c) => c.submitted!.map((form_guid) => ({ vid: c.vid, form_guid }))) : await submitted(db, portalId, [...last.keys()], lists.flatMap((l) => l.forms)),
+      known
+        ? [...last.values()].flatMap((c) => c.submitted!.map((form_guid) => ({ vid: c.vid, form_guid })))
+        : await submitted(
+            db,
+            portalId,
+            [...last.keys()],
+            lists.flatMap((l) => l.forms),
+          ),
     );
     const at = now();
     for (const list of lists) {
@@ -264,7 +322,8 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
       // PostgreSQL; it cannot fail: the list is held by the lock, the contact is being written).
       if (inside.length == 1) await db.send(q.addMember, list.id, inside[0], at);
       else if (inside.length) await setMembers(db, list.id, inside, true, at);
-      if (outside.length && (await setMembers(db, list.id, outside, false, at)).length) await db.run(q.sizeChanged, at, list.id);
+      if (outside.length && (await setMembers(db, list.id, outside, false, at)).length)
+        await db.run(q.sizeChanged, at, list.id);
     }
   }
   onContactsChanged(recheck);
@@ -303,7 +362,8 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     // A filter names one of the portal's own forms: another portal's is not there to see.
     for (const [g, group] of normalised.entries())
       for (const [i, f] of group.entries())
-        if (f.form !== undefined && !(await db.get(q.formOfPortal, portalId, f.form))) throw notFound(`body.filters.${g}.${i}.form: no form ${f.form} in this portal`);
+        if (f.form !== undefined && !(await db.get(q.formOfPortal, portalId, f.form)))
+          throw notFound(`body.filters.${g}.${i}.form: no form ${f.form} in this portal`);
     return JSON.stringify(normalised);
   }
 
@@ -325,7 +385,9 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
 
     /** The lists that exist, in the order asked. */
     async getMany(db: Queryable, portalId: number, listIds: number[]) {
-      const found = new Map((await db.all(q.byIds, portalId, JSON.stringify(listIds))).map((row) => [row.list_id, row]));
+      const found = new Map(
+        (await db.all(q.byIds, portalId, JSON.stringify(listIds))).map((row) => [row.list_id, row]),
+      );
       return listIds.flatMap((id) => (found.has(id) ? [record(found.get(id)!)] : []));
     },
 
@@ -391,7 +453,9 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
         for (const list of await t.all(q.dynamicOf, portalId)) {
           const filters: ListFilters = JSON.parse(list.filters);
           if (!filters.some((group) => group.some((f) => f.property == name))) continue;
-          const kept = JSON.stringify(filters.map((group) => group.filter((f) => f.property != name)).filter((group) => group.length));
+          const kept = JSON.stringify(
+            filters.map((group) => group.filter((f) => f.property != name)).filter((group) => group.length),
+          );
           await t.run(q.update, list.name, 1, kept, now(), list.list_id);
           await evaluate(t, { list_id: list.list_id, portal_id: portalId, filters: kept });
           changed.push(list.list_id);
@@ -401,8 +465,10 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     },
 
     /** Static lists only (also used by workflow actions). */
-    addMembers: (db: Queryable, portalId: number, listId: number, vids: number[], emails: string[] = []) => change(db, portalId, listId, vids, emails, true),
-    removeMembers: (db: Queryable, portalId: number, listId: number, vids: number[], emails: string[] = []) => change(db, portalId, listId, vids, emails, false),
+    addMembers: (db: Queryable, portalId: number, listId: number, vids: number[], emails: string[] = []) =>
+      change(db, portalId, listId, vids, emails, true),
+    removeMembers: (db: Queryable, portalId: number, listId: number, vids: number[], emails: string[] = []) =>
+      change(db, portalId, listId, vids, emails, false),
 
     /** Members by vid ascending after `vidOffset`. */
     async members(db: Queryable, portalId: number, listId: number, count: number, vidOffset = 0) {
@@ -412,7 +478,14 @@ export function listStore(engine: Engine, contacts: ContactStore, now: () => num
     },
 
     /** Members newest first, before (timeOffset, vidOffset). */
-    async recentMembers(db: Queryable, portalId: number, listId: number, count: number, timeOffset = Number.MAX_SAFE_INTEGER, vidOffset = Number.MAX_SAFE_INTEGER) {
+    async recentMembers(
+      db: Queryable,
+      portalId: number,
+      listId: number,
+      count: number,
+      timeOffset = Number.MAX_SAFE_INTEGER,
+      vidOffset = Number.MAX_SAFE_INTEGER,
+    ) {
       await require(db, portalId, listId);
       const rows = await db.all(q.recentMembers, listId, timeOffset, timeOffset, vidOffset, count + 1);
       return { rows: rows.slice(0, count), hasMore: rows.length > count };

@@ -85,7 +85,10 @@ export function referrerHost(referrer: string | null | undefined) {
 
 /** Additions not yet stored: counters summed by key. */
 class Pending {
-  counters = new Map<string, { portal_id: number; metric: string; bucket: number; dim: string; dim2: string; n: number; amount: number }>();
+  counters = new Map<
+    string,
+    { portal_id: number; metric: string; bucket: number; dim: string; dim2: string; n: number; amount: number }
+  >();
 
   /** Adds `n` (and `amount`) to `metric` at time `at` for dimension `dim`, `dim2`. */
   add(portalId: number, metric: string, at: number, dim?: string | null, dim2?: string | null, n = 1, amount = 0) {
@@ -106,7 +109,15 @@ class Pending {
  * adds a few dozen times). */
 export type RollupSums = Pick<Pending, 'add'>;
 
-const COUNTER = { portal_id: 'integer', metric: 'text', bucket: 'integer', dim: 'text', dim2: 'text', n: 'integer', amount: 'real' } as const;
+const COUNTER = {
+  portal_id: 'integer',
+  metric: 'text',
+  bucket: 'integer',
+  dim: 'text',
+  dim2: 'text',
+  n: 'integer',
+  amount: 'real',
+} as const;
 const KEY = 'portal_id, metric, bucket, dim, dim2';
 const ADD_TO_COUNTERS = `ON CONFLICT (${KEY}) DO UPDATE SET n = rollups.n + excluded.n, amount = rollups.amount + excluded.amount`;
 
@@ -115,8 +126,12 @@ export function rollupStore(engine: Engine) {
   const viaDeltas = engine.kind == 'postgres';
   const q = {
     // SQLite: one counter (see flush).
-    addOne: sql<[number, string, number, string, string, number, number]>(`INSERT INTO rollups (${KEY}, n, amount) VALUES (?, ?, ?, ?, ?, ?, ?) ${ADD_TO_COUNTERS}`),
-    addDeltas: sql<[string]>(`INSERT INTO rollup_deltas (${KEY}, n, amount) SELECT ${KEY}, n, amount FROM (${jsonRows('?', COUNTER)}) AS x`),
+    addOne: sql<[number, string, number, string, string, number, number]>(
+      `INSERT INTO rollups (${KEY}, n, amount) VALUES (?, ?, ?, ?, ?, ?, ?) ${ADD_TO_COUNTERS}`,
+    ),
+    addDeltas: sql<[string]>(
+      `INSERT INTO rollup_deltas (${KEY}, n, amount) SELECT ${KEY}, n, amount FROM (${jsonRows('?', COUNTER)}) AS x`,
+    ),
     // The deltas committed by now (a delta still being written is left for the next fold); the
     // keys in one order, so that a fold never deadlocks with another.
     fold: sql(
@@ -170,8 +185,16 @@ export function rollupStore(engine: Engine) {
       return result;
     },
     /** Adds `n` (and `amount`) to `metric` at time `at` for dimension `dim`, `dim2`. */
-    add: (db: Queryable, portalId: number, metric: string, at: number, dim?: string | null, dim2?: string | null, n = 1, amount = 0) =>
-      withBatch(db, async (p) => p.add(portalId, metric, at, dim, dim2, n, amount)),
+    add: (
+      db: Queryable,
+      portalId: number,
+      metric: string,
+      at: number,
+      dim?: string | null,
+      dim2?: string | null,
+      n = 1,
+      amount = 0,
+    ) => withBatch(db, async (p) => p.add(portalId, metric, at, dim, dim2, n, amount)),
     /** The additions of the batch `db` runs in (see `batch`), if it runs in one. */
     sums: (db: Queryable): RollupSums | undefined => batches.of(db),
     /** Moves the deltas written so far into the counters (PostgreSQL; nothing to do on SQLite).

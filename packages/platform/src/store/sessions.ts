@@ -21,16 +21,28 @@ export interface Session {
 /** What a contact's analytics properties take from a session. */
 export type SessionSummary = Pick<Session, 'started_at' | 'source' | 'source_data_1' | 'source_data_2' | 'referrer'>;
 
-const COLUMNS = 'id, portal_id, utk, vid, started_at, last_at, page_views, source, source_data_1, source_data_2, referrer, landing_url';
+const COLUMNS =
+  'id, portal_id, utk, vid, started_at, last_at, page_views, source, source_data_1, source_data_2, referrer, landing_url';
 /** A new session's columns, as a JSON row holds them. */
 const SESSION_ROW = {
-  portal_id: 'integer', utk: 'text', vid: 'integer', started_at: 'integer', last_at: 'integer', page_views: 'integer',
-  source: 'text', source_data_1: 'text', source_data_2: 'text', referrer: 'text', landing_url: 'text',
+  portal_id: 'integer',
+  utk: 'text',
+  vid: 'integer',
+  started_at: 'integer',
+  last_at: 'integer',
+  page_views: 'integer',
+  source: 'text',
+  source_data_1: 'text',
+  source_data_2: 'text',
+  referrer: 'text',
+  landing_url: 'text',
 } as const;
 const INSERTED = Object.keys(SESSION_ROW);
 
 const q = {
-  latest: sql<[number, string], Session>(`SELECT ${COLUMNS} FROM sessions WHERE portal_id = ? AND utk = ? ORDER BY started_at DESC, id DESC LIMIT 1`),
+  latest: sql<[number, string], Session>(
+    `SELECT ${COLUMNS} FROM sessions WHERE portal_id = ? AND utk = ? ORDER BY started_at DESC, id DESC LIMIT 1`,
+  ),
   // started_at only when it moved (an event older than the session's first): an indexed column.
   grow: sql<[number, number, number]>('UPDATE sessions SET last_at = ?, page_views = ? WHERE id = ?'),
   moveStart: sql<[number, number]>('UPDATE sessions SET started_at = ? WHERE id = ?'),
@@ -61,11 +73,26 @@ export interface VisitorKey {
 
 /** Visitors as the rows of a JSON array (dialect jsonRows), and `visitors` as that array. */
 export const VISITOR_ROW = { portal_id: 'integer', utk: 'text' } as const;
-export const visitorRows = (visitors: VisitorKey[]) => JSON.stringify(visitors.map(({ portal_id, utk }) => ({ portal_id, utk })));
+export const visitorRows = (visitors: VisitorKey[]) =>
+  JSON.stringify(visitors.map(({ portal_id, utk }) => ({ portal_id, utk })));
 
 export function sessionStore(engine: Engine) {
   const { jsonRows, returningKey } = engine.dialect;
-  const insertOne = sql<[number, string, number | null, number, number, number, string, string | null, string | null, string | null, string | null]>(
+  const insertOne = sql<
+    [
+      number,
+      string,
+      number | null,
+      number,
+      number,
+      number,
+      string,
+      string | null,
+      string | null,
+      string | null,
+      string | null,
+    ]
+  >(
     `INSERT INTO sessions (${INSERTED.join(', ')}) VALUES (${INSERTED.map(() => '?').join(', ')})${returningKey('id')}`,
   );
   const latest = (db: Queryable, portalId: number, utk: string) => db.get(q.latest, portalId, utk);
@@ -77,17 +104,42 @@ export function sessionStore(engine: Engine) {
   );
   const spansAll = sql<[string], Span & { i: number }>(
     `SELECT r.i, x.started_at, x.last_at ${perRow(
-      jsonRows('?', { i: 'integer', ...VISITOR_ROW, starts_after: 'integer', starts_before: 'integer', lasts_until: 'integer' }),
+      jsonRows('?', {
+        i: 'integer',
+        ...VISITOR_ROW,
+        starts_after: 'integer',
+        starts_before: 'integer',
+        lasts_until: 'integer',
+      }),
       'SELECT started_at, last_at FROM sessions WHERE portal_id = r.portal_id AND utk = r.utk AND started_at > r.starts_after AND started_at < r.starts_before AND last_at >= r.lasts_until OFFSET 0',
     )}`,
   );
   const growAll = sql<[string]>(
-    updateRows('sessions', 'id', jsonRows('?', { id: 'integer', started_at: 'integer', last_at: 'integer', page_views: 'integer' }), ['started_at', 'last_at', 'page_views']),
+    updateRows(
+      'sessions',
+      'id',
+      jsonRows('?', { id: 'integer', started_at: 'integer', last_at: 'integer', page_views: 'integer' }),
+      ['started_at', 'last_at', 'page_views'],
+    ),
   );
   // New sessions of a JSON array at once (PostgreSQL).
-  const insertRows = sql<[string]>(`INSERT INTO sessions (${INSERTED.join(', ')}) SELECT ${INSERTED.join(', ')} FROM (${jsonRows('?', SESSION_ROW)}) AS x`);
+  const insertRows = sql<[string]>(
+    `INSERT INTO sessions (${INSERTED.join(', ')}) SELECT ${INSERTED.join(', ')} FROM (${jsonRows('?', SESSION_ROW)}) AS x`,
+  );
   const values = (s: Omit<Session, 'id'>) =>
-    [s.portal_id, s.utk, s.vid, s.started_at, s.last_at, s.page_views, s.source, s.source_data_1, s.source_data_2, s.referrer, s.landing_url] as const;
+    [
+      s.portal_id,
+      s.utk,
+      s.vid,
+      s.started_at,
+      s.last_at,
+      s.page_views,
+      s.source,
+      s.source_data_1,
+      s.source_data_2,
+      s.referrer,
+      s.landing_url,
+    ] as const;
   const insert = async (db: Queryable, s: Omit<Session, 'id'>) => (await db.insert(insertOne, ...values(s)))!;
   async function update(db: Queryable, s: Session, startMoved: boolean) {
     await db.send(q.grow, s.last_at, s.page_views, s.id);
@@ -107,9 +159,17 @@ export function sessionStore(engine: Engine) {
      * latestOfAll reads). */
     async spansOfAll(db: Queryable, wanted: (VisitorKey & { from: number; to: number })[]): Promise<Span[][]> {
       if (oneStatementFor(engine, wanted.length)) {
-        const rows = wanted.map((w, i) => ({ i, portal_id: w.portal_id, utk: w.utk, starts_after: w.from - MAX_SESSION_MS, starts_before: w.to, lasts_until: w.from }));
+        const rows = wanted.map((w, i) => ({
+          i,
+          portal_id: w.portal_id,
+          utk: w.utk,
+          starts_after: w.from - MAX_SESSION_MS,
+          starts_before: w.to,
+          lasts_until: w.from,
+        }));
         const spans = wanted.map((): Span[] => []);
-        for (const { i, started_at, last_at } of await db.all(spansAll, JSON.stringify(rows))) spans[i].push({ started_at, last_at });
+        for (const { i, started_at, last_at } of await db.all(spansAll, JSON.stringify(rows)))
+          spans[i].push({ started_at, last_at });
         return spans;
       }
       return Promise.all(wanted.map((w) => db.all(q.spans, w.portal_id, w.utk, w.from - MAX_SESSION_MS, w.to, w.from)));
@@ -130,7 +190,12 @@ export function sessionStore(engine: Engine) {
      * whether it moved or not), not waited for. */
     async updateAll(db: Queryable, grown: { session: Session; startMoved: boolean }[]) {
       if (oneStatementFor(engine, grown.length)) {
-        const rows = grown.map(({ session: s }) => ({ id: s.id, started_at: s.started_at, last_at: s.last_at, page_views: s.page_views }));
+        const rows = grown.map(({ session: s }) => ({
+          id: s.id,
+          started_at: s.started_at,
+          last_at: s.last_at,
+          page_views: s.page_views,
+        }));
         return db.send(growAll, JSON.stringify(rows));
       }
       for (const { session, startMoved } of grown) await update(db, session, startMoved);

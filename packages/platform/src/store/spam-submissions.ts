@@ -34,10 +34,15 @@ export interface SpamRecord {
  * arrived is no evidence: autofill, paste, password managers and test scripts are all faster than
  * typing. Without the embed's evidence (API clients, captured forms, older embeds) only the
  * honeypot judges. */
-export function spamReason(minFillTimeMs: number | undefined, honeypot: string | undefined, context: SubmissionContext): SpamReason | undefined {
+export function spamReason(
+  minFillTimeMs: number | undefined,
+  honeypot: string | undefined,
+  context: SubmissionContext,
+): SpamReason | undefined {
   if (honeypot) return 'HONEYPOT';
   const { interactions, prefilled, autofilled, fillTimeMs } = context;
-  if (interactions === undefined || fillTimeMs === undefined || interactions > 0 || prefilled || autofilled) return undefined;
+  if (interactions === undefined || fillTimeMs === undefined || interactions > 0 || prefilled || autofilled)
+    return undefined;
   if (fillTimeMs < (minFillTimeMs ?? MIN_FILL_TIME_MS)) return 'NO_INTERACTION';
 }
 
@@ -54,7 +59,8 @@ interface SpamRow {
   released_vid: number | null;
 }
 
-const COLUMNS = 'conversion_id, form_guid, timestamp, reason, page_url, values_json, context_json, consent_json, released_at, released_vid';
+const COLUMNS =
+  'conversion_id, form_guid, timestamp, reason, page_url, values_json, context_json, consent_json, released_at, released_vid';
 const q = {
   insert: sql<[string, number, string, number, string, string | null, string, string, string | null]>(
     `INSERT INTO spam_submissions (conversion_id, portal_id, form_guid, timestamp, reason, page_url, values_json, context_json, consent_json)
@@ -64,7 +70,9 @@ const q = {
   page: sql<[number, string, string, number], SpamRow>(
     `SELECT ${COLUMNS} FROM spam_submissions WHERE portal_id = ? AND form_guid = ? AND conversion_id < ? ORDER BY conversion_id DESC LIMIT ?`,
   ),
-  one: sql<[number, string, string], SpamRow>(`SELECT ${COLUMNS} FROM spam_submissions WHERE portal_id = ? AND form_guid = ? AND conversion_id = ?`),
+  one: sql<[number, string, string], SpamRow>(
+    `SELECT ${COLUMNS} FROM spam_submissions WHERE portal_id = ? AND form_guid = ? AND conversion_id = ?`,
+  ),
   /** Takes a spam submission for release: one taker however many ask at once (the row's lock on
    * PostgreSQL, the one writer on SQLite); no row when it is released already or not there. */
   claim: sql<[number, number, string, string], SpamRow>(
@@ -83,26 +91,59 @@ function record(r: SpamRow): SpamRecord {
     pageUrl: r.page_url,
     pageName: context.pageName ?? null,
     values: JSON.parse(r.values_json),
-    released: r.released_at === null ? null : { at: Number(r.released_at), vid: r.released_vid === null ? null : Number(r.released_vid) },
+    released:
+      r.released_at === null
+        ? null
+        : { at: Number(r.released_at), vid: r.released_vid === null ? null : Number(r.released_vid) },
   };
 }
 
 export const spamSubmissions = {
   /** Keeps a submission judged spam at `t`, as it was sent; answers its conversion id. */
   async keep(
-    db: Queryable, portalId: number, formGuid: string, t: number, reason: SpamReason,
-    values: Record<string, string | string[]>, context: SubmissionContext, consent?: LegalConsent,
+    db: Queryable,
+    portalId: number,
+    formGuid: string,
+    t: number,
+    reason: SpamReason,
+    values: Record<string, string | string[]>,
+    context: SubmissionContext,
+    consent?: LegalConsent,
   ) {
     const conversionId = uuidV7(t);
     // Several values of one field joined as a submission's are (store/forms.ts writesOf).
-    const kept = JSON.stringify(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Array.isArray(v) ? v.join(';') : v])));
-    await db.run(q.insert, conversionId, portalId, formGuid, t, reason, context.pageUrl ?? null, kept, JSON.stringify(context), consent ? JSON.stringify(consent) : null);
+    const kept = JSON.stringify(
+      Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Array.isArray(v) ? v.join(';') : v])),
+    );
+    await db.run(
+      q.insert,
+      conversionId,
+      portalId,
+      formGuid,
+      t,
+      reason,
+      context.pageUrl ?? null,
+      kept,
+      JSON.stringify(context),
+      consent ? JSON.stringify(consent) : null,
+    );
     return conversionId;
   },
 
   /** A form's spam, newest first, `limit` (1–100, default 50) of them older than the conversion id `before`. */
-  async page(db: Queryable, portalId: number, formGuid: string, page: { before?: string; limit?: number } = {}): Promise<SpamRecord[]> {
-    const rows = await db.all(q.page, portalId, formGuid, page.before || 'z' /* after every UUID */, Math.min(Math.max(page.limit ?? 50, 1), 100));
+  async page(
+    db: Queryable,
+    portalId: number,
+    formGuid: string,
+    page: { before?: string; limit?: number } = {},
+  ): Promise<SpamRecord[]> {
+    const rows = await db.all(
+      q.page,
+      portalId,
+      formGuid,
+      page.before || 'z' /* after every UUID */,
+      Math.min(Math.max(page.limit ?? 50, 1), 100),
+    );
     return rows.map(record);
   },
 
@@ -118,9 +159,17 @@ export const spamSubmissions = {
     const row = await db.get(q.claim, at, portalId, formGuid, conversionId);
     if (!row) return undefined;
     // Rows from before schema 19 kept only the page.
-    const context: SubmissionContext = row.context_json ? JSON.parse(row.context_json) : { ...(row.page_url !== null && { pageUrl: row.page_url }) };
+    const context: SubmissionContext = row.context_json
+      ? JSON.parse(row.context_json)
+      : { ...(row.page_url !== null && { pageUrl: row.page_url }) };
     const consent: LegalConsent | undefined = row.consent_json ? JSON.parse(row.consent_json) : undefined;
-    return { record: record(row), values: JSON.parse(row.values_json) as Record<string, string>, context, consent, releasedAt: at };
+    return {
+      record: record(row),
+      values: JSON.parse(row.values_json) as Record<string, string>,
+      context,
+      consent,
+      releasedAt: at,
+    };
   },
 
   /** Records the contact a released submission made or updated. */

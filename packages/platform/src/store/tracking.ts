@@ -87,8 +87,20 @@ interface Totals {
 
 /** The columns an event is stored with, in a JSON row (insertAll on PostgreSQL). */
 const EVENT_ROW = {
-  eid: 'text', portal_id: 'integer', kind: 'integer', utk: 'text', vid: 'integer', timestamp: 'integer', received_at: 'integer', data: 'text',
-  source: 'text', url: 'text', title: 'text', event_name: 'text', value: 'real', external_id: 'text',
+  eid: 'text',
+  portal_id: 'integer',
+  kind: 'integer',
+  utk: 'text',
+  vid: 'integer',
+  timestamp: 'integer',
+  received_at: 'integer',
+  data: 'text',
+  source: 'text',
+  url: 'text',
+  title: 'text',
+  event_name: 'text',
+  value: 'real',
+  external_id: 'text',
 } as const;
 
 export function trackingStore(engine: Engine, contacts: ContactStore, now: () => number) {
@@ -99,7 +111,24 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
        SELECT ${Object.keys(EVENT_ROW).join(', ')} FROM (${engine.dialect.jsonRows('?', EVENT_ROW)}) AS x
        ON CONFLICT DO NOTHING RETURNING portal_id, utk, eid`,
     ),
-    insert: sql<[string, number, number, string, number | null, number, number, string, string, string | null, string | null, string | null, number | null, string | null]>(
+    insert: sql<
+      [
+        string,
+        number,
+        number,
+        string,
+        number | null,
+        number,
+        number,
+        string,
+        string,
+        string | null,
+        string | null,
+        string | null,
+        number | null,
+        string | null,
+      ]
+    >(
       `INSERT INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data, source, url, title, event_name, value, external_id)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
@@ -119,9 +148,13 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
               (SELECT url FROM tracking_events WHERE portal_id = ? AND utk = ? AND +vid IS NULL AND kind = 1 ORDER BY timestamp DESC LIMIT 1) AS last_url
        FROM tracking_events WHERE portal_id = ? AND utk = ? AND vid IS NULL`,
     ),
-    claim: sql<[number, number, string]>('UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND vid IS NULL'),
+    claim: sql<[number, number, string]>(
+      'UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND vid IS NULL',
+    ),
     unflushed: sql('SET LOCAL synchronous_commit TO OFF'),
-    own: sql<[number, number, string, string]>('UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND eid = ?'),
+    own: sql<[number, number, string, string]>(
+      'UPDATE tracking_events SET vid = ? WHERE portal_id = ? AND utk = ? AND eid = ?',
+    ),
   };
 
   /** Inside `batch`: totals per contact, written once at its end (a tracker batch is usually
@@ -137,7 +170,9 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
 
   function applyTotals(db: Queryable, portalId: number, vid: number, t: Totals, source: string) {
     if (!(t.views || t.events)) return;
-    return contacts.updateFromAll(db, portalId, [{ vid, compute: (p) => totalsWrites(p, t), source: { type: 'ANALYTICS', id: source } }]);
+    return contacts.updateFromAll(db, portalId, [
+      { vid, compute: (p) => totalsWrites(p, t), source: { type: 'ANALYTICS', id: source } },
+    ]);
   }
 
   /** The totals of a batch's contacts, portal by portal, each portal's contacts in one write. */
@@ -183,7 +218,8 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
     },
 
     /** The contact a visitor token is linked to, if any. */
-    linkedVid: async (db: Queryable, portalId: number, utk: string): Promise<number | undefined> => (await db.get(q.linked, portalId, utk))?.vid,
+    linkedVid: async (db: Queryable, portalId: number, utk: string): Promise<number | undefined> =>
+      (await db.get(q.linked, portalId, utk))?.vid,
 
     /** The contacts `visitors` are linked to (the linked ones only), each by the key: in one
      * statement on PostgreSQL (perRow), a statement each on SQLite. */
@@ -195,14 +231,32 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
 
     /** Stores the event for contact `vid` (or none yet); false when its id was seen before. */
     async insert(db: Queryable, e: TrackedEvent, vid: number | undefined): Promise<boolean> {
-      const changed = await db.run(q.insert, e.eid, e.portalId, e.kind, e.utk ?? '', vid ?? null, e.timestamp, now(), storedData(e), e.source,
-        e.url ?? null, e.title ?? null, e.name ?? null, e.value ?? null, e.externalId ?? null);
+      const changed = await db.run(
+        q.insert,
+        e.eid,
+        e.portalId,
+        e.kind,
+        e.utk ?? '',
+        vid ?? null,
+        e.timestamp,
+        now(),
+        storedData(e),
+        e.source,
+        e.url ?? null,
+        e.title ?? null,
+        e.name ?? null,
+        e.value ?? null,
+        e.externalId ?? null,
+      );
       return changed > 0;
     },
 
     /** Stores each event for its contact (`vid`), as `insert` one after another would: the ones
      * stored are returned, an id seen before (or earlier in `events`) is not. */
-    async insertAll(db: Queryable, events: { event: TrackedEvent; vid: number | undefined }[]): Promise<Set<TrackedEvent>> {
+    async insertAll(
+      db: Queryable,
+      events: { event: TrackedEvent; vid: number | undefined }[],
+    ): Promise<Set<TrackedEvent>> {
       const stored = new Set<TrackedEvent>();
       // SQLite: a statement per event costs less than one over a JSON array, and makes no round trip.
       if (engine.kind == 'sqlite') {
@@ -212,11 +266,25 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
       if (!events.length) return stored;
       const at = now();
       const rows = events.map(({ event: e, vid }) => ({
-        eid: e.eid, portal_id: e.portalId, kind: e.kind, utk: e.utk ?? '', vid: vid ?? null, timestamp: e.timestamp, received_at: at, data: storedData(e),
-        source: e.source, url: e.url ?? null, title: e.title ?? null, event_name: e.name ?? null, value: e.value ?? null, external_id: e.externalId ?? null,
+        eid: e.eid,
+        portal_id: e.portalId,
+        kind: e.kind,
+        utk: e.utk ?? '',
+        vid: vid ?? null,
+        timestamp: e.timestamp,
+        received_at: at,
+        data: storedData(e),
+        source: e.source,
+        url: e.url ?? null,
+        title: e.title ?? null,
+        event_name: e.name ?? null,
+        value: e.value ?? null,
+        external_id: e.externalId ?? null,
       }));
       const key = (portalId: number, utk: string, eid: string) => `${portalId} ${utk} ${eid}`;
-      const inserted = new Set((await db.all(q.insertAll, JSON.stringify(rows))).map((r) => key(Number(r.portal_id), r.utk, r.eid)));
+      const inserted = new Set(
+        (await db.all(q.insertAll, JSON.stringify(rows))).map((r) => key(Number(r.portal_id), r.utk, r.eid)),
+      );
       // The first event with an id is the one stored; a repeat later in `events` is not.
       for (const { event: e } of events) if (inserted.delete(key(e.portalId, e.utk ?? '', e.eid))) stored.add(e);
       return stored;
@@ -232,7 +300,8 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
     },
 
     /** The stored event counts for contact `vid` from now on. */
-    own: async (db: Queryable, vid: number, e: TrackedEvent) => void (await db.run(q.own, vid, e.portalId, e.utk ?? '', e.eid)),
+    own: async (db: Queryable, vid: number, e: TrackedEvent) =>
+      void (await db.run(q.own, vid, e.portalId, e.utk ?? '', e.eid)),
 
     /** Adds one event to the contact's analytics properties (once per contact at the end of a
      * batch); `visit`: what a page view did to its visitor's sessions. */
@@ -246,7 +315,14 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
         // Like the totals query: only page views have URLs that count.
         first_url: e.kind == 1 ? (e.url ?? null) : null,
         last_url: e.kind == 1 ? (e.url ?? null) : null,
-        ...(visit ? { visits: visitTotals([...(visit.started ? [visit.started] : [])], visit.referrer ? [{ at: visit.at, url: visit.referrer }] : []) } : {}),
+        ...(visit
+          ? {
+              visits: visitTotals(
+                [...(visit.started ? [visit.started] : [])],
+                visit.referrer ? [{ at: visit.at, url: visit.referrer }] : [],
+              ),
+            }
+          : {}),
       };
       return addTotals(db, e.portalId, vid, single, e.eid);
     },
@@ -254,12 +330,27 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
     /** A visitor token was linked to a contact: its unattributed events, and the sessions that
      * `claimSessions` claims (those not counted for a contact yet, oldest first), now count for
      * the contact. The two are read at once: one round trip on PostgreSQL, not two. */
-    async attribute(db: Queryable, portalId: number, utk: string, vid: number, claimSessions: () => Promise<SessionSummary[]>) {
-      const [totals, sessions] = await Promise.all([db.get(q.totals, portalId, utk, portalId, utk, portalId, utk), claimSessions()]);
+    async attribute(
+      db: Queryable,
+      portalId: number,
+      utk: string,
+      vid: number,
+      claimSessions: () => Promise<SessionSummary[]>,
+    ) {
+      const [totals, sessions] = await Promise.all([
+        db.get(q.totals, portalId, utk, portalId, utk, portalId, utk),
+        claimSessions(),
+      ]);
       if (!totals?.views && !totals?.events) return;
       await db.run(q.claim, vid, portalId, utk);
       const referrers = sessions.filter((s) => s.referrer).map((s) => ({ at: s.started_at, url: s.referrer! }));
-      await addTotals(db, portalId, vid, { ...totals, ...(sessions.length ? { visits: visitTotals(sessions, referrers) } : {}) }, `utk:${utk}`);
+      await addTotals(
+        db,
+        portalId,
+        vid,
+        { ...totals, ...(sessions.length ? { visits: visitTotals(sessions, referrers) } : {}) },
+        `utk:${utk}`,
+      );
     },
   };
 }
@@ -298,8 +389,10 @@ function visitTotals(started: SessionSummary[], referrers: { at: number; url: st
 }
 
 function mergeVisits(a: VisitTotals, b: VisitTotals): VisitTotals {
-  const earliest = <T>(x: T | null, y: T | null, at: (v: T) => number) => (x === null ? y : y === null ? x : at(y) < at(x) ? y : x);
-  const latest = <T>(x: T | null, y: T | null, at: (v: T) => number) => (x === null ? y : y === null ? x : at(y) >= at(x) ? y : x);
+  const earliest = <T>(x: T | null, y: T | null, at: (v: T) => number) =>
+    x === null ? y : y === null ? x : at(y) < at(x) ? y : x;
+  const latest = <T>(x: T | null, y: T | null, at: (v: T) => number) =>
+    x === null ? y : y === null ? x : at(y) >= at(x) ? y : x;
   return {
     count: a.count + b.count,
     first: earliest(a.first, b.first, (s) => s.started_at),
@@ -317,7 +410,8 @@ function mergeVisits(a: VisitTotals, b: VisitTotals): VisitTotals {
  */
 function visitWrites(p: Record<string, string>, v: VisitTotals, views: number): Write[] {
   const writes: Write[] = [];
-  const set = (property: string, value: string | number | null) => writes.push({ property, value: value == null ? '' : String(value) });
+  const set = (property: string, value: string | number | null) =>
+    writes.push({ property, value: value == null ? '' : String(value) });
   const n = (name: string) => Number(p[name] ?? 0);
   const firstAt = p[ANALYTICS.firstSession] ? n(ANALYTICS.firstSession) : undefined;
   const lastAt = p[ANALYTICS.lastSession] ? n(ANALYTICS.lastSession) : undefined;
@@ -339,7 +433,9 @@ function visitWrites(p: Record<string, string>, v: VisitTotals, views: number): 
     set(ANALYTICS.latestSourceData1, v.last.source_data_1);
     set(ANALYTICS.latestSourceData2, v.last.source_data_2);
   }
-  if (v.firstReferrer && (!p[ANALYTICS.firstReferrer] || (firstAt !== undefined && v.firstReferrer.at < firstAt))) set(ANALYTICS.firstReferrer, v.firstReferrer.url);
-  if (v.lastReferrer && (lastAt === undefined || v.lastReferrer.at >= lastAt)) set(ANALYTICS.lastReferrer, v.lastReferrer.url);
+  if (v.firstReferrer && (!p[ANALYTICS.firstReferrer] || (firstAt !== undefined && v.firstReferrer.at < firstAt)))
+    set(ANALYTICS.firstReferrer, v.firstReferrer.url);
+  if (v.lastReferrer && (lastAt === undefined || v.lastReferrer.at >= lastAt))
+    set(ANALYTICS.lastReferrer, v.lastReferrer.url);
   return writes;
 }
