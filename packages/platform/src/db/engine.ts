@@ -1,6 +1,7 @@
 /** The database engine the stores talk to: one interface, two implementations (engine-sqlite.ts,
  * engine-postgres.ts). A query is written once, in the SQL both engines speak, with `?`
- * placeholders; what truly differs between the dialects is in `Dialect`, side by side.
+ * placeholders; what truly differs between the dialects is in `Dialect`, side by side, and
+ * statements (or steps) each engine writes its own way are pairs (statements.ts).
  *
  * A transaction is a handle: `tx(async (t) => …)` gives `fn` the `Transaction` whose queries run
  * in it, and `t.tx(…)` is a savepoint inside it. Code in a transaction queries through its handle,
@@ -24,13 +25,8 @@ export const sql = <P extends Param[] = [], R = Record<string, unknown>>(text: s
  * of `rows` (a dialect jsonRows or jsonIds) by its own key, `lookup` being a subquery that names
  * the row `r`, its result `x`. Its LIMIT (or OFFSET 0) keeps it a lookup by the index per row: a
  * plain join over the array could be planned as a scan of the whole table. One such statement
- * costs the database far less than a statement per row. */
+ * costs the database far less than a statement per row (statements.ts eachOrAll). */
 export const perRow = (rows: string, lookup: string) => `FROM (${rows}) AS r CROSS JOIN LATERAL (${lookup}) AS x`;
-
-/** Whether `n` rows are read or written by one statement for them all (perRow, updateRows, a
- * jsonRows insert): on PostgreSQL, where a statement's own cost is most of a small one's, when
- * there are several; SQLite runs a statement per row, which costs it nothing more. */
-export const oneStatementFor = (engine: Pick<Engine, 'kind'>, n: number) => engine.kind == 'postgres' && n > 1;
 
 /** PostgreSQL only: an UPDATE of many rows of `table`, each found by its `key` (its primary key),
  * from `rows` (a dialect jsonRows of the key and `columns`, the columns written). The array of

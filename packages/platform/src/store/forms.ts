@@ -7,6 +7,7 @@ import { schemas } from '@svc/api';
 import { FREE_MAIL_DOMAINS, type LegalConsent } from '@svc/protocol';
 import type { z } from 'zod';
 import { type Engine, type Queryable, sql, type Transaction, within } from '../db/engine';
+import { pair, pick } from '../db/statements';
 import { timeOf } from '../db/tx-clock';
 import { sharedCache } from '../db/shared-cache';
 import { badRequest, notFound } from '../domain/errors';
@@ -119,7 +120,7 @@ const q = {
   insertConsent: sql<[string, number, string]>(
     'INSERT INTO form_consents (conversion_id, portal_id, consent) VALUES (?, ?, ?)',
   ),
-  /** PostgreSQL: the submission and its consent in one statement (SQLite has no INSERT in WITH). */
+  /** The submission and its consent in one statement (PostgreSQL; SQLite has no INSERT in WITH). */
   insertWithConsent: sql<
     [string, number, number | null, string, number, string | null, string | null, string, string, number, string]
   >(
@@ -129,6 +130,23 @@ const q = {
   ),
   subscriptionTypes: sql<[number], { id: number }>('SELECT id FROM subscription_types WHERE portal_id = ?'),
 };
+
+/** A submission's row: conversion id, portal, contact, form, time, page URL and title, values. */
+type SubmissionRow = readonly [string, number, number | null, string, number, string | null, string | null, string];
+
+/** Stores a submission with the consent it gave (JSON), if any, without waiting for either
+ * (`send`: rows keyed by a new conversion id, which nothing else has): one statement for both on
+ * PostgreSQL, where each is a round trip. */
+const storeSubmission = pair<(db: Queryable, submission: SubmissionRow, consent?: string) => Promise<void>>({
+  async sqlite(db, submission, consent) {
+    await db.send(q.insertSubmission, ...submission);
+    if (consent) await db.send(q.insertConsent, submission[0], submission[1], consent);
+  },
+  postgres: (db, submission, consent) =>
+    consent
+      ? db.send(q.insertWithConsent, ...submission, submission[0], submission[1], consent)
+      : db.send(q.insertSubmission, ...submission),
+});
 
 const formNotFound = (guid: string) => notFound(`No form found with guid '${guid}'`, { type: 'NOT_FOUND' });
 
@@ -140,6 +158,7 @@ export function formStore(
   now: () => number,
   rollups?: RollupStore,
 ) {
+  const ways = pick(engine, { storeSubmission });
   /** Form rows by portal and guid (`form/62515/<guid>`), read by every submission: kept per process
    * (db/shared-cache.ts), their version checked along with the property definitions' (one
    * statement for both on PostgreSQL). A form that does not exist is not kept. */
@@ -487,12 +506,7 @@ export function formStore(
       context.pageName ?? null,
       submitted,
     ] as const;
-    if (consent && engine.kind == 'postgres')
-      await db.send(q.insertWithConsent, ...submission, conversionId, portalId, JSON.stringify(consent));
-    else {
-      await db.send(q.insertSubmission, ...submission);
-      if (consent) await db.send(q.insertConsent, conversionId, portalId, JSON.stringify(consent));
-    }
+    await ways.storeSubmission(db, submission, consent && JSON.stringify(consent));
     await rollups?.add(db, portalId, METRICS.form, t, row.guid);
     return { conversionId, vid, email };
   }

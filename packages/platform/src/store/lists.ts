@@ -15,6 +15,7 @@
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Engine, isTransaction, type Queryable, readsAhead, type Transaction, sql } from '../db/engine';
+import { pair, pick } from '../db/statements';
 import { badRequest, notFound } from '../domain/errors';
 import {
   contactColumns,
@@ -150,19 +151,25 @@ export function listStore(
     return t.lock(`lists:${portalId}`, mode);
   };
 
-  /** PostgreSQL: takes the portal's list lock (shared) and reads its dynamic lists in the
-   * transaction `db` now, without waiting, for the re-check its contact write will end with
-   * (recheck): they go in the write being sent, and the re-check waits for no round trip of its
-   * own. Called right after the reads that lock the contacts to write, so that the list lock comes
-   * after theirs, as the re-check takes it. */
-  function readAhead(db: Queryable, portalId: number) {
-    const tx = db.txKey;
-    if (engine.kind != 'postgres' || !tx || !isTransaction(db) || ahead.get(tx, portalId)) return;
-    void lock(db, portalId, 'shared');
-    const rows = db.all(q.dynamicOf, portalId);
-    rows.catch(() => {}); // the transaction's next statement fails with it
-    ahead.set(tx, portalId, rows);
-  }
+  /** Takes the portal's list lock (shared) and reads its dynamic lists in the transaction `db`
+   * now, without waiting, for the re-check its contact write will end with (recheck): on
+   * PostgreSQL they go in the write being sent, and the re-check waits for no round trip of its
+   * own; SQLite's reads are function calls, with nothing to send them with. Called right after the
+   * reads that lock the contacts to write, so that the list lock comes after theirs, as the
+   * re-check takes it. */
+  const { readAhead } = pick(engine, {
+    readAhead: pair<(db: Queryable, portalId: number) => void>({
+      sqlite: () => {},
+      postgres(db, portalId) {
+        const tx = db.txKey;
+        if (!tx || !isTransaction(db) || ahead.get(tx, portalId)) return;
+        void lock(db, portalId, 'shared');
+        const rows = db.all(q.dynamicOf, portalId);
+        rows.catch(() => {}); // the transaction's next statement fails with it
+        ahead.set(tx, portalId, rows);
+      },
+    }),
+  });
 
   /** The portal's dynamic lists, under its list lock (shared): as read ahead, or now. */
   async function dynamicLists(db: Transaction, portalId: number) {

@@ -14,6 +14,7 @@
  * the counters, summed: the scheduler each second (one process at a time), and the dashboard
  * before it reads. The deltas are written in the request's transaction, so a crash loses none. */
 import { type Engine, type Queryable, sql } from '../db/engine';
+import { pair, pick } from '../db/statements';
 import { txContext } from '../db/tx-context';
 
 export const HOUR = 3_600_000;
@@ -83,12 +84,20 @@ export function referrerHost(referrer: string | null | undefined) {
   }
 }
 
+/** A counter's addition. */
+type Counter = {
+  portal_id: number;
+  metric: string;
+  bucket: number;
+  dim: string;
+  dim2: string;
+  n: number;
+  amount: number;
+};
+
 /** Additions not yet stored: counters summed by key. */
 class Pending {
-  counters = new Map<
-    string,
-    { portal_id: number; metric: string; bucket: number; dim: string; dim2: string; n: number; amount: number }
-  >();
+  counters = new Map<string, Counter>();
 
   /** Adds `n` (and `amount`) to `metric` at time `at` for dimension `dim`, `dim2`. */
   add(portalId: number, metric: string, at: number, dim?: string | null, dim2?: string | null, n = 1, amount = 0) {
@@ -122,15 +131,13 @@ const KEY = 'portal_id, metric, bucket, dim, dim2';
 const ADD_TO_COUNTERS = `ON CONFLICT (${KEY}) DO UPDATE SET n = rollups.n + excluded.n, amount = rollups.amount + excluded.amount`;
 
 export function rollupStore(engine: Engine) {
-  const { jsonRows } = engine.dialect;
-  const viaDeltas = engine.kind == 'postgres';
   const q = {
-    // SQLite: one counter (see flush).
+    // SQLite: one counter (see `ways`).
     addOne: sql<[number, string, number, string, string, number, number]>(
       `INSERT INTO rollups (${KEY}, n, amount) VALUES (?, ?, ?, ?, ?, ?, ?) ${ADD_TO_COUNTERS}`,
     ),
     addDeltas: sql<[string]>(
-      `INSERT INTO rollup_deltas (${KEY}, n, amount) SELECT ${KEY}, n, amount FROM (${jsonRows('?', COUNTER)}) AS x`,
+      `INSERT INTO rollup_deltas (${KEY}, n, amount) SELECT ${KEY}, n, amount FROM (${engine.dialect.jsonRows('?', COUNTER)}) AS x`,
     ),
     // The deltas committed by now (a delta still being written is left for the next fold); the
     // keys in one order, so that a fold never deadlocks with another.
@@ -142,15 +149,33 @@ export function rollupStore(engine: Engine) {
   };
   const batches = txContext<Pending>();
 
+  /** How additions reach the counters (see the top of this file): on SQLite added to them, a
+   * statement per counter; on PostgreSQL appended to the deltas in one statement, sent without
+   * waiting (appended rows have nothing to conflict with; the commit waits for it), which fold()
+   * adds to the counters later. */
+  const ways = pick(engine, {
+    add: pair<(db: Queryable, rows: Counter[]) => Promise<void>>({
+      async sqlite(db, rows) {
+        for (const c of rows) await db.run(q.addOne, c.portal_id, c.metric, c.bucket, c.dim, c.dim2, c.n, c.amount);
+      },
+      postgres: (db, rows) => db.send(q.addDeltas, JSON.stringify(rows)),
+    }),
+    fold: pair<() => Promise<number>>({
+      sqlite: () => Promise.resolve(0),
+      postgres: () =>
+        engine.tx(async (t) => {
+          await t.lock('rollups-fold');
+          return t.run(q.fold);
+        }),
+    }),
+  });
+
   const newPending = () => new Pending();
 
   async function flush(db: Queryable, p: Pending) {
     const rows = [...p.counters.values()].filter((c) => c.n != 0 || c.amount != 0);
     if (!rows.length) return;
-    // Appended rows, nothing to conflict with: sent without waiting (the commit does).
-    if (viaDeltas) return db.send(q.addDeltas, JSON.stringify(rows));
-    // SQLite, likewise: a statement per counter.
-    for (const c of rows) await db.run(q.addOne, c.portal_id, c.metric, c.bucket, c.dim, c.dim2, c.n, c.amount);
+    await ways.add(db, rows);
   }
 
   /** Keeps what `p` holds: on SQLite summed into the open transaction's additions, written once
@@ -199,13 +224,7 @@ export function rollupStore(engine: Engine) {
     sums: (db: Queryable): RollupSums | undefined => batches.of(db),
     /** Moves the deltas written so far into the counters (PostgreSQL; nothing to do on SQLite).
      * Resolves to the number of counters it changed. */
-    fold: (): Promise<number> =>
-      viaDeltas
-        ? engine.tx(async (t) => {
-            await t.lock('rollups-fold');
-            return t.run(q.fold);
-          })
-        : Promise.resolve(0),
+    fold: ways.fold,
   };
 }
 

@@ -1,7 +1,8 @@
 /** Visitors' sessions as stored (the sessions table): the newest of a visitor, new ones, their
  * growth, and the ones a visitor had before it was linked to a contact. When a session starts or
  * grows is decided by services/sessions.ts. */
-import { type Engine, type Queryable, oneStatementFor, perRow, sql, updateRows } from '../db/engine';
+import { type Engine, perRow, type Queryable, sql, updateRows } from '../db/engine';
+import { eachOrAll, pick } from '../db/statements';
 
 export interface Session {
   id: number;
@@ -73,11 +74,11 @@ export interface VisitorKey {
 
 /** Visitors as the rows of a JSON array (dialect jsonRows), and `visitors` as that array. */
 export const VISITOR_ROW = { portal_id: 'integer', utk: 'text' } as const;
-export const visitorRows = (visitors: VisitorKey[]) =>
+export const visitorRows = (visitors: readonly VisitorKey[]) =>
   JSON.stringify(visitors.map(({ portal_id, utk }) => ({ portal_id, utk })));
 
 export function sessionStore(engine: Engine) {
-  const { jsonRows, returningKey } = engine.dialect;
+  const d = engine.dialect;
   const insertOne = sql<
     [
       number,
@@ -93,39 +94,40 @@ export function sessionStore(engine: Engine) {
       string | null,
     ]
   >(
-    `INSERT INTO sessions (${INSERTED.join(', ')}) VALUES (${INSERTED.map(() => '?').join(', ')})${returningKey('id')}`,
+    `INSERT INTO sessions (${INSERTED.join(', ')}) VALUES (${INSERTED.map(() => '?').join(', ')})${d.returningKey('id')}`,
   );
   const latest = (db: Queryable, portalId: number, utk: string) => db.get(q.latest, portalId, utk);
-  // PostgreSQL: many visitors' newest sessions, and their spans, each in one statement (the
-  // statements' own cost, a statement per visitor, was most of the database's work in a
-  // collector bulk). SQLite runs a statement per visitor, which costs it nothing more.
-  const latestAll = sql<[string], Session>(
-    `SELECT x.* ${perRow(jsonRows('?', VISITOR_ROW), `SELECT ${COLUMNS} FROM sessions WHERE portal_id = r.portal_id AND utk = r.utk ORDER BY started_at DESC, id DESC LIMIT 1`)}`,
-  );
-  const spansAll = sql<[string], Span & { i: number }>(
-    `SELECT r.i, x.started_at, x.last_at ${perRow(
-      jsonRows('?', {
-        i: 'integer',
-        ...VISITOR_ROW,
-        starts_after: 'integer',
-        starts_before: 'integer',
-        lasts_until: 'integer',
-      }),
-      'SELECT started_at, last_at FROM sessions WHERE portal_id = r.portal_id AND utk = r.utk AND started_at > r.starts_after AND started_at < r.starts_before AND last_at >= r.lasts_until OFFSET 0',
-    )}`,
-  );
-  const growAll = sql<[string]>(
-    updateRows(
-      'sessions',
-      'id',
-      jsonRows('?', { id: 'integer', started_at: 'integer', last_at: 'integer', page_views: 'integer' }),
-      ['started_at', 'last_at', 'page_views'],
+  // Many visitors' newest sessions, their spans, new sessions and grown ones, each in one
+  // statement (PostgreSQL: the statements' own cost, a statement per visitor, was most of the
+  // database's work in a collector bulk).
+  const several = {
+    latest: sql<[string], Session>(
+      `SELECT x.* ${perRow(d.jsonRows('?', VISITOR_ROW), `SELECT ${COLUMNS} FROM sessions WHERE portal_id = r.portal_id AND utk = r.utk ORDER BY started_at DESC, id DESC LIMIT 1`)}`,
     ),
-  );
-  // New sessions of a JSON array at once (PostgreSQL).
-  const insertRows = sql<[string]>(
-    `INSERT INTO sessions (${INSERTED.join(', ')}) SELECT ${INSERTED.join(', ')} FROM (${jsonRows('?', SESSION_ROW)}) AS x`,
-  );
+    spans: sql<[string], Span & { i: number }>(
+      `SELECT r.i, x.started_at, x.last_at ${perRow(
+        d.jsonRows('?', {
+          i: 'integer',
+          ...VISITOR_ROW,
+          starts_after: 'integer',
+          starts_before: 'integer',
+          lasts_until: 'integer',
+        }),
+        'SELECT started_at, last_at FROM sessions WHERE portal_id = r.portal_id AND utk = r.utk AND started_at > r.starts_after AND started_at < r.starts_before AND last_at >= r.lasts_until OFFSET 0',
+      )}`,
+    ),
+    grow: sql<[string]>(
+      updateRows(
+        'sessions',
+        'id',
+        d.jsonRows('?', { id: 'integer', started_at: 'integer', last_at: 'integer', page_views: 'integer' }),
+        ['started_at', 'last_at', 'page_views'],
+      ),
+    ),
+    insert: sql<[string]>(
+      `INSERT INTO sessions (${INSERTED.join(', ')}) SELECT ${INSERTED.join(', ')} FROM (${d.jsonRows('?', SESSION_ROW)}) AS x`,
+    ),
+  };
   const values = (s: Omit<Session, 'id'>) =>
     [
       s.portal_id,
@@ -145,20 +147,22 @@ export function sessionStore(engine: Engine) {
     await db.send(q.grow, s.last_at, s.page_views, s.id);
     if (startMoved) await db.send(q.moveStart, s.started_at, s.id);
   }
-  return {
-    /** The visitor's newest session, if any. */
-    latest,
-    /** The newest session of each of `visitors` that has one (in no particular order), each by
-     * the visitors' index: in one statement on PostgreSQL (perRow), a statement each on SQLite. */
-    async latestOfAll(db: Queryable, visitors: VisitorKey[]): Promise<Session[]> {
-      if (oneStatementFor(engine, visitors.length)) return db.all(latestAll, visitorRows(visitors));
-      const found = await Promise.all(visitors.map((v) => latest(db, v.portal_id, v.utk)));
-      return found.filter((s): s is Session => s !== undefined);
-    },
-    /** The spans of the visitor's sessions that overlap [from, to), for each of `wanted` (as
-     * latestOfAll reads). */
-    async spansOfAll(db: Queryable, wanted: (VisitorKey & { from: number; to: number })[]): Promise<Span[][]> {
-      if (oneStatementFor(engine, wanted.length)) {
+  type Wanted = VisitorKey & { from: number; to: number };
+  type Grown = { session: Session; startMoved: boolean };
+  // Each step over many visitors or sessions: a statement each on SQLite, one for them all on
+  // PostgreSQL (eachOrAll).
+  const ways = pick(engine, {
+    latestOfAll: eachOrAll<(db: Queryable, visitors: readonly VisitorKey[]) => Promise<Session[]>>(
+      async (db, visitors) => {
+        const found = await Promise.all(visitors.map((v) => latest(db, v.portal_id, v.utk)));
+        return found.filter((s): s is Session => s !== undefined);
+      },
+      (db, visitors) => db.all(several.latest, visitorRows(visitors)),
+    ),
+    spansOfAll: eachOrAll<(db: Queryable, wanted: readonly Wanted[]) => Promise<Span[][]>>(
+      (db, wanted) =>
+        Promise.all(wanted.map((w) => db.all(q.spans, w.portal_id, w.utk, w.from - MAX_SESSION_MS, w.to, w.from))),
+      async (db, wanted) => {
         const rows = wanted.map((w, i) => ({
           i,
           portal_id: w.portal_id,
@@ -168,38 +172,53 @@ export function sessionStore(engine: Engine) {
           lasts_until: w.from,
         }));
         const spans = wanted.map((): Span[] => []);
-        for (const { i, started_at, last_at } of await db.all(spansAll, JSON.stringify(rows)))
+        for (const { i, started_at, last_at } of await db.all(several.spans, JSON.stringify(rows)))
           spans[i].push({ started_at, last_at });
         return spans;
-      }
-      return Promise.all(wanted.map((w) => db.all(q.spans, w.portal_id, w.utk, w.from - MAX_SESSION_MS, w.to, w.from)));
-    },
-    /** Stores a new session; its id. */
-    insert,
-    /** Stores new sessions whose ids no one needs (the last writes of a batch), without waiting
-     * (`send`: in a transaction on PostgreSQL they go with its next statements, a round trip
-     * fewer): in one statement on PostgreSQL, one per session on SQLite. */
-    async sendAll(db: Queryable, sessions: Omit<Session, 'id'>[]) {
-      if (oneStatementFor(engine, sessions.length)) return db.send(insertRows, JSON.stringify(sessions));
-      for (const s of sessions) await db.send(insertOne, ...values(s));
-    },
-    /** Stores what changes as a session grows (its contact changes by claim only); `startMoved`:
-     * a page view older than its first was added. Not waited for (`send`), as sendAll. */
-    update,
-    /** `update` for each of `grown`: in one statement on PostgreSQL (its start written as it is
-     * whether it moved or not), not waited for. */
-    async updateAll(db: Queryable, grown: { session: Session; startMoved: boolean }[]) {
-      if (oneStatementFor(engine, grown.length)) {
+      },
+    ),
+    sendAll: eachOrAll<(db: Queryable, sessions: readonly Omit<Session, 'id'>[]) => Promise<void>>(
+      async (db, sessions) => {
+        for (const s of sessions) await db.send(insertOne, ...values(s));
+      },
+      (db, sessions) => db.send(several.insert, JSON.stringify(sessions)),
+    ),
+    updateAll: eachOrAll<(db: Queryable, grown: readonly Grown[]) => Promise<void>>(
+      async (db, grown) => {
+        for (const { session, startMoved } of grown) await update(db, session, startMoved);
+      },
+      (db, grown) => {
         const rows = grown.map(({ session: s }) => ({
           id: s.id,
           started_at: s.started_at,
           last_at: s.last_at,
           page_views: s.page_views,
         }));
-        return db.send(growAll, JSON.stringify(rows));
-      }
-      for (const { session, startMoved } of grown) await update(db, session, startMoved);
-    },
+        return db.send(several.grow, JSON.stringify(rows));
+      },
+    ),
+  });
+  return {
+    /** The visitor's newest session, if any. */
+    latest,
+    /** The newest session of each of `visitors` that has one (in no particular order), each by
+     * the visitors' index. */
+    latestOfAll: ways.latestOfAll,
+    /** The spans of the visitor's sessions that overlap [from, to), for each of `wanted` (as
+     * latestOfAll reads). */
+    spansOfAll: ways.spansOfAll,
+    /** Stores a new session; its id. */
+    insert,
+    /** Stores new sessions whose ids no one needs (the last writes of a batch), without waiting
+     * (`send`: in a transaction on PostgreSQL they go with its next statements, a round trip
+     * fewer). */
+    sendAll: ways.sendAll,
+    /** Stores what changes as a session grows (its contact changes by claim only); `startMoved`:
+     * a page view older than its first was added. Not waited for (`send`), as sendAll. */
+    update,
+    /** `update` for each of `grown` (on PostgreSQL its start written as it is whether it moved or
+     * not), not waited for. */
+    updateAll: ways.updateAll,
     /** The visitor's sessions not yet counted for a contact, oldest first; then they count for `vid`. */
     async claim(db: Queryable, portalId: number, utk: string, vid: number): Promise<SessionSummary[]> {
       const rows = await db.all(q.unlinked, portalId, utk);

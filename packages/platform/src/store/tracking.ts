@@ -2,7 +2,8 @@
  * count for, and summed into that contact's analytics properties. Storage only: which events come
  * in, who they identify and when a visitor is linked is decided by services/tracking-intake.ts and
  * services/visitor-links.ts. */
-import { type Engine, type Queryable, oneStatementFor, perRow, sql } from '../db/engine';
+import { type Engine, perRow, type Queryable, sql } from '../db/engine';
+import { eachOrAll, pair, pick } from '../db/statements';
 import { readVersionsAhead } from '../db/shared-cache';
 import { txContext } from '../db/tx-context';
 import type { ContactStore, Write } from './contacts';
@@ -186,6 +187,82 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
     for (const [portalId, items] of byPortal) await contacts.updateFromAll(db, portalId, items);
   }
 
+  /** Stores the event for contact `vid` (or none yet); false when its id was seen before. */
+  async function insert(db: Queryable, e: TrackedEvent, vid: number | undefined): Promise<boolean> {
+    const changed = await db.run(
+      q.insert,
+      e.eid,
+      e.portalId,
+      e.kind,
+      e.utk ?? '',
+      vid ?? null,
+      e.timestamp,
+      now(),
+      storedData(e),
+      e.source,
+      e.url ?? null,
+      e.title ?? null,
+      e.name ?? null,
+      e.value ?? null,
+      e.externalId ?? null,
+    );
+    return changed > 0;
+  }
+
+  type Linked = VisitorKey & { vid: number };
+  type ToStore = { event: TrackedEvent; vid: number | undefined };
+  /** What each engine does its own way. */
+  const ways = pick(engine, {
+    linkedOfAll: eachOrAll<(db: Queryable, visitors: readonly VisitorKey[]) => Promise<Linked[]>>(
+      async (db, visitors) => {
+        const vids = await Promise.all(visitors.map(async (v) => (await db.get(q.linked, v.portal_id, v.utk))?.vid));
+        return visitors.flatMap((v, i) => (vids[i] === undefined ? [] : [{ ...v, vid: vids[i] }]));
+      },
+      (db, visitors) => db.all(q.linkedAll, visitorRows(visitors)),
+    ),
+    // SQLite: a statement per event costs less than one over a JSON array, and makes no round trip.
+    insertAll: pair<(db: Queryable, events: ToStore[]) => Promise<Set<TrackedEvent>>>({
+      async sqlite(db, events) {
+        const stored = new Set<TrackedEvent>();
+        for (const { event, vid } of events) if (await insert(db, event, vid)) stored.add(event);
+        return stored;
+      },
+      async postgres(db, events) {
+        const stored = new Set<TrackedEvent>();
+        if (!events.length) return stored;
+        const at = now();
+        const rows = events.map(({ event: e, vid }) => ({
+          eid: e.eid,
+          portal_id: e.portalId,
+          kind: e.kind,
+          utk: e.utk ?? '',
+          vid: vid ?? null,
+          timestamp: e.timestamp,
+          received_at: at,
+          data: storedData(e),
+          source: e.source,
+          url: e.url ?? null,
+          title: e.title ?? null,
+          event_name: e.name ?? null,
+          value: e.value ?? null,
+          external_id: e.externalId ?? null,
+        }));
+        const key = (portalId: number, utk: string, eid: string) => `${portalId} ${utk} ${eid}`;
+        const inserted = new Set(
+          (await db.all(q.insertAll, JSON.stringify(rows))).map((r) => key(Number(r.portal_id), r.utk, r.eid)),
+        );
+        // The first event with an id is the one stored; a repeat later in `events` is not.
+        for (const { event: e } of events) if (inserted.delete(key(e.portalId, e.utk ?? '', e.eid))) stored.add(e);
+        return stored;
+      },
+    }),
+    // SQLite's synchronous=NORMAL gives every commit this guarantee already (see commitUnflushed).
+    commitUnflushed: pair<(db: Queryable) => Promise<void>>({
+      sqlite: () => Promise.resolve(),
+      postgres: (db) => db.send(q.unflushed),
+    }),
+  });
+
   /** `a` and `b` summed; the first and last URL from whichever saw them first and last. */
   function merge(a: Totals, b: Totals): Totals {
     const visits = a.visits && b.visits ? mergeVisits(a.visits, b.visits) : (a.visits ?? b.visits);
@@ -221,83 +298,22 @@ export function trackingStore(engine: Engine, contacts: ContactStore, now: () =>
     linkedVid: async (db: Queryable, portalId: number, utk: string): Promise<number | undefined> =>
       (await db.get(q.linked, portalId, utk))?.vid,
 
-    /** The contacts `visitors` are linked to (the linked ones only), each by the key: in one
-     * statement on PostgreSQL (perRow), a statement each on SQLite. */
-    async linkedOfAll(db: Queryable, visitors: VisitorKey[]): Promise<(VisitorKey & { vid: number })[]> {
-      if (oneStatementFor(engine, visitors.length)) return db.all(q.linkedAll, visitorRows(visitors));
-      const vids = await Promise.all(visitors.map(async (v) => (await db.get(q.linked, v.portal_id, v.utk))?.vid));
-      return visitors.flatMap((v, i) => (vids[i] === undefined ? [] : [{ ...v, vid: vids[i] }]));
-    },
+    /** The contacts `visitors` are linked to (the linked ones only), each by the key. */
+    linkedOfAll: ways.linkedOfAll,
 
     /** Stores the event for contact `vid` (or none yet); false when its id was seen before. */
-    async insert(db: Queryable, e: TrackedEvent, vid: number | undefined): Promise<boolean> {
-      const changed = await db.run(
-        q.insert,
-        e.eid,
-        e.portalId,
-        e.kind,
-        e.utk ?? '',
-        vid ?? null,
-        e.timestamp,
-        now(),
-        storedData(e),
-        e.source,
-        e.url ?? null,
-        e.title ?? null,
-        e.name ?? null,
-        e.value ?? null,
-        e.externalId ?? null,
-      );
-      return changed > 0;
-    },
+    insert,
 
     /** Stores each event for its contact (`vid`), as `insert` one after another would: the ones
      * stored are returned, an id seen before (or earlier in `events`) is not. */
-    async insertAll(
-      db: Queryable,
-      events: { event: TrackedEvent; vid: number | undefined }[],
-    ): Promise<Set<TrackedEvent>> {
-      const stored = new Set<TrackedEvent>();
-      // SQLite: a statement per event costs less than one over a JSON array, and makes no round trip.
-      if (engine.kind == 'sqlite') {
-        for (const { event, vid } of events) if (await this.insert(db, event, vid)) stored.add(event);
-        return stored;
-      }
-      if (!events.length) return stored;
-      const at = now();
-      const rows = events.map(({ event: e, vid }) => ({
-        eid: e.eid,
-        portal_id: e.portalId,
-        kind: e.kind,
-        utk: e.utk ?? '',
-        vid: vid ?? null,
-        timestamp: e.timestamp,
-        received_at: at,
-        data: storedData(e),
-        source: e.source,
-        url: e.url ?? null,
-        title: e.title ?? null,
-        event_name: e.name ?? null,
-        value: e.value ?? null,
-        external_id: e.externalId ?? null,
-      }));
-      const key = (portalId: number, utk: string, eid: string) => `${portalId} ${utk} ${eid}`;
-      const inserted = new Set(
-        (await db.all(q.insertAll, JSON.stringify(rows))).map((r) => key(Number(r.portal_id), r.utk, r.eid)),
-      );
-      // The first event with an id is the one stored; a repeat later in `events` is not.
-      for (const { event: e } of events) if (inserted.delete(key(e.portalId, e.utk ?? '', e.eid))) stored.add(e);
-      return stored;
-    },
+    insertAll: ways.insertAll,
 
     /** The transaction `db` runs in commits without waiting for the database server's disk
      * flush (PostgreSQL; a few ms a commit here, while the collector's next bulk waits: most of a
      * bulk's time). That is the guarantee SQLite's synchronous=NORMAL gives every write here:
      * what was acknowledged survives the platform's crash (the database has it); only a crash of
      * the database server itself can lose its last fraction of a second (wal_writer_delay). */
-    async commitUnflushed(db: Queryable) {
-      if (engine.kind == 'postgres') await db.send(q.unflushed);
-    },
+    commitUnflushed: ways.commitUnflushed,
 
     /** The stored event counts for contact `vid` from now on. */
     own: async (db: Queryable, vid: number, e: TrackedEvent) =>
