@@ -1,6 +1,7 @@
 /** The rooms inside each package, as its README's Layout section shows them: a file imports only
  * from its own room or the rooms below it. Every source file must be in exactly one room, so a
- * new file is placed on purpose. In the platform, SQL lives in store/ and db/ only.
+ * new file is placed on purpose. In the platform, SQL lives in store/ and db/ only. Within a room
+ * too, no file imports itself through others: no import circle in any package's src/.
  * test/imports.test.ts keeps the direction between packages. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -97,7 +98,7 @@ function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const path = join(dir, e.name);
     if (e.isDirectory()) return sources(path);
-    return e.name.endsWith('.ts') && !e.name.endsWith('.d.ts') ? [path] : [];
+    return /\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts') ? [path] : [];
   });
 }
 
@@ -113,6 +114,72 @@ export function violations(rooms: readonly (readonly string[])[], src: string, f
     if (to !== undefined && to < mine) wrong.push(`${from} imports ${spec}, a room above its own`);
   }
   return wrong;
+}
+
+/** The files among `known` that `file` imports by a relative specifier (`./x`, `./x.js`, a folder's
+ * index), type-only imports too: a circle of types still ties the files' meaning together. */
+export function importsOf(file: string, text: string, known: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  for (const [, spec] of text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"](\.[^'"]+)['"]/g)) {
+    const base = resolve(dirname(file), spec).replace(/\.js$/, '');
+    const target = [base, `${base}.ts`, `${base}.tsx`, join(base, 'index.ts'), join(base, 'index.tsx')].find((p) =>
+      known.has(p),
+    );
+    if (target) found.push(target);
+  }
+  return found;
+}
+
+/** Every import circle among the files of `graph` (file → the files it imports), each once: the
+ * files of each strongly connected component of two or more (or of a file importing itself),
+ * as one way round it from its first file in sorted order back to that file. */
+export function circles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  // Tarjan's algorithm: a component is found when the walk returns to its first file.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      component.push(member);
+    } while (member !== file);
+    if (component.length > 1 || graph.get(file)?.includes(file)) components.push(component);
+  };
+  for (const file of [...graph.keys()].sort()) if (!index.has(file)) visit(file);
+  // One way round each: the shortest from its first file back to it, within the component.
+  return components
+    .map((component) => {
+      const inside = new Set(component);
+      const first = [...component].sort()[0];
+      const cameFrom = new Map<string, string>();
+      const queue = [first];
+      for (let i = 0; i < queue.length && !cameFrom.has(first); i++)
+        for (const next of graph.get(queue[i]) ?? [])
+          if (inside.has(next) && !cameFrom.has(next)) {
+            cameFrom.set(next, queue[i]);
+            queue.push(next);
+          }
+      const way = [first];
+      for (let at = cameFrom.get(first)!; at !== first; at = cameFrom.get(at)!) way.unshift(at);
+      return [first, ...way];
+    })
+    .sort((a, b) => a[0].localeCompare(b[0]));
 }
 
 /** Files of the platform outside store/ and db/ that run SQL themselves. */
@@ -161,5 +228,47 @@ describe('the rooms inside each package', () => {
       );
     });
     expect(wrong).toEqual([]);
+  });
+
+  it('reports each import circle once, as one way round it', () => {
+    const graph = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts', 'd.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', []],
+      ['e.ts', ['e.ts']],
+      ['f.ts', ['a.ts']],
+    ]);
+    expect(circles(graph)).toEqual([
+      ['a.ts', 'b.ts', 'c.ts', 'a.ts'],
+      ['e.ts', 'e.ts'],
+    ]);
+    const src = join(ROOT, 'packages/platform/src');
+    const known = new Set([
+      join(src, 'store/contacts/index.ts'),
+      join(src, 'store/lists.ts'),
+      join(src, 'db/engine.ts'),
+    ]);
+    const text = "import type { ContactStore } from './contacts';\nimport { sql } from '../db/engine.js';";
+    expect(importsOf(join(src, 'store/lists.ts'), text, known)).toEqual([
+      join(src, 'store/contacts/index.ts'),
+      join(src, 'db/engine.ts'),
+    ]);
+  });
+
+  it('has no import circle in any package', () => {
+    const found = readdirSync(join(ROOT, 'packages')).flatMap((pkg) => {
+      const src = join(ROOT, 'packages', pkg, 'src');
+      let files: string[];
+      try {
+        files = sources(src);
+      } catch {
+        return []; // a package without src/
+      }
+      const known = new Set(files);
+      const graph = new Map(files.map((f) => [f, importsOf(f, readFileSync(f, 'utf8'), known)]));
+      return circles(graph).map((way) => `${pkg}: ${way.map((f) => relative(src, f)).join(' → ')}`);
+    });
+    expect(found).toEqual([]);
   });
 });

@@ -1,10 +1,15 @@
 /** Submissions kept apart as spam (`spam_submissions`): the rule that judges them, and their rows,
  * kept with everything needed to replay one that a person releases as not spam (services/
  * form-submissions.ts). Every function takes where it runs (`db`) first. */
+import type { schemas } from '@svc/api';
 import type { LegalConsent } from '@svc/protocol';
+import type { z } from 'zod';
 import { type Queryable, sql } from '../db/engine';
 import { uuidV7 } from '../util/uuid-v7';
-import type { SubmissionContext } from './forms';
+
+/** The context a submission came with (forms.ts's SubmissionContext; named from the catalog here,
+ * as forms.ts imports this file). */
+type SubmissionContext = z.output<typeof schemas.submissionContext>;
 
 /** A submission that the embed saw no person touch, sent sooner than this after its form was shown
  * (the embed's `fillTimeMs`), is spam, unless the form sets its own `minFillTimeMs`. */
