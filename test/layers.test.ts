@@ -28,13 +28,16 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
     ['auth.ts', 'limiter.ts', 'retry.ts', 'types.ts'],
     ['errors.ts', 'token-store.ts', 'budget.ts', 'route-table.ts', 'url.ts', 'encoding.ts', 'call-options.ts', 'clock.ts'],
   ],
-  // The platform: each request goes down http → handlers → services → store → db; domain/ holds
-  // the one error type every room may throw; the top files wire it all (or are tools: CLI, seeding).
+  // The platform: each request goes down http → handlers → services → store → db; jobs/ (timers,
+  // outbound HTTP, job claims) runs on the stores and is started by the wiring (services/index.ts);
+  // domain/ holds the one error type every room may throw; the top files put the servers together
+  // (or are tools: CLI, seeding).
   platform: [
     ['app.ts', 'cli.ts', 'migrate-command.ts', 'index.ts', 'credentials-file.ts', 'seed.ts', 'seed-contacts.ts', 'background-errors.ts'],
     ['http/', 'inspector/'],
     ['handlers/'],
-    ['services/', 'scheduler.ts'],
+    ['services/'],
+    ['jobs/'],
     ['store/'],
     ['db/', 'domain/', 'util/'],
   ],

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Engine, type Queryable, sql } from '../src/db/engine';
 import { openPostgres } from '../src/db/open-postgres';
-import { scheduler } from '../src/scheduler';
-import { socialPublishing } from '../src/services/social-publishing';
+import { scheduler } from '../src/jobs/scheduler';
+import { socialPublishing } from '../src/jobs/social-publishing';
 import { contentEngine } from '../src/store/content/engine';
 import { createCampaign, emailStore } from '../src/store/email';
 import { seedEmailDefaults } from '../src/store/email-seed';

@@ -11,6 +11,8 @@ import { postgresEngine } from '../src/db/engine-postgres';
 import { sqliteEngine } from '../src/db/engine-sqlite';
 import { openDatabase } from '../src/db/open';
 import { openPostgres } from '../src/db/open-postgres';
+import { DELIVERY_LEASE_MS } from '../src/jobs/webhook-sender';
+import { workflowsWithEngine } from '../src/jobs/workflows';
 import { contentEngine } from '../src/store/content/engine';
 import { contactStore, type ContactsChanged } from '../src/store/contacts';
 import { emailStore } from '../src/store/email';
@@ -18,8 +20,6 @@ import { listStore } from '../src/store/lists';
 import { createPortal, issuePortalCredentials } from '../src/store/portals';
 import { propertyStore } from '../src/store/properties';
 import { socialStore } from '../src/store/social';
-import { DELIVERY_LEASE_MS } from '../src/store/webhook-sender';
-import { workflowStore } from '../src/store/workflows';
 import { havePostgres, PG_URL, pgSchema } from './postgres';
 
 const PORTAL = 7;
@@ -87,7 +87,7 @@ for (const [name, available, open] of engines) {
       });
       const lists = listStore(engine, contacts, now, (fn) => listeners.push(fn));
       const email = emailStore(engine, now);
-      const workflows = workflowStore(engine, { contacts, properties, lists, email, write: (fn) => engine.tx(fn) }, now, { fetch });
+      const workflows = workflowsWithEngine(engine, { contacts, properties, lists, email, write: (fn) => engine.tx(fn) }, now, { fetch });
       return { engine, contacts, workflows };
     }
 

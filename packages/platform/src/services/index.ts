@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine, Queryable, Transaction } from '../db/engine';
 import { txContext } from '../db/tx-context';
-import { scheduler } from '../scheduler';
+import { scheduler } from '../jobs/scheduler';
 import { blogV1Store } from '../store/blog-v1';
 import { contactStore, type ChangedContact, type ContactsChanged } from '../store/contacts';
 import { contentEngine } from '../store/content/engine';
@@ -37,8 +37,8 @@ import { intakeBulk } from './intake-bulk';
 import { visitorLinks } from './visitor-links';
 import { formSubmissions } from './form-submissions';
 import { propertyRemoval } from './property-removal';
-import { socialPublishing } from './social-publishing';
-import { workflowStore } from '../store/workflows';
+import { socialPublishing } from '../jobs/social-publishing';
+import { workflowsWithEngine } from '../jobs/workflows';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../domain/webhook-retry';
 
 /** Workflow webhooks: the retry policy (domain/webhook-retry.ts; tests shorten it), how often
@@ -114,7 +114,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   const outbox = outboxStore(options.outboxKeep);
   const email = emailStore(engine, now, { outbox, preferenceLinks: options.preferenceLinks });
   const { pollMs, random, ...policy } = options.webhooks ?? {};
-  const workflows = workflowStore(engine, { contacts, properties, lists, email, write }, now, {
+  const workflows = workflowsWithEngine(engine, { contacts, properties, lists, email, write }, now, {
     fetch: options.fetch ?? fetch,
     policy: { ...DEFAULT_RETRY_POLICY, ...policy },
     pollMs,

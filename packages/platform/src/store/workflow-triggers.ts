@@ -36,7 +36,7 @@ export function workflowTriggers(engine: Engine, enrol: (t: Transaction, workflo
   const cache = sharedCache(engine, async (db, key): Promise<Trigger[]> => {
     const triggers: Trigger[] = [];
     for (const row of await db.all(q.workflows, Number(key.slice(key.indexOf(':') + 1)))) {
-      const d: Definition = JSON.parse(row.definition);
+      const d = JSON.parse(row.definition) as Definition;
       if (d.enabled && d.segmentCriteria?.length)
         triggers.push({ id: row.id, filters: d.segmentCriteria, forms: formsNamed(d.segmentCriteria), properties: propertiesRead(d.segmentCriteria) });
     }
@@ -48,8 +48,8 @@ export function workflowTriggers(engine: Engine, enrol: (t: Transaction, workflo
     /** A workflow of the portal was written or deleted, in the transaction `db`. */
     changed: (db: Queryable, portalId: number) => cache.changed(db, key(portalId)),
 
-    /** The contacts-changed listener (services). */
-    async enrolMatching(t: Transaction, portalId: number, changed: ChangedContact[]) {
+    /** The contacts-changed listener (services); a function, not a method: it is passed on alone. */
+    enrolMatching: async (t: Transaction, portalId: number, changed: ChangedContact[]) => {
       const triggers = await cache.get(t, key(portalId));
       if (!triggers.length) return;
       for (const c of new Map(changed.map((c) => [c.vid, c])).values()) {

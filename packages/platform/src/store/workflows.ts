@@ -1,17 +1,17 @@
 /** Workflows (§4.5): definitions (portal-scoped, soft-deleted), enrollments by email, and the log
- * of what each workflow did for each contact. The steps run in workflow-engine.ts. A contact has
- * at most one active enrollment per workflow. */
+ * of what each workflow did for each contact. The steps run in jobs/workflow-engine.ts, on the SQL
+ * of workflow-runs.ts. A contact has at most one active enrollment per workflow. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Engine, type Queryable, type Transaction, sql } from '../db/engine';
 import { PlatformError, badRequest, notFound } from '../domain/errors';
 import type { ContactStore } from './contacts';
+import type { SendOrigin } from './email';
 import { normaliseFilters, type ListFilters } from './list-filters';
 import type { PropertyStore } from './properties';
-import { WAITING, workflowEngine, type Action, type EmailSender, type EngineDeps, type ListMembers, type Log, type LogEventType, type WebhookOptions } from './workflow-engine';
+import { WAITING, workflowRuns, type Action, type Definition, type LogEventType } from './workflow-runs';
 import { workflowTriggers } from './workflow-triggers';
 
-type Definition = z.output<typeof schemas.workflowWrite>;
 export type WorkflowRecord = z.input<typeof schemas.workflow>;
 export type LogEvent = z.input<typeof schemas.logEvent>;
 
@@ -31,7 +31,6 @@ const q = {
   ),
   byId: sql<[number, number], WorkflowRow>(`SELECT ${COLUMNS} FROM workflows WHERE portal_id = ? AND id = ? AND deleted = 0`),
   all: sql<[number], WorkflowRow>(`SELECT ${COLUMNS} FROM workflows WHERE portal_id = ? AND deleted = 0 ORDER BY id`),
-  definition: sql<[number], { definition: string }>('SELECT definition FROM workflows WHERE id = ?'),
   remove: sql<[number, number]>('UPDATE workflows SET deleted = 1, updated_at = ? WHERE id = ?'),
   // Nothing when the contact is in the workflow already (a concurrent enrollment got there first:
   // the unique index on active enrollments waits for it).
@@ -51,9 +50,6 @@ const q = {
     `SELECT ${COLUMNS.replace(/(\w+)/g, 'w.$1')} FROM enrollments e JOIN workflows w ON w.id = e.workflow_id
      WHERE e.portal_id = ? AND e.vid = ? AND e.status = 'active' AND w.deleted = 0 ORDER BY w.id`,
   ),
-  log: sql<[number, number, string, number | null, number, string | null]>(
-    'INSERT INTO workflow_log (workflow_id, vid, event_type, step_id, timestamp, detail) VALUES (?, ?, ?, ?, ?, ?)',
-  ),
   app: sql<[number, string], { one: number }>('SELECT 1 AS one FROM app_secrets WHERE portal_id = ? AND client_id = ?'),
   formOfPortal: sql<[number, string], { one: number }>('SELECT 1 AS one FROM forms WHERE portal_id = ? AND guid = ?'),
   // When the step an enrollment waits at will be tried next (its webhook's next attempt).
@@ -66,19 +62,37 @@ const q = {
 const preconditionFailed = (message: string) => new PlatformError('precondition-failed', message);
 const alreadyEnrolled = (vid: number, workflowId: number) => preconditionFailed(`contact ${vid} is already enrolled in workflow ${workflowId}`);
 
-interface WorkflowDeps {
+/** The part of the list store workflows use: to check a step's list, and (the engine) ADD_TO_LIST. */
+export interface ListMembers {
+  addMembers(db: Queryable, portalId: number, listId: number, vids: number[]): Promise<unknown>;
+  /** Whether the portal has this list, and of which kind (undefined: no such list). */
+  kindOf(db: Queryable, portalId: number, listId: number): Promise<'STATIC' | 'DYNAMIC' | undefined>;
+}
+
+/** The part of the email store workflows use: to check a step's email, and (the engine) EMAIL. */
+export interface EmailSender {
+  findCampaign(db: Queryable, portalId: number, by: { campaignId?: number; contentId?: number }): Promise<{ id: number; contentId: number } | undefined>;
+  /** `origin`: the workflow and contact, which the mail catcher's message names and greets. */
+  send(
+    db: Queryable,
+    portalId: number,
+    campaignId: number,
+    recipient: string,
+    origin: SendOrigin,
+  ): Promise<{ sent: true } | { sent: false; dropReason: string }>;
+}
+
+export interface WorkflowDeps {
   contacts: Pick<ContactStore, 'get' | 'getByEmail' | 'update'>;
   properties: Pick<PropertyStore, 'validate'>;
   lists: ListMembers;
   email: EmailSender;
-  /** Runs a step's transaction (workflow-engine.ts). */
-  write: EngineDeps['write'];
 }
 
 /** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
-export function workflowStore(engine: Engine, { contacts, properties, lists, email, write }: WorkflowDeps, now: () => number, webhookOptions: WebhookOptions) {
-  const log: Log = async (db, workflowId, vid, eventType, stepId, detail) => void (await db.run(q.log, workflowId, vid, eventType, stepId, now(), detail ?? null));
-  const definitionOf = (row: WorkflowRow): Definition => JSON.parse(row.definition);
+export function workflowStore(engine: Engine, { contacts, properties, lists, email }: WorkflowDeps, now: () => number) {
+  const { log, definition } = workflowRuns(engine, now);
+  const definitionOf = (row: WorkflowRow) => JSON.parse(row.definition) as Definition;
 
   /** A step's id is its position in `actions`. */
   function record(row: WorkflowRow): WorkflowRecord {
@@ -168,26 +182,12 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
     for (const { vid } of ended) await log(db, workflowId, vid, 'UNENROLLED', null, detail);
   }
 
-  const engineRuns = workflowEngine(
-    engine,
-    {
-      contacts,
-      lists,
-      email,
-      log,
-      actionsOf: async (db, id) => (JSON.parse((await db.get(q.definition, id))!.definition) as Definition).actions,
-      write,
-    },
-    now,
-    webhookOptions,
-  );
-
   /** Enrols a contact that has met the workflow's criteria, unless it is in the workflow already,
    * or has been and may not trigger it again. */
   async function enrolByCriteria(t: Transaction, workflowId: number, portalId: number, vid: number) {
     const latest = await t.get(q.latest, workflowId, vid);
     if (latest?.status == 'active') return;
-    if (latest && !(JSON.parse((await t.get(q.definition, workflowId))!.definition) as Definition).allowContactToTriggerMultipleTimes) return;
+    if (latest && !(await definition(t, workflowId)).allowContactToTriggerMultipleTimes) return;
     const at = now();
     if (await t.run(q.enroll, workflowId, portalId, vid, at, at)) await log(t, workflowId, vid, 'ENROLLED', null, 'enrollment criteria met');
   }
@@ -286,7 +286,6 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
 
     /** The contacts-changed listener that enrols by criteria (services). */
     enrolMatching: triggers.enrolMatching,
-    ...engineRuns,
   };
 }
 

@@ -1,4 +1,4 @@
-/** Sends the queued webhook calls (webhook-queue.ts): signs each attempt, makes it outside any
+/** Sends the queued webhook calls (store/webhook-queue.ts): signs each attempt, makes it outside any
  * transaction, and settles it in one: delivered, another attempt later (retry policy in
  * domain/webhook-retry.ts), or failed for good. What each attempt came to goes to `settled`
  * (the workflow log, and the enrollment moving on after a final one).
@@ -10,7 +10,7 @@ import { createHmac } from 'node:crypto';
 import { WEBHOOK_HEADERS, webhookSignatureBase } from '@svc/protocol';
 import type { Queryable } from '../db/engine';
 import { type AttemptResult, delivered, describeResult, parseRetryAfter, type RetryPolicy, retryable, retryDelay } from '../domain/webhook-retry';
-import type { Delivery, WebhookQueue } from './webhook-queue';
+import type { Delivery, WebhookQueue } from '../store/webhook-queue';
 
 /** What one attempt came to, as the log tells it. */
 export interface Settlement {
@@ -121,7 +121,8 @@ export function webhookSender({ queue, db, policy, fetchFn, now, random = Math.r
       const free = concurrency - running.size;
       if (free <= 0) return;
       const at = now();
-      for (const d of await queue.claim(at, at + DELIVERY_LEASE_MS, free)) track(d);
+      // Started, not awaited: each attempt settles on its own (its errors go to onError).
+      for (const d of await queue.claim(at, at + DELIVERY_LEASE_MS, free)) void track(d);
     } catch (err) {
       onError(err);
     } finally {
