@@ -29,7 +29,7 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
     ['errors.ts', 'token-store.ts', 'budget.ts', 'route-table.ts', 'url.ts', 'encoding.ts', 'call-options.ts', 'clock.ts'],
   ],
   // The platform: each request goes down http → handlers → services → store → db; jobs/ (timers,
-  // outbound HTTP, job claims) runs on the stores and is started by the wiring (services/index.ts);
+  // outbound HTTP, job claims) runs on the stores and is started by the wiring (services/wiring.ts);
   // domain/ holds the one error type every room may throw; the top files put the servers together
   // (or are tools: CLI, seeding).
   platform: [

@@ -1,5 +1,5 @@
 /** Synthetic contacts for demos and benchmarks, written in batches of 1,000. */
-import type { Services } from './services';
+import type { Services } from './services/wiring';
 
 const FIRST = ['Ada', 'Grace', 'Linus', 'Margaret', 'Alan', 'Barbara', 'Ken', 'Radia', 'Dennis', 'Frances', 'Edsger', 'Hedy'];
 const LAST = ['Lovelace', 'Hopper', 'Torvalds', 'Hamilton', 'Turing', 'Liskov', 'Thompson', 'Perlman', 'Ritchie', 'Allen', 'Dijkstra', 'Lamarr'];

@@ -1,6 +1,6 @@
 /** The demo portal seeded on first start: credentials, a custom property, forms, lists,
  * subscription types and campaigns with events, and a welcome workflow. */
-import type { Services } from './services';
+import type { Services } from './services/wiring';
 import { seedEmailDefaults } from './store/email-seed';
 import { createPortal, issuePortalCredentials, type PortalCredentials } from './store/portals';
 

@@ -20,7 +20,7 @@ const schema = await pgSchema('lists_engines');
 const now = () => 1_700_000_000_000;
 
 /** The stores of one process on `engine`: the lists hear the contacts' writes, in their
- * transaction, as services/index.ts wires them. */
+ * transaction, as services/wiring.ts wires them. */
 function stores(engine: Engine) {
   const properties = propertyStore(engine, now);
   let heard: ContactsChanged = () => undefined;

@@ -24,7 +24,7 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
   let clock = 1_800_000_000_000;
   const now = () => clock;
 
-  /** What one process has: its engine, its stores (wired as services/index.ts wires them), its scheduler. */
+  /** What one process has: its engine, its stores (wired as services/wiring.ts wires them), its scheduler. */
   function processOn(engine: Engine) {
     const content = contentEngine(engine, now);
     const social = socialStore(engine, now);

@@ -3,7 +3,7 @@
 import type { Request } from 'express';
 import { atomDocument } from './atom-document';
 import { Reply, type Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 
 type Post = Awaited<ReturnType<Services['blogV1']['post']>>;
 type Comment = ReturnType<Services['blogV1']['comment']>;

@@ -2,7 +2,7 @@
  * batch keeps its valid events when others are refused (the tracker drops a batch answered 400);
  * a batch whose every event needs a tier the portal lacks is a 403. */
 import { checkWireEvent } from '@svc/protocol';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import { fromWire, refusalOf, type Intake } from '../services/tracking-intake';
 import type { TrackedEvent } from '../store/tracking';
 import { gifReply } from './gif';

@@ -2,7 +2,7 @@
 import { Reply, type Handlers } from './handler';
 import { notFound } from '../domain/errors';
 import { reading, type Queryable } from '../db/engine';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import type { ContactRow, ReadOptions } from '../store/contacts';
 
 export function contactHandlers({ contacts }: Services): Handlers {

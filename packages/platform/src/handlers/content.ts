@@ -4,7 +4,7 @@
 import { routes, type RouteDef } from '@svc/api';
 import type { z } from 'zod';
 import type { Handler, Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import type { CollectionName, Record_ } from '../store/content/collections';
 import type { PublishAction } from '../store/content/engine';
 

@@ -1,6 +1,6 @@
 /** §4.7 Email subscriptions, campaigns and email events. */
 import type { Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 
 export function emailHandlers({ email }: Services): Handlers {
   return {

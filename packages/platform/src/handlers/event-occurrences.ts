@@ -2,7 +2,7 @@
  * with their properties, in the real API's event-occurrence shape. */
 import { PAGE_VIEW_EVENT_TYPE } from '@svc/api';
 import { notFound } from '../domain/errors';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import { occurrenceProperties } from '../store/event-occurrences';
 import type { Handlers } from './handler';
 

@@ -2,7 +2,7 @@
  * each one custom event through tracking intake like the tracker's. */
 import { randomUUID } from 'node:crypto';
 import { badRequest } from '../domain/errors';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import { refusalOf, type Intake } from '../services/tracking-intake';
 import { gifReply } from './gif';
 import type { Handlers } from './handler';

@@ -2,7 +2,7 @@
  * archive, full delete, moves; folder updates that keep subfolder paths right). The rest —
  * get, list, delete, restore-deleted, versions — are the generic ones of handlers/content.ts. */
 import type { Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import type { Record_ } from '../store/content/collections';
 
 export function fileHandlers({ files, content }: Services): Handlers {

@@ -3,7 +3,7 @@ import { schemas } from '@svc/api';
 import { HONEYPOT, IGNORED_CONTEXT_HEADER, LEGAL_CONSENT, type LegalConsent } from '@svc/protocol';
 import { badRequest } from '../domain/errors';
 import { Reply, type Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import { readContext } from './submission-context';
 
 /** `legalConsentOptions` is URL-encoded JSON of @svc/protocol's LegalConsent shape. */

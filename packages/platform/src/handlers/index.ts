@@ -1,6 +1,6 @@
 /** Every handler, by catalog route id. */
 import type { Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import { blogV1Handlers } from './blog-v1';
 import { contactHandlers } from './contacts';
 import { contentHandlers } from './content';

@@ -1,7 +1,7 @@
 /** §4.3 Contact lists. */
 import type { Queryable } from '../db/engine';
 import type { Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import type { MemberRow } from '../store/lists';
 import type { ReadOptions } from '../store/contacts';
 

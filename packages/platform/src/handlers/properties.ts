@@ -1,6 +1,6 @@
 /** §4.4 Contact properties and groups, and the deal property group read. */
 import type { Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 
 export function propertyHandlers({ properties, removeProperty }: Services): Handlers {
   return {

@@ -1,7 +1,7 @@
 /** §4.10 Prospects: organisations visiting the portal's pages (see store/prospects.ts). */
 import { badRequest } from '../domain/errors';
 import type { Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 
 export function prospectHandlers({ prospects }: Services): Handlers {
   return {

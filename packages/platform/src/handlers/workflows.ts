@@ -1,7 +1,7 @@
 /** §4.5 Workflows. The engine that runs the steps is not a route: it runs on a timer (and tests
  * call `services.workflows.runDue()`). */
 import type { Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 
 export function workflowHandlers({ workflows }: Services): Handlers {
   return {

@@ -1,4 +1,6 @@
-/** The platform's stores, wired to one database and one clock. */
+/** The wiring: the one place the platform's stores, services and jobs are built, on one database
+ * and one clock, each handed the others it uses. The servers (app.ts) take what it returns and
+ * start and stop the jobs' timers; handlers reach everything through it (the `Services` type). */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
