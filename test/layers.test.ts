@@ -11,7 +11,11 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Rooms from top to bottom; each lists files or directories (ending in `/`) under `src/`. */
 const ROOMS: Record<string, readonly (readonly string[])[]> = {
-  protocol: [['index.ts'], ['cookies.ts', 'collector.ts', 'form-submission.ts', 'free-mail.ts', 'webhooks.ts', 'signed-token.ts'], ['utk.ts']],
+  protocol: [
+    ['index.ts'],
+    ['cookies.ts', 'collector.ts', 'form-submission.ts', 'free-mail.ts', 'webhooks.ts', 'signed-token.ts'],
+    ['utk.ts'],
+  ],
   api: [['index.ts', 'openapi.ts'], ['catalog.ts'], ['routes/'], ['schemas/'], ['route.ts', 'common.ts']],
   tracker: [['auto.ts', 'index.ts'], ['tracker.ts'], ['cookies.ts', 'transport.ts', 'spa.ts'], ['ids.ts', 'types.ts']],
   forms: [
@@ -26,14 +30,32 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
     ['request.ts', 'paging.ts', 'form-submit.ts', 'track-event.ts'],
     ['steps/'],
     ['auth.ts', 'limiter.ts', 'retry.ts', 'types.ts'],
-    ['errors.ts', 'token-store.ts', 'budget.ts', 'route-table.ts', 'url.ts', 'encoding.ts', 'call-options.ts', 'clock.ts'],
+    [
+      'errors.ts',
+      'token-store.ts',
+      'budget.ts',
+      'route-table.ts',
+      'url.ts',
+      'encoding.ts',
+      'call-options.ts',
+      'clock.ts',
+    ],
   ],
   // The platform: each request goes down http → handlers → services → store → db; jobs/ (timers,
   // outbound HTTP, job claims) runs on the stores and is started by the wiring (services/wiring.ts);
   // domain/ holds the one error type every room may throw; the top files put the servers together
   // (or are tools: CLI, seeding).
   platform: [
-    ['app.ts', 'cli.ts', 'migrate-command.ts', 'index.ts', 'credentials-file.ts', 'seed.ts', 'seed-contacts.ts', 'background-errors.ts'],
+    [
+      'app.ts',
+      'cli.ts',
+      'migrate-command.ts',
+      'index.ts',
+      'credentials-file.ts',
+      'seed.ts',
+      'seed-contacts.ts',
+      'background-errors.ts',
+    ],
     ['http/', 'inspector/'],
     ['handlers/'],
     ['services/'],
@@ -45,7 +67,20 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
     ['cli.ts', 'config.ts', 'index.ts'],
     ['companion.ts'],
     ['shared/mode.ts'],
-    ['visitor.ts', 'forms.ts', 'form-visitor.ts', 'health.ts', 'subscriptions/', 'proxy/', 'events/', 'webhooks/', 'shared/budget.ts', 'shared/token-store.ts', 'shared/cache.ts', 'shared/event-stream.ts'],
+    [
+      'visitor.ts',
+      'forms.ts',
+      'form-visitor.ts',
+      'health.ts',
+      'subscriptions/',
+      'proxy/',
+      'events/',
+      'webhooks/',
+      'shared/budget.ts',
+      'shared/token-store.ts',
+      'shared/cache.ts',
+      'shared/event-stream.ts',
+    ],
     ['http/', 'shared/redis.ts'],
     ['ttl-cache.ts', 'utk.ts', 'options.ts'],
   ],
@@ -87,20 +122,32 @@ export function violations(rooms: readonly (readonly string[])[], src: string, f
 export function sqlOutsideStore(src: string, file: string, text: string): string[] {
   const from = relative(src, file);
   if (/^(store|db)\//.test(from)) return [];
-  return /\b(db|database)\s*\.\s*(prepare|exec|pragma)\s*[<(]|\b(SELECT|INSERT INTO|UPDATE|DELETE FROM)\b[^'"`]*\b(FROM|SET|WHERE|VALUES)\b/.test(text) ? [`${from} runs SQL outside store/ and db/`] : [];
+  return /\b(db|database)\s*\.\s*(prepare|exec|pragma)\s*[<(]|\b(SELECT|INSERT INTO|UPDATE|DELETE FROM)\b[^'"`]*\b(FROM|SET|WHERE|VALUES)\b/.test(
+    text,
+  )
+    ? [`${from} runs SQL outside store/ and db/`]
+    : [];
 }
 
 describe('the rooms inside each package', () => {
   it('reports an import from a room above, and a file in no room', () => {
     const src = join(ROOT, 'packages/client/src');
     const text = `import { createClient } from '../client';\nimport { SvcApiError } from '../errors';`;
-    expect(violations(ROOMS.client, src, join(src, 'steps/retry.ts'), text)).toEqual(['steps/retry.ts imports ../client, a room above its own']);
+    expect(violations(ROOMS.client, src, join(src, 'steps/retry.ts'), text)).toEqual([
+      'steps/retry.ts imports ../client, a room above its own',
+    ]);
     expect(violations(ROOMS.client, src, join(src, 'stray.ts'), '')).toEqual(['stray.ts is in no room']);
   });
 
   it('reports SQL in the platform outside store/ and db/', () => {
     const src = join(ROOT, 'packages/platform/src');
-    expect(sqlOutsideStore(src, join(src, 'handlers/x.ts'), "const q = db.prepare('SELECT tier FROM portals WHERE id = ?');")).toEqual(['handlers/x.ts runs SQL outside store/ and db/']);
+    expect(
+      sqlOutsideStore(
+        src,
+        join(src, 'handlers/x.ts'),
+        "const q = db.prepare('SELECT tier FROM portals WHERE id = ?');",
+      ),
+    ).toEqual(['handlers/x.ts runs SQL outside store/ and db/']);
     expect(sqlOutsideStore(src, join(src, 'store/x.ts'), "db.prepare('SELECT 1')")).toEqual([]);
   });
 
@@ -112,7 +159,9 @@ describe('the rooms inside each package', () => {
   it('has every file of every package in one room, importing only its own room or below', () => {
     const wrong = Object.entries(ROOMS).flatMap(([pkg, rooms]) => {
       const src = join(ROOT, 'packages', pkg, 'src');
-      return sources(src).flatMap((file) => violations(rooms, src, file, readFileSync(file, 'utf8')).map((w) => `${pkg}: ${w}`));
+      return sources(src).flatMap((file) =>
+        violations(rooms, src, file, readFileSync(file, 'utf8')).map((w) => `${pkg}: ${w}`),
+      );
     });
     expect(wrong).toEqual([]);
   });

@@ -12,7 +12,9 @@ import type { Handlers } from './handler';
  * called directly it takes a fifth of the schema's time, on the platform's hottest path), or why it is not one. */
 function read(raw: unknown, where: string): TrackedEvent | Intake {
   const checked = checkWireEvent(raw);
-  return checked.ok ? fromWire(checked.event) : { kept: false, reason: 'invalid', message: `${where}: ${checked.problem}` };
+  return checked.ok
+    ? fromWire(checked.event)
+    : { kept: false, reason: 'invalid', message: `${where}: ${checked.problem}` };
 }
 
 export function collectHandlers({ intake, intakeBulk }: Services): Handlers {

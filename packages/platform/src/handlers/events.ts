@@ -19,7 +19,11 @@ function answer(outcome: Intake) {
 }
 
 const strings = (o: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(o).filter(([, v]) => typeof v == 'string' || typeof v == 'number' || typeof v == 'boolean').map(([k, v]) => [k, String(v)]));
+  Object.fromEntries(
+    Object.entries(o)
+      .filter(([, v]) => typeof v == 'string' || typeof v == 'number' || typeof v == 'boolean')
+      .map(([k, v]) => [k, String(v)]),
+  );
 
 export function eventHandlers({ intake, now }: Services): Handlers {
   const newEid = () => randomUUID().replace(/-/g, '');

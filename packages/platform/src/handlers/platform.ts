@@ -33,6 +33,5 @@ export function platformHandlers(services: Services): Handlers {
         customObjectTypes: { byObjectType: [], overallLimit: 500_000, overallUsage: 0, overallPercentage: 0 },
       };
     },
-
   };
 }

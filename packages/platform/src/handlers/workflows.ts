@@ -10,9 +10,13 @@ export function workflowHandlers({ workflows }: Services): Handlers {
     'workflows.create': ({ db, portalId, body }) => workflows.create(db, portalId, body),
     'workflows.delete': ({ db, portalId, params }) => workflows.remove(db, portalId, params.workflowId),
     'workflows.enroll': ({ db, portalId, params }) => workflows.enroll(db, portalId, params.workflowId, params.email),
-    'workflows.unenroll': ({ db, portalId, params }) => workflows.unenroll(db, portalId, params.workflowId, params.email),
-    'workflows.currentEnrollments': ({ db, portalId, params }) => workflows.currentEnrollments(db, portalId, params.vid),
-    'workflows.pastEvents': ({ db, portalId, params }) => workflows.pastEvents(db, portalId, params.workflowId, params.vid),
-    'workflows.upcomingEvents': ({ db, portalId, params }) => workflows.upcomingEvents(db, portalId, params.workflowId, params.vid),
+    'workflows.unenroll': ({ db, portalId, params }) =>
+      workflows.unenroll(db, portalId, params.workflowId, params.email),
+    'workflows.currentEnrollments': ({ db, portalId, params }) =>
+      workflows.currentEnrollments(db, portalId, params.vid),
+    'workflows.pastEvents': ({ db, portalId, params }) =>
+      workflows.pastEvents(db, portalId, params.workflowId, params.vid),
+    'workflows.upcomingEvents': ({ db, portalId, params }) =>
+      workflows.upcomingEvents(db, portalId, params.workflowId, params.vid),
   };
 }

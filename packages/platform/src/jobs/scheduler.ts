@@ -13,7 +13,11 @@ export interface Job {
   run: (t: Queryable) => Promise<number>;
 }
 
-export function scheduler(engine: Pick<Engine, 'exclusive'>, write: <T>(fn: (t: Queryable) => Promise<T>) => Promise<T>, jobs: Job[]) {
+export function scheduler(
+  engine: Pick<Engine, 'exclusive'>,
+  write: <T>(fn: (t: Queryable) => Promise<T>) => Promise<T>,
+  jobs: Job[],
+) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
 

@@ -69,14 +69,26 @@ export interface WebhookOptions {
   onError?: (err: unknown) => void;
 }
 
-export function workflowEngine(engine: Engine, { contacts, lists, email, write }: EngineDeps, now: () => number, webhookOptions: WebhookOptions) {
+export function workflowEngine(
+  engine: Engine,
+  { contacts, lists, email, write }: EngineDeps,
+  now: () => number,
+  webhookOptions: WebhookOptions,
+) {
   const runs = workflowRuns(engine, now);
   const log = runs.log;
   const webhooks = webhookQueue(engine);
   /** Each attempt is in the workflow's log (the inspector's timeline shows it); the enrollment
    * moves on after the first success or the final failure. */
   async function settled(t: Queryable, d: Delivery, s: Settlement) {
-    await log(t, d.workflow_id, d.vid, s.kind == 'delivered' ? 'WEBHOOK' : s.kind == 'retry' ? 'WEBHOOK_RETRY' : 'FAILED', d.step, s.detail);
+    await log(
+      t,
+      d.workflow_id,
+      d.vid,
+      s.kind == 'delivered' ? 'WEBHOOK' : s.kind == 'retry' ? 'WEBHOOK_RETRY' : 'FAILED',
+      d.step,
+      s.detail,
+    );
     if (s.kind != 'retry') await runs.resume(t, d.enrollment_id, d.step);
   }
   const sender = webhookSender({
@@ -125,10 +137,20 @@ export function workflowEngine(engine: Engine, { contacts, lists, email, write }
     const campaignId = action.emailCampaignId!;
     // A contact without an address, or one who opted out, skips the email and goes on: the
     // later steps do not depend on it.
-    if (!contact.email) return { eventType: 'EMAIL', detail: `email ${campaignId} skipped: the contact has no email address` };
+    if (!contact.email)
+      return { eventType: 'EMAIL', detail: `email ${campaignId} skipped: the contact has no email address` };
     const firstname = (JSON.parse(contact.properties) as Record<string, string | undefined>).firstname || undefined;
-    const result = await email.send(t, e.portal_id, campaignId, contact.email, { workflowId: e.workflow_id, vid: e.vid, firstname });
-    return { eventType: 'EMAIL', detail: result.sent ? `email ${campaignId} sent to ${contact.email}` : `email ${campaignId} dropped: ${result.dropReason}` };
+    const result = await email.send(t, e.portal_id, campaignId, contact.email, {
+      workflowId: e.workflow_id,
+      vid: e.vid,
+      firstname,
+    });
+    return {
+      eventType: 'EMAIL',
+      detail: result.sent
+        ? `email ${campaignId} sent to ${contact.email}`
+        : `email ${campaignId} dropped: ${result.dropReason}`,
+    };
   }
 
   /** A step that writes in the database only, in one transaction with its outcome. The action
@@ -160,7 +182,8 @@ export function workflowEngine(engine: Engine, { contacts, lists, email, write }
     const url = new URL(action.url);
     // A GET cannot carry a body: the same fields go in the query string.
     if (action.method == 'GET')
-      for (const [key, value] of Object.entries(payload)) url.searchParams.set(key, typeof value == 'object' ? JSON.stringify(value) : String(value));
+      for (const [key, value] of Object.entries(payload))
+        url.searchParams.set(key, typeof value == 'object' ? JSON.stringify(value) : String(value));
     await write(async (t) => {
       if (!(await runs.park(t, e))) throw new MovedOn();
       const delivery = {
@@ -190,7 +213,10 @@ export function workflowEngine(engine: Engine, { contacts, lists, email, write }
           await log(t, e.workflow_id, e.vid, 'COMPLETED', null);
         });
       const contact = await contacts.get(engine, e.portal_id, e.vid);
-      if (!contact) return await write((t) => settle(t, e, { eventType: 'FAILED', detail: 'the contact no longer exists', failed: true }));
+      if (!contact)
+        return await write((t) =>
+          settle(t, e, { eventType: 'FAILED', detail: 'the contact no longer exists', failed: true }),
+        );
       if (action.type != 'WEBHOOK') return await runInDatabase(e, contact, action);
       await queueWebhook(e, contact, action);
     } catch (err) {

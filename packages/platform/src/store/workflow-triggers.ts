@@ -27,18 +27,30 @@ interface Definition {
 }
 
 const q = {
-  workflows: sql<[number], { id: number; definition: string }>('SELECT id, definition FROM workflows WHERE portal_id = ? AND deleted = 0 ORDER BY id'),
-  submitted: sql<[number, number], { form_guid: string }>('SELECT DISTINCT form_guid FROM form_submissions WHERE portal_id = ? AND vid = ?'),
+  workflows: sql<[number], { id: number; definition: string }>(
+    'SELECT id, definition FROM workflows WHERE portal_id = ? AND deleted = 0 ORDER BY id',
+  ),
+  submitted: sql<[number, number], { form_guid: string }>(
+    'SELECT DISTINCT form_guid FROM form_submissions WHERE portal_id = ? AND vid = ?',
+  ),
 };
 
 /** `enrol` enrols a matching contact unless the workflow's rules keep it out (workflows.ts). */
-export function workflowTriggers(engine: Engine, enrol: (t: Transaction, workflowId: number, portalId: number, vid: number) => Promise<unknown>) {
+export function workflowTriggers(
+  engine: Engine,
+  enrol: (t: Transaction, workflowId: number, portalId: number, vid: number) => Promise<unknown>,
+) {
   const cache = sharedCache(engine, async (db, key): Promise<Trigger[]> => {
     const triggers: Trigger[] = [];
     for (const row of await db.all(q.workflows, Number(key.slice(key.indexOf(':') + 1)))) {
       const d = JSON.parse(row.definition) as Definition;
       if (d.enabled && d.segmentCriteria?.length)
-        triggers.push({ id: row.id, filters: d.segmentCriteria, forms: formsNamed(d.segmentCriteria), properties: propertiesRead(d.segmentCriteria) });
+        triggers.push({
+          id: row.id,
+          filters: d.segmentCriteria,
+          forms: formsNamed(d.segmentCriteria),
+          properties: propertiesRead(d.segmentCriteria),
+        });
     }
     return triggers;
   });

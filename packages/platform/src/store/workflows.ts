@@ -29,7 +29,9 @@ const q = {
   insert: sql<[number, string, number, number], { id: number }>(
     'INSERT INTO workflows (portal_id, definition, created_at, updated_at) VALUES (?, ?, ?, ?) RETURNING id',
   ),
-  byId: sql<[number, number], WorkflowRow>(`SELECT ${COLUMNS} FROM workflows WHERE portal_id = ? AND id = ? AND deleted = 0`),
+  byId: sql<[number, number], WorkflowRow>(
+    `SELECT ${COLUMNS} FROM workflows WHERE portal_id = ? AND id = ? AND deleted = 0`,
+  ),
   all: sql<[number], WorkflowRow>(`SELECT ${COLUMNS} FROM workflows WHERE portal_id = ? AND deleted = 0 ORDER BY id`),
   remove: sql<[number, number]>('UPDATE workflows SET deleted = 1, updated_at = ? WHERE id = ?'),
   // Nothing when the contact is in the workflow already (a concurrent enrollment got there first:
@@ -38,14 +40,18 @@ const q = {
     `INSERT INTO enrollments (workflow_id, portal_id, vid, next_run_at, status, enrolled_at) VALUES (?, ?, ?, ?, 'active', ?)
      ON CONFLICT (workflow_id, vid) WHERE status = 'active' DO NOTHING`,
   ),
-  latest: sql<[number, number], { status: string }>('SELECT status FROM enrollments WHERE workflow_id = ? AND vid = ? ORDER BY id DESC LIMIT 1'),
+  latest: sql<[number, number], { status: string }>(
+    'SELECT status FROM enrollments WHERE workflow_id = ? AND vid = ? ORDER BY id DESC LIMIT 1',
+  ),
   active: sql<[number, number], { id: number; step: number; next_run_at: number }>(
     "SELECT id, step, next_run_at FROM enrollments WHERE workflow_id = ? AND vid = ? AND status = 'active'",
   ),
   endOne: sql<[number, number], { vid: number }>(
     "UPDATE enrollments SET status = 'unenrolled' WHERE workflow_id = ? AND vid = ? AND status = 'active' RETURNING vid",
   ),
-  endAll: sql<[number], { vid: number }>("UPDATE enrollments SET status = 'unenrolled' WHERE workflow_id = ? AND status = 'active' RETURNING vid"),
+  endAll: sql<[number], { vid: number }>(
+    "UPDATE enrollments SET status = 'unenrolled' WHERE workflow_id = ? AND status = 'active' RETURNING vid",
+  ),
   current: sql<[number, number], WorkflowRow>(
     `SELECT ${COLUMNS.replace(/(\w+)/g, 'w.$1')} FROM enrollments e JOIN workflows w ON w.id = e.workflow_id
      WHERE e.portal_id = ? AND e.vid = ? AND e.status = 'active' AND w.deleted = 0 ORDER BY w.id`,
@@ -53,14 +59,20 @@ const q = {
   app: sql<[number, string], { one: number }>('SELECT 1 AS one FROM app_secrets WHERE portal_id = ? AND client_id = ?'),
   formOfPortal: sql<[number, string], { one: number }>('SELECT 1 AS one FROM forms WHERE portal_id = ? AND guid = ?'),
   // When the step an enrollment waits at will be tried next (its webhook's next attempt).
-  nextAttempt: sql<[number], { next_at: number }>("SELECT min(next_at) AS next_at FROM webhook_deliveries WHERE enrollment_id = ? AND status = 'pending'"),
-  past: sql<[number, number], { event_type: LogEventType; step_id: number | null; timestamp: number; detail: string | null }>(
+  nextAttempt: sql<[number], { next_at: number }>(
+    "SELECT min(next_at) AS next_at FROM webhook_deliveries WHERE enrollment_id = ? AND status = 'pending'",
+  ),
+  past: sql<
+    [number, number],
+    { event_type: LogEventType; step_id: number | null; timestamp: number; detail: string | null }
+  >(
     'SELECT event_type, step_id, timestamp, detail FROM workflow_log WHERE workflow_id = ? AND vid = ? ORDER BY seq DESC',
   ),
 };
 
 const preconditionFailed = (message: string) => new PlatformError('precondition-failed', message);
-const alreadyEnrolled = (vid: number, workflowId: number) => preconditionFailed(`contact ${vid} is already enrolled in workflow ${workflowId}`);
+const alreadyEnrolled = (vid: number, workflowId: number) =>
+  preconditionFailed(`contact ${vid} is already enrolled in workflow ${workflowId}`);
 
 /** The part of the list store workflows use: to check a step's list, and (the engine) ADD_TO_LIST. */
 export interface ListMembers {
@@ -71,7 +83,11 @@ export interface ListMembers {
 
 /** The part of the email store workflows use: to check a step's email, and (the engine) EMAIL. */
 export interface EmailSender {
-  findCampaign(db: Queryable, portalId: number, by: { campaignId?: number; contentId?: number }): Promise<{ id: number; contentId: number } | undefined>;
+  findCampaign(
+    db: Queryable,
+    portalId: number,
+    by: { campaignId?: number; contentId?: number },
+  ): Promise<{ id: number; contentId: number } | undefined>;
   /** `origin`: the workflow and contact, which the mail catcher's message names and greets. */
   send(
     db: Queryable,
@@ -133,18 +149,29 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
   async function checkedStep(db: Queryable, portalId: number, action: Action, at: string): Promise<Action> {
     switch (action.type) {
       case 'SET_CONTACT_PROPERTY': {
-        const [problem] = await properties.validate(db, portalId, [{ property: action.propertyName, value: action.newValue }]);
-        if (problem) throw badRequest(`${at}.${problem.error == 'PROPERTY_DOESNT_EXIST' || problem.error == 'READ_ONLY_VALUE' ? 'propertyName' : 'newValue'}: ${problem.message}`);
+        const [problem] = await properties.validate(db, portalId, [
+          { property: action.propertyName, value: action.newValue },
+        ]);
+        if (problem)
+          throw badRequest(
+            `${at}.${problem.error == 'PROPERTY_DOESNT_EXIST' || problem.error == 'READ_ONLY_VALUE' ? 'propertyName' : 'newValue'}: ${problem.message}`,
+          );
         return action;
       }
       case 'ADD_TO_LIST': {
         const kind = await lists.kindOf(db, portalId, action.listId);
         if (!kind) throw notFound(`${at}.listId: no list ${action.listId} in this portal`);
-        if (kind == 'DYNAMIC') throw badRequest(`${at}.listId: list ${action.listId} is dynamic; its members follow its filters and cannot be added`);
+        if (kind == 'DYNAMIC')
+          throw badRequest(
+            `${at}.listId: list ${action.listId} is dynamic; its members follow its filters and cannot be added`,
+          );
         return action;
       }
       case 'EMAIL': {
-        const found = await email.findCampaign(db, portalId, { campaignId: action.emailCampaignId, contentId: action.emailContentId });
+        const found = await email.findCampaign(db, portalId, {
+          campaignId: action.emailCampaignId,
+          contentId: action.emailContentId,
+        });
         const field = action.emailCampaignId === undefined ? 'emailContentId' : 'emailCampaignId';
         if (!found || (action.emailContentId !== undefined && found.contentId != action.emailContentId))
           throw notFound(`${at}.${field}: no email ${action[field]} in this portal`);
@@ -156,7 +183,9 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
         const url = new URL(action.url);
         if (url.username || url.password) throw badRequest(`${at}.url: must not carry credentials (user:password@)`);
         if (action.clientId !== undefined && !(await db.get(q.app, portalId, action.clientId)))
-          throw badRequest(`${at}.clientId: no OAuth app ${action.clientId} of this portal whose client secret could sign the calls`);
+          throw badRequest(
+            `${at}.clientId: no OAuth app ${action.clientId} of this portal whose client secret could sign the calls`,
+          );
         return action;
       }
       default:
@@ -170,11 +199,14 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
     try {
       normalised = normaliseFilters(criteria);
     } catch (err) {
-      throw err instanceof PlatformError ? badRequest(err.message.replace(/^body\.filters/, 'body.segmentCriteria')) : err;
+      throw err instanceof PlatformError
+        ? badRequest(err.message.replace(/^body\.filters/, 'body.segmentCriteria'))
+        : err;
     }
     for (const [g, group] of normalised.entries())
       for (const [i, f] of group.entries())
-        if (f.form !== undefined && !(await db.get(q.formOfPortal, portalId, f.form))) throw notFound(`body.segmentCriteria.${g}.${i}.form: no form ${f.form} in this portal`);
+        if (f.form !== undefined && !(await db.get(q.formOfPortal, portalId, f.form)))
+          throw notFound(`body.segmentCriteria.${g}.${i}.form: no form ${f.form} in this portal`);
     return normalised;
   }
 
@@ -189,17 +221,20 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
     if (latest?.status == 'active') return;
     if (latest && !(await definition(t, workflowId)).allowContactToTriggerMultipleTimes) return;
     const at = now();
-    if (await t.run(q.enroll, workflowId, portalId, vid, at, at)) await log(t, workflowId, vid, 'ENROLLED', null, 'enrollment criteria met');
+    if (await t.run(q.enroll, workflowId, portalId, vid, at, at))
+      await log(t, workflowId, vid, 'ENROLLED', null, 'enrollment criteria met');
   }
   const triggers = workflowTriggers(engine, enrolByCriteria);
 
   return {
     list: async (db: Queryable, portalId: number) => (await db.all(q.all, portalId)).map(record),
-    get: async (db: Queryable, portalId: number, workflowId: number) => record(await requireRow(db, portalId, workflowId)),
+    get: async (db: Queryable, portalId: number, workflowId: number) =>
+      record(await requireRow(db, portalId, workflowId)),
 
     async create(db: Queryable, portalId: number, definition: Definition) {
       const actions: Action[] = [];
-      for (const [i, action] of definition.actions.entries()) actions.push(await checkedStep(db, portalId, action, `body.actions.${i}`));
+      for (const [i, action] of definition.actions.entries())
+        actions.push(await checkedStep(db, portalId, action, `body.actions.${i}`));
       definition.actions = actions;
       if (definition.segmentCriteria?.length) {
         definition.segmentCriteria = await checkedCriteria(db, portalId, definition.segmentCriteria);
@@ -232,10 +267,13 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
         if (latest && !allowContactToTriggerMultipleTimes)
           throw latest.status == 'active'
             ? alreadyEnrolled(vid, workflowId)
-            : preconditionFailed(`contact ${vid} has already been through workflow ${workflowId}, which does not allow contacts to trigger it multiple times`);
+            : preconditionFailed(
+                `contact ${vid} has already been through workflow ${workflowId}, which does not allow contacts to trigger it multiple times`,
+              );
         // Only a workflow that lets contacts start over ends an active enrollment here: otherwise
         // an active one found now was made by a concurrent enrollment since `latest` looked.
-        if (allowContactToTriggerMultipleTimes) await end(t, workflowId, await t.all(q.endOne, workflowId, vid), 're-enrolled');
+        if (allowContactToTriggerMultipleTimes)
+          await end(t, workflowId, await t.all(q.endOne, workflowId, vid), 're-enrolled');
         const at = now();
         if (!(await t.run(q.enroll, workflowId, portalId, vid, at, at))) throw alreadyEnrolled(vid, workflowId);
         await log(t, workflowId, vid, 'ENROLLED', null);
@@ -276,7 +314,10 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
       const enrollment = await db.get(q.active, workflowId, vid);
       if (!enrollment) return [];
       // Waiting for its webhook's delivery: the step comes again with the next attempt.
-      let at = enrollment.next_run_at == WAITING ? ((await db.value(q.nextAttempt, enrollment.id)) ?? now()) : enrollment.next_run_at;
+      let at =
+        enrollment.next_run_at == WAITING
+          ? ((await db.value(q.nextAttempt, enrollment.id)) ?? now())
+          : enrollment.next_run_at;
       return actions.slice(enrollment.step).map((action: Action, i) => {
         const event = { eventType: action.type, timestamp: at, workflowId, vid, stepId: enrollment.step + i };
         if (action.type == 'DELAY') at += action.delayMillis;
