@@ -42,8 +42,10 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
       'clock.ts',
     ],
   ],
-  // The platform: each request goes down http → handlers → services → store → db; domain/ holds
-  // the one error type every room may throw; the top files wire it all (or are tools: CLI, seeding).
+  // The platform: each request goes down http → handlers → services → store → db; jobs/ (timers,
+  // outbound HTTP, job claims) runs on the stores and is started by the wiring (services/wiring.ts);
+  // domain/ holds the one error type every room may throw; the top files put the servers together
+  // (or are tools: CLI, seeding).
   platform: [
     [
       'app.ts',
@@ -57,7 +59,8 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
     ],
     ['http/', 'inspector/'],
     ['handlers/'],
-    ['services/', 'scheduler.ts'],
+    ['services/'],
+    ['jobs/'],
     ['store/'],
     ['db/', 'domain/', 'util/'],
   ],

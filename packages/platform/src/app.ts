@@ -31,7 +31,7 @@ import { type Addresses, mountBaseIndex, mountFormsIndex } from './http/index-pa
 import { mountScripts } from './http/scripts';
 import { mountSite } from './http/site';
 import { inspectorRouter } from './inspector/router';
-import { createServices, type WebhookSettings } from './services';
+import { createServices, type WebhookSettings } from './services/wiring';
 import type { PreferenceLinks } from './store/email';
 import type { IpOrganization } from './store/prospects';
 

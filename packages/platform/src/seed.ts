@@ -1,6 +1,6 @@
 /** The demo portal seeded on first start: credentials, a custom property, forms, lists,
  * subscription types and campaigns with events, and a welcome workflow. */
-import type { Services } from './services';
+import type { Services } from './services/wiring';
 import { seedEmailDefaults } from './store/email-seed';
 import { createPortal, issuePortalCredentials, type PortalCredentials } from './store/portals';
 
@@ -37,14 +37,21 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
     const p = DEMO_PORTAL;
     await seedEmailDefaults(tx, p, t);
 
-    await services.properties.createGroup(tx, p, 'widgetinformation', { displayName: 'Widget Information', displayOrder: 10 });
+    await services.properties.createGroup(tx, p, 'widgetinformation', {
+      displayName: 'Widget Information',
+      displayOrder: 10,
+    });
     await services.properties.create(tx, p, 'favorite_widget', {
       label: 'Favourite widget',
       groupName: 'widgetinformation',
       type: 'enumeration',
       fieldType: 'select',
       formField: true,
-      options: ['sprocket', 'gizmo', 'doohickey'].map((value, displayOrder) => ({ value, label: value[0].toUpperCase() + value.slice(1), displayOrder })),
+      options: ['sprocket', 'gizmo', 'doohickey'].map((value, displayOrder) => ({
+        value,
+        label: value[0].toUpperCase() + value.slice(1),
+        displayOrder,
+      })),
     });
 
     const newsletterType = (await services.email.definitions(tx, p)).find((d) => d.name == 'Weekly Newsletter')!.id;
@@ -57,15 +64,38 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
       // their address and name filled in, and once their last name is known they are asked for
       // their company instead, then their role (progressive profiling, one question at a time).
       formFieldGroups: [
-        { fields: [], richText: { content: '<p>Questions about widgets? <strong>We answer within one working day.</strong></p>', type: 'TEXT' } },
-        { fields: [{ name: 'email', required: true, prefill: true, validation: { name: '', message: 'Please use your work address', useDefaultBlockList: true } }] },
-        { fields: [{ name: 'firstname', required: true, prefill: true }, { name: 'lastname', isSmartField: true }] },
+        {
+          fields: [],
+          richText: {
+            content: '<p>Questions about widgets? <strong>We answer within one working day.</strong></p>',
+            type: 'TEXT',
+          },
+        },
+        {
+          fields: [
+            {
+              name: 'email',
+              required: true,
+              prefill: true,
+              validation: { name: '', message: 'Please use your work address', useDefaultBlockList: true },
+            },
+          ],
+        },
+        {
+          fields: [
+            { name: 'firstname', required: true, prefill: true },
+            { name: 'lastname', isSmartField: true },
+          ],
+        },
         {
           fields: [
             {
               name: 'favorite_widget',
               dependentFieldFilters: [
-                { filters: [{ operator: 'IS_NOT_EMPTY' }], dependentFormField: { name: 'numemployees', label: 'How many people will use it?' } },
+                {
+                  filters: [{ operator: 'IS_NOT_EMPTY' }],
+                  dependentFormField: { name: 'numemployees', label: 'How many people will use it?' },
+                },
               ],
             },
           ],
@@ -98,7 +128,11 @@ export async function seedDemo(services: Services): Promise<PortalCredentials | 
       dynamic: true,
       filters: [[{ operator: 'HAS_FILLED_OUT_FORM', form: contactForm.guid }]],
     });
-    await services.lists.create(tx, p, { name: 'Acme colleagues', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: '@acme.test', type: 'string' }]] });
+    await services.lists.create(tx, p, {
+      name: 'Acme colleagues',
+      dynamic: true,
+      filters: [[{ operator: 'CONTAINS', property: 'email', value: '@acme.test', type: 'string' }]],
+    });
 
     await services.workflows.create(tx, p, {
       name: 'Welcome new leads',

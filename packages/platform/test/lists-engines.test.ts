@@ -20,7 +20,7 @@ const schema = await pgSchema('lists_engines');
 const now = () => 1_700_000_000_000;
 
 /** The stores of one process on `engine`: the lists hear the contacts' writes, in their
- * transaction, as services/index.ts wires them. */
+ * transaction, as services/wiring.ts wires them. */
 function stores(engine: Engine) {
   const properties = propertyStore(engine, now);
   let heard: ContactsChanged = () => undefined;
@@ -30,10 +30,18 @@ function stores(engine: Engine) {
 }
 
 const newPortal = (engine: Engine, id: number) =>
-  engine.tx((t) => createPortal(t, { content: contentEngine(engine, now), social: socialStore(engine, now) }, { id, name: `portal ${id}`, tier: 'enterprise', now: now() }));
+  engine.tx((t) =>
+    createPortal(
+      t,
+      { content: contentEngine(engine, now), social: socialStore(engine, now) },
+      { id, name: `portal ${id}`, tier: 'enterprise', now: now() },
+    ),
+  );
 
 const membersOf = async (db: Queryable, listId: number) =>
-  (await db.all(sql<[number], { vid: number }>('SELECT vid FROM list_members WHERE list_id = ? ORDER BY vid'), listId)).map((r) => r.vid);
+  (
+    await db.all(sql<[number], { vid: number }>('SELECT vid FROM list_members WHERE list_id = ? ORDER BY vid'), listId)
+  ).map((r) => r.vid);
 
 const props = (o: Record<string, string>) => Object.entries(o).map(([property, value]) => ({ property, value }));
 
@@ -54,13 +62,33 @@ for (const [name, available, open] of engines) {
 
     it('evaluates every operator alike: case without ASCII, numbers as numbers, % and _ as themselves, forms submitted', async () => {
       const { properties, contacts, lists } = stores(engine);
-      await properties.create(engine, PORTAL, 'score', { label: 'Score', groupName: 'contactinformation', type: 'number', fieldType: 'number' });
-      const a = await contacts.create(engine, PORTAL, props({ email: 'a@ops.test', firstname: 'ÉMILE', city: 'Paris', score: '10.50', lifecyclestage: 'lead' }));
-      const b = await contacts.create(engine, PORTAL, props({ email: 'b@ops.test', firstname: 'bob', city: '100% Ly_on', score: '9' }));
+      await properties.create(engine, PORTAL, 'score', {
+        label: 'Score',
+        groupName: 'contactinformation',
+        type: 'number',
+        fieldType: 'number',
+      });
+      const a = await contacts.create(
+        engine,
+        PORTAL,
+        props({ email: 'a@ops.test', firstname: 'ÉMILE', city: 'Paris', score: '10.50', lifecyclestage: 'lead' }),
+      );
+      const b = await contacts.create(
+        engine,
+        PORTAL,
+        props({ email: 'b@ops.test', firstname: 'bob', city: '100% Ly_on', score: '9' }),
+      );
       const c = await contacts.create(engine, PORTAL, props({ email: 'c@ops.test' }));
-      await engine.run(sql<[number]>("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('ops-form', ?, '{}', 1, 1)"), PORTAL);
       await engine.run(
-        sql<[number, number]>("INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, values_json) VALUES ('ops-1', ?, ?, 'ops-form', 1, '[]')"),
+        sql<[number]>(
+          "INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('ops-form', ?, '{}', 1, 1)",
+        ),
+        PORTAL,
+      );
+      await engine.run(
+        sql<[number, number]>(
+          "INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, values_json) VALUES ('ops-1', ?, ?, 'ops-form', 1, '[]')",
+        ),
         PORTAL,
         b,
       );
@@ -81,7 +109,11 @@ for (const [name, available, open] of engines) {
       ];
       let formList = 0;
       for (const [filter, expected] of cases) {
-        const list = await lists.create(engine, PORTAL, { name: filter.operator, dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: '@ops.test' }, filter]] });
+        const list = await lists.create(engine, PORTAL, {
+          name: filter.operator,
+          dynamic: true,
+          filters: [[{ operator: 'CONTAINS', property: 'email', value: '@ops.test' }, filter]],
+        });
         expect([filter, await membersOf(engine, list.listId)]).toEqual([filter, expected]);
         expect(list.metaData.size).toBe(expected.length);
         formList = list.listId;
@@ -89,19 +121,32 @@ for (const [name, available, open] of engines) {
       // A write's re-check reads the contact's submissions too: a submission's write (which
       // changes their number) moves the contact; another write does not re-check a form filter.
       await engine.run(
-        sql<[number, number]>("INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, values_json) VALUES ('ops-2', ?, ?, 'ops-form', 2, '[]')"),
+        sql<[number, number]>(
+          "INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, values_json) VALUES ('ops-2', ?, ?, 'ops-form', 2, '[]')",
+        ),
         PORTAL,
         c,
       );
       await contacts.update(engine, PORTAL, c, props({ firstname: 'Cy' }));
       expect(await membersOf(engine, formList)).toEqual([b]);
-      await contacts.update(engine, PORTAL, c, props({ num_conversion_events: '1' }), { type: 'FORM', id: 'ops-2' }, true);
+      await contacts.update(
+        engine,
+        PORTAL,
+        c,
+        props({ num_conversion_events: '1' }),
+        { type: 'FORM', id: 'ops-2' },
+        true,
+      );
       expect(await membersOf(engine, formList)).toEqual([b, c]);
     });
 
     it('re-checks written contacts in their transaction: rolled back with it, and a refresh finds what no write announced', async () => {
       const { contacts, lists } = stores(engine);
-      const list = await lists.create(engine, PORTAL, { name: 'Adas', dynamic: true, filters: [[{ operator: 'EQ', property: 'firstname', value: 'Ada' }]] });
+      const list = await lists.create(engine, PORTAL, {
+        name: 'Adas',
+        dynamic: true,
+        filters: [[{ operator: 'EQ', property: 'firstname', value: 'Ada' }]],
+      });
       const ada = await contacts.create(engine, PORTAL, props({ email: 'ada@tx.test', firstname: 'Ada' }));
       const bob = await contacts.create(engine, PORTAL, props({ email: 'bob@tx.test', firstname: 'Bob' }));
       expect(await membersOf(engine, list.listId)).toEqual([ada]);
@@ -129,11 +174,16 @@ for (const [name, available, open] of engines) {
 
     it('reads the dynamic lists ahead, right after the contacts a write locks (PostgreSQL), and again after a savepoint rolled back', async () => {
       const { contacts, lists } = stores(engine);
-      const list = await lists.create(engine, PORTAL, { name: 'Lyon', dynamic: true, filters: [[{ operator: 'EQ', property: 'city', value: 'Lyon' }]] });
+      const list = await lists.create(engine, PORTAL, {
+        name: 'Lyon',
+        dynamic: true,
+        filters: [[{ operator: 'EQ', property: 'city', value: 'Lyon' }]],
+      });
       const vid = await contacts.create(engine, PORTAL, props({ email: 'ahead@tx.test', city: 'Paris' }));
       /** `t`, noting its statements (lists read, contact read to write, lock) in order. */
       const noting = (t: Transaction, seen: string[]): Transaction => {
-        const note = (text: string) => seen.push(text.includes('FROM lists') ? 'lists' : text.includes('FROM contacts') ? 'contact' : 'other');
+        const note = (text: string) =>
+          seen.push(text.includes('FROM lists') ? 'lists' : text.includes('FROM contacts') ? 'contact' : 'other');
         return {
           ...t,
           get: (q, ...params) => (note(q.text), t.get(q, ...params)),
@@ -145,7 +195,9 @@ for (const [name, available, open] of engines) {
       const listsLock = `lock lists:${PORTAL}`;
       const seen: string[] = [];
       await engine.tx(async (t) => {
-        await contacts.updateFromAll(noting(t, seen), PORTAL, [{ vid, compute: () => props({ city: 'Lyon' }), source: { type: 'ANALYTICS' } }]);
+        await contacts.updateFromAll(noting(t, seen), PORTAL, [
+          { vid, compute: () => props({ city: 'Lyon' }), source: { type: 'ANALYTICS' } },
+        ]);
       });
       expect(await membersOf(engine, list.listId)).toEqual([vid]);
       // On PostgreSQL sent with the contact's read, after it; on SQLite read by the re-check alone.
@@ -160,10 +212,12 @@ for (const [name, available, open] of engines) {
       const again: string[] = [];
       await engine.tx(async (t) => {
         const w = noting(t, again);
-        await w.tx(async (s) => {
-          await contacts.getByEmailToWrite(s, PORTAL, 'ahead@tx.test');
-          throw new Error('changed my mind');
-        }).catch(() => {});
+        await w
+          .tx(async (s) => {
+            await contacts.getByEmailToWrite(s, PORTAL, 'ahead@tx.test');
+            throw new Error('changed my mind');
+          })
+          .catch(() => {});
         await contacts.update(w, PORTAL, vid, props({ city: 'Paris' }));
       });
       expect(await membersOf(engine, list.listId)).toEqual([]);
@@ -171,15 +225,33 @@ for (const [name, available, open] of engines) {
       expect(again.filter((s) => s == listsLock)).toHaveLength(ahead ? 2 : 1);
     });
 
-    it("reads the contacts a write will update ahead, with the lists after them (PostgreSQL), and again after a savepoint rolled back", async () => {
+    it('reads the contacts a write will update ahead, with the lists after them (PostgreSQL), and again after a savepoint rolled back', async () => {
       const { contacts, lists } = stores(engine);
-      const list = await lists.create(engine, PORTAL, { name: 'Nantes', dynamic: true, filters: [[{ operator: 'EQ', property: 'city', value: 'Nantes' }]] });
-      const [a, b] = [await contacts.create(engine, PORTAL, props({ email: 'a-ahead@tx.test' })), await contacts.create(engine, PORTAL, props({ email: 'b-ahead@tx.test' }))];
+      const list = await lists.create(engine, PORTAL, {
+        name: 'Nantes',
+        dynamic: true,
+        filters: [[{ operator: 'EQ', property: 'city', value: 'Nantes' }]],
+      });
+      const [a, b] = [
+        await contacts.create(engine, PORTAL, props({ email: 'a-ahead@tx.test' })),
+        await contacts.create(engine, PORTAL, props({ email: 'b-ahead@tx.test' })),
+      ];
       const noting = (t: Transaction, seen: string[]): Transaction => {
-        const note = (text: string) => seen.push(text.includes('FROM lists') ? 'lists' : text.includes('FROM contacts') ? 'contacts' : 'other');
-        return { ...t, get: (q, ...p) => (note(q.text), t.get(q, ...p)), all: (q, ...p) => (note(q.text), t.all(q, ...p)), lock: (key, mode) => (seen.push('lock'), t.lock(key, mode)), tx: (fn) => t.tx((s) => fn(noting(s, seen))) };
+        const note = (text: string) =>
+          seen.push(text.includes('FROM lists') ? 'lists' : text.includes('FROM contacts') ? 'contacts' : 'other');
+        return {
+          ...t,
+          get: (q, ...p) => (note(q.text), t.get(q, ...p)),
+          all: (q, ...p) => (note(q.text), t.all(q, ...p)),
+          lock: (key, mode) => (seen.push('lock'), t.lock(key, mode)),
+          tx: (fn) => t.tx((s) => fn(noting(s, seen))),
+        };
       };
-      const toNantes = (vid: number) => ({ vid, compute: () => props({ city: 'Nantes' }), source: { type: 'ANALYTICS' as const } });
+      const toNantes = (vid: number) => ({
+        vid,
+        compute: () => props({ city: 'Nantes' }),
+        source: { type: 'ANALYTICS' as const },
+      });
       const ahead = name == 'postgres';
       const seen: string[] = [];
       await engine.tx(async (t) => {
@@ -198,12 +270,16 @@ for (const [name, available, open] of engines) {
       const again: string[] = [];
       await engine.tx(async (t) => {
         const w = noting(t, again);
-        await w.tx(async (s) => {
-          contacts.readToWriteAhead(s, PORTAL, [a]);
-          await s.get(sql('SELECT 1 AS one'));
-          throw new Error('changed my mind');
-        }).catch(() => {});
-        await contacts.updateFromAll(w, PORTAL, [{ vid: a, compute: () => props({ city: 'Brest' }), source: { type: 'ANALYTICS' } }]);
+        await w
+          .tx(async (s) => {
+            contacts.readToWriteAhead(s, PORTAL, [a]);
+            await s.get(sql('SELECT 1 AS one'));
+            throw new Error('changed my mind');
+          })
+          .catch(() => {});
+        await contacts.updateFromAll(w, PORTAL, [
+          { vid: a, compute: () => props({ city: 'Brest' }), source: { type: 'ANALYTICS' } },
+        ]);
       });
       expect(await membersOf(engine, list.listId)).toEqual([b]);
       expect(again.filter((s) => s == 'contacts')).toHaveLength(ahead ? 2 : 1);
@@ -229,7 +305,14 @@ describe.skipIf(!havePostgres)('one dynamic list, two processes on one PostgreSQ
 
   /** The vids whose firstname is `in` now: what the list must hold. */
   const matching = async () =>
-    (await one.all(sql<[number], { vid: number; properties: string }>('SELECT vid, properties FROM contacts WHERE portal_id = ? AND deleted = 0 ORDER BY vid'), PORTAL))
+    (
+      await one.all(
+        sql<[number], { vid: number; properties: string }>(
+          'SELECT vid, properties FROM contacts WHERE portal_id = ? AND deleted = 0 ORDER BY vid',
+        ),
+        PORTAL,
+      )
+    )
       .filter((r) => JSON.parse(r.properties).firstname == 'in')
       .map((r) => r.vid);
 
@@ -237,16 +320,28 @@ describe.skipIf(!havePostgres)('one dynamic list, two processes on one PostgreSQ
     const a = stores(one);
     const b = stores(two);
     // In two portals, whose lists are made side by side.
-    const made = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? b.lists.create(two, OTHER, { name: `n${i}` }) : a.lists.create(one, PORTAL, { name: `n${i}` }))));
+    const made = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2 ? b.lists.create(two, OTHER, { name: `n${i}` }) : a.lists.create(one, PORTAL, { name: `n${i}` }),
+      ),
+    );
     const ids = made.map((l) => l.internalListId).sort((x, y) => x - y);
     expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => ids[0] + i));
-    for (const l of made) await (l.portalId == PORTAL ? a.lists.remove(one, PORTAL, l.listId) : b.lists.remove(two, OTHER, l.listId));
+    for (const l of made)
+      await (l.portalId == PORTAL ? a.lists.remove(one, PORTAL, l.listId) : b.lists.remove(two, OTHER, l.listId));
   });
 
   it('ends with exactly the right members when both refresh it at once', async () => {
     const a = stores(one);
     const b = stores(two);
-    await a.contacts.batch(one, PORTAL, Array.from({ length: 1200 }, (_, i) => ({ email: `r${i}@refresh.test`, properties: props({ firstname: i % 2 ? 'out' : 'in' }) })));
+    await a.contacts.batch(
+      one,
+      PORTAL,
+      Array.from({ length: 1200 }, (_, i) => ({
+        email: `r${i}@refresh.test`,
+        properties: props({ firstname: i % 2 ? 'out' : 'in' }),
+      })),
+    );
     const list = await a.lists.create(one, PORTAL, { name: 'In', dynamic: true, filters });
     const right = await matching();
     expect(right).toHaveLength(600);
@@ -255,8 +350,19 @@ describe.skipIf(!havePostgres)('one dynamic list, two processes on one PostgreSQ
     for (let round = 0; round < 5; round++) {
       // Wrong behind the store's back: half the members gone, and every other contact in.
       await one.run(sql<[number]>('DELETE FROM list_members WHERE list_id = ? AND vid % 2 = 0'), list.listId);
-      await one.run(sql<[number, number]>('INSERT INTO list_members (list_id, vid, added_at) SELECT ?, vid, 1 FROM contacts WHERE portal_id = ? ON CONFLICT DO NOTHING'), list.listId, PORTAL);
-      await Promise.all([a.lists.refresh(one, PORTAL, list.listId), b.lists.refresh(two, PORTAL, list.listId), a.lists.refresh(one, PORTAL, list.listId), b.lists.refresh(two, PORTAL, list.listId)]);
+      await one.run(
+        sql<[number, number]>(
+          'INSERT INTO list_members (list_id, vid, added_at) SELECT ?, vid, 1 FROM contacts WHERE portal_id = ? ON CONFLICT DO NOTHING',
+        ),
+        list.listId,
+        PORTAL,
+      );
+      await Promise.all([
+        a.lists.refresh(one, PORTAL, list.listId),
+        b.lists.refresh(two, PORTAL, list.listId),
+        a.lists.refresh(one, PORTAL, list.listId),
+        b.lists.refresh(two, PORTAL, list.listId),
+      ]);
       expect(await membersOf(one, list.listId)).toEqual(right);
     }
     expect((await b.lists.get(two, PORTAL, list.listId)).metaData.size).toBe(600);
@@ -292,7 +398,9 @@ describe.skipIf(!havePostgres)('one dynamic list, two processes on one PostgreSQ
     // A contact made in the second process's open transaction, while the first makes a list it
     // matches: the list waits for it, and holds it (from the contacts as committed before, it
     // would not; and the contact's re-check saw no list).
-    const making = await held(two, (t) => b.contacts.create(t, OTHER, props({ email: 'made@meanwhile.test', firstname: 'in' })));
+    const making = await held(two, (t) =>
+      b.contacts.create(t, OTHER, props({ email: 'made@meanwhile.test', firstname: 'in' })),
+    );
     const made = a.lists.create(one, OTHER, { name: 'In too', dynamic: true, filters });
     expect(await waiting(made)).toBe(true);
     await making.end();
@@ -348,7 +456,9 @@ describe.skipIf(!havePostgres)('one dynamic list, two processes on one PostgreSQ
     const a = stores(one);
     const b = stores(two);
     const list = (await a.lists.page(one, PORTAL, 10, 0, 'DYNAMIC')).lists[0];
-    const vids = (await one.all(sql<[number], { vid: number }>('SELECT vid FROM contacts WHERE portal_id = ? ORDER BY vid'), PORTAL)).map((r) => r.vid);
+    const vids = (
+      await one.all(sql<[number], { vid: number }>('SELECT vid FROM contacts WHERE portal_id = ? ORDER BY vid'), PORTAL)
+    ).map((r) => r.vid);
     let writing = true;
     let refreshes = 0;
     const refreshing = (async () => {
@@ -363,7 +473,8 @@ describe.skipIf(!havePostgres)('one dynamic list, two processes on one PostgreSQ
         for (let i = 0; i < 60; i++) {
           const vid = vids[(w * 41 + i * 7) % vids.length];
           await b.contacts.update(two, PORTAL, vid, props({ firstname: (w + i) % 3 ? 'in' : 'out' }));
-          if (i % 10 == 0) await b.contacts.create(two, PORTAL, props({ email: `new${w}-${i}@refresh.test`, firstname: 'in' }));
+          if (i % 10 == 0)
+            await b.contacts.create(two, PORTAL, props({ email: `new${w}-${i}@refresh.test`, firstname: 'in' }));
         }
       }),
     );

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Engine, type Queryable, sql } from '../src/db/engine';
 import { openPostgres } from '../src/db/open-postgres';
-import { scheduler } from '../src/scheduler';
-import { socialPublishing } from '../src/services/social-publishing';
+import { scheduler } from '../src/jobs/scheduler';
+import { socialPublishing } from '../src/jobs/social-publishing';
 import { contentEngine } from '../src/store/content/engine';
 import { createCampaign, emailStore } from '../src/store/email';
 import { seedEmailDefaults } from '../src/store/email-seed';
@@ -24,7 +24,7 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
   let clock = 1_800_000_000_000;
   const now = () => clock;
 
-  /** What one process has: its engine, its stores (wired as services/index.ts wires them), its scheduler. */
+  /** What one process has: its engine, its stores (wired as services/wiring.ts wires them), its scheduler. */
   function processOn(engine: Engine) {
     const content = contentEngine(engine, now);
     const social = socialStore(engine, now);
@@ -126,7 +126,8 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
       PORTAL,
     );
     expect(announced).toEqual([{ status: 'SUCCESS', n: 200 }]);
-    for (const guid of waiting) expect(await a.social.get(a.engine, PORTAL, guid)).toMatchObject({ status: 'SUCCESS', finishedAt: at });
+    for (const guid of waiting)
+      expect(await a.social.get(a.engine, PORTAL, guid)).toMatchObject({ status: 'SUCCESS', finishedAt: at });
     // Nothing is left due.
     expect(await Promise.all([a, b].map((p) => p.engine.tx((t) => p.content.publishDue(t))))).toEqual([0, 0]);
   });
@@ -136,7 +137,12 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
     const posts = await schedulePosts('Scheduled', 20, at);
     await scheduleBroadcasts('Later', 10, at);
     clock = at;
-    const done = await Promise.all([a.scheduler.runDue(), b.scheduler.runDue(), a.scheduler.runDue(), b.scheduler.runDue()]);
+    const done = await Promise.all([
+      a.scheduler.runDue(),
+      b.scheduler.runDue(),
+      a.scheduler.runDue(),
+      b.scheduler.runDue(),
+    ]);
     expect(sum(done.map((d) => d.publish))).toBe(20);
     expect(sum(done.map((d) => d.broadcasts))).toBe(10);
     expect([...(await timesPublished(posts)).values()]).toEqual(Array(20).fill(1));
@@ -191,7 +197,18 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
     const largest = sql<[], { id: number }>('SELECT max(id) AS id FROM campaigns');
     const before = (await a.engine.value(largest))!;
     expect(before).toBeGreaterThanOrEqual(10_329_957);
-    const data = { appId: 1, appName: 'Batch', contentId: 1, name: 'At once', subject: 'Hi', type: 'BATCH_EMAIL', numIncluded: 0, numQueued: 0, processingState: 'DONE', lastProcessingFinishedAt: null };
+    const data = {
+      appId: 1,
+      appName: 'Batch',
+      contentId: 1,
+      name: 'At once',
+      subject: 'Hi',
+      type: 'BATCH_EMAIL',
+      numIncluded: 0,
+      numQueued: 0,
+      processingState: 'DONE',
+      lastProcessingFinishedAt: null,
+    };
     // Each transaction stays open a while after choosing its id, as a request's would.
     const ids = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -212,10 +229,19 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
       }),
     );
     const collecting = await a.engine.all(
-      sql<[number], { id: number }>(`SELECT id FROM campaigns WHERE portal_id = ? AND ${a.engine.dialect.jsonText('data', '$.type')} = 'SUBSCRIPTION_CHANGES'`),
+      sql<[number], { id: number }>(
+        `SELECT id FROM campaigns WHERE portal_id = ? AND ${a.engine.dialect.jsonText('data', '$.type')} = 'SUBSCRIPTION_CHANGES'`,
+      ),
       PORTAL,
     );
     expect(collecting).toHaveLength(1);
-    expect(await a.engine.value(sql<[number], { n: number }>("SELECT count(*) AS n FROM email_events WHERE campaign_id = ? AND type = 'STATUSCHANGE'"), collecting[0].id)).toBe(6);
+    expect(
+      await a.engine.value(
+        sql<[number], { n: number }>(
+          "SELECT count(*) AS n FROM email_events WHERE campaign_id = ? AND type = 'STATUSCHANGE'",
+        ),
+        collecting[0].id,
+      ),
+    ).toBe(6);
   });
 });

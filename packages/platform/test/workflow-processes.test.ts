@@ -11,6 +11,8 @@ import { postgresEngine } from '../src/db/engine-postgres';
 import { sqliteEngine } from '../src/db/engine-sqlite';
 import { openDatabase } from '../src/db/open';
 import { openPostgres } from '../src/db/open-postgres';
+import { DELIVERY_LEASE_MS } from '../src/jobs/webhook-sender';
+import { workflowsWithEngine } from '../src/jobs/workflows';
 import { contentEngine } from '../src/store/content/engine';
 import { contactStore, type ContactsChanged } from '../src/store/contacts';
 import { emailStore } from '../src/store/email';
@@ -18,8 +20,6 @@ import { listStore } from '../src/store/lists';
 import { createPortal, issuePortalCredentials } from '../src/store/portals';
 import { propertyStore } from '../src/store/properties';
 import { socialStore } from '../src/store/social';
-import { DELIVERY_LEASE_MS } from '../src/store/webhook-sender';
-import { workflowStore } from '../src/store/workflows';
 import { havePostgres, PG_URL, pgSchema } from './postgres';
 
 const PORTAL = 7;
@@ -87,7 +87,12 @@ for (const [name, available, open] of engines) {
       });
       const lists = listStore(engine, contacts, now, (fn) => listeners.push(fn));
       const email = emailStore(engine, now);
-      const workflows = workflowStore(engine, { contacts, properties, lists, email, write: (fn) => engine.tx(fn) }, now, { fetch });
+      const workflows = workflowsWithEngine(
+        engine,
+        { contacts, properties, lists, email, write: (fn) => engine.tx(fn) },
+        now,
+        { fetch },
+      );
       return { engine, contacts, workflows };
     }
 
@@ -95,7 +100,11 @@ for (const [name, available, open] of engines) {
       const [first, second] = await open();
       a = processOn(first);
       b = processOn(second);
-      await createPortal(first, { content: contentEngine(first, now), social: socialStore(first, now) }, { id: PORTAL, name: 'Seven', tier: 'enterprise', now: clock.now });
+      await createPortal(
+        first,
+        { content: contentEngine(first, now), social: socialStore(first, now) },
+        { id: PORTAL, name: 'Seven', tier: 'enterprise', now: clock.now },
+      );
       // Its OAuth app's client secret signs the webhooks.
       await issuePortalCredentials(first, PORTAL, clock.now);
     });
@@ -123,29 +132,41 @@ for (const [name, available, open] of engines) {
     }
 
     const eventsOf = (workflowId: number) =>
-      a.engine.all(sql<[number], { vid: number; event_type: string; step_id: number | null }>('SELECT vid, event_type, step_id FROM workflow_log WHERE workflow_id = ? ORDER BY seq'), workflowId);
+      a.engine.all(
+        sql<[number], { vid: number; event_type: string; step_id: number | null }>(
+          'SELECT vid, event_type, step_id FROM workflow_log WHERE workflow_id = ? ORDER BY seq',
+        ),
+        workflowId,
+      );
 
     it('runs a delay, then a webhook, once per enrollment while both processes run the due steps at once', async () => {
       // More enrollments than one claim takes, so both processes get some.
-      const { id, vids } = await enrolled('both', 120, [{ type: 'DELAY', delayMillis: HOUR }, { type: 'WEBHOOK', url: `${hookUrl}/${name}/both`, method: 'POST' }]);
+      const { id, vids } = await enrolled('both', 120, [
+        { type: 'DELAY', delayMillis: HOUR },
+        { type: 'WEBHOOK', url: `${hookUrl}/${name}/both`, method: 'POST' },
+      ]);
       const [ranA, ranB] = await Promise.all([a.workflows.runDue(), b.workflows.runDue()]);
       expect(ranA + ranB).toBe(120);
       clock.now += HOUR;
       const [hookedA, hookedB] = await Promise.all([a.workflows.runDue(), b.workflows.runDue()]);
       // Each enrollment: its webhook, then its completion.
       expect(hookedA + hookedB).toBe(240);
-      if (name == 'postgres') expect(hookedA > 0 && hookedB > 0, `process a ran ${hookedA} steps, b ${hookedB}`).toBe(true);
+      if (name == 'postgres')
+        expect(hookedA > 0 && hookedB > 0, `process a ran ${hookedA} steps, b ${hookedB}`).toBe(true);
       const called = calls.filter((c) => c.path == `/${name}/both`).map((c) => c.vid);
       expect(sorted(called)).toEqual(sorted(vids));
 
       const events = await eventsOf(id);
-      for (const type of ['ENROLLED', 'DELAY', 'WEBHOOK', 'COMPLETED']) expect(sorted(events.filter((e) => e.event_type == type).map((e) => e.vid)), type).toEqual(sorted(vids));
+      for (const type of ['ENROLLED', 'DELAY', 'WEBHOOK', 'COMPLETED'])
+        expect(sorted(events.filter((e) => e.event_type == type).map((e) => e.vid)), type).toEqual(sorted(vids));
       expect(events).toHaveLength(4 * 120);
       expect(await Promise.all([a.workflows.runDue(), b.workflows.runDue()])).toEqual([0, 0]);
     });
 
     it('leaves a webhook attempt in flight to its process, and gives it to another once the lease has passed', async () => {
-      const { id, vids } = await enrolled('stuck', 1, [{ type: 'WEBHOOK', url: `${hookUrl}/${name}/held/stuck`, method: 'POST' }]);
+      const { id, vids } = await enrolled('stuck', 1, [
+        { type: 'WEBHOOK', url: `${hookUrl}/${name}/held/stuck`, method: 'POST' },
+      ]);
       const arrived = new Promise<void>((resolve) => (heldArrived = resolve));
       const stuck = a.workflows.runDue();
       await arrived;
@@ -192,14 +213,23 @@ for (const [name, available, open] of engines) {
       });
       const emails = Array.from({ length: 20 }, (_, i) => `once-${i}@example.com`);
       const vids: number[] = [];
-      for (const email of emails) vids.push(await a.contacts.create(a.engine, PORTAL, [{ property: 'email', value: email }]));
+      for (const email of emails)
+        vids.push(await a.contacts.create(a.engine, PORTAL, [{ property: 'email', value: email }]));
       const races = await Promise.all(
-        emails.map((email) => Promise.allSettled([a.workflows.enroll(a.engine, PORTAL, id, email), b.workflows.enroll(b.engine, PORTAL, id, email)])),
+        emails.map((email) =>
+          Promise.allSettled([
+            a.workflows.enroll(a.engine, PORTAL, id, email),
+            b.workflows.enroll(b.engine, PORTAL, id, email),
+          ]),
+        ),
       );
       for (const [i, results] of races.entries()) {
         expect(results.map((r) => r.status).sort(), emails[i]).toEqual(['fulfilled', 'rejected']);
         const refused = results.find((r) => r.status == 'rejected') as PromiseRejectedResult;
-        expect(refused.reason).toMatchObject({ kind: 'precondition-failed', message: `contact ${vids[i]} is already enrolled in workflow ${id}` });
+        expect(refused.reason).toMatchObject({
+          kind: 'precondition-failed',
+          message: `contact ${vids[i]} is already enrolled in workflow ${id}`,
+        });
       }
       // One enrollment each, never ended and started over by the other process.
       expect(sorted((await eventsOf(id)).map((e) => e.vid))).toEqual(sorted(vids));

@@ -3,7 +3,7 @@
 import type { Request } from 'express';
 import { atomDocument } from './atom-document';
 import { Reply, type Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 
 type Post = Awaited<ReturnType<Services['blogV1']['post']>>;
 type Comment = ReturnType<Services['blogV1']['comment']>;
@@ -31,15 +31,26 @@ const commentEntry = (c: Comment) => ({
   published: iso(c.createTimestamp),
 });
 
-const blogFeed = (b: Blog) => ({ id: b.jsonUrl, title: b.blogTitle, link: b.webUrl ? { '@_href': b.webUrl } : undefined });
+const blogFeed = (b: Blog) => ({
+  id: b.jsonUrl,
+  title: b.blogTitle,
+  link: b.webUrl ? { '@_href': b.webUrl } : undefined,
+});
 
 const ATOM = { 'Content-Type': 'application/atom+xml; charset=utf-8' };
 /** JSON as the catalog types it, or the Atom rendering of the same data. */
-const as = <T>(ext: string, json: T, atom: () => string): T | Reply => (ext == 'atom' ? new Reply(200, atom(), ATOM) : json);
+const as = <T>(ext: string, json: T, atom: () => string): T | Reply =>
+  ext == 'atom' ? new Reply(200, atom(), ATOM) : json;
 
 /** A write's answer: Atom, like the `.atom` reads (what Atom clients of the real API parse), unless
  * the caller asks for JSON in `Accept` (@svc/client does; its methods return the catalog's JSON). */
-function written<T>(req: Request, status: number, json: T, atom: () => string, headers: Record<string, string> = {}): T | Reply {
+function written<T>(
+  req: Request,
+  status: number,
+  json: T,
+  atom: () => string,
+  headers: Record<string, string> = {},
+): T | Reply {
   const wantsJson = req.accepts(['application/atom+xml', 'application/json']) == 'application/json';
   return wantsJson ? json : new Reply(status, atom(), { ...ATOM, ...headers });
 }
@@ -67,11 +78,15 @@ export function blogV1Handlers({ blogV1 }: Services): Handlers {
     },
     'blogV1.listBlogComments': async ({ db, portalId, params, query }) => {
       const comments = await blogV1.listBlogComments(db, portalId, params.blog_guid, query);
-      return as(params.ext, comments, () => atomDocument('feed', { title: 'Comments', entry: comments.map(commentEntry) }));
+      return as(params.ext, comments, () =>
+        atomDocument('feed', { title: 'Comments', entry: comments.map(commentEntry) }),
+      );
     },
     'blogV1.listPostComments': async ({ db, portalId, params, query }) => {
       const comments = await blogV1.listPostComments(db, portalId, params.post_guid, query);
-      return as(params.ext, comments, () => atomDocument('feed', { title: 'Comments', entry: comments.map(commentEntry) }));
+      return as(params.ext, comments, () =>
+        atomDocument('feed', { title: 'Comments', entry: comments.map(commentEntry) }),
+      );
     },
     'blogV1.getComment': async ({ db, portalId, params }) => {
       const c = await blogV1.getComment(db, portalId, params.comment_guid);

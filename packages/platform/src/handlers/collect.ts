@@ -2,7 +2,7 @@
  * batch keeps its valid events when others are refused (the tracker drops a batch answered 400);
  * a batch whose every event needs a tier the portal lacks is a 403. */
 import { checkWireEvent } from '@svc/protocol';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import { fromWire, refusalOf, type Intake } from '../services/tracking-intake';
 import type { TrackedEvent } from '../store/tracking';
 import { gifReply } from './gif';
@@ -12,7 +12,9 @@ import type { Handlers } from './handler';
  * called directly it takes a fifth of the schema's time, on the platform's hottest path), or why it is not one. */
 function read(raw: unknown, where: string): TrackedEvent | Intake {
   const checked = checkWireEvent(raw);
-  return checked.ok ? fromWire(checked.event) : { kept: false, reason: 'invalid', message: `${where}: ${checked.problem}` };
+  return checked.ok
+    ? fromWire(checked.event)
+    : { kept: false, reason: 'invalid', message: `${where}: ${checked.problem}` };
 }
 
 export function collectHandlers({ intake, intakeBulk }: Services): Handlers {

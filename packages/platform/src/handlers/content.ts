@@ -4,7 +4,7 @@
 import { routes, type RouteDef } from '@svc/api';
 import type { z } from 'zod';
 import type { Handler, Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import type { CollectionName, Record_ } from '../store/content/collections';
 import type { PublishAction } from '../store/content/engine';
 
@@ -30,18 +30,31 @@ export function contentVerbs({ content }: Services): Record<string, Verb> {
     discardBuffer: ({ coll, id, ctx }) => content.discardBuffer(ctx.db, ctx.portalId, coll, id),
     validateBuffer: ({ coll, id, ctx }) => content.validateBuffer(ctx.db, ctx.portalId, coll, id),
     clone: ({ coll, id, ctx }) => content.clone(ctx.db, ctx.portalId, coll, id, String(body(ctx).name)),
-    publish: ({ coll, id, ctx }) => content.publishAction(ctx.db, ctx.portalId, coll, id, body(ctx).action as PublishAction),
+    publish: ({ coll, id, ctx }) =>
+      content.publishAction(ctx.db, ctx.portalId, coll, id, body(ctx).action as PublishAction),
     // Older clients send publish-action as a PUT: the same action.
-    publishPut: ({ coll, id, ctx }) => content.publishAction(ctx.db, ctx.portalId, coll, id, body(ctx).action as PublishAction),
+    publishPut: ({ coll, id, ctx }) =>
+      content.publishAction(ctx.db, ctx.portalId, coll, id, body(ctx).action as PublishAction),
     listVersions: ({ coll, id, ctx }) => content.listVersions(ctx.db, ctx.portalId, coll, id),
-    getVersion: ({ coll, id, ctx }) => content.getVersion(ctx.db, ctx.portalId, coll, id, Number((ctx.params as Record_).version_id)),
-    restoreVersion: ({ coll, id, ctx }) => content.restoreVersion(ctx.db, ctx.portalId, coll, id, Number(body(ctx).version_id)),
+    getVersion: ({ coll, id, ctx }) =>
+      content.getVersion(ctx.db, ctx.portalId, coll, id, Number((ctx.params as Record_).version_id)),
+    restoreVersion: ({ coll, id, ctx }) =>
+      content.restoreVersion(ctx.db, ctx.portalId, coll, id, Number(body(ctx).version_id)),
   };
 }
 
 /** Keys computed on every read (URLs follow the platform's address; a post's author and comment
  * count follow those objects): nothing to filter on. */
-const COMPUTED = new Set(['url', 'published_url', 'friendly_url', 'alt_url', 's3_url', 'root_url', 'blog_author', 'comment_count']);
+const COMPUTED = new Set([
+  'url',
+  'published_url',
+  'friendly_url',
+  'alt_url',
+  's3_url',
+  'root_url',
+  'blog_author',
+  'comment_count',
+]);
 
 /** The record keys of a collection, from the catalog's schema of its `get`: what lists may filter
  * and order on. */
@@ -63,7 +76,8 @@ export function contentHandlers(services: Services): Handlers {
     if (!run) continue;
     const { idParam } = route;
     const fields = fieldsOf(gets.get(coll));
-    out[route.id] = (ctx) => run({ coll, id: idParam ? Number((ctx.params as Record_)[idParam]) : 0, ctx, fields }) as never;
+    out[route.id] = (ctx) =>
+      run({ coll, id: idParam ? Number((ctx.params as Record_)[idParam]) : 0, ctx, fields }) as never;
   }
   // Typed by the catalog at the route level; the generic verbs answer with the collection's record.
   return out as Handlers;

@@ -1,10 +1,12 @@
 /** §4.7 Email subscriptions, campaigns and email events. */
 import type { Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 
 export function emailHandlers({ email }: Services): Handlers {
   return {
-    'email.subscriptionTypes': async ({ db, portalId }) => ({ subscriptionDefinitions: await email.definitions(db, portalId) }),
+    'email.subscriptionTypes': async ({ db, portalId }) => ({
+      subscriptionDefinitions: await email.definitions(db, portalId),
+    }),
     'email.getStatus': ({ db, portalId, params }) => email.status(db, portalId, params.email_address),
     'email.updateStatus': async ({ db, portalId, params, body }) => {
       await email.update(db, portalId, params.email_address, body);

@@ -2,7 +2,7 @@
  * with their properties, in the real API's event-occurrence shape. */
 import { PAGE_VIEW_EVENT_TYPE } from '@svc/api';
 import { notFound } from '../domain/errors';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import { occurrenceProperties } from '../store/event-occurrences';
 import type { Handlers } from './handler';
 
@@ -10,8 +10,14 @@ export function eventOccurrenceHandlers({ contacts, occurrences }: Services): Ha
   return {
     'events.list': async ({ db, portalId, query, req }) => {
       const email = query['objectProperty.email'];
-      const contact = query.objectId !== undefined ? await contacts.get(db, portalId, query.objectId) : await contacts.getByEmail(db, portalId, email!);
-      if (!contact) throw notFound(query.objectId !== undefined ? `no contact with vid ${query.objectId}` : `no contact with email ${email}`);
+      const contact =
+        query.objectId !== undefined
+          ? await contacts.get(db, portalId, query.objectId)
+          : await contacts.getByEmail(db, portalId, email!);
+      if (!contact)
+        throw notFound(
+          query.objectId !== undefined ? `no contact with vid ${query.objectId}` : `no contact with email ${email}`,
+        );
       const { rows, next } = await occurrences.page(db, { ...query, portalId, vid: contact.vid });
       const results = rows.map((e) => ({
         objectType: 'CONTACT' as const,

@@ -2,7 +2,7 @@
  * each one custom event through tracking intake like the tracker's. */
 import { randomUUID } from 'node:crypto';
 import { badRequest } from '../domain/errors';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import { refusalOf, type Intake } from '../services/tracking-intake';
 import { gifReply } from './gif';
 import type { Handlers } from './handler';
@@ -19,7 +19,11 @@ function answer(outcome: Intake) {
 }
 
 const strings = (o: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(o).filter(([, v]) => typeof v == 'string' || typeof v == 'number' || typeof v == 'boolean').map(([k, v]) => [k, String(v)]));
+  Object.fromEntries(
+    Object.entries(o)
+      .filter(([, v]) => typeof v == 'string' || typeof v == 'number' || typeof v == 'boolean')
+      .map(([k, v]) => [k, String(v)]),
+  );
 
 export function eventHandlers({ intake, now }: Services): Handlers {
   const newEid = () => randomUUID().replace(/-/g, '');

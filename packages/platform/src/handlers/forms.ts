@@ -3,7 +3,7 @@ import { schemas } from '@svc/api';
 import { HONEYPOT, IGNORED_CONTEXT_HEADER, LEGAL_CONSENT, type LegalConsent } from '@svc/protocol';
 import { badRequest } from '../domain/errors';
 import { Reply, type Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import { readContext } from './submission-context';
 
 /** `legalConsentOptions` is URL-encoded JSON of @svc/protocol's LegalConsent shape. */
@@ -18,7 +18,11 @@ function parseConsent(raw: string | string[] | undefined): LegalConsent | undefi
   const parsed = schemas.legalConsent.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw badRequest(json === undefined ? `body.${LEGAL_CONSENT}: must be a JSON object` : `${[`body.${LEGAL_CONSENT}`, ...issue.path.map(String)].join('.')}: ${issue.message}`);
+    throw badRequest(
+      json === undefined
+        ? `body.${LEGAL_CONSENT}: must be a JSON object`
+        : `${[`body.${LEGAL_CONSENT}`, ...issue.path.map(String)].join('.')}: ${issue.message}`,
+    );
   }
   return parsed.data;
 }
@@ -49,15 +53,32 @@ export function formHandlers({ forms, submissions }: Services, log?: SubmissionL
       const { context, ignored, names } = readContext(body);
       const { [HONEYPOT]: trap, [LEGAL_CONSENT]: consentRaw, ...rest } = body;
       // The context's parameters are not fields of the form.
-      const values = names.length ? Object.fromEntries(Object.entries(rest).filter(([name]) => !names.includes(name))) : rest;
+      const values = names.length
+        ? Object.fromEntries(Object.entries(rest).filter(([name]) => !names.includes(name)))
+        : rest;
       const honeypot = typeof trap == 'string' ? trap : trap?.join('');
       const consent = parseConsent(consentRaw);
-      const { conversionId, redirect } = await submissions.submit(db, params.portal_id, params.form_guid, values, context, { honeypot, consent });
+      const { conversionId, redirect } = await submissions.submit(
+        db,
+        params.portal_id,
+        params.form_guid,
+        values,
+        context,
+        { honeypot, consent },
+      );
       // Said in a header: the real API's answers (204, or 302 with Location) have no body to say it in.
       // Exposed, so that an embed's script may read it across origins.
-      const headers: Record<string, string> = ignored.length ? { [IGNORED_CONTEXT_HEADER]: ignored.join(', '), 'Access-Control-Expose-Headers': IGNORED_CONTEXT_HEADER } : {};
-      if (ignored.length) log?.warn({ portalId: params.portal_id, formGuid: params.form_guid, conversionId, ignored }, 'form submission: svc_context fields ignored');
-      return redirect ? new Reply(302, undefined, { ...headers, location: withSubmissionGuid(redirect, conversionId) }) : new Reply(204, undefined, headers);
+      const headers: Record<string, string> = ignored.length
+        ? { [IGNORED_CONTEXT_HEADER]: ignored.join(', '), 'Access-Control-Expose-Headers': IGNORED_CONTEXT_HEADER }
+        : {};
+      if (ignored.length)
+        log?.warn(
+          { portalId: params.portal_id, formGuid: params.form_guid, conversionId, ignored },
+          'form submission: svc_context fields ignored',
+        );
+      return redirect
+        ? new Reply(302, undefined, { ...headers, location: withSubmissionGuid(redirect, conversionId) })
+        : new Reply(204, undefined, headers);
     },
   };
 }

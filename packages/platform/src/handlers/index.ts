@@ -1,6 +1,6 @@
 /** Every handler, by catalog route id. */
 import type { Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 import { blogV1Handlers } from './blog-v1';
 import { contactHandlers } from './contacts';
 import { contentHandlers } from './content';
@@ -38,7 +38,9 @@ export function allHandlers(services: Services, log?: SubmissionLog): Handlers {
   const files = fileHandlers(services);
   // The generic content verbs (content.ts, made for every collection from the catalog) for all but
   // what files and folders do their own way.
-  const content = Object.fromEntries(Object.entries(contentHandlers(services)).filter(([id]) => !(id in files))) as Handlers;
+  const content = Object.fromEntries(
+    Object.entries(contentHandlers(services)).filter(([id]) => !(id in files)),
+  ) as Handlers;
   return combine({
     contacts: contactHandlers(services),
     properties: propertyHandlers(services),

@@ -1,6 +1,6 @@
 /** §4.10 Keywords, settings and social broadcasts. */
 import type { Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 
 export function miscHandlers({ keywords, settings, social }: Services): Handlers {
   return {

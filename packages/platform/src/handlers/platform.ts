@@ -1,6 +1,6 @@
 /** OAuth refresh and record limits. */
 import type { Handlers } from './handler';
-import type { Services } from '../services';
+import type { Services } from '../services/wiring';
 
 /** Record limits by tier (contacts); other standard objects are not stored by this platform. */
 const CONTACT_LIMIT: Record<string, number> = { starter: 1_000_000, professional: 2_000_000, enterprise: 10_000_000 };
@@ -33,6 +33,5 @@ export function platformHandlers(services: Services): Handlers {
         customObjectTypes: { byObjectType: [], overallLimit: 500_000, overallUsage: 0, overallPercentage: 0 },
       };
     },
-
   };
 }

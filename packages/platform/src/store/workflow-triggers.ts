@@ -27,18 +27,30 @@ interface Definition {
 }
 
 const q = {
-  workflows: sql<[number], { id: number; definition: string }>('SELECT id, definition FROM workflows WHERE portal_id = ? AND deleted = 0 ORDER BY id'),
-  submitted: sql<[number, number], { form_guid: string }>('SELECT DISTINCT form_guid FROM form_submissions WHERE portal_id = ? AND vid = ?'),
+  workflows: sql<[number], { id: number; definition: string }>(
+    'SELECT id, definition FROM workflows WHERE portal_id = ? AND deleted = 0 ORDER BY id',
+  ),
+  submitted: sql<[number, number], { form_guid: string }>(
+    'SELECT DISTINCT form_guid FROM form_submissions WHERE portal_id = ? AND vid = ?',
+  ),
 };
 
 /** `enrol` enrols a matching contact unless the workflow's rules keep it out (workflows.ts). */
-export function workflowTriggers(engine: Engine, enrol: (t: Transaction, workflowId: number, portalId: number, vid: number) => Promise<unknown>) {
+export function workflowTriggers(
+  engine: Engine,
+  enrol: (t: Transaction, workflowId: number, portalId: number, vid: number) => Promise<unknown>,
+) {
   const cache = sharedCache(engine, async (db, key): Promise<Trigger[]> => {
     const triggers: Trigger[] = [];
     for (const row of await db.all(q.workflows, Number(key.slice(key.indexOf(':') + 1)))) {
-      const d: Definition = JSON.parse(row.definition);
+      const d = JSON.parse(row.definition) as Definition;
       if (d.enabled && d.segmentCriteria?.length)
-        triggers.push({ id: row.id, filters: d.segmentCriteria, forms: formsNamed(d.segmentCriteria), properties: propertiesRead(d.segmentCriteria) });
+        triggers.push({
+          id: row.id,
+          filters: d.segmentCriteria,
+          forms: formsNamed(d.segmentCriteria),
+          properties: propertiesRead(d.segmentCriteria),
+        });
     }
     return triggers;
   });
@@ -48,8 +60,8 @@ export function workflowTriggers(engine: Engine, enrol: (t: Transaction, workflo
     /** A workflow of the portal was written or deleted, in the transaction `db`. */
     changed: (db: Queryable, portalId: number) => cache.changed(db, key(portalId)),
 
-    /** The contacts-changed listener (services). */
-    async enrolMatching(t: Transaction, portalId: number, changed: ChangedContact[]) {
+    /** The contacts-changed listener (services); a function, not a method: it is passed on alone. */
+    enrolMatching: async (t: Transaction, portalId: number, changed: ChangedContact[]) => {
       const triggers = await cache.get(t, key(portalId));
       if (!triggers.length) return;
       for (const c of new Map(changed.map((c) => [c.vid, c])).values()) {

@@ -1,17 +1,17 @@
 /** Workflows (§4.5): definitions (portal-scoped, soft-deleted), enrollments by email, and the log
- * of what each workflow did for each contact. The steps run in workflow-engine.ts. A contact has
- * at most one active enrollment per workflow. */
+ * of what each workflow did for each contact. The steps run in jobs/workflow-engine.ts, on the SQL
+ * of workflow-runs.ts. A contact has at most one active enrollment per workflow. */
 import type { schemas } from '@svc/api';
 import type { z } from 'zod';
 import { type Engine, type Queryable, type Transaction, sql } from '../db/engine';
 import { PlatformError, badRequest, notFound } from '../domain/errors';
 import type { ContactStore } from './contacts';
+import type { SendOrigin } from './email';
 import { normaliseFilters, type ListFilters } from './list-filters';
 import type { PropertyStore } from './properties';
-import { WAITING, workflowEngine, type Action, type EmailSender, type EngineDeps, type ListMembers, type Log, type LogEventType, type WebhookOptions } from './workflow-engine';
+import { WAITING, workflowRuns, type Action, type Definition, type LogEventType } from './workflow-runs';
 import { workflowTriggers } from './workflow-triggers';
 
-type Definition = z.output<typeof schemas.workflowWrite>;
 export type WorkflowRecord = z.input<typeof schemas.workflow>;
 export type LogEvent = z.input<typeof schemas.logEvent>;
 
@@ -29,9 +29,10 @@ const q = {
   insert: sql<[number, string, number, number], { id: number }>(
     'INSERT INTO workflows (portal_id, definition, created_at, updated_at) VALUES (?, ?, ?, ?) RETURNING id',
   ),
-  byId: sql<[number, number], WorkflowRow>(`SELECT ${COLUMNS} FROM workflows WHERE portal_id = ? AND id = ? AND deleted = 0`),
+  byId: sql<[number, number], WorkflowRow>(
+    `SELECT ${COLUMNS} FROM workflows WHERE portal_id = ? AND id = ? AND deleted = 0`,
+  ),
   all: sql<[number], WorkflowRow>(`SELECT ${COLUMNS} FROM workflows WHERE portal_id = ? AND deleted = 0 ORDER BY id`),
-  definition: sql<[number], { definition: string }>('SELECT definition FROM workflows WHERE id = ?'),
   remove: sql<[number, number]>('UPDATE workflows SET deleted = 1, updated_at = ? WHERE id = ?'),
   // Nothing when the contact is in the workflow already (a concurrent enrollment got there first:
   // the unique index on active enrollments waits for it).
@@ -39,46 +40,75 @@ const q = {
     `INSERT INTO enrollments (workflow_id, portal_id, vid, next_run_at, status, enrolled_at) VALUES (?, ?, ?, ?, 'active', ?)
      ON CONFLICT (workflow_id, vid) WHERE status = 'active' DO NOTHING`,
   ),
-  latest: sql<[number, number], { status: string }>('SELECT status FROM enrollments WHERE workflow_id = ? AND vid = ? ORDER BY id DESC LIMIT 1'),
+  latest: sql<[number, number], { status: string }>(
+    'SELECT status FROM enrollments WHERE workflow_id = ? AND vid = ? ORDER BY id DESC LIMIT 1',
+  ),
   active: sql<[number, number], { id: number; step: number; next_run_at: number }>(
     "SELECT id, step, next_run_at FROM enrollments WHERE workflow_id = ? AND vid = ? AND status = 'active'",
   ),
   endOne: sql<[number, number], { vid: number }>(
     "UPDATE enrollments SET status = 'unenrolled' WHERE workflow_id = ? AND vid = ? AND status = 'active' RETURNING vid",
   ),
-  endAll: sql<[number], { vid: number }>("UPDATE enrollments SET status = 'unenrolled' WHERE workflow_id = ? AND status = 'active' RETURNING vid"),
+  endAll: sql<[number], { vid: number }>(
+    "UPDATE enrollments SET status = 'unenrolled' WHERE workflow_id = ? AND status = 'active' RETURNING vid",
+  ),
   current: sql<[number, number], WorkflowRow>(
     `SELECT ${COLUMNS.replace(/(\w+)/g, 'w.$1')} FROM enrollments e JOIN workflows w ON w.id = e.workflow_id
      WHERE e.portal_id = ? AND e.vid = ? AND e.status = 'active' AND w.deleted = 0 ORDER BY w.id`,
   ),
-  log: sql<[number, number, string, number | null, number, string | null]>(
-    'INSERT INTO workflow_log (workflow_id, vid, event_type, step_id, timestamp, detail) VALUES (?, ?, ?, ?, ?, ?)',
-  ),
   app: sql<[number, string], { one: number }>('SELECT 1 AS one FROM app_secrets WHERE portal_id = ? AND client_id = ?'),
   formOfPortal: sql<[number, string], { one: number }>('SELECT 1 AS one FROM forms WHERE portal_id = ? AND guid = ?'),
   // When the step an enrollment waits at will be tried next (its webhook's next attempt).
-  nextAttempt: sql<[number], { next_at: number }>("SELECT min(next_at) AS next_at FROM webhook_deliveries WHERE enrollment_id = ? AND status = 'pending'"),
-  past: sql<[number, number], { event_type: LogEventType; step_id: number | null; timestamp: number; detail: string | null }>(
+  nextAttempt: sql<[number], { next_at: number }>(
+    "SELECT min(next_at) AS next_at FROM webhook_deliveries WHERE enrollment_id = ? AND status = 'pending'",
+  ),
+  past: sql<
+    [number, number],
+    { event_type: LogEventType; step_id: number | null; timestamp: number; detail: string | null }
+  >(
     'SELECT event_type, step_id, timestamp, detail FROM workflow_log WHERE workflow_id = ? AND vid = ? ORDER BY seq DESC',
   ),
 };
 
 const preconditionFailed = (message: string) => new PlatformError('precondition-failed', message);
-const alreadyEnrolled = (vid: number, workflowId: number) => preconditionFailed(`contact ${vid} is already enrolled in workflow ${workflowId}`);
+const alreadyEnrolled = (vid: number, workflowId: number) =>
+  preconditionFailed(`contact ${vid} is already enrolled in workflow ${workflowId}`);
 
-interface WorkflowDeps {
+/** The part of the list store workflows use: to check a step's list, and (the engine) ADD_TO_LIST. */
+export interface ListMembers {
+  addMembers(db: Queryable, portalId: number, listId: number, vids: number[]): Promise<unknown>;
+  /** Whether the portal has this list, and of which kind (undefined: no such list). */
+  kindOf(db: Queryable, portalId: number, listId: number): Promise<'STATIC' | 'DYNAMIC' | undefined>;
+}
+
+/** The part of the email store workflows use: to check a step's email, and (the engine) EMAIL. */
+export interface EmailSender {
+  findCampaign(
+    db: Queryable,
+    portalId: number,
+    by: { campaignId?: number; contentId?: number },
+  ): Promise<{ id: number; contentId: number } | undefined>;
+  /** `origin`: the workflow and contact, which the mail catcher's message names and greets. */
+  send(
+    db: Queryable,
+    portalId: number,
+    campaignId: number,
+    recipient: string,
+    origin: SendOrigin,
+  ): Promise<{ sent: true } | { sent: false; dropReason: string }>;
+}
+
+export interface WorkflowDeps {
   contacts: Pick<ContactStore, 'get' | 'getByEmail' | 'update'>;
   properties: Pick<PropertyStore, 'validate'>;
   lists: ListMembers;
   email: EmailSender;
-  /** Runs a step's transaction (workflow-engine.ts). */
-  write: EngineDeps['write'];
 }
 
 /** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
-export function workflowStore(engine: Engine, { contacts, properties, lists, email, write }: WorkflowDeps, now: () => number, webhookOptions: WebhookOptions) {
-  const log: Log = async (db, workflowId, vid, eventType, stepId, detail) => void (await db.run(q.log, workflowId, vid, eventType, stepId, now(), detail ?? null));
-  const definitionOf = (row: WorkflowRow): Definition => JSON.parse(row.definition);
+export function workflowStore(engine: Engine, { contacts, properties, lists, email }: WorkflowDeps, now: () => number) {
+  const { log, definition } = workflowRuns(engine, now);
+  const definitionOf = (row: WorkflowRow) => JSON.parse(row.definition) as Definition;
 
   /** A step's id is its position in `actions`. */
   function record(row: WorkflowRow): WorkflowRecord {
@@ -119,18 +149,29 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
   async function checkedStep(db: Queryable, portalId: number, action: Action, at: string): Promise<Action> {
     switch (action.type) {
       case 'SET_CONTACT_PROPERTY': {
-        const [problem] = await properties.validate(db, portalId, [{ property: action.propertyName, value: action.newValue }]);
-        if (problem) throw badRequest(`${at}.${problem.error == 'PROPERTY_DOESNT_EXIST' || problem.error == 'READ_ONLY_VALUE' ? 'propertyName' : 'newValue'}: ${problem.message}`);
+        const [problem] = await properties.validate(db, portalId, [
+          { property: action.propertyName, value: action.newValue },
+        ]);
+        if (problem)
+          throw badRequest(
+            `${at}.${problem.error == 'PROPERTY_DOESNT_EXIST' || problem.error == 'READ_ONLY_VALUE' ? 'propertyName' : 'newValue'}: ${problem.message}`,
+          );
         return action;
       }
       case 'ADD_TO_LIST': {
         const kind = await lists.kindOf(db, portalId, action.listId);
         if (!kind) throw notFound(`${at}.listId: no list ${action.listId} in this portal`);
-        if (kind == 'DYNAMIC') throw badRequest(`${at}.listId: list ${action.listId} is dynamic; its members follow its filters and cannot be added`);
+        if (kind == 'DYNAMIC')
+          throw badRequest(
+            `${at}.listId: list ${action.listId} is dynamic; its members follow its filters and cannot be added`,
+          );
         return action;
       }
       case 'EMAIL': {
-        const found = await email.findCampaign(db, portalId, { campaignId: action.emailCampaignId, contentId: action.emailContentId });
+        const found = await email.findCampaign(db, portalId, {
+          campaignId: action.emailCampaignId,
+          contentId: action.emailContentId,
+        });
         const field = action.emailCampaignId === undefined ? 'emailContentId' : 'emailCampaignId';
         if (!found || (action.emailContentId !== undefined && found.contentId != action.emailContentId))
           throw notFound(`${at}.${field}: no email ${action[field]} in this portal`);
@@ -142,7 +183,9 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
         const url = new URL(action.url);
         if (url.username || url.password) throw badRequest(`${at}.url: must not carry credentials (user:password@)`);
         if (action.clientId !== undefined && !(await db.get(q.app, portalId, action.clientId)))
-          throw badRequest(`${at}.clientId: no OAuth app ${action.clientId} of this portal whose client secret could sign the calls`);
+          throw badRequest(
+            `${at}.clientId: no OAuth app ${action.clientId} of this portal whose client secret could sign the calls`,
+          );
         return action;
       }
       default:
@@ -156,11 +199,14 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
     try {
       normalised = normaliseFilters(criteria);
     } catch (err) {
-      throw err instanceof PlatformError ? badRequest(err.message.replace(/^body\.filters/, 'body.segmentCriteria')) : err;
+      throw err instanceof PlatformError
+        ? badRequest(err.message.replace(/^body\.filters/, 'body.segmentCriteria'))
+        : err;
     }
     for (const [g, group] of normalised.entries())
       for (const [i, f] of group.entries())
-        if (f.form !== undefined && !(await db.get(q.formOfPortal, portalId, f.form))) throw notFound(`body.segmentCriteria.${g}.${i}.form: no form ${f.form} in this portal`);
+        if (f.form !== undefined && !(await db.get(q.formOfPortal, portalId, f.form)))
+          throw notFound(`body.segmentCriteria.${g}.${i}.form: no form ${f.form} in this portal`);
     return normalised;
   }
 
@@ -168,38 +214,27 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
     for (const { vid } of ended) await log(db, workflowId, vid, 'UNENROLLED', null, detail);
   }
 
-  const engineRuns = workflowEngine(
-    engine,
-    {
-      contacts,
-      lists,
-      email,
-      log,
-      actionsOf: async (db, id) => (JSON.parse((await db.get(q.definition, id))!.definition) as Definition).actions,
-      write,
-    },
-    now,
-    webhookOptions,
-  );
-
   /** Enrols a contact that has met the workflow's criteria, unless it is in the workflow already,
    * or has been and may not trigger it again. */
   async function enrolByCriteria(t: Transaction, workflowId: number, portalId: number, vid: number) {
     const latest = await t.get(q.latest, workflowId, vid);
     if (latest?.status == 'active') return;
-    if (latest && !(JSON.parse((await t.get(q.definition, workflowId))!.definition) as Definition).allowContactToTriggerMultipleTimes) return;
+    if (latest && !(await definition(t, workflowId)).allowContactToTriggerMultipleTimes) return;
     const at = now();
-    if (await t.run(q.enroll, workflowId, portalId, vid, at, at)) await log(t, workflowId, vid, 'ENROLLED', null, 'enrollment criteria met');
+    if (await t.run(q.enroll, workflowId, portalId, vid, at, at))
+      await log(t, workflowId, vid, 'ENROLLED', null, 'enrollment criteria met');
   }
   const triggers = workflowTriggers(engine, enrolByCriteria);
 
   return {
     list: async (db: Queryable, portalId: number) => (await db.all(q.all, portalId)).map(record),
-    get: async (db: Queryable, portalId: number, workflowId: number) => record(await requireRow(db, portalId, workflowId)),
+    get: async (db: Queryable, portalId: number, workflowId: number) =>
+      record(await requireRow(db, portalId, workflowId)),
 
     async create(db: Queryable, portalId: number, definition: Definition) {
       const actions: Action[] = [];
-      for (const [i, action] of definition.actions.entries()) actions.push(await checkedStep(db, portalId, action, `body.actions.${i}`));
+      for (const [i, action] of definition.actions.entries())
+        actions.push(await checkedStep(db, portalId, action, `body.actions.${i}`));
       definition.actions = actions;
       if (definition.segmentCriteria?.length) {
         definition.segmentCriteria = await checkedCriteria(db, portalId, definition.segmentCriteria);
@@ -232,10 +267,13 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
         if (latest && !allowContactToTriggerMultipleTimes)
           throw latest.status == 'active'
             ? alreadyEnrolled(vid, workflowId)
-            : preconditionFailed(`contact ${vid} has already been through workflow ${workflowId}, which does not allow contacts to trigger it multiple times`);
+            : preconditionFailed(
+                `contact ${vid} has already been through workflow ${workflowId}, which does not allow contacts to trigger it multiple times`,
+              );
         // Only a workflow that lets contacts start over ends an active enrollment here: otherwise
         // an active one found now was made by a concurrent enrollment since `latest` looked.
-        if (allowContactToTriggerMultipleTimes) await end(t, workflowId, await t.all(q.endOne, workflowId, vid), 're-enrolled');
+        if (allowContactToTriggerMultipleTimes)
+          await end(t, workflowId, await t.all(q.endOne, workflowId, vid), 're-enrolled');
         const at = now();
         if (!(await t.run(q.enroll, workflowId, portalId, vid, at, at))) throw alreadyEnrolled(vid, workflowId);
         await log(t, workflowId, vid, 'ENROLLED', null);
@@ -276,7 +314,10 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
       const enrollment = await db.get(q.active, workflowId, vid);
       if (!enrollment) return [];
       // Waiting for its webhook's delivery: the step comes again with the next attempt.
-      let at = enrollment.next_run_at == WAITING ? ((await db.value(q.nextAttempt, enrollment.id)) ?? now()) : enrollment.next_run_at;
+      let at =
+        enrollment.next_run_at == WAITING
+          ? ((await db.value(q.nextAttempt, enrollment.id)) ?? now())
+          : enrollment.next_run_at;
       return actions.slice(enrollment.step).map((action: Action, i) => {
         const event = { eventType: action.type, timestamp: at, workflowId, vid, stepId: enrollment.step + i };
         if (action.type == 'DELAY') at += action.delayMillis;
@@ -286,7 +327,6 @@ export function workflowStore(engine: Engine, { contacts, properties, lists, ema
 
     /** The contacts-changed listener that enrols by criteria (services). */
     enrolMatching: triggers.enrolMatching,
-    ...engineRuns,
   };
 }
 

@@ -1,10 +1,14 @@
-/** The platform's stores, wired to one database and one clock. */
+/** The wiring: the one place the platform's stores, services and jobs are built, on one database
+ * and one clock, each handed the others it uses. The servers (app.ts) take what it returns and
+ * start and stop the jobs' timers; handlers reach everything through it (the `Services` type). */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine, Queryable, Transaction } from '../db/engine';
 import { txContext } from '../db/tx-context';
-import { scheduler } from '../scheduler';
+import { scheduler } from '../jobs/scheduler';
+import { socialPublishing } from '../jobs/social-publishing';
+import { workflowsWithEngine } from '../jobs/workflows';
 import { blogV1Store } from '../store/blog-v1';
 import { contactStore, type ChangedContact, type ContactsChanged } from '../store/contacts';
 import { contentEngine } from '../store/content/engine';
@@ -37,8 +41,6 @@ import { intakeBulk } from './intake-bulk';
 import { visitorLinks } from './visitor-links';
 import { formSubmissions } from './form-submissions';
 import { propertyRemoval } from './property-removal';
-import { socialPublishing } from './social-publishing';
-import { workflowStore } from '../store/workflows';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../domain/webhook-retry';
 
 /** Workflow webhooks: the retry policy (domain/webhook-retry.ts; tests shorten it), how often
@@ -93,7 +95,17 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     // what either write changed.
     for (const c of contacts) {
       const before = byVid.get(c.vid);
-      byVid.set(c.vid, before ? { ...c, isNew: before.isNew || c.isNew, names: before.names && c.names && [...before.names, ...c.names], submitted: c.submitted ?? before.submitted } : c);
+      byVid.set(
+        c.vid,
+        before
+          ? {
+              ...c,
+              isNew: before.isNew || c.isNew,
+              names: before.names && c.names && [...before.names, ...c.names],
+              submitted: c.submitted ?? before.submitted,
+            }
+          : c,
+      );
     }
   };
   /** One request's writes: a transaction (on SQLite a savepoint in the group commit), its contact
@@ -114,7 +126,7 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   const outbox = outboxStore(options.outboxKeep);
   const email = emailStore(engine, now, { outbox, preferenceLinks: options.preferenceLinks });
   const { pollMs, random, ...policy } = options.webhooks ?? {};
-  const workflows = workflowStore(engine, { contacts, properties, lists, email, write }, now, {
+  const workflows = workflowsWithEngine(engine, { contacts, properties, lists, email, write }, now, {
     fetch: options.fetch ?? fetch,
     policy: { ...DEFAULT_RETRY_POLICY, ...policy },
     pollMs,
@@ -155,7 +167,9 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   });
   // One bulk at a time, on either engine: the batches that come meanwhile make the next one
   // bigger, which is what saves (on PostgreSQL two or four at once wrote 22 % and 39 % fewer events).
-  const bulkWrite: typeof write = options.syncTrackingCommits ? write : (fn) => write((t) => tracking.commitUnflushed(t).then(() => fn(t)));
+  const bulkWrite: typeof write = options.syncTrackingCommits
+    ? write
+    : (fn) => write((t) => tracking.commitUnflushed(t).then(() => fn(t)));
   const bulk = intakeBulk(bulkWrite, intake, { inFlight: 1 });
   /** Form submissions' writes: on PostgreSQL in bulk (bulk-queue.ts), the submissions that arrive
    * together sharing a transaction's cost (the database's CPU per submission −35 %); SQLite's group
@@ -173,7 +187,8 @@ export function createServices(engine: Engine, now: () => number, options: Servi
         for (const id of await portals.ids(t)) {
           await seedSite(t, content, id, now());
           await social.seedChannels(t, id, now());
-          if (await addMissingDefaultProperties(t, id, now())) for (const type of ['contacts', 'deals'] as const) await properties.changed(t, id, type);
+          if (await addMissingDefaultProperties(t, id, now()))
+            for (const type of ['contacts', 'deals'] as const) await properties.changed(t, id, type);
         }
       }),
     );
@@ -184,8 +199,41 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     { name: 'rollups', run: () => rollups.fold() },
   ]);
   return {
-    now, portals, credentials, oauth, inspector, outbox, properties, removeProperty, contacts, visitors, lists, forms, submissions, email, workflows, tracking, occurrences, intake, intakeBulk: bulk, content, blogV1, files, filesRoot: blobs.root, keywords, settings, social, prospects,
-    scheduler: jobs, onContactsChanged, write, submissionWrite, engine, seedOlderPortals, rollups, dashboard: dashboardPanels,
+    now,
+    portals,
+    credentials,
+    oauth,
+    inspector,
+    outbox,
+    properties,
+    removeProperty,
+    contacts,
+    visitors,
+    lists,
+    forms,
+    submissions,
+    email,
+    workflows,
+    tracking,
+    occurrences,
+    intake,
+    intakeBulk: bulk,
+    content,
+    blogV1,
+    files,
+    filesRoot: blobs.root,
+    keywords,
+    settings,
+    social,
+    prospects,
+    scheduler: jobs,
+    onContactsChanged,
+    write,
+    submissionWrite,
+    engine,
+    seedOlderPortals,
+    rollups,
+    dashboard: dashboardPanels,
   };
 }
 

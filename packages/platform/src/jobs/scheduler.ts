@@ -5,7 +5,7 @@
  * Every process sharing a PostgreSQL database runs this timer: a run is `exclusive`, so the
  * processes take turns instead of racing, and each job claims its due rows besides (see
  * `forUpdateSkipLocked`), so a thing is done once even by two runs at once. */
-import type { Engine, Queryable } from './db/engine';
+import type { Engine, Queryable } from '../db/engine';
 
 export interface Job {
   name: string;
@@ -13,7 +13,11 @@ export interface Job {
   run: (t: Queryable) => Promise<number>;
 }
 
-export function scheduler(engine: Pick<Engine, 'exclusive'>, write: <T>(fn: (t: Queryable) => Promise<T>) => Promise<T>, jobs: Job[]) {
+export function scheduler(
+  engine: Pick<Engine, 'exclusive'>,
+  write: <T>(fn: (t: Queryable) => Promise<T>) => Promise<T>,
+  jobs: Job[],
+) {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();
 

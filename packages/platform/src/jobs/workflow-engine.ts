@@ -10,71 +10,35 @@
  * while the enrollment is still at that step under that claim (not unenrolled meanwhile, nor taken
  * over after an overlong step).
  *
- * A webhook step queues its call (webhook-queue.ts) in the step's transaction and parks the
+ * A webhook step queues its call (store/webhook-queue.ts) in the step's transaction and parks the
  * enrollment (next_run_at = WAITING); the sender (webhook-sender.ts) makes the attempts on a
  * timer of its own and, after the first success or the final failure, moves the enrollment on.
  * So a receiver that is down holds back its own contacts' workflows only, and what is pending
- * survives a restart in the database. */
-import type { schemas } from '@svc/api';
-import type { z } from 'zod';
-import { type Engine, type Queryable, sql } from '../db/engine';
+ * survives a restart in the database.
+ *
+ * Its SQL (the claims and the fenced updates) is in store/workflow-runs.ts. */
+import type { Engine, Queryable } from '../db/engine';
 import { PlatformError } from '../domain/errors';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../domain/webhook-retry';
+import type { ContactRow, ContactStore } from '../store/contacts';
+import { type Delivery, webhookQueue } from '../store/webhook-queue';
+import { type Action, type ClaimedStep, type LogEventType, workflowRuns } from '../store/workflow-runs';
+import type { EmailSender, ListMembers } from '../store/workflows';
 import { uuidV7 } from '../util/uuid-v7';
-import type { ContactRow, ContactStore } from './contacts';
-import type { SendOrigin } from './email';
-import { type Delivery, webhookQueue } from './webhook-queue';
 import { type Settlement, webhookSender } from './webhook-sender';
 
-export type Action = z.output<typeof schemas.workflowAction>;
 type EmailAction = Extract<Action, { type: 'EMAIL' }>;
 type WebhookAction = Extract<Action, { type: 'WEBHOOK' }>;
 /** The steps that write in the database only. */
 type LocalAction = Exclude<Action, EmailAction | WebhookAction>;
-export type LogEventType = (typeof schemas.LOG_EVENT_TYPES)[number];
-export type Log = (db: Queryable, workflowId: number, vid: number, eventType: LogEventType, stepId: number | null, detail?: string) => Promise<void>;
-
-/** The part of the list store the engine uses (ADD_TO_LIST), and workflows to check a step's list. */
-export interface ListMembers {
-  addMembers(db: Queryable, portalId: number, listId: number, vids: number[]): Promise<unknown>;
-  /** Whether the portal has this list, and of which kind (undefined: no such list). */
-  kindOf(db: Queryable, portalId: number, listId: number): Promise<'STATIC' | 'DYNAMIC' | undefined>;
-}
-
-/** The part of the email store the engine uses (EMAIL), and workflows to check a step's email. */
-export interface EmailSender {
-  findCampaign(db: Queryable, portalId: number, by: { campaignId?: number; contentId?: number }): Promise<{ id: number; contentId: number } | undefined>;
-  /** `origin`: the workflow and contact, which the mail catcher's message names and greets. */
-  send(
-    db: Queryable,
-    portalId: number,
-    campaignId: number,
-    recipient: string,
-    origin: SendOrigin,
-  ): Promise<{ sent: true } | { sent: false; dropReason: string }>;
-}
 
 export interface EngineDeps {
   contacts: Pick<ContactStore, 'get' | 'update'>;
   lists: ListMembers;
   email: EmailSender;
-  log: Log;
-  /** The actions of a workflow, by id (deleted ones too: their enrollments are already ended). */
-  actionsOf: (db: Queryable, workflowId: number) => Promise<Action[]>;
   /** Runs a step's transaction (the services' write: the contact changes it makes are announced
    * in it, and dynamic lists follow them). */
   write: <T>(fn: (t: Queryable) => Promise<T>) => Promise<T>;
-}
-
-/** An enrollment whose current step this process has claimed, until `claimed_until`. */
-export interface ClaimedStep {
-  id: number;
-  workflow_id: number;
-  portal_id: number;
-  vid: number;
-  step: number;
-  next_run_at: number;
-  claimed_until: number;
 }
 
 /** What a step did: the event to log, then continue (after `delayMillis`) or stop as failed. */
@@ -85,15 +49,11 @@ interface Outcome {
   failed?: boolean;
 }
 
-/** next_run_at of an enrollment waiting for its webhook's delivery: never due by the clock. */
-export const WAITING = Number.MAX_SAFE_INTEGER;
 /** How long a claimed step is its process's: far longer than a step takes, so only a process that
  * died mid-step loses its steps, to another process once the lease has passed. */
 export const STEP_LEASE_MS = 60_000;
 /** Enrollments claimed at once: a process does not take every due step while others stand by. */
 const CLAIM_BATCH = 50;
-
-const CLAIMED = 'id, workflow_id, portal_id, vid, step, next_run_at, claimed_until';
 
 /** The claim was lost: the enrollment moved on (unenrolled, its workflow deleted) or another
  * process took the step over; what the step did is rolled back. */
@@ -109,39 +69,27 @@ export interface WebhookOptions {
   onError?: (err: unknown) => void;
 }
 
-export function workflowEngine(engine: Engine, { contacts, lists, email, log, actionsOf, write }: EngineDeps, now: () => number, webhookOptions: WebhookOptions) {
-  const q = {
-    // A claim of the steps due and held by no process (a lapsed lease counts as none). A claim
-    // always sets a later `claimed_until` than the one it replaces, so it tells claims apart.
-    claim: sql<[number, number, number, number], ClaimedStep>(
-      `UPDATE enrollments SET claimed_until = ? WHERE id IN (
-         SELECT id FROM enrollments WHERE status = 'active' AND next_run_at <= ? AND coalesce(claimed_until, 0) <= ?
-         ORDER BY next_run_at, id LIMIT ? ${engine.dialect.forUpdateSkipLocked}
-       ) RETURNING ${CLAIMED}`,
-    ),
-    // The step recorded, the claim given back; nothing when the claim is no longer this one's.
-    advance: sql<[number, number, number, number]>(
-      "UPDATE enrollments SET step = step + 1, next_run_at = ?, claimed_until = NULL WHERE id = ? AND step = ? AND claimed_until = ? AND status = 'active'",
-    ),
-    finish: sql<[string, number, number, number]>(
-      "UPDATE enrollments SET status = ?, claimed_until = NULL WHERE id = ? AND step = ? AND claimed_until = ? AND status = 'active'",
-    ),
-    // The webhook step's call queued: the enrollment waits for its delivery, the claim given back.
-    park: sql<[number, number, number, number]>(
-      "UPDATE enrollments SET next_run_at = ?, claimed_until = NULL WHERE id = ? AND step = ? AND claimed_until = ? AND status = 'active'",
-    ),
-    // The call delivered or given up: on to the next step, if the enrollment still waits for it.
-    resume: sql<[number, number, number, number]>(
-      "UPDATE enrollments SET step = step + 1, next_run_at = ? WHERE id = ? AND step = ? AND next_run_at = ? AND status = 'active'",
-    ),
-  };
-
+export function workflowEngine(
+  engine: Engine,
+  { contacts, lists, email, write }: EngineDeps,
+  now: () => number,
+  webhookOptions: WebhookOptions,
+) {
+  const runs = workflowRuns(engine, now);
+  const log = runs.log;
   const webhooks = webhookQueue(engine);
   /** Each attempt is in the workflow's log (the inspector's timeline shows it); the enrollment
    * moves on after the first success or the final failure. */
   async function settled(t: Queryable, d: Delivery, s: Settlement) {
-    await log(t, d.workflow_id, d.vid, s.kind == 'delivered' ? 'WEBHOOK' : s.kind == 'retry' ? 'WEBHOOK_RETRY' : 'FAILED', d.step, s.detail);
-    if (s.kind != 'retry') await t.run(q.resume, now(), d.enrollment_id, d.step, WAITING);
+    await log(
+      t,
+      d.workflow_id,
+      d.vid,
+      s.kind == 'delivered' ? 'WEBHOOK' : s.kind == 'retry' ? 'WEBHOOK_RETRY' : 'FAILED',
+      d.step,
+      s.detail,
+    );
+    if (s.kind != 'retry') await runs.resume(t, d.enrollment_id, d.step);
   }
   const sender = webhookSender({
     queue: webhooks,
@@ -158,11 +106,8 @@ export function workflowEngine(engine: Engine, { contacts, lists, email, log, ac
   /** Ends the claimed step as `status`, or moves to the next step: throws MovedOn (rolling back
    * the step's transaction) when the claim was lost. */
   async function release(t: Queryable, e: ClaimedStep, next: { status: 'completed' | 'failed' } | { runAt: number }) {
-    const changed =
-      'status' in next
-        ? await t.run(q.finish, next.status, e.id, e.step, e.claimed_until)
-        : await t.run(q.advance, next.runAt, e.id, e.step, e.claimed_until);
-    if (!changed) throw new MovedOn();
+    const kept = 'status' in next ? await runs.finish(t, e, next.status) : await runs.advance(t, e, next.runAt);
+    if (!kept) throw new MovedOn();
   }
 
   async function settle(t: Queryable, e: ClaimedStep, outcome: Outcome) {
@@ -192,10 +137,20 @@ export function workflowEngine(engine: Engine, { contacts, lists, email, log, ac
     const campaignId = action.emailCampaignId!;
     // A contact without an address, or one who opted out, skips the email and goes on: the
     // later steps do not depend on it.
-    if (!contact.email) return { eventType: 'EMAIL', detail: `email ${campaignId} skipped: the contact has no email address` };
+    if (!contact.email)
+      return { eventType: 'EMAIL', detail: `email ${campaignId} skipped: the contact has no email address` };
     const firstname = (JSON.parse(contact.properties) as Record<string, string | undefined>).firstname || undefined;
-    const result = await email.send(t, e.portal_id, campaignId, contact.email, { workflowId: e.workflow_id, vid: e.vid, firstname });
-    return { eventType: 'EMAIL', detail: result.sent ? `email ${campaignId} sent to ${contact.email}` : `email ${campaignId} dropped: ${result.dropReason}` };
+    const result = await email.send(t, e.portal_id, campaignId, contact.email, {
+      workflowId: e.workflow_id,
+      vid: e.vid,
+      firstname,
+    });
+    return {
+      eventType: 'EMAIL',
+      detail: result.sent
+        ? `email ${campaignId} sent to ${contact.email}`
+        : `email ${campaignId} dropped: ${result.dropReason}`,
+    };
   }
 
   /** A step that writes in the database only, in one transaction with its outcome. The action
@@ -227,9 +182,10 @@ export function workflowEngine(engine: Engine, { contacts, lists, email, log, ac
     const url = new URL(action.url);
     // A GET cannot carry a body: the same fields go in the query string.
     if (action.method == 'GET')
-      for (const [key, value] of Object.entries(payload)) url.searchParams.set(key, typeof value == 'object' ? JSON.stringify(value) : String(value));
+      for (const [key, value] of Object.entries(payload))
+        url.searchParams.set(key, typeof value == 'object' ? JSON.stringify(value) : String(value));
     await write(async (t) => {
-      if (!(await t.run(q.park, WAITING, e.id, e.step, e.claimed_until))) throw new MovedOn();
+      if (!(await runs.park(t, e))) throw new MovedOn();
       const delivery = {
         event_id: uuidV7(now()),
         portal_id: e.portal_id,
@@ -250,14 +206,17 @@ export function workflowEngine(engine: Engine, { contacts, lists, email, log, ac
   /** Runs one claimed step. */
   async function runStep(e: ClaimedStep) {
     try {
-      const action = (await actionsOf(engine, e.workflow_id))[e.step];
+      const action = (await runs.definition(engine, e.workflow_id)).actions[e.step];
       if (!action)
         return await write(async (t) => {
           await release(t, e, { status: 'completed' });
           await log(t, e.workflow_id, e.vid, 'COMPLETED', null);
         });
       const contact = await contacts.get(engine, e.portal_id, e.vid);
-      if (!contact) return await write((t) => settle(t, e, { eventType: 'FAILED', detail: 'the contact no longer exists', failed: true }));
+      if (!contact)
+        return await write((t) =>
+          settle(t, e, { eventType: 'FAILED', detail: 'the contact no longer exists', failed: true }),
+        );
       if (action.type != 'WEBHOOK') return await runInDatabase(e, contact, action);
       await queueWebhook(e, contact, action);
     } catch (err) {
@@ -271,7 +230,7 @@ export function workflowEngine(engine: Engine, { contacts, lists, email, log, ac
     let steps = 0;
     for (;;) {
       const at = now();
-      const claimed = await engine.tx((t) => t.all(q.claim, at + STEP_LEASE_MS, at, at, CLAIM_BATCH));
+      const claimed = await runs.claim(at, at + STEP_LEASE_MS, CLAIM_BATCH);
       if (!claimed.length) return steps;
       claimed.sort((a, b) => a.next_run_at - b.next_run_at || a.id - b.id);
       for (const e of claimed) {

@@ -23,7 +23,12 @@ export function socialPublishing(content: ContentEngine, social: SocialStore) {
   // In the transaction that publishes the post (`db`).
   content.onLive(async (db: Queryable, collection: CollectionName, record: ContentRecord) => {
     if (collection != 'blog-posts' || !enabled(record.is_social_publishing_enabled)) return undefined;
-    const sent = await social.announce(db, Number(record.portal_id), { type: 'BLOG_POST', id: String(record.id) }, message(record));
+    const sent = await social.announce(
+      db,
+      Number(record.portal_id),
+      { type: 'BLOG_POST', id: String(record.id) },
+      message(record),
+    );
     return sent.length ? `send tweets (broadcasts on ${sent.map((b) => String(b.channelKey)).join(', ')})` : undefined;
   });
 }

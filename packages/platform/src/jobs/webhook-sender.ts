@@ -1,4 +1,4 @@
-/** Sends the queued webhook calls (webhook-queue.ts): signs each attempt, makes it outside any
+/** Sends the queued webhook calls (store/webhook-queue.ts): signs each attempt, makes it outside any
  * transaction, and settles it in one: delivered, another attempt later (retry policy in
  * domain/webhook-retry.ts), or failed for good. What each attempt came to goes to `settled`
  * (the workflow log, and the enrollment moving on after a final one).
@@ -9,8 +9,16 @@
 import { createHmac } from 'node:crypto';
 import { WEBHOOK_HEADERS, webhookSignatureBase } from '@svc/protocol';
 import type { Queryable } from '../db/engine';
-import { type AttemptResult, delivered, describeResult, parseRetryAfter, type RetryPolicy, retryable, retryDelay } from '../domain/webhook-retry';
-import type { Delivery, WebhookQueue } from './webhook-queue';
+import {
+  type AttemptResult,
+  delivered,
+  describeResult,
+  parseRetryAfter,
+  type RetryPolicy,
+  retryable,
+  retryDelay,
+} from '../domain/webhook-retry';
+import type { Delivery, WebhookQueue } from '../store/webhook-queue';
 
 /** What one attempt came to, as the log tells it. */
 export interface Settlement {
@@ -40,15 +48,33 @@ export interface SenderDeps {
 
 /** X-Svc-Signature-v3: base64 of HMAC-SHA256 keyed with the app's client secret. */
 export const signWebhook = (secret: string, method: string, url: string, body: string, timestamp: string) =>
-  createHmac('sha256', secret).update(webhookSignatureBase(method, url, body, timestamp), 'utf8').digest('base64');
+  createHmac('sha256', secret)
+    .update(webhookSignatureBase(method, url, body, timestamp), 'utf8')
+    .digest('base64');
 
 /** How long a claimed delivery is this process's: far longer than an attempt takes. */
 export const DELIVERY_LEASE_MS = 60_000;
 const CLAIM_BATCH = 50;
 
-const seconds = (ms: number) => (ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : ms < 7_200_000 ? `${Math.round(ms / 1000)} s` : `${Math.round(ms / 3_600_000)} h`);
+const seconds = (ms: number) =>
+  ms < 10_000
+    ? `${(ms / 1000).toFixed(1)} s`
+    : ms < 7_200_000
+      ? `${Math.round(ms / 1000)} s`
+      : `${Math.round(ms / 3_600_000)} h`;
 
-export function webhookSender({ queue, db, policy, fetchFn, now, random = Math.random, write, settled, concurrency = 10, onError = console.error }: SenderDeps) {
+export function webhookSender({
+  queue,
+  db,
+  policy,
+  fetchFn,
+  now,
+  random = Math.random,
+  write,
+  settled,
+  concurrency = 10,
+  onError = console.error,
+}: SenderDeps) {
   /** One HTTP attempt, signed with `secret`. */
   async function call(d: Delivery, secret: string): Promise<AttemptResult> {
     const timestamp = String(now());
@@ -63,9 +89,19 @@ export function webhookSender({ queue, db, policy, fetchFn, now, random = Math.r
     if (d.method == 'POST') headers['content-type'] = 'application/json';
     try {
       // Redirects are not followed: the signature covers this URL, not another.
-      const res = await fetchFn(d.url, { method: d.method, headers, body: d.method == 'POST' ? body : undefined, redirect: 'manual', signal: AbortSignal.timeout(policy.timeoutMs) });
+      const res = await fetchFn(d.url, {
+        method: d.method,
+        headers,
+        body: d.method == 'POST' ? body : undefined,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(policy.timeoutMs),
+      });
       await res.body?.cancel(); // releases the connection: the answer's body is not used
-      return { kind: 'answered', status: res.status, retryAfterMs: res.status == 429 ? parseRetryAfter(res.headers.get('retry-after'), now()) : undefined };
+      return {
+        kind: 'answered',
+        status: res.status,
+        retryAfterMs: res.status == 429 ? parseRetryAfter(res.headers.get('retry-after'), now()) : undefined,
+      };
     } catch (err) {
       const e = err as Error & { cause?: { code?: string } };
       if (e.name == 'TimeoutError' || e.name == 'AbortError') return { kind: 'timeout' };
@@ -80,7 +116,11 @@ export function webhookSender({ queue, db, policy, fetchFn, now, random = Math.r
     if (!retryable(result)) return { kind: 'failed', detail: `${what}; refused for good` };
     const wait = retryDelay(policy, attempts, result, random());
     const nextAt = now() + wait;
-    if (nextAt > d.created_at + policy.retryForMs) return { kind: 'failed', detail: `${what}; given up after ${attempts} attempts over ${seconds(now() - d.created_at)}` };
+    if (nextAt > d.created_at + policy.retryForMs)
+      return {
+        kind: 'failed',
+        detail: `${what}; given up after ${attempts} attempts over ${seconds(now() - d.created_at)}`,
+      };
     return { kind: 'retry', detail: `${what}; next attempt in ${seconds(wait)}`, nextAt };
   }
 
@@ -95,7 +135,10 @@ export function webhookSender({ queue, db, policy, fetchFn, now, random = Math.r
           detail: `${d.method} ${d.url} not sent (event ${d.event_id}): ${d.client_id ? `no OAuth app ${d.client_id}` : 'the portal has no OAuth app'} whose client secret could sign it`,
         };
     await write(async (t) => {
-      const kept = s.kind == 'retry' ? await queue.retry(t, d, attempts, s.nextAt!, s.detail) : await queue.finish(t, d, s.kind == 'delivered' ? 'delivered' : 'failed', attempts, s.detail);
+      const kept =
+        s.kind == 'retry'
+          ? await queue.retry(t, d, attempts, s.nextAt!, s.detail)
+          : await queue.finish(t, d, s.kind == 'delivered' ? 'delivered' : 'failed', attempts, s.detail);
       if (kept) await settled(t, d, { kind: s.kind, detail: s.detail });
     });
   }
@@ -121,7 +164,8 @@ export function webhookSender({ queue, db, policy, fetchFn, now, random = Math.r
       const free = concurrency - running.size;
       if (free <= 0) return;
       const at = now();
-      for (const d of await queue.claim(at, at + DELIVERY_LEASE_MS, free)) track(d);
+      // Started, not awaited: each attempt settles on its own (its errors go to onError).
+      for (const d of await queue.claim(at, at + DELIVERY_LEASE_MS, free)) void track(d);
     } catch (err) {
       onError(err);
     } finally {
