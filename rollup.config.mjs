@@ -77,5 +77,6 @@ export default [
   nodePackage('api'),
   nodePackage('platform', ['index', 'cli']),
   nodePackage('client'),
-  nodePackage('companion', ['index', 'cli']),
+  // Two entries for sites: the Express middleware (index) and the fetch handler alone (fetch).
+  nodePackage('companion', ['index', 'fetch', 'cli']),
 ];

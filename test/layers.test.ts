@@ -64,9 +64,11 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
     ['store/'],
     ['db/', 'domain/', 'util/'],
   ],
+  // The companion: two doors (Express, fetch) over one core; the core's routes; the parts they use.
   companion: [
-    ['cli.ts', 'config.ts', 'index.ts'],
-    ['companion.ts'],
+    ['cli.ts', 'config.ts', 'index.ts', 'fetch.ts'],
+    ['doors/'],
+    ['companion.ts', 'get-visitor.ts', 'routes.ts', 'settings.ts'],
     ['shared/mode.ts'],
     [
       'visitor.ts',

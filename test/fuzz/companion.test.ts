@@ -1,12 +1,20 @@
-/** Every route of the companion under hostile input: cookies, path segments, query strings and
- * bodies as a careless or hostile browser or backend sends them (test/fuzz/hostile.ts). With the
- * platform healthy behind it, no answer is a 5xx and every error is JSON naming the problem. */
+/** Every route of the companion under hostile input, through both doors (the Express middleware and
+ * the fetch handler): cookies, path segments, query strings and bodies as a careless or hostile
+ * browser or backend sends them (test/fuzz/hostile.ts). With the platform healthy behind it, no
+ * answer is a 5xx and every error is JSON naming the problem (a bad path parameter by its name). */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, mountOn, startTestPlatform, type Mounted, type TestPlatform } from '../../packages/companion/test/harness';
+import {
+  call,
+  forEachDoor,
+  mountOn,
+  startTestPlatform,
+  type Mounted,
+  type TestPlatform,
+} from '../../packages/companion/test/harness';
 import { timeoutMs } from './budget';
 import { hostileText, jsonBody, pathSegment, queryString } from './hostile';
-import { fuzz, type FuzzRequest } from './requests';
+import { decodablePath, fuzz, type FuzzRequest } from './requests';
 
 const SECRET = 'a-shared-secret-for-fuzzing-backends';
 /** The tracker's wire fields (the collector proxy checks them) and a backend event's fields. */
@@ -25,16 +33,25 @@ interface CompanionRoute {
 const ROUTES: CompanionRoute[] = [
   { method: 'GET', path: '/visitor' },
   { method: 'GET', path: '/forms/:guid' },
+  { method: 'GET', path: '/forms/:guid/visitor' },
   { method: 'GET', path: '/healthz' },
   { method: 'GET', path: '/subscriptions', keys: ['token'] },
   { method: 'PUT', path: '/subscriptions', body: 'json', keys: ['token', 'subscriptions', 'unsubscribeFromAll'] },
   { method: 'GET', path: '/preferences', keys: ['token'] },
   { method: 'POST', path: '/events', body: 'json', keys: EVENT, headers: { authorization: `Bearer ${SECRET}` } },
+  {
+    method: 'POST',
+    path: '/webhooks',
+    body: 'json',
+    keys: ['workflowId', 'vid', 'portalId', 'email', 'properties', 'timestamp'],
+  },
   { method: 'POST', path: '/collect/e', body: 'text', keys: WIRE },
   { method: 'GET', path: '/collect/p.gif', keys: WIRE },
   { method: 'POST', path: '/e', body: 'text', keys: WIRE },
   { method: 'GET', path: '/p.gif', keys: WIRE },
   { method: 'GET', path: '/tracker.js' },
+  { method: 'GET', path: '/forms.js' },
+  { method: 'GET', path: '/preferences.js' },
   { method: 'GET', path: '/:script.:hash.js' },
 ];
 
@@ -49,7 +66,9 @@ function requestsFor(route: CompanionRoute, origin: string): fc.Arbitrary<FuzzRe
     .record({
       params: fc.array(pathSegment, { minLength: 2, maxLength: 2 }),
       query: queryString(keys),
-      body: route.body ? jsonBody(route.body == 'text' ? [] : keys).map((b) => (route.body == 'text' ? `[${b}]` : b)) : fc.constant(undefined),
+      body: route.body
+        ? jsonBody(route.body == 'text' ? [] : keys).map((b) => (route.body == 'text' ? `[${b}]` : b))
+        : fc.constant(undefined),
       cookie,
       // A body that says it is gzip but is not.
       gzip: route.body ? fc.boolean() : fc.constant(false),
@@ -60,7 +79,7 @@ function requestsFor(route: CompanionRoute, origin: string): fc.Arbitrary<FuzzRe
       const path = route.path.replace(/:([A-Za-z_]\w*)/g, () => params[i++]);
       return {
         label: `${route.method} ${route.path}`,
-        fields: [...keys, 'guid', 'token', 'event', 'events'],
+        fields: [...keys, 'guid', 'script', 'hash', 'token', 'event', 'events'],
         method: route.method,
         url: `${origin}${path}${query ? `?${query}` : ''}`,
         headers: {
@@ -75,26 +94,48 @@ function requestsFor(route: CompanionRoute, origin: string): fc.Arbitrary<FuzzRe
     });
 }
 
-let t: TestPlatform;
-let m: Mounted;
-beforeAll(async () => {
-  t = await startTestPlatform();
-  m = await mountOn(t, { events: { secret: SECRET }, subscriptions: { linkSecret: 'l'.repeat(40) } });
-});
-afterAll(async () => {
-  await m.close();
-  await t.close();
-});
+/** The companion's own rule on top: a path parameter that does not percent-decode is a 400 that
+ * names the parameter, e.g. `the path parameter guid is not valid percent-encoding`. */
+function namesTheParameter(req: FuzzRequest, answer: { status: number; text: string }) {
+  if (answer.status != 400 || decodablePath(req.url)) return undefined;
+  const named = /the path parameter (\w+) is not valid percent-encoding/.exec(answer.text)?.[1];
+  return named && req.label.includes(`:${named}`)
+    ? undefined
+    : `answered 400 to a path that does not decode without naming its parameter: ${answer.text.slice(0, 200)}`;
+}
 
-describe('fuzz: the companion', () => {
-  it(
-    'answers hostile input on every route with a 4xx JSON error, never a 5xx',
-    async () => {
-      const request = fc.constantFrom(...ROUTES).chain((r) => requestsFor(r, m.url));
-      await fuzz('the companion', request, ROUTES.length * 40);
-      // Still serving.
-      expect((await call(`${m.url}/healthz`)).json).toMatchObject({ status: 'ok' });
-    },
-    timeoutMs(120_000),
-  );
+forEachDoor((door) => {
+  let t: TestPlatform;
+  let m: Mounted;
+  beforeAll(async () => {
+    t = await startTestPlatform();
+    m = await mountOn(
+      t,
+      {
+        events: { secret: SECRET },
+        subscriptions: { linkSecret: 'l'.repeat(40) },
+        webhooks: { secret: 'w'.repeat(40) },
+      },
+      { door },
+    );
+    // A handler, so that /webhooks checks what it is sent instead of answering 404.
+    m.companion.webhooks.on('workflow', () => undefined);
+  });
+  afterAll(async () => {
+    await m.close();
+    await t.close();
+  });
+
+  describe('fuzz: the companion', () => {
+    it(
+      'answers hostile input on every route with a 4xx JSON error, never a 5xx',
+      async () => {
+        const request = fc.constantFrom(...ROUTES).chain((r) => requestsFor(r, m.url));
+        await fuzz(`the companion (${door})`, request, ROUTES.length * 40, namesTheParameter);
+        // Still serving.
+        expect((await call(`${m.url}/healthz`)).json).toMatchObject({ status: 'ok' });
+      },
+      timeoutMs(120_000),
+    );
+  });
 });

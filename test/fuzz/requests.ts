@@ -35,12 +35,24 @@ function bodyFor(route: RouteDef): fc.Arbitrary<Pick<FuzzRequest, 'body' | 'head
     case 'urlencoded':
       return fc
         .tuple(queryString(keys), jsonBody(['svcutk', 'hutk', 'pageUrl', 'redirectUrl', 'ipAddress']))
-        .map(([q, context]) => ({ body: `${q}&svc_context=${encodeURIComponent(context)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }));
+        .map(([q, context]) => ({
+          body: `${q}&svc_context=${encodeURIComponent(context)}`,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }));
     case 'multipart':
       return fc
         .record({
-          fields: fc.array(fc.tuple(keys.length ? fc.oneof(fc.constantFrom(...keys), hostileText) : hostileText, hostileText), { maxLength: 4 }),
-          file: fc.option(fc.record({ name: hostileText, type: fc.constantFrom('text/plain', 'image/png', 'application/x-msdownload', '', 'x'), text: hostileText })),
+          fields: fc.array(
+            fc.tuple(keys.length ? fc.oneof(fc.constantFrom(...keys), hostileText) : hostileText, hostileText),
+            { maxLength: 4 },
+          ),
+          file: fc.option(
+            fc.record({
+              name: hostileText,
+              type: fc.constantFrom('text/plain', 'image/png', 'application/x-msdownload', '', 'x'),
+              text: hostileText,
+            }),
+          ),
         })
         .map(({ fields, file }) => ({ body: { multipart: fields, file: file ?? undefined }, headers: {} }));
     case 'atom':
@@ -50,14 +62,29 @@ function bodyFor(route: RouteDef): fc.Arbitrary<Pick<FuzzRequest, 'body' | 'head
 
 /** Content v2 lists filter on any field with an operator (`created__gt`, `id__in`): keys no
  * schema names, whose values meet number and text columns alike. */
-const CONTENT_FILTERS = ['id', 'created', 'updated', 'publish_date', 'content_group_id', 'deleted_at', 'name', 'slug', 'state'].flatMap((f) =>
-  ['', '__eq', '__ne', '__gt', '__lte', '__in', '__range', '__contains', '__icontains', '__is_null'].map((op) => f + op),
+const CONTENT_FILTERS = [
+  'id',
+  'created',
+  'updated',
+  'publish_date',
+  'content_group_id',
+  'deleted_at',
+  'name',
+  'slug',
+  'state',
+].flatMap((f) =>
+  ['', '__eq', '__ne', '__gt', '__lte', '__in', '__range', '__contains', '__icontains', '__is_null'].map(
+    (op) => f + op,
+  ),
 );
 
 /** Hostile requests for `route` on `origin`, authenticated with `auth` (left off now and then on public routes). */
 export function requestsFor(route: RouteDef, origin: string, auth: Record<string, string>): fc.Arbitrary<FuzzRequest> {
   const names = [...route.path.matchAll(/:([A-Za-z_]\w*)/g)];
-  const queryKeys = [...keysOf(route.query), ...(route.method == 'GET' && route.path.startsWith('/content/api/v2/') ? CONTENT_FILTERS : [])];
+  const queryKeys = [
+    ...keysOf(route.query),
+    ...(route.method == 'GET' && route.path.startsWith('/content/api/v2/') ? CONTENT_FILTERS : []),
+  ];
   return fc
     .record({
       params: fc.tuple(...names.map(() => pathSegment)),
@@ -70,7 +97,13 @@ export function requestsFor(route: RouteDef, origin: string, auth: Record<string
       const path = route.path.replace(/:([A-Za-z_]\w*)/g, () => params[i++]);
       return {
         label: route.id,
-        fields: [route.resource, route.resource.replace(/s$/, ''), ...names.map((m) => m[1]), ...queryKeys, ...keysOf(route.body)],
+        fields: [
+          route.resource,
+          route.resource.replace(/s$/, ''),
+          ...names.map((m) => m[1]),
+          ...queryKeys,
+          ...keysOf(route.body),
+        ],
         method: route.method,
         url: `${origin}${path}${query ? `?${query}` : ''}`,
         headers: { ...(anonymous ? {} : auth), ...body.headers },
@@ -85,7 +118,8 @@ export async function send(req: FuzzRequest) {
   if (typeof req.body == 'object') {
     const form = new FormData();
     for (const [k, v] of req.body.multipart) form.append(k, v);
-    if (req.body.file) form.append('files', new Blob([req.body.file.text], { type: req.body.file.type }), req.body.file.name);
+    if (req.body.file)
+      form.append('files', new Blob([req.body.file.text], { type: req.body.file.type }), req.body.file.name);
     body = form;
   } else body = req.body;
   const res = await fetch(req.url, { method: req.method, headers: req.headers, body, redirect: 'manual' });
@@ -93,7 +127,7 @@ export async function send(req: FuzzRequest) {
 }
 
 /** Whether every percent sign of the URL's path starts a valid escape sequence. */
-const decodablePath = (url: string) => {
+export const decodablePath = (url: string) => {
   try {
     decodeURIComponent(new URL(url).pathname);
     return true;
@@ -103,11 +137,21 @@ const decodablePath = (url: string) => {
 };
 
 /** What is wrong with an answer to `req`, or undefined when it keeps the rule. */
-export function problemWith(req: Pick<FuzzRequest, 'url' | 'fields'>, answer: { status: number; type: string; text: string }): string | undefined {
+export function problemWith(
+  req: Pick<FuzzRequest, 'url' | 'fields'>,
+  answer: { status: number; type: string; text: string },
+): string | undefined {
   if (answer.status >= 500) return `answered ${answer.status}: ${answer.text.slice(0, 300)}`;
   if (answer.status < 400) return undefined;
-  if (!answer.type.startsWith('application/json')) return `answered ${answer.status} as ${answer.type || 'nothing'}: ${answer.text.slice(0, 200)}`;
-  let body: { status?: unknown; message?: unknown; category?: unknown; validationResults?: { name?: unknown }[]; errors?: { in?: unknown }[] };
+  if (!answer.type.startsWith('application/json'))
+    return `answered ${answer.status} as ${answer.type || 'nothing'}: ${answer.text.slice(0, 200)}`;
+  let body: {
+    status?: unknown;
+    message?: unknown;
+    category?: unknown;
+    validationResults?: { name?: unknown }[];
+    errors?: { in?: unknown }[];
+  };
   try {
     body = JSON.parse(answer.text);
   } catch {
@@ -121,9 +165,10 @@ export function problemWith(req: Pick<FuzzRequest, 'url' | 'fields'>, answer: { 
     /^[\w.[\]-]+: |\b(body|query|path|parameter|field|svc_context)\b/i.test(message) ||
     req.fields.some((f) => new RegExp(`\\b${f.replace(/[^\w-]/g, '').replace(/-/g, '\\-')}\\b`, 'i').test(message));
   // The legacy bodies may name it in their details instead: `validationResults[].name`, `errors[].in`.
-  const detailed = [...(body.validationResults ?? []).map((r) => r.name), ...(Array.isArray(body.errors) ? body.errors.map((e) => e.in) : [])].some(
-    (f) => typeof f == 'string' && f != '',
-  );
+  const detailed = [
+    ...(body.validationResults ?? []).map((r) => r.name),
+    ...(Array.isArray(body.errors) ? body.errors.map((e) => e.in) : []),
+  ].some((f) => typeof f == 'string' && f != '');
   if (answer.status == 400 && body.category == 'VALIDATION_ERROR' && !named(body.message) && !detailed)
     return `answered 400 without naming the field: ${body.message}`;
   // A path that does not percent-decode is the path's fault, not the body's.
@@ -132,13 +177,20 @@ export function problemWith(req: Pick<FuzzRequest, 'url' | 'fields'>, answer: { 
   return undefined;
 }
 
-/** Sends hostile requests until the budget is spent, failing on the first that breaks the rule. */
-export async function fuzz(what: string, requests: fc.Arbitrary<FuzzRequest>, runs: number) {
+/** Sends hostile requests until the budget is spent, failing on the first that breaks the rule
+ * (or `more`, a caller's rule on top). */
+export async function fuzz(
+  what: string,
+  requests: fc.Arbitrary<FuzzRequest>,
+  runs: number,
+  more?: (req: FuzzRequest, answer: Awaited<ReturnType<typeof send>>) => string | undefined,
+) {
   let sent = 0;
   await fc.assert(
     fc.asyncProperty(requests, async (req) => {
       sent++;
-      const problem = problemWith(req, await send(req));
+      const answer = await send(req);
+      const problem = problemWith(req, answer) ?? more?.(req, answer);
       if (problem) throw new Error(`${req.label} ${req.method} ${req.url.slice(0, 300)}: ${problem}`);
     }),
     budget(runs),

@@ -8,8 +8,9 @@
  * known comes from the visitor cache, so unknown visitors cost nothing. */
 import type { Client } from '@svc/client';
 import { SvcApiError } from '@svc/client';
-import type { Request, Response } from 'express';
 import { invalidAnswer, isObject } from './http/errors';
+import { privateJson, type CoreRequest, type Reply } from './http/exchange';
+import type { Params } from './http/router';
 import type { Forms, VisitorRules } from './forms';
 import { visitorUtk } from './utk';
 import type { Visitors } from './visitor';
@@ -17,12 +18,6 @@ import type { Visitors } from './visitor';
 export interface VisitorForm {
   values: Record<string, string>;
   replace: Record<string, string>;
-}
-
-function send(res: Response, body: VisitorForm) {
-  res.setHeader('cache-control', 'private, no-store');
-  res.vary('Cookie');
-  res.json(body);
 }
 
 /** Which queued question takes which answered smart field's place. */
@@ -41,22 +36,26 @@ export function replacements(rules: VisitorRules, answered: (name: string) => bo
 }
 
 export function formVisitor(client: Client, forms: Forms, people: Visitors, o: { timeoutMs: number }) {
-  return async (req: Request, res: Response) => {
-    const { rules } = await forms.find(req);
-    const empty: VisitorForm = { values: {}, replace: {} };
+  return async (req: CoreRequest, { guid }: Params): Promise<Reply> => {
+    const { rules } = await forms.find(guid);
+    const empty = privateJson({ values: {}, replace: {} } satisfies VisitorForm);
     const names = [...new Set([...rules.prefill, ...rules.smart, ...rules.queued])];
-    const utk = visitorUtk(req);
-    if (!utk || !names.length) return send(res, empty);
+    const utk = visitorUtk(req.cookies());
+    if (!utk || !names.length) return empty;
     const known = await people.lookup(utk);
-    if (!known) return send(res, empty);
+    if (!known) return empty;
     let properties: Record<string, { value?: unknown } | undefined>;
     try {
-      const c: unknown = await client.contacts.getByVid(known.vid, { property: names, propertyMode: 'value_only' }, { signal: AbortSignal.timeout(o.timeoutMs) });
+      const c: unknown = await client.contacts.getByVid(
+        known.vid,
+        { property: names, propertyMode: 'value_only' },
+        { signal: AbortSignal.timeout(o.timeoutMs) },
+      );
       if (!isObject(c) || !isObject(c.properties)) throw invalidAnswer();
       properties = c.properties as typeof properties;
     } catch (e) {
       // Deleted since the visitor cache saw it: unknown now.
-      if (e instanceof SvcApiError && e.status == 404) return send(res, empty);
+      if (e instanceof SvcApiError && e.status == 404) return empty;
       throw e;
     }
     const value = (name: string) => {
@@ -68,6 +67,9 @@ export function formVisitor(client: Client, forms: Forms, people: Visitors, o: {
       const v = value(name);
       if (v !== undefined) values[name] = v;
     }
-    send(res, { values, replace: replacements(rules, (name) => value(name) !== undefined) });
+    return privateJson({
+      values,
+      replace: replacements(rules, (name) => value(name) !== undefined),
+    } satisfies VisitorForm);
   };
 }

@@ -6,20 +6,43 @@
  * next to the public part, from the same cached read. */
 import type { Client } from '@svc/client';
 import { SvcApiError } from '@svc/client';
-import type { Request, Response } from 'express';
 import { HttpError, invalidAnswer, isObject } from './http/errors';
+import { cacheable, etagOf, JSON_TYPE, type CoreRequest, type Reply } from './http/exchange';
+import type { Params } from './http/router';
 import { TtlCache } from './ttl-cache';
 
 const GUID = /^[A-Za-z0-9-]{1,64}$/;
 
 const FORM_KEYS = ['portalId', 'guid', 'name', 'submitText', 'redirect', 'inlineMessage', 'cssClass'] as const;
 const FIELD_KEYS = [
-  'name', 'label', 'type', 'fieldType', 'description', 'displayOrder', 'required', 'selectedOptions', 'options',
-  'validation', 'enabled', 'hidden', 'defaultValue', 'placeholder', 'unselectedLabel', 'labelHidden', 'dependentFieldFilters',
+  'name',
+  'label',
+  'type',
+  'fieldType',
+  'description',
+  'displayOrder',
+  'required',
+  'selectedOptions',
+  'options',
+  'validation',
+  'enabled',
+  'hidden',
+  'defaultValue',
+  'placeholder',
+  'unselectedLabel',
+  'labelHidden',
+  'dependentFieldFilters',
   // Whether to ask the companion for the visitor's values at all; where a hidden field's value comes from.
-  'prefill', 'queryParam', 'cookieName',
+  'prefill',
+  'queryParam',
+  'cookieName',
 ] as const;
-const CONSENT_KEYS = ['consentToProcessText', 'consentToProcessCheckboxLabel', 'communicationConsentText', 'privacyText'] as const;
+const CONSENT_KEYS = [
+  'consentToProcessText',
+  'consentToProcessCheckboxLabel',
+  'communicationConsentText',
+  'privacyText',
+] as const;
 const CHECKBOX_KEYS = ['subscriptionTypeId', 'label', 'required'] as const;
 const STEP_KEYS = ['title', 'groups'] as const;
 /** What the embed needs to check a value in the browser (blocked domains among them). */
@@ -56,6 +79,9 @@ export interface VisitorRules {
 export interface LoadedForm {
   form: PublicForm;
   rules: VisitorRules;
+  /** The public part as JSON, and its validator: worked out once per cached read. */
+  body: string;
+  etag: string;
 }
 
 const pick = <K extends string>(o: Record<string, unknown>, keys: readonly K[]) =>
@@ -85,16 +111,22 @@ export function publicForm(form: Record<string, unknown>): PublicForm {
     fields: list(form.fields).map(publicField),
     formFieldGroups: groups.map((g) => {
       const content = asObject(g.richText).content;
-      return { fields: list(g.fields).map(publicField), ...(typeof content == 'string' && content && { richText: { content } }) };
+      return {
+        fields: list(g.fields).map(publicField),
+        ...(typeof content == 'string' && content && { richText: { content } }),
+      };
     }),
     ...(queued.length > 0 && { queuedFields: queued.map(publicField) }),
     ...(consent && {
       legalConsentOptions: {
         ...pick(consent, CONSENT_KEYS),
-        ...(Array.isArray(consent.communicationsCheckboxes) && { communicationsCheckboxes: list(consent.communicationsCheckboxes).map((c) => pick(c, CHECKBOX_KEYS)) }),
+        ...(Array.isArray(consent.communicationsCheckboxes) && {
+          communicationsCheckboxes: list(consent.communicationsCheckboxes).map((c) => pick(c, CHECKBOX_KEYS)),
+        }),
       },
     }),
-    ...(Array.isArray(form.steps) && form.steps.length > 0 && { steps: list(form.steps).map((x) => pick(x, STEP_KEYS)) }),
+    ...(Array.isArray(form.steps) &&
+      form.steps.length > 0 && { steps: list(form.steps).map((x) => pick(x, STEP_KEYS)) }),
   };
 }
 
@@ -102,13 +134,17 @@ export function publicForm(form: Record<string, unknown>): PublicForm {
 function everyField(form: Record<string, unknown>) {
   const groups = list(form.formFieldGroups);
   const top = groups.length ? groups.flatMap((g) => list(g.fields)) : list(form.fields);
-  const withDependents = top.flatMap((f) => [f, ...list(f.dependentFieldFilters).map((r) => asObject(r.dependentFormField))]);
+  const withDependents = top.flatMap((f) => [
+    f,
+    ...list(f.dependentFieldFilters).map((r) => asObject(r.dependentFormField)),
+  ]);
   return { top, all: [...withDependents, ...list(form.queuedFields)] };
 }
 
 export function visitorRules(form: Record<string, unknown>): VisitorRules {
   const { top, all } = everyField(form);
-  const names = (fields: Record<string, unknown>[]) => fields.map((f) => f.name).filter((n): n is string => typeof n == 'string');
+  const names = (fields: Record<string, unknown>[]) =>
+    fields.map((f) => f.name).filter((n): n is string => typeof n == 'string');
   const limit = form.queueLimit;
   return {
     prefill: names(all.filter((f) => f.prefill === true)),
@@ -124,25 +160,30 @@ export function forms(client: Client, o: { cacheTtlMs: number; now: () => number
     try {
       const form: unknown = await client.forms.get(guid, undefined, { signal: AbortSignal.timeout(o.timeoutMs) });
       if (!isObject(form) || typeof form.guid != 'string') throw invalidAnswer();
-      return { form: publicForm(form), rules: visitorRules(form) };
+      const shown = publicForm(form);
+      const body = JSON.stringify(shown);
+      return { form: shown, rules: visitorRules(form), body, etag: etagOf(body) };
     } catch (e) {
       if (e instanceof SvcApiError && e.status == 404) return undefined;
       throw e;
     }
   };
-  /** The form `req.params.guid`, cached; a 400 or 404 names the problem. */
-  async function find(req: Request): Promise<LoadedForm> {
-    const guid = String(req.params.guid);
-    if (!GUID.test(guid)) throw new HttpError(400, 'the form guid must be 1 to 64 letters, digits or dashes');
+  /** The form `guid` (the route's parameter), cached; a 400 or 404 names the problem. */
+  async function find(guid: string): Promise<LoadedForm> {
+    if (!GUID.test(guid)) throw new HttpError(400, 'guid: a form guid is 1 to 64 letters, digits or dashes');
     const loaded = await cache.get(guid, () => load(guid));
     if (!loaded) throw new HttpError(404, 'no form with this guid');
     return loaded;
   }
   return {
     find,
-    route: async (req: Request, res: Response) => {
-      const { form } = await find(req);
-      res.set('cache-control', `public, max-age=${Math.floor(o.cacheTtlMs / 1000)}`).json(form);
+    route: async (req: CoreRequest, { guid }: Params): Promise<Reply> => {
+      const { body, etag } = await find(guid);
+      const headers = {
+        'content-type': JSON_TYPE,
+        'cache-control': `public, max-age=${Math.floor(o.cacheTtlMs / 1000)}`,
+      };
+      return cacheable(req, { status: 200, headers, body }, etag);
     },
   };
 }

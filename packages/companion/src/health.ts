@@ -5,7 +5,7 @@
  * probe cannot spend the platform's rate limit. */
 import type { Client } from '@svc/client';
 import { SvcApiError } from '@svc/client';
-import type { Request, Response } from 'express';
+import { json, type Reply } from './http/exchange';
 import { TtlCache } from './ttl-cache';
 
 export type Upstream = 'ok' | 'unreachable' | 'timeout' | 'unauthorized' | 'rate_limited' | 'unchecked' | 'error';
@@ -34,19 +34,17 @@ export function health(client: Client, o: HealthOptions) {
     client.limits
       .records(undefined, { signal: AbortSignal.timeout(o.timeoutMs), retries: 0 })
       .then((): Upstream => 'ok', classify);
-  return async (_req: Request, res: Response) => {
+  return async (): Promise<Reply> => {
     const [upstream, redis] = await Promise.all([cache.get('platform', check), o.redis?.()]);
     const events = redis == 'unreachable' ? undefined : await o.events().catch(() => undefined);
     const ok = upstream == 'ok' && redis != 'unreachable';
-    res
-      .status(ok ? 200 : 503)
-      .set('cache-control', 'no-store')
-      .json({
-        status: ok ? 'ok' : 'degraded',
-        upstream,
-        ...(redis && { redis }),
-        pendingEvents: events?.pending ?? null,
-        ...(events?.dead !== undefined && { deadEvents: events.dead }),
-      });
+    const body = {
+      status: ok ? 'ok' : 'degraded',
+      upstream,
+      ...(redis && { redis }),
+      pendingEvents: events?.pending ?? null,
+      ...(events?.dead !== undefined && { deadEvents: events.dead }),
+    };
+    return json(ok ? 200 : 503, body, { 'cache-control': 'no-store' });
   };
 }

@@ -1,5 +1,7 @@
-/** The options of `createCompanion`, and their defaults. Every option but `baseUrl` and `auth`
- * (or `client`) has a default; see the README for the table. */
+/** The options of `createCompanion`, and `DEFAULTS`: every default that is a plain value, in one
+ * place (settings.ts applies them; the README's options table is checked against this constant by
+ * test/defaults.test.ts). Defaults computed at creation (the token store, the logger, a random link
+ * secret, the bundles' files) are in settings.ts, each with its reason. */
 import type { AuthOptions, Client, ClientOptions, TokenStore } from '@svc/client';
 import type { HelmetOptions } from 'helmet';
 import type { Redis } from 'ioredis';
@@ -114,4 +116,41 @@ export interface CompanionOptions {
   now?: () => number;
   /** Upper bound for one browser request's platform calls; default 8 s. */
   upstreamTimeoutMs?: number;
+  /** The fetch door only: the path the routes live under, e.g. `/svc` for `/svc/visitor`; requests
+   * outside it answer 404. (The Express door takes its mount path from Express.) Default `/svc`. */
+  basePath?: string;
 }
+
+/** helmet's defaults, less `upgrade-insecure-requests`: on a plain-http development site it would
+ * send the preference page's script and style to https and break the page. */
+const HELMET: HelmetOptions = { contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } };
+
+/** The defaults that are plain values. Nested groups are merged key by key with the options given. */
+export const DEFAULTS = {
+  redisPrefix: 'svc:companion:',
+  pacingMarginMs: 200,
+  tokenFile: '.data/companion-tokens.json',
+  client: { retries: 2, maxRetryAfterMs: 2_000 },
+  allowedOrigins: [] as string[],
+  rateLimit: { limit: 600, windowMs: 60_000 },
+  helmet: HELMET,
+  visitor: {
+    properties: ['firstname', 'lastname', 'company'],
+    cacheTtlMs: 30_000,
+    missTtlMs: 2_000,
+    cacheSize: 10_000,
+  },
+  forms: { cacheTtlMs: 60_000 },
+  events: {
+    outboxFile: '.data/companion-outbox.jsonl',
+    flushAt: 20,
+    flushIntervalMs: 5_000,
+    maxQueueSize: 10_000,
+    claimIdleMs: 30_000,
+    handleSigterm: true,
+  },
+  subscriptions: { linkTtlMs: 2_592_000_000, siteUrl: '/' },
+  proxy: { cookieDays: 180 },
+  upstreamTimeoutMs: 8_000,
+  basePath: '/svc',
+} as const satisfies { [K in keyof CompanionOptions]?: unknown };

@@ -1,10 +1,12 @@
 /** `GET /visitor`: who is this browser? The `svcutk` cookie is looked up on the platform (cached
  * per utk; misses too, briefly) and the answer carries only the allow-listed properties. The contact's
- * email is kept server-side for the preference centre and never sent to the browser. */
+ * email is kept server-side for the preference centre and never sent to the browser. The same
+ * answer, from the same cache, is `getVisitor(cookies)` for a page rendered on the server. */
+import { OPT_OUT_COOKIE, UTK_COOKIE } from '@svc/protocol';
 import type { Client } from '@svc/client';
 import { SvcApiError } from '@svc/client';
-import type { NextFunction, Request, Response } from 'express';
 import { invalidAnswer, isObject } from './http/errors';
+import { parseCookies, privateJson, type CoreRequest, type Cookies, type Reply } from './http/exchange';
 import { TtlCache } from './ttl-cache';
 import { visitorUtk } from './utk';
 
@@ -19,17 +21,26 @@ export interface KnownVisitor {
 export type VisitorAnswer = { known: false } | { known: true; vid: number; properties: Record<string, string> };
 
 const UNKNOWN: VisitorAnswer = { known: false };
-const answer = (v: KnownVisitor | undefined): VisitorAnswer => (v ? { known: true, vid: v.vid, properties: v.properties } : UNKNOWN);
+const answer = (v: KnownVisitor | undefined): VisitorAnswer =>
+  v ? { known: true, vid: v.vid, properties: v.properties } : UNKNOWN;
 
-/** Writes the answer directly: it is private and never stored, so Express's ETag (a hash of every
- * body) and freshness check would be wasted work on the hottest route. */
-function send(res: Response, body: VisitorAnswer) {
-  const text = JSON.stringify(body);
-  res.setHeader('cache-control', 'private, no-store');
-  res.vary('Cookie');
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.setHeader('content-length', Buffer.byteLength(text));
-  res.end(text);
+/** Where a server-rendered page has the visitor's cookies: the `Cookie` header, or a cookie store
+ * such as the one Next.js's `cookies()` returns (`get(name)` → `{ value }`). */
+export type CookieSource =
+  string | null | undefined | { get(name: string): { value: string } | string | null | undefined };
+
+/** The two cookies the visitor's identity is read from. */
+export function visitorCookies(source: CookieSource): Cookies {
+  if (source === null || source === undefined || typeof source == 'string') return parseCookies(source ?? undefined);
+  if (typeof source.get != 'function')
+    throw new TypeError(
+      'getVisitor takes the Cookie header or a cookie store with get(name), such as cookies() in Next.js',
+    );
+  const value = (name: string) => {
+    const c = source.get(name);
+    return typeof c == 'string' ? c : (c?.value ?? undefined);
+  };
+  return { [UTK_COOKIE]: value(UTK_COOKIE), [OPT_OUT_COOKIE]: value(OPT_OUT_COOKIE) };
 }
 
 /** Where found visitors are kept: in this process (`TtlCache`), or in Redis for all instances. */
@@ -52,12 +63,17 @@ export interface VisitorOptions {
 }
 
 export function visitors(client: Client, o: VisitorOptions) {
-  const cache: VisitorCache = o.cache ?? new TtlCache<KnownVisitor | undefined>(o.cacheTtlMs, o.cacheSize, o.now, o.missTtlMs);
+  const cache: VisitorCache =
+    o.cache ?? new TtlCache<KnownVisitor | undefined>(o.cacheTtlMs, o.cacheSize, o.now, o.missTtlMs);
   const wanted = [...new Set([...o.properties, 'email'])];
 
   async function load(utk: string): Promise<KnownVisitor | undefined> {
     try {
-      const c = await client.contacts.getByUtk(utk, { property: wanted, propertyMode: 'value_only' }, { signal: AbortSignal.timeout(o.timeoutMs) });
+      const c = await client.contacts.getByUtk(
+        utk,
+        { property: wanted, propertyMode: 'value_only' },
+        { signal: AbortSignal.timeout(o.timeoutMs) },
+      );
       if (!isObject(c) || typeof c.vid != 'number' || !isObject(c.properties)) throw invalidAnswer();
       const properties: Record<string, string> = {};
       for (const name of o.properties) {
@@ -72,18 +88,26 @@ export function visitors(client: Client, o: VisitorOptions) {
     }
   }
 
+  /** What GET /visitor answers for these cookies. A cache hit answers synchronously: the common
+   * case costs no promise. */
+  function answerFor(cookies: Cookies): VisitorAnswer | Promise<VisitorAnswer> {
+    const utk = visitorUtk(cookies);
+    if (!utk) return UNKNOWN;
+    const hit = cache.peek?.(utk);
+    if (hit) return answer(hit.value);
+    return cache.get(utk, () => load(utk)).then(answer);
+  }
+
   return {
     /** The contact linked to `utk`, or undefined; cached either way. */
     lookup: (utk: string) => cache.get(utk, () => load(utk)),
     /** Forget a visitor (after their email preferences or identity changed). */
     forget: (utk: string) => cache.delete(utk),
-    /** The route. A cache hit answers synchronously: the common case costs no promise. */
-    route(req: Request, res: Response, next: NextFunction) {
-      const utk = visitorUtk(req);
-      if (!utk) return send(res, UNKNOWN);
-      const hit = cache.peek?.(utk);
-      if (hit) return send(res, answer(hit.value));
-      cache.get(utk, () => load(utk)).then((v) => send(res, answer(v)), next);
+    answerFor,
+    /** The route. */
+    route(req: CoreRequest): Reply | Promise<Reply> {
+      const a = answerFor(req.cookies());
+      return a instanceof Promise ? a.then(privateJson) : privateJson(a);
     },
   };
 }

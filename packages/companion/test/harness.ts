@@ -1,19 +1,23 @@
 /** Shared setup for the companion's tests: the real platform (in-memory SQLite, random ports) with
- * its own moved clock, the companion mounted at `/svc` in an Express app on 127.0.0.1, a log
- * capture (to check that no secret or personal data is logged), and a small fetch helper.
- * Everything is closed by the test file's afterAll. */
+ * its own moved clock, the companion at `/svc` on 127.0.0.1 through either door — mounted in an
+ * Express app, or its fetch handler served by a plain node:http adapter (fetch-server.ts) — a log
+ * capture (to check that no secret or personal data is logged), and a small fetch helper. The route
+ * suites run once per door (`forEachDoor`). Everything is closed by the test file's afterAll. */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import express from 'express';
+import express, { type Express } from 'express';
 import { request, type Dispatcher } from 'undici';
 import { pino } from 'pino';
+import { describe } from 'vitest';
 import { afterThisFile } from '../../../test/file-cleanup';
 import { fetchJson, sqliteOf, startPlatform, type TestPlatform, type TestPortal } from '../../platform/test/harness';
-import { createCompanion, type Companion, type CompanionOptions } from '../src';
+import { createCompanion, type CompanionOptions } from '../src';
+import { createCompanion as createFetchCompanion, type Companion } from '../src/fetch';
+import { serveFetch, type Before } from './fetch-server';
 
 export { sqliteOf, startPlatform, type TestPlatform, type TestPortal };
 export { faultServer, json, profile, movedClock } from '../../client/test/harness';
@@ -51,31 +55,67 @@ export function logCapture() {
   return { logger: pino({ level: 'debug' }, stream), lines, text: () => lines.join('\n') };
 }
 
+/** The two ways into the companion: its Express middleware, its fetch handler. */
+export type Door = 'express' | 'fetch';
+export const DOORS: readonly Door[] = ['express', 'fetch'];
+
+/** A suite once per door, each run with a setup of its own. */
+export const forEachDoor = (suite: (door: Door) => void) => describe.each(DOORS)('through the %s door', suite);
+
 export interface Mounted {
+  door: Door;
+  /** The companion's API (both doors have it) and its fetch handler. */
   companion: Companion;
   url: string;
   logs: ReturnType<typeof logCapture>;
   close(): Promise<void>;
 }
 
-/** The companion mounted at `/svc` in a fresh Express app, listening on a random port. */
-export async function mount(options: Partial<CompanionOptions> & Pick<CompanionOptions, 'baseUrl'>, app = express()): Promise<Mounted> {
+export interface MountOptions {
+  /** Default `express`. */
+  door?: Door;
+  /** The Express door's host app (Express 4 or 5); default a fresh Express 5 app. */
+  app?: Express;
+  /** Runs before the companion in either door's server; true when it answered itself. */
+  before?: Before;
+}
+
+/** The companion at `/svc` on a random port: mounted in an Express app, or its fetch handler served
+ * over node:http. */
+export async function mount(
+  options: Partial<CompanionOptions> & Pick<CompanionOptions, 'baseUrl'>,
+  how: MountOptions = {},
+): Promise<Mounted> {
   const logs = logCapture();
   const dir = tempDir();
-  const companion = createCompanion({
+  const door = how.door ?? 'express';
+  const all: CompanionOptions = {
     auth: { accessToken: 'unset' },
     logger: logs.logger,
     rateLimit: false,
     client: { rateLimit: { max: Infinity }, concurrency: 50 },
     ...options,
     events: { outboxFile: join(dir, 'outbox.jsonl'), handleSigterm: false, ...options.events },
-  });
-  app.use('/svc', companion);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  };
+  let companion: Companion;
+  let server: Server;
+  if (door == 'express') {
+    const app = how.app ?? express();
+    const before = how.before;
+    if (before) app.use((req, res, next) => void (before(req, res) || next()));
+    const middleware = createCompanion(all);
+    app.use('/svc', middleware);
+    companion = middleware;
+    server = await new Promise((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+  } else {
+    companion = createFetchCompanion(all);
+    ({ server } = await serveFetch(companion.fetch, how.before));
+  }
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/svc`;
   return {
+    door,
     companion,
     url,
     logs,
@@ -88,24 +128,50 @@ export async function mount(options: Partial<CompanionOptions> & Pick<CompanionO
 }
 
 /** The companion on the platform with a portal's private-app token. */
-export const mountOn = (t: TestPlatform, options: Partial<CompanionOptions> = {}, portal: TestPortal = t.portals[0]) =>
-  mount({ baseUrl: t.baseUrl, formsUrl: t.formsUrl, auth: { accessToken: portal.privateAppToken }, now: () => t.clock.now, ...options });
+export const mountOn = (
+  t: TestPlatform,
+  options: Partial<CompanionOptions> = {},
+  how: MountOptions & { portal?: TestPortal } = {},
+) =>
+  mount(
+    {
+      baseUrl: t.baseUrl,
+      formsUrl: t.formsUrl,
+      auth: { accessToken: (how.portal ?? t.portals[0]).privateAppToken },
+      now: () => t.clock.now,
+      ...options,
+    },
+    how,
+  );
 
 /** fetch with JSON decoding; `cookie` sets the Cookie header; any body (string ones too) is
  * `application/json` unless the headers say otherwise. */
-export const call = (url: string, init: { method?: string; body?: unknown; headers?: Record<string, string>; cookie?: string } = {}) =>
+export const call = (
+  url: string,
+  init: { method?: string; body?: unknown; headers?: Record<string, string>; cookie?: string } = {},
+) =>
   fetchJson(url, {
     method: init.method,
     body: init.body,
-    headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers, ...(init.cookie ? { cookie: init.cookie } : {}) },
+    headers: {
+      ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...init.headers,
+      ...(init.cookie ? { cookie: init.cookie } : {}),
+    },
   });
 
 /** A random visitor token as the tracker makes them. */
-export const newUtk = () => [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
+export const newUtk = () =>
+  [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
 
 /** A contact linked to `utk` the way a real visitor gets linked: a form submission with
  * `svc_context`. The form has a field for each property given. */
-export async function identifiedVisitor(t: TestPlatform, utk: string, properties: Record<string, string>, portal = t.portals[0]) {
+export async function identifiedVisitor(
+  t: TestPlatform,
+  utk: string,
+  properties: Record<string, string>,
+  portal = t.portals[0],
+) {
   const fields = Object.keys(properties).map((name) => ({ name }));
   const form = await t.call('POST', '/contacts/v1/forms', { body: { name: `Form ${utk}`, fields }, portal });
   if (form.status != 200) throw new Error(`form not created: ${form.status} ${form.text}`);
@@ -131,7 +197,11 @@ export function recordedEvents(t: TestPlatform, ids: string[]): number {
 export async function countingProxy(target: string) {
   // `at` when the request reached the proxy, `done` when the platform had answered it: the platform
   // saw it in between.
-  const state = { failing: false, forwarded: [] as string[], answered: [] as { at: number; done: number; path: string; status: number }[] };
+  const state = {
+    failing: false,
+    forwarded: [] as string[],
+    answered: [] as { at: number; done: number; path: string; status: number }[],
+  };
   const { faultServer: fs, json: send } = await import('../../client/test/harness');
   const server = await fs(async (req, res) => {
     if (state.failing) return send(res, 503, { status: 'error', message: 'down for the test' });
@@ -140,12 +210,20 @@ export async function countingProxy(target: string) {
     const at = Date.now();
     const up = await request(target + req.url, {
       method: req.method as Dispatcher.HttpMethod,
-      headers: Object.fromEntries(Object.entries(req.headers).filter(([k]) => ['authorization', 'content-type'].includes(k)) as [string, string][]),
+      headers: Object.fromEntries(
+        Object.entries(req.headers).filter(([k]) => ['authorization', 'content-type'].includes(k)) as [
+          string,
+          string,
+        ][],
+      ),
       body: req.method == 'GET' || req.method == 'HEAD' ? undefined : req.body,
     });
     state.answered.push({ at, done: Date.now(), path, status: up.statusCode });
-    const headers: Record<string, string> = { 'content-type': String(up.headers['content-type'] ?? 'application/json') };
-    for (const [k, v] of Object.entries(up.headers)) if (k == 'retry-after' || k.startsWith('x-svc-ratelimit')) headers[k] = String(v);
+    const headers: Record<string, string> = {
+      'content-type': String(up.headers['content-type'] ?? 'application/json'),
+    };
+    for (const [k, v] of Object.entries(up.headers))
+      if (k == 'retry-after' || k.startsWith('x-svc-ratelimit')) headers[k] = String(v);
     res.writeHead(up.statusCode, headers).end(Buffer.from(await up.body.arrayBuffer()));
   });
   return Object.assign(state, { url: server.url, close: server.close });

@@ -1,6 +1,6 @@
 /** Shared mode in one test process: two companions on one Redis (and one platform) behave as one.
  * The visitor cache, events with their dead letters, OAuth tokens, the route rate limit and the
- * secrets, each checked through both instances. The many-process case (the CLI, SIGKILL, restarts)
+ * secrets, each checked through both instances (one behind each door). The many-process case (the CLI, SIGKILL, restarts)
  * is in shared-processes.test.ts. */
 import { Redis } from 'ioredis';
 import { Agent } from 'undici';
@@ -9,7 +9,18 @@ import { createCompanion } from '../src';
 import { redisBudget } from '../src/shared/budget';
 import { SharedStoreError, sharedRedis } from '../src/shared/redis';
 import { RedisTokenStore } from '../src/shared/token-store';
-import { call, countingProxy, identifiedVisitor, mount, newUtk, recordedEvents, startTestPlatform, type Mounted, type TestPlatform } from './harness';
+import {
+  call,
+  countingProxy,
+  identifiedVisitor,
+  mount,
+  newUtk,
+  recordedEvents,
+  startTestPlatform,
+  type Door,
+  type Mounted,
+  type TestPlatform,
+} from './harness';
 import { haveRedis, REDIS_URL, redisPrefix, redisProxy } from './redis';
 
 const LINK_SECRET = 'a-link-secret-shared-by-every-instance-0123456789';
@@ -20,7 +31,10 @@ let proxy: Awaited<ReturnType<typeof countingProxy>>;
 
 beforeAll(async () => {
   if (!haveRedis) return;
-  t = await startTestPlatform({ now: Date.now, portals: [{ id: 62515 }, { id: 99999 }, { id: 31337, tier: 'starter' }] });
+  t = await startTestPlatform({
+    now: Date.now,
+    portals: [{ id: 62515 }, { id: 99999 }, { id: 31337, tier: 'starter' }],
+  });
   proxy = await countingProxy(t.baseUrl);
 });
 afterAll(async () => {
@@ -28,29 +42,33 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** Two companions on one Redis under `name`'s prefix, through the counting proxy. */
+/** Two companions on one Redis under `name`'s prefix, through the counting proxy: one behind each
+ * door (Express, fetch), which share the state as two of the same kind would. */
 async function pair(name: string, options: Parameters<typeof mount>[0] extends infer O ? Partial<O> : never = {}) {
-  const make = () =>
-    mount({
-      baseUrl: proxy.url,
-      formsUrl: t.formsUrl,
-      auth: { accessToken: t.portals[0].privateAppToken },
-      redis: REDIS_URL,
-      redisPrefix: `${prefix}${name}:`,
-      subscriptions: { linkSecret: LINK_SECRET },
-      ...options,
-      events: { secret: EVENTS_SECRET, flushIntervalMs: 200, ...options.events },
-    });
-  return [await make(), await make()] as [Mounted, Mounted];
+  const make = (door: Door) =>
+    mount(
+      {
+        baseUrl: proxy.url,
+        formsUrl: t.formsUrl,
+        auth: { accessToken: t.portals[0].privateAppToken },
+        redis: REDIS_URL,
+        redisPrefix: `${prefix}${name}:`,
+        subscriptions: { linkSecret: LINK_SECRET },
+        ...options,
+        events: { secret: EVENTS_SECRET, flushIntervalMs: 200, ...options.events },
+      },
+      { door },
+    );
+  return [await make('express'), await make('fetch')] as [Mounted, Mounted];
 }
 
 const platformCalls = (path: string) => proxy.forwarded.filter((r) => r.includes(path)).length;
 
 describe.skipIf(!haveRedis)('shared mode: two companions on one Redis', () => {
   it('refuses to start without a link secret, which every instance must share', () => {
-    expect(() => createCompanion({ baseUrl: 'http://127.0.0.1:1', auth: { accessToken: 'x' }, redis: REDIS_URL, logger: false })).toThrow(
-      /shared mode \(redis\) needs subscriptions\.linkSecret/,
-    );
+    expect(() =>
+      createCompanion({ baseUrl: 'http://127.0.0.1:1', auth: { accessToken: 'x' }, redis: REDIS_URL, logger: false }),
+    ).toThrow(/shared mode \(redis\) needs subscriptions\.linkSecret/);
   });
 
   it('shares the visitor cache: one platform call for a burst of lookups of one visitor on both instances', async () => {
@@ -59,8 +77,12 @@ describe.skipIf(!haveRedis)('shared mode: two companions on one Redis', () => {
       const utk = newUtk();
       await identifiedVisitor(t, utk, { email: 'ada@example.com', firstname: 'Ada' });
       const before = platformCalls('/utk/');
-      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => call(`${(i % 2 ? a : b).url}/visitor`, { cookie: `svcutk=${utk}` })));
-      expect(answers.map((r) => r.json)).toEqual(Array(40).fill({ known: true, vid: expect.any(Number), properties: { firstname: 'Ada' } }));
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => call(`${(i % 2 ? a : b).url}/visitor`, { cookie: `svcutk=${utk}` })),
+      );
+      expect(answers.map((r) => r.json)).toEqual(
+        Array(40).fill({ known: true, vid: expect.any(Number), properties: { firstname: 'Ada' } }),
+      );
       expect(platformCalls('/utk/') - before).toBe(1);
       // Unknown visitors are cached too (briefly), across instances.
       const stranger = newUtk();
@@ -83,13 +105,17 @@ describe.skipIf(!haveRedis)('shared mode: two companions on one Redis', () => {
         const r = await call(`${m.url}/events`, {
           method: 'POST',
           headers: { authorization: `Bearer ${EVENTS_SECRET}` },
-          body: { events: Array.from({ length: 10 }, (_, j) => ({ eventId: 'shared-test', email: `e${i}-${j}@example.com` })) },
+          body: {
+            events: Array.from({ length: 10 }, (_, j) => ({ eventId: 'shared-test', email: `e${i}-${j}@example.com` })),
+          },
         });
         expect(r.status).toBe(202);
         ids.push(...r.json.ids);
       }
       await expect.poll(() => recordedEvents(t, ids), { timeout: 10_000 }).toBe(20);
-      await expect.poll(async () => (await call(`${b.url}/healthz`)).json, { timeout: 5_000 }).toMatchObject({ status: 'ok', redis: 'ok', pendingEvents: 0, deadEvents: 0 });
+      await expect
+        .poll(async () => (await call(`${b.url}/healthz`)).json, { timeout: 5_000 })
+        .toMatchObject({ status: 'ok', redis: 'ok', pendingEvents: 0, deadEvents: 0 });
       expect(a.companion.events.stats().sent + b.companion.events.stats().sent).toBe(20);
     } finally {
       await a.close();
@@ -103,10 +129,14 @@ describe.skipIf(!haveRedis)('shared mode: two companions on one Redis', () => {
     const redis = new Redis(REDIS_URL);
     try {
       const refused = await a.companion.events.track({ eventId: 'shared-test', email: 'starter@example.com' });
-      await expect.poll(async () => (await call(`${b.url}/healthz`)).json, { timeout: 10_000 }).toMatchObject({ pendingEvents: 0, deadEvents: 1 });
+      await expect
+        .poll(async () => (await call(`${b.url}/healthz`)).json, { timeout: 10_000 })
+        .toMatchObject({ pendingEvents: 0, deadEvents: 1 });
       const dead = await redis.xrange(`${prefix}dead:events:dead`, '-', '+');
       expect(dead).toHaveLength(1);
-      const fields = Object.fromEntries(Array.from({ length: dead[0][1].length / 2 }, (_, i) => [dead[0][1][2 * i], dead[0][1][2 * i + 1]]));
+      const fields = Object.fromEntries(
+        Array.from({ length: dead[0][1].length / 2 }, (_, i) => [dead[0][1][2 * i], dead[0][1][2 * i + 1]]),
+      );
       expect(fields).toMatchObject({ status: '403', category: 'TIER_REQUIRED' });
       expect(JSON.parse(fields.e)).toMatchObject({ id: refused.id, name: 'shared-test' });
       expect(a.companion.events.stats().failed + b.companion.events.stats().failed).toBe(1);
@@ -132,7 +162,11 @@ describe.skipIf(!haveRedis)('shared mode: two companions on one Redis', () => {
 
   it('refreshes OAuth once for both instances, and a new instance starts from the stored tokens', async () => {
     const refreshes: number[] = [];
-    const oauth = { clientId: t.portals[1].oauth.clientId, clientSecret: t.portals[1].oauth.clientSecret, refreshToken: t.portals[1].oauth.refreshToken };
+    const oauth = {
+      clientId: t.portals[1].oauth.clientId,
+      clientSecret: t.portals[1].oauth.clientSecret,
+      refreshToken: t.portals[1].oauth.refreshToken,
+    };
     const [a, b] = await pair('oauth', {
       auth: { oauth },
       visitor: { cacheTtlMs: 0 },
@@ -142,12 +176,17 @@ describe.skipIf(!haveRedis)('shared mode: two companions on one Redis', () => {
     try {
       const answers = await Promise.all(
         Array.from({ length: 200 }, (_, i) =>
-          fetch(`${(i % 2 ? a : b).url}/visitor`, { headers: { cookie: `svcutk=${newUtk()}` }, dispatcher: agent } as RequestInit).then((r) => r.status),
+          fetch(`${(i % 2 ? a : b).url}/visitor`, {
+            headers: { cookie: `svcutk=${newUtk()}` },
+            dispatcher: agent,
+          } as RequestInit).then((r) => r.status),
         ),
       );
       expect(answers.filter((s) => s == 200)).toHaveLength(200);
       expect(refreshes).toHaveLength(1);
-      const [c] = await pair('oauth', { auth: { oauth: { ...oauth, refreshToken: 'a-refresh-token-that-is-long-gone' } } });
+      const [c] = await pair('oauth', {
+        auth: { oauth: { ...oauth, refreshToken: 'a-refresh-token-that-is-long-gone' } },
+      });
       try {
         expect((await call(`${c.url}/visitor`, { cookie: `svcutk=${newUtk()}` })).status).toBe(200);
         expect(refreshes).toHaveLength(1);
@@ -184,7 +223,11 @@ describe.skipIf(!haveRedis)('shared mode: two companions on one Redis', () => {
       const lookup = await call(`${m.url}/visitor`, { cookie: `svcutk=${newUtk()}` });
       expect(lookup.status).toBe(503);
       expect(lookup.json.message).toMatch(/shared store \(Redis\) is unavailable/);
-      const event = await call(`${m.url}/events`, { method: 'POST', headers: { authorization: `Bearer ${EVENTS_SECRET}` }, body: { eventId: 'outage', email: 'x@example.com' } });
+      const event = await call(`${m.url}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${EVENTS_SECRET}` },
+        body: { eventId: 'outage', email: 'x@example.com' },
+      });
       expect(event.status).toBe(503);
       expect(event.json.message).toMatch(/Redis/);
       const health = await call(`${m.url}/healthz`);
@@ -194,7 +237,9 @@ describe.skipIf(!haveRedis)('shared mode: two companions on one Redis', () => {
       expect((await fetch(`${m.url}/tracker.js`)).status).toBe(200);
 
       await redis.start();
-      await expect.poll(async () => (await call(`${m.url}/visitor`, { cookie: `svcutk=${utk}` })).status, { timeout: 10_000 }).toBe(200);
+      await expect
+        .poll(async () => (await call(`${m.url}/visitor`, { cookie: `svcutk=${utk}` })).status, { timeout: 10_000 })
+        .toBe(200);
       const after = await m.companion.events.track({ eventId: 'outage', email: 'after@example.com' });
       await expect.poll(() => recordedEvents(t, [accepted.id, after.id]), { timeout: 10_000 }).toBe(2);
       expect(m.logs.text()).toMatch(/shared store \(Redis\) is unreachable/);
@@ -208,9 +253,17 @@ describe.skipIf(!haveRedis)('shared mode: two companions on one Redis', () => {
 
 describe.skipIf(!haveRedis)('shared mode: the parts on their own', () => {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const tokens = (name: string) => ({ accessToken: name, refreshToken: `${name}-refresh`, expiresAt: Date.now() + 60_000, obtainedAt: Date.now() });
+  const tokens = (name: string) => ({
+    accessToken: name,
+    refreshToken: `${name}-refresh`,
+    expiresAt: Date.now() + 60_000,
+    obtainedAt: Date.now(),
+  });
   /** Two processes' worth of connections to one key space. */
-  const two = (name: string) => [sharedRedis(REDIS_URL, { prefix: `${prefix}${name}:` }), sharedRedis(REDIS_URL, { prefix: `${prefix}${name}:` })];
+  const two = (name: string) => [
+    sharedRedis(REDIS_URL, { prefix: `${prefix}${name}:` }),
+    sharedRedis(REDIS_URL, { prefix: `${prefix}${name}:` }),
+  ];
 
   it('token store: a process that finds the lock taken waits for the new tokens instead of refreshing', async () => {
     const [r1, r2] = two('tokens-wait');
@@ -220,9 +273,15 @@ describe.skipIf(!haveRedis)('shared mode: the parts on their own', () => {
       const refreshedByB: string[] = [];
       let locked!: () => void;
       const inside = new Promise<void>((r) => (locked = r));
-      const first = a.exclusive(() => false, async () => (locked(), await sleep(200), tokens('from-a')));
+      const first = a.exclusive(
+        () => false,
+        async () => (locked(), await sleep(200), tokens('from-a')),
+      );
       await inside; // a holds the lock and is refreshing
-      const second = await b.exclusive((t) => t.accessToken == 'from-a', async () => (refreshedByB.push('b'), tokens('from-b')));
+      const second = await b.exclusive(
+        (t) => t.accessToken == 'from-a',
+        async () => (refreshedByB.push('b'), tokens('from-b')),
+      );
       expect((await first).accessToken).toBe('from-a');
       expect(second.accessToken).toBe('from-a');
       expect(refreshedByB).toEqual([]);
@@ -240,10 +299,20 @@ describe.skipIf(!haveRedis)('shared mode: the parts on their own', () => {
       const next = new RedisTokenStore(r2, { clientId: 'client', lockMs: 100 });
       let locked!: () => void;
       const inside = new Promise<void>((r) => (locked = r));
-      const paused = slow.exclusive(() => false, async () => (locked(), await sleep(300), tokens('stale')));
+      const paused = slow.exclusive(
+        () => false,
+        async () => (locked(), await sleep(300), tokens('stale')),
+      );
       await inside;
       await sleep(150); // the slow one's lock has expired
-      expect((await next.exclusive(() => false, async () => tokens('fresh'))).accessToken).toBe('fresh');
+      expect(
+        (
+          await next.exclusive(
+            () => false,
+            async () => tokens('fresh'),
+          )
+        ).accessToken,
+      ).toBe('fresh');
       await expect(paused).rejects.toThrow(SharedStoreError);
       expect((await slow.get())?.accessToken).toBe('fresh');
     } finally {

@@ -1,58 +1,93 @@
-/** The middleware every companion route sits behind: security headers (helmet), CORS for an
- * allow-list of origins with credentials (never `*`), and a per-IP rate limit. All inside the
- * router, so the host app is not affected. */
+/** The headers every companion answer carries, through either door: security headers (helmet) and
+ * CORS for an allow-list of origins with credentials (never `*`). Both libraries are Node
+ * middleware; they run here against a small recorder of the headers they set, so the same
+ * library code decides both doors' headers. helmet's headers do not depend on the request: they are
+ * worked out once, at creation. */
 import cors from 'cors';
-import type { RequestHandler } from 'express';
-import { rateLimit, type Store } from 'express-rate-limit';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { type HelmetOptions } from 'helmet';
+import type { CoreRequest, ReplyHeaders } from './exchange';
 
-export function checkOrigins(origins: string[]) {
+export function checkOrigins(origins: readonly string[]) {
   for (const o of origins) {
-    if (o == '*') throw new TypeError('allowedOrigins cannot contain "*": the companion answers with credentials; list the origins');
+    if (o == '*')
+      throw new TypeError(
+        'allowedOrigins cannot contain "*": the companion answers with credentials; list the origins',
+      );
     let url: URL;
     try {
       url = new URL(o);
     } catch {
       throw new TypeError(`allowedOrigins: "${o}" is not an origin such as https://www.example.com`);
     }
-    if (url.origin != o.replace(/\/$/, '')) throw new TypeError(`allowedOrigins: "${o}" must be an origin (scheme, host, port), without a path`);
+    if (url.origin != o.replace(/\/$/, ''))
+      throw new TypeError(`allowedOrigins: "${o}" must be an origin (scheme, host, port), without a path`);
   }
   return new Set(origins.map((o) => o.replace(/\/$/, '')));
 }
 
-export function security(o: {
-  allowedOrigins: Set<string>;
-  helmet: HelmetOptions | false;
-  /** `store`: where the counts live (default in memory; shared mode: Redis, so the limit holds across instances). */
-  rateLimit: { limit: number; windowMs: number; store?: Store } | false;
-}): RequestHandler[] {
-  const out: RequestHandler[] = [];
-  if (o.helmet !== false) out.push(helmet(o.helmet));
-  out.push(
-    cors({
-      origin: (origin, cb) => cb(null, origin !== undefined && o.allowedOrigins.has(origin) ? origin : false),
-      credentials: true,
-      methods: ['GET', 'HEAD', 'PUT', 'POST'],
-      allowedHeaders: ['content-type', 'x-csrf-token'],
-      maxAge: 600,
-    }),
-  );
-  if (o.rateLimit !== false)
-    out.push(
-      rateLimit({
-        windowMs: o.rateLimit.windowMs,
-        limit: o.rateLimit.limit,
-        // draft-7 headers (RateLimit, RateLimit-Policy): draft-8 hashes the key on every request, ~10 % of a cached lookup.
-        standardHeaders: 'draft-7',
-        legacyHeaders: false,
-        store: o.rateLimit.store,
-        // Redis down: serve without the limit rather than refuse everything (scripts, the collector);
-        // the routes that need Redis answer 503 on their own. The outage is logged once by the connection.
-        ...(o.rateLimit.store && { passOnStoreError: true, logger: { error: () => undefined, warn: () => undefined } }),
-        handler: (_req, res) => {
-          res.status(429).json({ status: 'error', message: 'too many requests from this address; slow down' });
-        },
-      }),
-    );
-  return out;
+/** What a Node middleware did to a response: the headers it set and removed, and whether it ended it. */
+function recorder() {
+  const set: ReplyHeaders = {};
+  const removed: string[] = [];
+  const res = {
+    statusCode: 200,
+    ended: false,
+    setHeader: (name: string, value: string | number | readonly string[]) =>
+      void (set[name.toLowerCase()] = typeof value == 'object' ? Array.from(value, String) : String(value)),
+    getHeader: (name: string) => set[name.toLowerCase()],
+    removeHeader: (name: string) => void (delete set[name.toLowerCase()], removed.push(name.toLowerCase())),
+    end: () => void (res.ended = true),
+  };
+  return { res, set, removed };
+}
+
+export interface SecurityHeaders {
+  set: ReplyHeaders;
+  /** Headers a host app may have set that must go (helmet removes `X-Powered-By`). */
+  remove: string[];
+}
+
+/** helmet's headers for `options`, once. Directives computed per request (functions, for nonces)
+ * are refused: the companion's pages need none, and its headers are the same on every answer. */
+export function securityHeaders(options: HelmetOptions | false): SecurityHeaders {
+  if (options === false) return { set: {}, remove: [] };
+  const directives =
+    typeof options.contentSecurityPolicy == 'object' ? options.contentSecurityPolicy.directives : undefined;
+  for (const [name, value] of Object.entries(directives ?? {}))
+    if (typeof value == 'function' || (Array.isArray(value) && value.some((v) => typeof v == 'function')))
+      throw new TypeError(
+        `helmet: the directive ${name} is a function; the companion sends the same headers on every answer, give it a value`,
+      );
+  const { res, set, removed } = recorder();
+  let failed: unknown;
+  helmet(options)({} as IncomingMessage, res as unknown as ServerResponse, (e?: unknown) => void (failed = e));
+  if (failed) throw new TypeError(`helmet: ${failed instanceof Error ? failed.message : 'its options are not valid'}`);
+  return { set, remove: removed };
+}
+
+export interface CorsAnswer {
+  headers: ReplyHeaders;
+  /** A preflight (OPTIONS from an allowed origin): answered with these headers alone, `status`. */
+  preflight?: number;
+}
+
+/** The `cors` package's answer to a request, for an allow-list of origins with credentials. */
+export function corsFor(allowedOrigins: Set<string>) {
+  const middleware = cors({
+    origin: (origin, cb) => cb(null, origin !== undefined && allowedOrigins.has(origin) ? origin : false),
+    credentials: true,
+    methods: ['GET', 'HEAD', 'PUT', 'POST'],
+    allowedHeaders: ['content-type', 'x-csrf-token'],
+    maxAge: 600,
+  });
+  return (req: CoreRequest): CorsAnswer | undefined => {
+    const origin = req.header('origin');
+    // Without Origin (same-origin GETs, servers) cors sets nothing: skip the work.
+    if (origin === undefined || !allowedOrigins.has(origin)) return undefined;
+    const { res, set } = recorder();
+    const headers = { origin, 'access-control-request-headers': req.header('access-control-request-headers') };
+    middleware({ method: req.method, headers }, res, () => undefined);
+    return res.ended ? { headers: set, preflight: res.statusCode } : { headers: set };
+  };
 }

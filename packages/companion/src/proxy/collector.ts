@@ -4,12 +4,13 @@
  * answer keeps its full lifetime. Not for visitors who opted out or sent no identifiers. Upstream
  * error bodies are replaced by our own; statuses the tracker acts on (429, 5xx) and `Retry-After`
  * pass through so it retries as it would against the platform. */
-import { COLLECT_BATCH_PATH, COLLECT_PIXEL_PATH, isUtk, UTK_COOKIE } from '@svc/protocol';
+import { COLLECT_BATCH_PATH, COLLECT_PIXEL_PATH, isUtk, MAX_BATCH_BYTES, UTK_COOKIE } from '@svc/protocol';
 import { serialize } from 'cookie';
-import type { Request, Response } from 'express';
 import { request, type Dispatcher } from 'undici';
+import { bodyBytes } from '../http/body';
 import { HttpError } from '../http/errors';
-import { cookies, optedOut } from '../utk';
+import type { CoreRequest, Reply, ReplyHeaders } from '../http/exchange';
+import { optedOut } from '../utk';
 
 export interface CollectorOptions {
   baseUrl: string;
@@ -20,10 +21,10 @@ export interface CollectorOptions {
 }
 
 /** The utk to re-issue: the cookie's, else the one every event of the batch carries. */
-function utkOf(req: Request, events: Record<string, unknown>[]): string | undefined {
-  if (optedOut(req)) return undefined;
+function utkOf(req: CoreRequest, events: Record<string, unknown>[]): string | undefined {
+  if (optedOut(req.cookies())) return undefined;
   if (events.some((e) => e.ce === 'false')) return undefined;
-  const c = cookies(req)[UTK_COOKIE];
+  const c = req.cookies()[UTK_COOKIE];
   if (isUtk(c)) return c;
   const vis = new Set(events.map((e) => e.vi));
   const [vi] = vis;
@@ -38,10 +39,17 @@ const upstreamMessages: Record<number, string> = {
 };
 
 export function collector(o: CollectorOptions) {
-  async function forward(req: Request, res: Response, path: string, body: Buffer | undefined, events: Record<string, unknown>[]) {
+  async function forward(
+    req: CoreRequest,
+    path: string,
+    body: Buffer | undefined,
+    events: Record<string, unknown>[],
+  ): Promise<Reply> {
     const headers: Record<string, string> = { 'x-forwarded-for': req.ip ?? '' };
-    for (const h of ['content-type', 'user-agent', 'accept-language', 'referer'])
-      if (typeof req.headers[h] == 'string') headers[h] = req.headers[h] as string;
+    for (const h of ['content-type', 'user-agent', 'accept-language', 'referer']) {
+      const value = req.header(h);
+      if (value !== undefined) headers[h] = value;
+    }
     let up: Dispatcher.ResponseData;
     try {
       up = await request(o.baseUrl + path, {
@@ -53,32 +61,45 @@ export function collector(o: CollectorOptions) {
       });
     } catch (e) {
       const timeout = (e as Error).name == 'TimeoutError' || (e as Error).name == 'AbortError';
-      throw new HttpError(timeout ? 504 : 502, timeout ? 'the collector did not answer in time' : 'the collector could not be reached');
+      throw new HttpError(
+        timeout ? 504 : 502,
+        timeout ? 'the collector did not answer in time' : 'the collector could not be reached',
+      );
     }
     const status = up.statusCode;
     const data = Buffer.from(await up.body.arrayBuffer().catch(() => new ArrayBuffer(0)));
     if (status >= 200 && status < 300) {
+      const out: ReplyHeaders = { 'cache-control': 'no-store' };
+      const type = up.headers['content-type'];
+      if (typeof type == 'string') out['content-type'] = type;
       const utk = utkOf(req, events);
       if (utk)
-        res.append(
-          'set-cookie',
-          serialize(UTK_COOKIE, utk, { path: '/', maxAge: o.cookieDays * 86_400, sameSite: 'lax', secure: req.secure, domain: o.cookieDomain }),
-        );
-      res.status(status).set('cache-control', 'no-store');
-      const type = up.headers['content-type'];
-      if (typeof type == 'string') res.type(type);
-      return void res.send(data);
+        out['set-cookie'] = serialize(UTK_COOKIE, utk, {
+          path: '/',
+          maxAge: o.cookieDays * 86_400,
+          sameSite: 'lax',
+          secure: req.secure,
+          domain: o.cookieDomain,
+        });
+      return { status, headers: out, body: data };
     }
     const retryAfter = up.headers['retry-after'];
     if (status == 429 || status == 408 || status >= 500)
-      throw new HttpError(status == 429 || status == 408 ? status : 502, 'the collector is busy; try again later', typeof retryAfter == 'string' ? { 'retry-after': retryAfter } : {});
-    throw new HttpError(upstreamMessages[status] ? status : 400, upstreamMessages[status] ?? 'the collector refused the events');
+      throw new HttpError(
+        status == 429 || status == 408 ? status : 502,
+        'the collector is busy; try again later',
+        typeof retryAfter == 'string' ? { 'retry-after': retryAfter } : {},
+      );
+    throw new HttpError(
+      upstreamMessages[status] ? status : 400,
+      upstreamMessages[status] ?? 'the collector refused the events',
+    );
   }
 
   return {
     /** `POST /collect/e`: the body as the tracker sent it (text/plain JSON), at most 64 KB. */
-    batch: async (req: Request, res: Response) => {
-      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    batch: async (req: CoreRequest): Promise<Reply> => {
+      const body = await bodyBytes(req, MAX_BATCH_BYTES);
       let events: Record<string, unknown>[] = [];
       try {
         const parsed = JSON.parse(body.toString('utf8'));
@@ -86,14 +107,12 @@ export function collector(o: CollectorOptions) {
       } catch {
         // The collector names the problem; the proxy only reads the batch for the visitor's utk.
       }
-      await forward(req, res, COLLECT_BATCH_PATH, body, events);
+      return forward(req, COLLECT_BATCH_PATH, body, events);
     },
     /** `GET /collect/p.gif?...`: one event as query parameters. */
-    pixel: async (req: Request, res: Response) => {
-      const q = req.originalUrl.indexOf('?');
-      const query = q < 0 ? '' : req.originalUrl.slice(q);
-      const params = Object.fromEntries(new URLSearchParams(query));
-      await forward(req, res, COLLECT_PIXEL_PATH + query, undefined, [params]);
+    pixel: async (req: CoreRequest): Promise<Reply> => {
+      const params = Object.fromEntries(new URLSearchParams(req.search));
+      return forward(req, COLLECT_PIXEL_PATH + req.search, undefined, [params]);
     },
   };
 }

@@ -39,14 +39,14 @@ export interface BudgetOptions {
   key: string;
   max: number;
   windowMs: number;
-  /** Added to the window for the way to the platform; default 200 ms. */
-  marginMs?: number;
+  /** Added to the window for the way to the platform (`pacingMarginMs`). */
+  marginMs: number;
 }
 
 export function redisBudget(r: SharedRedis, o: BudgetOptions): RateBudget {
   const log = `${r.prefix}budget:${o.key}`;
   const hold = `${log}:hold`;
-  const window = o.windowMs + (o.marginMs ?? 200);
+  const window = o.windowMs + o.marginMs;
   const take = script<number>(r.redis, 'svcBudgetTake', 2, TAKE);
   const extend = script<number>(r.redis, 'svcBudgetHold', 1, HOLD);
   let n = 0;

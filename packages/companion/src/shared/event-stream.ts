@@ -36,7 +36,7 @@ export interface StreamQueueOptions {
   /** The pause before a failed delivery is tried again. */
   retryMs: number;
   maxQueueSize: number;
-  /** An entry pending this long is taken over from its (presumably dead) instance; default 30 s. */
+  /** An entry pending this long is taken over from its (presumably dead) instance (`events.claimIdleMs`). */
   claimIdleMs: number;
   now: () => number;
   logger?: Logger;
@@ -96,7 +96,8 @@ export function streamQueue(client: Client, r: SharedRedis, o: StreamQueueOption
         if (sending.has(sid)) return;
         sending.add(sid);
         try {
-          if (!event) return void deadLetters.push([sid, 'raw', 'unreadable entry', 'status', 0, 'category', 'MALFORMED']);
+          if (!event)
+            return void deadLetters.push([sid, 'raw', 'unreadable entry', 'status', 0, 'category', 'MALFORMED']);
           await client.events.track({ ...event });
           done.push(sid);
           stats.sent++;
@@ -143,7 +144,11 @@ export function streamQueue(client: Client, r: SharedRedis, o: StreamQueueOption
 
   let warned = false;
   const trouble = (e: unknown) => {
-    if (!warned) o.logger?.warn({ err: { code: e instanceof SharedStoreError ? 'ESHAREDSTORE' : 'EDELIVERY' } }, 'server-side events wait: the shared store or the platform is failing');
+    if (!warned)
+      o.logger?.warn(
+        { err: { code: e instanceof SharedStoreError ? 'ESHAREDSTORE' : 'EDELIVERY' } },
+        'server-side events wait: the shared store or the platform is failing',
+      );
     warned = true;
   };
 
@@ -154,7 +159,8 @@ export function streamQueue(client: Client, r: SharedRedis, o: StreamQueueOption
       try {
         const list = await read(r.blocking(), own ? '0' : '>', own ? undefined : 1_000);
         if (own && !list.length) own = false;
-        else if (list.length && list.every((e) => sending.has(e.sid))) await sleep(50); // the claim loop has them
+        else if (list.length && list.every((e) => sending.has(e.sid)))
+          await sleep(50); // the claim loop has them
         else if (list.length && (await deliver(list))) {
           own = true;
           await sleep(o.retryMs);
@@ -177,7 +183,9 @@ export function streamQueue(client: Client, r: SharedRedis, o: StreamQueueOption
         let cursor = '0-0';
         do {
           await ensureGroup();
-          const [next, claimed, deleted] = (await shared(r.redis.xautoclaim(stream, GROUP, me, o.claimIdleMs, cursor, 'COUNT', 100))) as [string, [string, string[]][], string[]];
+          const [next, claimed, deleted] = (await shared(
+            r.redis.xautoclaim(stream, GROUP, me, o.claimIdleMs, cursor, 'COUNT', 100),
+          )) as [string, [string, string[]][], string[]];
           if (deleted?.length) await shared(r.redis.xack(stream, GROUP, ...deleted));
           if (claimed.length) await deliver(entries(claimed));
           cursor = next;
@@ -198,8 +206,11 @@ export function streamQueue(client: Client, r: SharedRedis, o: StreamQueueOption
     sweptAt = Date.now();
     const list = (await shared(r.redis.xinfo('CONSUMERS', stream, GROUP))) as (string | number)[][];
     for (const fields of list) {
-      const c = Object.fromEntries(Array.from({ length: fields.length / 2 }, (_, i) => [fields[2 * i], fields[2 * i + 1]]));
-      if (c.name != me && Number(c.pending) == 0 && Number(c.idle) > 3_600_000) await shared(r.redis.xgroup('DELCONSUMER', stream, GROUP, String(c.name)));
+      const c = Object.fromEntries(
+        Array.from({ length: fields.length / 2 }, (_, i) => [fields[2 * i], fields[2 * i + 1]]),
+      );
+      if (c.name != me && Number(c.pending) == 0 && Number(c.idle) > 3_600_000)
+        await shared(r.redis.xgroup('DELCONSUMER', stream, GROUP, String(c.name)));
     }
   }
 
@@ -218,9 +229,14 @@ export function streamQueue(client: Client, r: SharedRedis, o: StreamQueueOption
       const events = acceptedEvents(inputs, o.now());
       const n = await add(stream, o.maxQueueSize, ...events.map((e) => JSON.stringify(e))).catch((e) => {
         // Not stored: the caller must send them again (the same answer as a failed outbox write).
-        throw new HttpError(503, `the event could not be stored: ${(e as Error).message}; try again later`, { 'retry-after': '1' });
+        throw new HttpError(503, `the event could not be stored: ${(e as Error).message}; try again later`, {
+          'retry-after': '1',
+        });
       });
-      if (n < 0) throw new HttpError(503, `the event queue is full (${o.maxQueueSize} events waiting); try again later`, { 'retry-after': '5' });
+      if (n < 0)
+        throw new HttpError(503, `the event queue is full (${o.maxQueueSize} events waiting); try again later`, {
+          'retry-after': '5',
+        });
       depth = n;
       return { ids: events.map((e) => e.id) };
     },

@@ -18,8 +18,8 @@ import { RedisTokenStore } from './token-store';
 export interface SharedModeOptions {
   /** `redis://…` (or `rediss://…`), or a ready ioredis client (then it stays yours to close). */
   redis: string | Redis;
-  /** Prefix of every key; default `svc:companion:`. Instances that share state use the same. */
-  prefix?: string;
+  /** Prefix of every key (`redisPrefix`). Instances that share state use the same. */
+  prefix: string;
   logger?: Logger;
 }
 
@@ -36,20 +36,24 @@ export function sharedMode(o: SharedModeOptions) {
   return {
     redis: r,
     tokenStore: (clientId: string) => new RedisTokenStore(r, { clientId }),
-    budget: (auth: AuthOptions, limit: { max: number; windowMs: number; marginMs?: number }): RateBudget =>
+    budget: (auth: AuthOptions, limit: { max: number; windowMs: number; marginMs: number }): RateBudget =>
       redisBudget(r, { key: credentialId(auth), ...limit }),
     visitorCache: (c: { ttlMs: number; missTtlMs: number; loadTimeoutMs: number }): VisitorCache =>
       new SharedCache<KnownVisitor>(r, { name: 'visitor', ...c }),
     events: (client: Client, q: StreamQueueOptions): EventQueue => streamQueue(client, r, q),
-    /** express-rate-limit's Redis store (rate-limit-redis), its scripts loaded again whenever
-     * Redis comes back (a store that started while Redis was down would otherwise never count). */
+    /** express-rate-limit's Redis store (rate-limit-redis) for the route limit, its scripts loaded
+     * again whenever Redis comes back (a store that started while Redis was down would otherwise
+     * never count). */
     rateLimitStore(windowMs: number): Store {
       const { RedisStore } = createRequire(import.meta.url)('rate-limit-redis') as typeof import('rate-limit-redis');
       const store = new RedisStore({
         prefix: `${r.prefix}rl:`,
         sendCommand: (command: string, ...args: string[]) => r.redis.call(command, ...args) as Promise<number>,
       });
-      r.redis.on('ready', () => void store.init({ windowMs } as Parameters<typeof store.init>[0])?.catch(() => undefined));
+      r.redis.on(
+        'ready',
+        () => void store.init({ windowMs } as Parameters<typeof store.init>[0])?.catch(() => undefined),
+      );
       return store;
     },
     close: () => r.close(),

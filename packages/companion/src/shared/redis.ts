@@ -36,7 +36,12 @@ export async function shared<T>(op: Promise<T> | (() => Promise<T>)): Promise<T>
 
 /** A Lua script as a function (sent once, then called by its SHA: EVALSHA, reloaded if Redis
  * forgot it). Arguments are the keys, then the values. */
-export function script<T>(redis: Redis, name: string, numberOfKeys: number, lua: string): (...args: (string | number)[]) => Promise<T> {
+export function script<T>(
+  redis: Redis,
+  name: string,
+  numberOfKeys: number,
+  lua: string,
+): (...args: (string | number)[]) => Promise<T> {
   if (!(name in redis)) redis.defineCommand(name, { numberOfKeys, lua });
   const fn = (redis as unknown as Record<string, (...args: (string | number)[]) => Promise<T>>)[name];
   return (...args) => shared(() => fn.apply(redis, args));
@@ -45,7 +50,12 @@ export function script<T>(redis: Redis, name: string, numberOfKeys: number, lua:
 /** Releases a lock (`SET key owner NX PX`) only if `owner` still holds it: a lock that expired and
  * was taken by another process is left to that process. */
 export const lockRelease = (redis: Redis) =>
-  script<number>(redis, 'svcLockRelease', 1, `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`);
+  script<number>(
+    redis,
+    'svcLockRelease',
+    1,
+    `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
+  );
 
 export const REDIS_OPTIONS: RedisOptions = {
   maxRetriesPerRequest: 0,
@@ -67,7 +77,7 @@ export interface SharedRedis {
   redis: Redis;
   /** A second connection for blocking reads (XREADGROUP BLOCK), made on first use. */
   blocking(): Redis;
-  /** Every key of this companion starts with it (default `svc:companion:`). */
+  /** Every key of this companion starts with it (the `redisPrefix` option). */
   prefix: string;
   /** This process's name among the instances (consumer name of the event stream). */
   instance: string;
@@ -77,10 +87,10 @@ export interface SharedRedis {
 }
 
 /** Connects to `url` (or uses a ready client, which stays the caller's to close). */
-export function sharedRedis(source: string | Redis, o: { prefix?: string; logger?: Logger }): SharedRedis {
+export function sharedRedis(source: string | Redis, o: { prefix: string; logger?: Logger }): SharedRedis {
   const owned = typeof source == 'string';
   const redis = owned ? new (ioredis().Redis)(source, REDIS_OPTIONS) : source;
-  const prefix = o.prefix ?? 'svc:companion:';
+  const prefix = o.prefix;
   let extra: Redis | undefined;
 
   // Each outage logged once: when a connection that was up closes, or the first connection fails.
@@ -89,7 +99,10 @@ export function sharedRedis(source: string | Redis, o: { prefix?: string; logger
   const onDown = () => {
     if (down) return;
     down = true;
-    o.logger?.error({ err: { code: code ?? 'ECONNCLOSED' } }, "the companion's shared store (Redis) is unreachable; routes that need it answer 503 until it is back");
+    o.logger?.error(
+      { err: { code: code ?? 'ECONNCLOSED' } },
+      "the companion's shared store (Redis) is unreachable; routes that need it answer 503 until it is back",
+    );
   };
   // An 'error' event without a listener would end the process.
   const onError = (e: Error & { code?: string }) => {
@@ -117,10 +130,18 @@ export function sharedRedis(source: string | Redis, o: { prefix?: string; logger
       }
       return extra;
     },
-    ping: () => redis.ping().then(() => 'ok' as const, () => 'unreachable' as const),
+    ping: () =>
+      redis.ping().then(
+        () => 'ok' as const,
+        () => 'unreachable' as const,
+      ),
     async close() {
       // A listener stays: an 'error' with none would end the process.
-      redis.off('error', onError).off('close', onDown).off('ready', onReady).on('error', () => undefined);
+      redis
+        .off('error', onError)
+        .off('close', onDown)
+        .off('ready', onReady)
+        .on('error', () => undefined);
       extra?.disconnect();
       if (owned) await redis.quit().catch(() => redis.disconnect());
     },

@@ -4,7 +4,7 @@
  * `--svc-*` custom properties the form embed uses, so a site's form styling carries over. It is
  * never a dead end: it links back to the site, and a visitor the site does not know yet is told
  * how to get to their preferences (an email's link, or the site's sign-up page when it has one). */
-import type { Request, Response } from 'express';
+import { cacheable, etagOf, type CoreRequest, type Reply } from '../http/exchange';
 
 export interface PageLinks {
   /** "Back to the site"; default `/`. */
@@ -15,11 +15,14 @@ export interface PageLinks {
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** A link the page may carry: a path on this site or an http(s) URL (never javascript: or data:). */
-function pageLink(name: string, value: string | undefined) {
+/** A link the page may carry: a path on this site or an http(s) URL (never javascript: or data:);
+ * anything else is refused when the companion is created. */
+export function pageLink(name: string, value: string | undefined) {
   if (value === undefined) return undefined;
   if (typeof value == 'string' && (/^\/(?![/\\])/.test(value) || /^https?:\/\/[^/]/i.test(value))) return value; // '//x' and '/\x' leave the site
-  throw new TypeError(`subscriptions.${name} must be a path on the site (/…) or an http(s) URL, not "${String(value).slice(0, 80)}"`);
+  throw new TypeError(
+    `subscriptions.${name} must be a path on the site (/…) or an http(s) URL, not "${String(value).slice(0, 80)}"`,
+  );
 }
 
 const html = (site: string, signUp: string | undefined) => `<!doctype html>
@@ -122,17 +125,27 @@ button:disabled { opacity: 0.5; cursor: default; }
 .svc-preferences a { color: var(--svc-accent); }
 `;
 
-const asset = (type: string, body: string) => (_req: Request, res: Response) => {
-  res.type(type).set('cache-control', 'public, max-age=300').send(body);
+/** A script or style: cached for a while, revalidated by its ETag. */
+const asset = (type: string, body: string) => {
+  const reply = {
+    status: 200,
+    headers: { 'content-type': `${type}; charset=utf-8`, 'cache-control': 'public, max-age=300' },
+    body,
+  };
+  const etag = etagOf(body);
+  return (req: CoreRequest) => cacheable(req, reply, etag);
 };
 
-export function preferencePage(links: PageLinks = {}) {
-  const HTML = html(pageLink('siteUrl', links.siteUrl) ?? '/', pageLink('signUpUrl', links.signUpUrl));
+/** The page and its assets. `links` are checked already (settings.ts, through pageLink). */
+export function preferencePage(links: Required<Pick<PageLinks, 'siteUrl'>> & PageLinks) {
+  const page: Reply = {
+    status: 200,
+    headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
+    body: html(links.siteUrl, links.signUpUrl),
+  };
   return {
-    html: (_req: Request, res: Response) => {
-      res.type('html').set('cache-control', 'no-store').send(HTML);
-    },
-    js: asset('js', JS),
-    css: asset('css', CSS),
+    html: () => page,
+    js: asset('text/javascript', JS),
+    css: asset('text/css', CSS),
   };
 }

@@ -5,9 +5,10 @@
  * (replayed); 200 without running the handlers again for an event id already handled; 500 when a
  * handler throws, so that the platform tries again later; 200 once every handler has resolved. */
 import { WEBHOOK_HEADERS } from '@svc/protocol';
-import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
+import { bodyBytes, WEBHOOK_LIMIT } from '../http/body';
 import { HttpError, isObject } from '../http/errors';
+import { json, type CoreRequest, type Reply } from '../http/exchange';
 import type { SeenEvents } from './seen';
 import { refusal } from './signature';
 
@@ -58,7 +59,8 @@ function workflowEvent(raw: string, id: string, attempt: number): WorkflowEvent 
     throw new HttpError(400, 'the request body is not valid JSON');
   }
   if (!isObject(body)) throw new HttpError(400, 'the request body must be a JSON object');
-  for (const field of ['workflowId', 'vid', 'portalId', 'timestamp'] as const) if (!num(body[field])) throw new HttpError(400, `body.${field}: must be a number`);
+  for (const field of ['workflowId', 'vid', 'portalId', 'timestamp'] as const)
+    if (!num(body[field])) throw new HttpError(400, `body.${field}: must be a number`);
   if (!isObject(body.properties)) throw new HttpError(400, 'body.properties: must be an object');
   return {
     id,
@@ -77,7 +79,8 @@ export function webhookReceiver(o: ReceiverOptions) {
   const handlers = new Set<WebhookHandler>();
   const api: Webhooks = {
     on(type, handler) {
-      if (type != 'workflow') throw new TypeError(`webhooks.on: no "${String(type)}" webhooks; the platform sends "workflow" ones`);
+      if (type != 'workflow')
+        throw new TypeError(`webhooks.on: no "${String(type)}" webhooks; the platform sends "workflow" ones`);
       if (typeof handler != 'function') throw new TypeError('webhooks.on: the handler must be a function');
       handlers.add(handler);
       return () => api.off(type, handler);
@@ -85,13 +88,25 @@ export function webhookReceiver(o: ReceiverOptions) {
     off: (_type, handler) => void handlers.delete(handler),
   };
 
-  async function route(req: Request, res: Response) {
-    if (!handlers.size) throw new HttpError(404, "no webhook handler: register one with companion.webhooks.on('workflow', handler)");
-    if (!o.secret) throw new HttpError(404, 'webhooks are off: no secret to check them with (OAuth credentials, or the webhooks.secret option)');
-    const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-    const url = o.url ?? `${req.protocol}://${req.get('host')}${req.originalUrl}`;
+  async function route(req: CoreRequest): Promise<Reply> {
+    if (!handlers.size)
+      throw new HttpError(404, "no webhook handler: register one with companion.webhooks.on('workflow', handler)");
+    if (!o.secret)
+      throw new HttpError(
+        404,
+        'webhooks are off: no secret to check them with (OAuth credentials, or the webhooks.secret option)',
+      );
+    // The raw body, as received: the signature covers it byte for byte.
+    const body = (await bodyBytes(req, WEBHOOK_LIMIT)).toString('utf8');
+    const url = o.url ?? req.url;
     const why = refusal(
-      { method: req.method, url, body, timestamp: req.get(WEBHOOK_HEADERS.timestamp), signature: req.get(WEBHOOK_HEADERS.signature) },
+      {
+        method: req.method,
+        url,
+        body,
+        timestamp: req.header(WEBHOOK_HEADERS.timestamp),
+        signature: req.header(WEBHOOK_HEADERS.signature),
+      },
       o.secret,
       o.now(),
     );
@@ -99,24 +114,30 @@ export function webhookReceiver(o: ReceiverOptions) {
       o.logger?.warn({ webhook: 'refused' }, why);
       throw new HttpError(401, why);
     }
-    const id = req.get(WEBHOOK_HEADERS.eventId) ?? '';
+    const id = req.header(WEBHOOK_HEADERS.eventId) ?? '';
     if (!/^[\w-]{1,100}$/.test(id)) throw new HttpError(400, 'X-Svc-Event-Id is missing or malformed');
-    const attempt = Number(req.get(WEBHOOK_HEADERS.attempt) ?? 1);
+    const attempt = Number(req.header(WEBHOOK_HEADERS.attempt) ?? 1);
     const event = workflowEvent(body, id, Number.isSafeInteger(attempt) && attempt > 0 ? attempt : 1);
 
     const claim = await o.seen.claim(id);
-    if (claim == 'handled') return res.status(200).json({ status: 'ok', duplicate: true });
-    if (claim == 'busy') throw new HttpError(503, 'this event is being handled by another request; try again shortly', { 'retry-after': '5' });
+    if (claim == 'handled') return json(200, { status: 'ok', duplicate: true });
+    if (claim == 'busy')
+      throw new HttpError(503, 'this event is being handled by another request; try again shortly', {
+        'retry-after': '5',
+      });
     try {
       for (const handler of [...handlers]) await handler(event);
     } catch (err) {
       await o.seen.release(id).catch(() => undefined);
       // The handler's own message may hold personal data: its name only.
-      o.logger?.error({ err: { name: err instanceof Error ? err.name : typeof err }, webhook: 'handler-failed' }, 'a webhook handler threw; answered 500 so that the platform tries again');
+      o.logger?.error(
+        { err: { name: err instanceof Error ? err.name : typeof err }, webhook: 'handler-failed' },
+        'a webhook handler threw; answered 500 so that the platform tries again',
+      );
       throw new HttpError(500, 'the webhook handler failed; the platform will try again');
     }
     await o.seen.done(id);
-    res.status(200).json({ status: 'ok' });
+    return json(200, { status: 'ok' });
   }
 
   return { api, route };
