@@ -6,9 +6,8 @@
  * - the public routes (form submissions, OAuth refresh, the events pixel), per caller address and
  *   route: by default 60 in any minute; over it, 429 with `Retry-After`. */
 import type { ServerResponse } from 'node:http';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { PlatformError } from '../domain/errors';
-import { memoryCounters, rollingWindow, type WindowOptions } from './rolling-window';
+import { memoryCounters, rollingWindow, type SliceCounters, type WindowOptions } from './rolling-window';
 
 export type RateLimitOptions = WindowOptions;
 
@@ -16,7 +15,7 @@ const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
 
 /** Where a limit keeps its counts: this process's memory by default; on PostgreSQL the database's
  * (`postgresCounters`), so that every process on it enforces one budget. */
-export type Counters = (windowMs: number) => RateLimiterAbstract;
+export type Counters = (windowMs: number) => SliceCounters;
 
 /** The API budget of one portal (or app in a portal), as `limit(budgetKey, res)`. */
 export function rateLimiter(options: RateLimitOptions, now: () => number, counters: Counters = memoryCounters) {
