@@ -4,7 +4,9 @@
  *   app's calls into each portal): by default 100 requests in any 10 s, reported in
  *   `X-Svc-RateLimit-*` headers; over it, 429 TEN_SECONDLY_ROLLING with `Retry-After`;
  * - the public routes (form submissions, OAuth refresh, the events pixel), per caller address and
- *   route: by default 60 in any minute; over it, 429 with `Retry-After`. */
+ *   route: by default 60 in any minute; over it, 429 with `Retry-After`. The collector's two routes
+ *   (http/collector.ts) go through the same limiter with a budget of their own, by default 1,000
+ *   in any minute, as a tracker's traffic and many visitors behind one address need. */
 import type { ServerResponse } from 'node:http';
 import { PlatformError } from '../domain/errors';
 import { memoryCounters, rollingWindow, type SliceCounters, type WindowOptions } from './rolling-window';
