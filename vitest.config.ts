@@ -12,6 +12,7 @@ const ON_POSTGRES = [
   'auth',
   'blog-v1',
   'client-error',
+  'collector-limit',
   'contacts',
   'contacts-batch',
   'contacts-more',

@@ -1,6 +1,6 @@
 // bench/platform.mjs's servers: the platform CLI in child processes, the platform in this process
 // (--in-process), and the in-memory echo collector.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,16 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = join(ROOT, 'packages/platform/bin/svc-platform.js');
 const PEER = join(ROOT, 'bench/echo-collector.mjs');
 export const RATE_LIMIT = 1_000_000_000; // per 10 s: the limiter still runs, it just never answers 429
+
+/** The rate-limit flags for `cli`: the API's, the public routes' and the collector's budgets so
+ * high that the load (from one address) never meets them, while their limiters still run and
+ * count. A build from before --collector-rate-limit (another checkout's, bench/ab.mjs) is not
+ * given it: it would refuse the unknown flag. */
+function rateLimitArgs(cli) {
+  const help = spawnSync(process.execPath, [cli, '--help'], { encoding: 'utf8' }).stdout ?? '';
+  const collector = help.includes('--collector-rate-limit') ? ['--collector-rate-limit', String(RATE_LIMIT)] : [];
+  return ['--rate-limit', String(RATE_LIMIT), '--public-rate-limit', String(RATE_LIMIT), ...collector];
+}
 
 /** Every child started and not yet stopped, so that a failed or interrupted run stops them all. */
 const children = new Set();
@@ -56,7 +66,7 @@ export const stopAllChildren = () => Promise.all([...children].map(stopChild));
  * started again on the same data with the profiler on, so that the profile shows the measurements only.
  * `cli`: another checkout's built CLI (bench/ab.mjs). */
 export async function startCli({ dir, data, seedContacts, profile, cli: path = CLI }) {
-  const args = [...(data.args ?? []), '--credentials', join(dir, 'credentials.json'), '--rate-limit', String(RATE_LIMIT), '--public-rate-limit', String(RATE_LIMIT)];
+  const args = [...(data.args ?? []), '--credentials', join(dir, 'credentials.json'), ...rateLimitArgs(path)];
   const spawnCli = (flags, more) => {
     const child = track(spawn(process.execPath, [...flags, path, ...args, '--port', '0', '--forms-port', '0', ...more], { cwd: dir, env: { ...process.env, ...data.env }, stdio: ['ignore', 'pipe', 'pipe'] }));
     const wait = lineWatcher(child, child.stdout);
@@ -82,7 +92,14 @@ export async function startCli({ dir, data, seedContacts, profile, cli: path = C
 
 /** The same database served from this process instead (only for --in-process). */
 export async function serveInProcess(database, filesDir) {
-  const platform = createPlatform({ database, filesDir, logger: false, rateLimit: { max: RATE_LIMIT, windowMs: 10_000 }, publicRateLimit: { max: RATE_LIMIT, windowMs: 60_000 } });
+  const platform = createPlatform({
+    database,
+    filesDir,
+    logger: false,
+    rateLimit: { max: RATE_LIMIT, windowMs: 10_000 },
+    publicRateLimit: { max: RATE_LIMIT, windowMs: 60_000 },
+    collectorRateLimit: { max: RATE_LIMIT, windowMs: 60_000 },
+  });
   const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
   return { baseUrl, formsUrl, stop: () => platform.close() };
 }

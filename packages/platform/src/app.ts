@@ -44,6 +44,10 @@ export interface PlatformOptions {
   /** Per-address limit of each public route (form submission, OAuth refresh, events pixel);
    * default 60 requests in any minute; `false` turns it off. */
   publicRateLimit?: RateLimitOptions | false;
+  /** Per-address limit of each of the collector's routes (`/collect/e`, `/collect/p.gif`), a batch
+   * counting once: default 1,000 requests in any minute (far above a tracker's traffic, which
+   * batches: see the README's Rate limits); `false` turns it off. */
+  collectorRateLimit?: RateLimitOptions | false;
   /** Lifetime of OAuth access tokens in seconds; default 1800. */
   tokenLifetimeSeconds?: number;
   /** Issue a new refresh token on every refresh (the old one stops working). Default false. */
@@ -222,7 +226,10 @@ export function createPlatform(options: PlatformOptions = {}) {
 
   // The collector answers its own paths before Express sees the request (see http/collector.ts),
   // and so do form submissions (http/form-submissions.ts; what it declines, Express's route serves).
-  const collect = collector(handlers, { write: services.write, db: engine }, log, ipOf);
+  // The collector's per-address limit is the public routes' limiter with a budget of its own.
+  const limitCollector =
+    options.collectorRateLimit === false ? undefined : addressLimiter(options.collectorRateLimit ?? { max: 1000, windowMs: 60_000 }, now, counters('collector'));
+  const collect = collector(handlers, { write: services.write, db: engine }, log, ipOf, limitCollector);
   const baseHandler = (req: IncomingMessage, res: ServerResponse) => collect(req, res) || base(req, res);
   const submitForm = formSubmissions(formDeps);
   const formsHandler = (req: IncomingMessage, res: ServerResponse) => submitForm(req, res) || forms(req, res);

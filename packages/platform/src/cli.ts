@@ -36,6 +36,9 @@ const HELP = `svc-platform — the svc platform API on SQLite or PostgreSQL
   --rate-limit N        API requests in any 10 s per portal (per app and portal for OAuth; default 100)
   --public-rate-limit N requests in any minute per address to each public route (form
                         submission, OAuth refresh, events pixel; default 60, 0 turns it off)
+  --collector-rate-limit N  requests in any minute per address to each collector route
+                        (/collect/e, a batch counting once, and /collect/p.gif; default 1000,
+                        0 turns it off)
   --webhook-retry-hours N   how long a workflow webhook is retried after its first attempt
                         (default 24; 0: one attempt only)
   --preferences-url URL the companion's preference page (https://www.example.com/svc/preferences):
@@ -123,6 +126,7 @@ export async function main(argv: string[]) {
       'sync-tracking-commits': { type: 'boolean', default: false },
       'rate-limit': { type: 'string', default: '100' },
       'public-rate-limit': { type: 'string', default: '60' },
+      'collector-rate-limit': { type: 'string', default: '1000' },
       'webhook-retry-hours': { type: 'string', default: '24' },
       prospects: { type: 'string' },
       'preferences-url': { type: 'string' },
@@ -143,6 +147,7 @@ export async function main(argv: string[]) {
   const basePort = number('port', values.port);
   const formsPort = number('forms-port', values['forms-port']);
   const publicRateLimit = number('public-rate-limit', values['public-rate-limit']);
+  const collectorRateLimit = number('collector-rate-limit', values['collector-rate-limit']);
   const options = {
     database,
     tokenLifetimeSeconds: number('token-lifetime', values['token-lifetime']),
@@ -150,6 +155,7 @@ export async function main(argv: string[]) {
     syncTrackingCommits: values['sync-tracking-commits'],
     rateLimit: { max: number('rate-limit', values['rate-limit']), windowMs: 10_000 },
     publicRateLimit: publicRateLimit ? { max: publicRateLimit, windowMs: 60_000 } : (false as const),
+    collectorRateLimit: collectorRateLimit ? { max: collectorRateLimit, windowMs: 60_000 } : (false as const),
     webhooks: { retryForMs: number('webhook-retry-hours', values['webhook-retry-hours']) * 3_600_000 },
     publicUrl: values['public-url'],
     prospects: values.prospects === undefined ? undefined : parseMapping(readFileSync(values.prospects, 'utf8')),

@@ -194,12 +194,22 @@ describe('svc-platform', () => {
     }
   });
 
+  it('limits the collector per address by --collector-rate-limit', async () => {
+    const cli = await startCli(['--memory', '--credentials', join(dir, 'collector', 'credentials.json'), '--collector-rate-limit', '2'], children);
+    // Invalid pixels (400): the limit counts them before the event is read.
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await fetch(`${cli.baseUrl}/collect/p.gif?k=1`)).status);
+    expect(statuses).toEqual([400, 400, 429]);
+    cli.child.kill('SIGTERM');
+  });
+
   it('refuses a bad flag value with a clear message, before it writes anything (the inspector key to the credentials file)', async () => {
     const file = join(dir, 'refused', 'credentials.json');
     const refused = (...more: string[]) => startCli(['--memory', '--credentials', file, ...more], children);
     await expect(refused('--rate-limit', 'lots')).rejects.toThrow('--rate-limit must be a whole number, not "lots"');
     await expect(refused('--webhook-retry-hours', 'a day')).rejects.toThrow('--webhook-retry-hours must be a whole number, not "a day"');
     await expect(refused('--seed-contacts', 'many')).rejects.toThrow('--seed-contacts must be a whole number, not "many"');
+    await expect(refused('--collector-rate-limit', '1.5')).rejects.toThrow('--collector-rate-limit must be a whole number, not "1.5"');
     await expect(refused('--database', 'postgres://127.0.0.1/x')).rejects.toThrow('--database and --data/--memory name two places for the data: give one');
     // Refused by the platform's own checks, after the CLI's.
     const prefs = { SVC_PREFERENCES_URL: 'https://example.test/prefs', SVC_PREFERENCES_SECRET: 'too-short-secret' };

@@ -12,7 +12,7 @@ describe.skipIf(!havePostgres)('two platforms on one PostgreSQL database', () =>
   let b: TestPlatform;
   // One clock: the rate limits' windows are the same time on both.
   const clock = { now: Date.now() };
-  const options = { database: withSearchPath(PG_URL, schema), now: () => clock.now, rateLimit: { max: 5, windowMs: 10_000 }, publicRateLimit: { max: 3, windowMs: 60_000 } };
+  const options = { database: withSearchPath(PG_URL, schema), now: () => clock.now, rateLimit: { max: 5, windowMs: 10_000 }, publicRateLimit: { max: 3, windowMs: 60_000 }, collectorRateLimit: { max: 3, windowMs: 60_000 } };
 
   beforeAll(async () => {
     // Started together: one migrates, the other waits for it under the migration lock.
@@ -62,6 +62,22 @@ describe.skipIf(!havePostgres)('two platforms on one PostgreSQL database', () =>
     const statuses = [];
     for (const p of [a, b, a, b]) statuses.push((await refresh(p, 'svc-refresh-wrong')).status);
     expect(statuses).toEqual([400, 400, 400, 429]);
+  });
+
+  it('limits the collector per address across both, in a count of its own', async () => {
+    clock.now += 120_000;
+    const vi = '9'.repeat(32);
+    const collect = (p: TestPlatform, i: number) =>
+      p.call('POST', '/collect/e', {
+        body: JSON.stringify([{ eid: String(i).padStart(32, '9'), k: '1', a: '62515', v: '1', cts: String(clock.now), pu: 'https://acme.test/', vi }]),
+        headers: { 'content-type': 'text/plain', 'x-forwarded-for': '203.0.113.9' },
+        portal: null,
+      });
+    const statuses = [];
+    for (const [i, p] of [a, b, a, b].entries()) statuses.push((await collect(p, i)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    // The address's refresh count is another: its first refresh in this window is still let through.
+    expect((await refresh(a, 'svc-refresh-wrong')).status).toBe(400);
   });
 
   it('ends its pool on close: the other goes on', async () => {

@@ -1,5 +1,6 @@
 /** The rolling window on rate-limiter-flexible's counters, on a moved clock: no double burst
  * around a window boundary, refused requests do not count, Retry-After says when one passes. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openPostgres } from '../src/db/open-postgres';
 import { memoryCounters, postgresCounters, rollingWindow } from '../src/http/rolling-window';
@@ -17,7 +18,47 @@ const passed = async (hit: (key: string) => Promise<{ allowed: boolean }>, key: 
   return ok;
 };
 
+/** What the rolling window should answer: a request passes when the requests let through in its
+ * slice and the nine before it, with itself, are at most `max` (slices of a tenth of the window). */
+function model(max: number, windowMs: number) {
+  const passed = new Map<string, Map<number, number>>();
+  return (key: string, at: number) => {
+    const slice = Math.floor(at / (windowMs / 10));
+    const slices = passed.get(key) ?? passed.set(key, new Map()).get(key)!;
+    let total = 1;
+    for (let s = slice - 9; s <= slice; s++) total += slices.get(s) ?? 0;
+    if (total > max) return false;
+    slices.set(slice, (slices.get(slice) ?? 0) + 1);
+    return true;
+  };
+}
+
+/** Requests of `keys` at the clock's steps (ms, each ≥ 0), one after another: the window's verdicts
+ * and the model's. */
+async function against(hit: (key: string) => Promise<{ allowed: boolean }>, c: { t: number }, expected: (key: string, at: number) => boolean, steps: [number, string][]) {
+  const got: boolean[] = [];
+  const want: boolean[] = [];
+  for (const [step, key] of steps) {
+    c.t += step;
+    got.push((await hit(key)).allowed);
+    want.push(expected(key, c.t));
+  }
+  return { got, want };
+}
+
 describe('rolling window', () => {
+  it('agrees with a count of every slice, however the clock moves on (the earlier slices kept as the window rolls)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 2_500 }), fc.integer({ min: 0, max: 25_000 })), fc.constantFrom('a', 'b')), { maxLength: 120 }), async (steps) => {
+        const c = clock(5_000_000);
+        const { got, want } = await against(rollingWindow({ max: 5, windowMs: 10_000 }, c.now), c, model(5, 10_000), steps);
+        expect(got).toEqual(want);
+      }),
+      { numRuns: 200, seed: 38 },
+    );
+  });
+
+
   it('lets max through, then refuses, per key', async () => {
     const c = clock(1_000_000);
     const hit = rollingWindow({ max: 100, windowMs: 10_000 }, c.now);
@@ -94,6 +135,33 @@ describe.skipIf(!havePostgres)('rolling window on PostgreSQL counters', () => {
       expect((await hits[0]('portal-1')).allowed).toBe(true);
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it('reads many keys\u2019 earlier slices in one statement, counts each exactly, and agrees with a count of every slice as the clock moves on', async () => {
+    const e = await openPostgres(PG_URL, { schema });
+    try {
+      const c = clock(2_000_000);
+      const options = { max: 5, windowMs: 10_000 };
+      const hit = rollingWindow(options, c.now, postgresCounters(e.pool, options.windowMs, 'many'));
+      let statements = 0;
+      const query = e.pool.query.bind(e.pool) as (...args: unknown[]) => unknown;
+      (e.pool as { query: unknown }).query = (...args: unknown[]) => (statements++, query(...args));
+      // Eight requests from each of six addresses at once: five of each pass. The earlier slices of
+      // the six are read in one statement (the library's `get` took 54); each address's count is
+      // two statements (its first request, then the seven that came while it was kept); each
+      // refused request's count is given back.
+      const verdicts = await Promise.all(Array.from({ length: 48 }, (_, i) => hit(`address-${i % 6}`).then((v) => [i % 6, v.allowed] as const)));
+      for (let k = 0; k < 6; k++) expect(verdicts.filter(([key, allowed]) => key == k && allowed)).toHaveLength(5);
+      expect(statements).toBe(1 + 6 * 2 + 6 * 3);
+      (e.pool as { query: unknown }).query = query;
+      // One address over 30 s, a request every 0.7 to 2.3 s.
+      const steps = Array.from({ length: 24 }, (_, i): [number, string] => [700 + ((i * 1_300) % 1_700), 'walker']);
+      const { got, want } = await against(hit, c, model(options.max, options.windowMs), steps);
+      expect(got).toEqual(want);
+      expect(got.filter((x) => !x).length).toBeGreaterThan(0);
+    } finally {
+      await e.close();
     }
   });
 });

@@ -163,7 +163,7 @@ describe('collector', () => {
     expect(await analytics('eve@acme.test')).toEqual(after);
   });
 
-  it('answers preflights, refuses other types, encodings and oversized bodies, and leaves other paths to the API', async () => {
+  it('answers preflights, refuses other types, encodings, oversized bodies and other methods (405), and leaves other paths to the API', async () => {
     const pre = await fetch(`${t.baseUrl}/collect/e`, { method: 'OPTIONS' });
     expect(pre.status).toBe(204);
     expect(pre.headers.get('access-control-allow-methods')).toBe('GET, POST, OPTIONS');
@@ -174,10 +174,10 @@ describe('collector', () => {
     const big = await collect([{ ...view(utk('f'), 'https://acme.test/'), pu: 'x'.repeat(70_000) }]);
     expect([big.status, big.json.message]).toEqual([413, 'request body exceeds 65536 bytes']);
     const wrongMethod = await t.call('GET', '/collect/e', { portal: null });
-    expect(wrongMethod.status).toBe(404);
-    expect(wrongMethod.json.message).toBe('no route for GET /collect/e');
+    expect([wrongMethod.status, wrongMethod.headers.get('allow'), wrongMethod.json.message]).toEqual([405, 'POST, OPTIONS', 'GET is not allowed here; use POST']);
     const post = await t.call('POST', '/collect/p.gif', { body: '{}', portal: null });
-    expect(post.status).toBe(404);
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, OPTIONS']);
+    expect((await t.call('GET', '/collect/elsewhere', { portal: null })).status).toBe(404);
   });
 
   it('takes the GET pixel with the same parameters', async () => {

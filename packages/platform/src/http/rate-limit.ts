@@ -4,11 +4,12 @@
  *   app's calls into each portal): by default 100 requests in any 10 s, reported in
  *   `X-Svc-RateLimit-*` headers; over it, 429 TEN_SECONDLY_ROLLING with `Retry-After`;
  * - the public routes (form submissions, OAuth refresh, the events pixel), per caller address and
- *   route: by default 60 in any minute; over it, 429 with `Retry-After`. */
+ *   route: by default 60 in any minute; over it, 429 with `Retry-After`. The collector's two routes
+ *   (http/collector.ts) go through the same limiter with a budget of their own, by default 1,000
+ *   in any minute, as a tracker's traffic and many visitors behind one address need. */
 import type { ServerResponse } from 'node:http';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { PlatformError } from '../domain/errors';
-import { memoryCounters, rollingWindow, type WindowOptions } from './rolling-window';
+import { memoryCounters, rollingWindow, type SliceCounters, type WindowOptions } from './rolling-window';
 
 export type RateLimitOptions = WindowOptions;
 
@@ -16,7 +17,7 @@ const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
 
 /** Where a limit keeps its counts: this process's memory by default; on PostgreSQL the database's
  * (`postgresCounters`), so that every process on it enforces one budget. */
-export type Counters = (windowMs: number) => RateLimiterAbstract;
+export type Counters = (windowMs: number) => SliceCounters;
 
 /** The API budget of one portal (or app in a portal), as `limit(budgetKey, res)`. */
 export function rateLimiter(options: RateLimitOptions, now: () => number, counters: Counters = memoryCounters) {

@@ -1,13 +1,17 @@
 /** A rolling-window rate limit on rate-limiter-flexible's counters. The library counts in fixed
  * windows, and a fixed window lets twice the limit through around a boundary (the end of one
  * window and the start of the next). This keeps the library's counters, so any of its stores can
- * hold them (memory here; Redis or PostgreSQL when processes share a budget), but counts in ten
- * slices of the window and sums the last ten: a request counts for one window length from its
- * slice, wherever the boundaries fall, and the limit holds in any window to within one slice.
+ * hold them (memory here; Redis or PostgreSQL, db/rate-limit-counters.ts, when processes share a
+ * budget), but counts in ten slices of the window and sums the last ten: a request counts for one
+ * window length from its slice, wherever the boundaries fall, and the limit holds in any window to
+ * within one slice.
  * A refused request does not count, so a client that keeps trying gets in as the window rolls on. */
 import type pg from 'pg';
-import { RateLimiterMemory, RateLimiterPostgres, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { asPlatformError } from '../db/engine-postgres';
+import { postgresSliceCounters, type SliceCounters } from '../db/rate-limit-counters';
+
+export type { SliceCounters };
 
 export interface WindowOptions {
   /** Requests allowed in any `windowMs`. */
@@ -30,28 +34,17 @@ const SLICES = 10;
 export const memoryCounters = (windowMs: number) =>
   new RateLimiterMemory({ points: Number.MAX_SAFE_INTEGER, duration: Math.ceil((windowMs * (1 + 1 / SLICES)) / 1000) });
 
-/** Counters in PostgreSQL's `rate_limits` table (made by the schema), shared by every platform
- * process on the database: the limit holds across them. `prefix` separates the limits. */
+/** Counters in PostgreSQL's `rate_limits` table (db/rate-limit-counters.ts), shared by every
+ * platform process on the database: the limit holds across them. `prefix` separates the limits. */
 export const postgresCounters = (pool: pg.Pool, windowMs: number, prefix: string) =>
-  new RateLimiterPostgres({
-    storeClient: pool,
-    storeType: 'pool',
-    tableName: 'rate_limits',
-    tableCreated: true,
-    keyPrefix: prefix,
-    // Each slice is a row of its own: delete the rows that expired an hour ago every five minutes
-    // (the library's timer, unref'd), or the table grows by a row per key and slice for good.
-    clearExpiredByTimeout: true,
-    points: Number.MAX_SAFE_INTEGER,
-    duration: Math.ceil((windowMs * (1 + 1 / SLICES)) / 1000),
-  });
+  postgresSliceCounters(pool, Math.ceil((windowMs * (1 + 1 / SLICES)) / 1000), prefix);
 
 /** `counters.consume` of one point per request, where the requests of one key that arrive while
  * its count is being kept are counted together next, by one `consume` of as many points: on
  * PostgreSQL one statement and round trip for them all (a busy API client's requests, form
- * submissions from behind one address), not one each. Each request gets the count up to itself,
- * as one after another would. */
-function coalesced(counters: RateLimiterAbstract) {
+ * submissions or tracker batches from behind one address), not one each. Each request gets the
+ * count up to itself, as one after another would. */
+function coalesced(counters: SliceCounters) {
   type Waiter = { resolve: (consumed: number) => void; reject: (err: unknown) => void };
   const queued = new Map<string, Waiter[]>();
   const running = new Set<string>();
@@ -83,18 +76,24 @@ function coalesced(counters: RateLimiterAbstract) {
 /** Keys whose earlier slices are remembered at most (a cache, cleared when full). */
 const REMEMBERED_KEYS = 10_000;
 
-export function rollingWindow({ max, windowMs }: WindowOptions, now: () => number, counters: RateLimiterAbstract = memoryCounters(windowMs)) {
+export function rollingWindow({ max, windowMs }: WindowOptions, now: () => number, counters: SliceCounters = memoryCounters(windowMs)) {
   const sliceMs = windowMs / SLICES;
   const consume = coalesced(counters);
+  const getMany = counters.getMany ?? ((keys: string[]) => Promise.all(keys.map((k) => counters.get(k).then((r) => r?.consumedPoints ?? 0))));
   // Slices before the current one no longer change (requests count in the current slice, and a
   // refusal gives back only there), even when processes share the store: their counts are read
-  // once per key and slice, so a request usually costs one counter operation, not ten.
+  // once per key and slice, so a request usually costs one counter operation, not ten. When the
+  // current slice moves on, only the slices that were not yet earlier ones are read (usually one:
+  // the slice that was current), in one read.
   const earlierOf = new Map<string, { slice: number; counts: number[] }>();
   async function earlier(key: string, slice: number) {
     const known = earlierOf.get(key);
     if (known?.slice == slice) return known.counts;
-    const read = await Promise.all(Array.from({ length: SLICES - 1 }, (_, i) => counters.get(`${key}:${slice - SLICES + 1 + i}`)));
-    const counts = read.map((r) => r?.consumedPoints ?? 0);
+    // The slices still known, and the first one to read.
+    const kept = known && known.slice < slice && slice - known.slice < SLICES ? known.counts.slice(slice - known.slice) : [];
+    const first = slice - SLICES + 1 + kept.length;
+    const read = await getMany(Array.from({ length: slice - first }, (_, i) => `${key}:${first + i}`));
+    const counts = [...kept, ...read];
     if (earlierOf.size >= REMEMBERED_KEYS) earlierOf.clear();
     earlierOf.set(key, { slice, counts });
     return counts;
