@@ -7,7 +7,13 @@ import terser from '@rollup/plugin-terser';
 import typescript from '@rollup/plugin-typescript';
 
 const ts = (pkg) =>
-  typescript({ tsconfig: `packages/${pkg}/tsconfig.json`, declaration: false, declarationDir: undefined, emitDeclarationOnly: false, noEmitOnError: true });
+  typescript({
+    tsconfig: `packages/${pkg}/tsconfig.json`,
+    declaration: false,
+    declarationDir: undefined,
+    emitDeclarationOnly: false,
+    noEmitOnError: true,
+  });
 
 /** Terser settings tuned for the size budget: modern syntax, several passes, no eval; `compress`
  * adds to them. */
@@ -24,7 +30,12 @@ const minify = (compress) =>
 const browserPackage = (pkg, name, tight = {}) => [
   {
     input: `packages/${pkg}/src/auto.ts`,
-    output: { file: `packages/${pkg}/dist/${name}.js`, format: 'iife', ...tight.output, plugins: [minify(tight.compress)] },
+    output: {
+      file: `packages/${pkg}/dist/${name}.js`,
+      format: 'iife',
+      ...tight.output,
+      plugins: [minify(tight.compress)],
+    },
     plugins: [nodeResolve({ browser: true }), ts(pkg)],
     // js-cookie only builds its API object when imported: a bundle that never calls it (the form
     // embed, which reads the utk cookie itself) leaves it out.
@@ -41,14 +52,27 @@ const browserPackage = (pkg, name, tight = {}) => [
 
 /** Removes a package's chunks of earlier builds: their names carry a content hash, so they
  * would otherwise pile up beside the current ones. */
-const freshChunks = (pkg) => ({ name: 'fresh-chunks', buildStart: () => rmSync(`packages/${pkg}/dist/chunks`, { recursive: true, force: true }) });
+const freshChunks = (pkg) => ({
+  name: 'fresh-chunks',
+  buildStart: () => rmSync(`packages/${pkg}/dist/chunks`, { recursive: true, force: true }),
+});
 
 /** A Node package: `src/<entry>.ts` → `dist/<entry>.js` (ESM) and `.cjs`; nothing bundled but its own code. */
 const nodePackage = (pkg, entries = ['index']) => ({
   input: Object.fromEntries(entries.map((e) => [e, `packages/${pkg}/src/${e}.ts`])),
   output: [
-    { dir: `packages/${pkg}/dist`, format: 'es', entryFileNames: '[name].js', chunkFileNames: 'chunks/[name]-[hash].js' },
-    { dir: `packages/${pkg}/dist`, format: 'cjs', entryFileNames: '[name].cjs', chunkFileNames: 'chunks/[name]-[hash].cjs' },
+    {
+      dir: `packages/${pkg}/dist`,
+      format: 'es',
+      entryFileNames: '[name].js',
+      chunkFileNames: 'chunks/[name]-[hash].js',
+    },
+    {
+      dir: `packages/${pkg}/dist`,
+      format: 'cjs',
+      entryFileNames: '[name].cjs',
+      chunkFileNames: 'chunks/[name]-[hash].cjs',
+    },
   ],
   external: (id) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0'),
   plugins: [freshChunks(pkg), ts(pkg)],

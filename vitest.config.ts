@@ -55,7 +55,8 @@ const ON_POSTGRES = [
 const files = (names: string[]) =>
   names.map((name) => {
     const file = `${PLATFORM_TESTS}/${name}.test.ts`;
-    if (!existsSync(fileURLToPath(new URL(file, import.meta.url)))) throw new Error(`vitest.config.ts names ${file}, which does not exist`);
+    if (!existsSync(fileURLToPath(new URL(file, import.meta.url))))
+      throw new Error(`vitest.config.ts names ${file}, which does not exist`);
     return file;
   });
 const onPostgres = [...files(ON_POSTGRES), 'test/fuzz/platform.test.ts'];
@@ -99,10 +100,25 @@ export default defineConfig({
     isolate: false,
     setupFiles: ['test/setup.ts'],
     projects: [
-      { extends: true, test: { name: 'all', include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...ISOLATED] } },
+      {
+        extends: true,
+        test: {
+          name: 'all',
+          include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...ISOLATED],
+        },
+      },
       { extends: true, test: { name: 'isolated', include: ISOLATED, isolate: true } },
       // Rooted here, so that it finds its files from packages/platform too.
-      ...(havePostgres ? [{ extends: true as const, root: ROOT, test: { name: 'platform-postgres', include: onPostgres, env: { SVC_TEST_ENGINE: 'postgres' } } }] : []),
+      ...(havePostgres
+        ? [
+            {
+              extends: true as const,
+              root: ROOT,
+              test: { name: 'platform-postgres', include: onPostgres, env: { SVC_TEST_ENGINE: 'postgres' } },
+            },
+          ]
+        : []),
     ],
   },
 });

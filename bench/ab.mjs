@@ -16,7 +16,15 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fmt, measure, rateOf } from './lib/measure.mjs';
 import * as platformData from './lib/platform-data.mjs';
-import { accepted10, batchRequest, collectRequest, formRequest, is, lookupRequest, pageRequest } from './lib/platform-requests.mjs';
+import {
+  accepted10,
+  batchRequest,
+  collectRequest,
+  formRequest,
+  is,
+  lookupRequest,
+  pageRequest,
+} from './lib/platform-requests.mjs';
 import { startCli, stopAllChildren } from './lib/platform-servers.mjs';
 
 const { values: opts } = parseArgs({
@@ -34,23 +42,66 @@ const { values: opts } = parseArgs({
 const PORTAL = 62515; // the demo portal the CLI seeds
 const ROUNDS = Number(opts.rounds);
 const TIMING = { seconds: Number(opts.seconds), warmup: 1 };
-const envOf = (spec) => Object.fromEntries(spec.split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+const envOf = (spec) =>
+  Object.fromEntries(
+    spec
+      .split(',')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
 
 const MEASUREMENTS = {
-  collect: (keys) => ({ next: collectRequest(PORTAL, keys), valid: accepted10, connections: 10, per: 10, forms: false }),
-  forms: (_keys, access) => ({ next: formRequest(PORTAL, access.formGuid), valid: is(204), connections: 10, per: 1, forms: true }),
-  lookup: (keys, access) => ({ next: lookupRequest(access.auth, 'vid', keys), valid: is(200), connections: 1, per: 1, forms: false }),
-  batch: (keys, access) => ({ next: batchRequest(access.auth, keys), valid: is(202), connections: 4, per: 1000, forms: false }),
-  page: (keys, access) => ({ next: pageRequest(access.auth, keys.lo - 1 + Math.floor((keys.hi - keys.lo) / 2)), valid: is(200), connections: 1, per: 1, forms: false }),
+  collect: (keys) => ({
+    next: collectRequest(PORTAL, keys),
+    valid: accepted10,
+    connections: 10,
+    per: 10,
+    forms: false,
+  }),
+  forms: (_keys, access) => ({
+    next: formRequest(PORTAL, access.formGuid),
+    valid: is(204),
+    connections: 10,
+    per: 1,
+    forms: true,
+  }),
+  lookup: (keys, access) => ({
+    next: lookupRequest(access.auth, 'vid', keys),
+    valid: is(200),
+    connections: 1,
+    per: 1,
+    forms: false,
+  }),
+  batch: (keys, access) => ({
+    next: batchRequest(access.auth, keys),
+    valid: is(202),
+    connections: 4,
+    per: 1000,
+    forms: false,
+  }),
+  page: (keys, access) => ({
+    next: pageRequest(access.auth, keys.lo - 1 + Math.floor((keys.hi - keys.lo) / 2)),
+    valid: is(200),
+    connections: 1,
+    per: 1,
+    forms: false,
+  }),
 };
 
 async function side(name, env, cli) {
   const dir = mkdtempSync(join(os.tmpdir(), `svc-ab-${name}-`));
   const file = join(dir, 'platform.db');
-  const server = await startCli({ dir, data: { args: ['--data', file], env }, seedContacts: Number(opts.contacts), cli });
+  const server = await startCli({
+    dir,
+    data: { args: ['--data', file], env },
+    seedContacts: Number(opts.contacts),
+    cli,
+  });
   // Another checkout's keys are prepared by its own code: this one's could migrate its database
   // to a schema its server does not know.
-  const { prepareKeys } = cli ? await import(pathToFileURL(join(dirname(cli), '../../../bench/lib/platform-data.mjs')).href) : platformData;
+  const { prepareKeys } = cli
+    ? await import(pathToFileURL(join(dirname(cli), '../../../bench/lib/platform-data.mjs')).href)
+    : platformData;
   const keys = await prepareKeys(file, join(dir, 'files'), PORTAL, Math.min(10_000, Number(opts.contacts)));
   return { name, dir, server, keys, access: await platformData.portalAccess(dir, server.baseUrl) };
 }
@@ -66,10 +117,15 @@ try {
       // Alternating which goes first, so neither always measures right after the other.
       for (const s of round % 2 ? [...sides].reverse() : sides) {
         const m = MEASUREMENTS[key](s.keys, s.access);
-        const r = await measure({ ...m, urls: [m.forms ? s.server.formsUrl : s.server.baseUrl], pids: [s.server.pid] }, TIMING);
+        const r = await measure(
+          { ...m, urls: [m.forms ? s.server.formsUrl : s.server.baseUrl], pids: [s.server.pid] },
+          TIMING,
+        );
         figures[s.name].push({ cpu: r.cpuPerRequest, all: r.processCpuPerRequest, rate: rateOf(r, m.per) });
       }
-      console.log(`${key} round ${round + 1}: ${sides.map((s) => `${s.name} ${fmt(figures[s.name].at(-1).cpu)} µs/req (process ${fmt(figures[s.name].at(-1).all)}) ${fmt(figures[s.name].at(-1).rate)}/s`).join(' · ')}`);
+      console.log(
+        `${key} round ${round + 1}: ${sides.map((s) => `${s.name} ${fmt(figures[s.name].at(-1).cpu)} µs/req (process ${fmt(figures[s.name].at(-1).all)}) ${fmt(figures[s.name].at(-1).rate)}/s`).join(' · ')}`,
+      );
     }
     const med = (name, f) => median(figures[name].map(f));
     const cpuA = med('A', (x) => x.cpu);

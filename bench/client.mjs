@@ -46,7 +46,8 @@ const CONCURRENCY = Number(opts.concurrency);
 const ROUNDS = Number(opts.rounds);
 const DEFAULT_LOOKUPS = Number(opts['default-lookups']);
 const say = (message) => process.stderr.write(`${message}\n`);
-const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 // ---------------------------------------------------------------------------------------------
@@ -58,18 +59,46 @@ function ensurePeerInstalled() {
   // A folder of its own with its own package.json: npm treats it as the project (not the
   // workspace root), and the size benchmark's installs in .bench-peers/ never prune it.
   mkdirSync(PEERS_DIR, { recursive: true });
-  if (!existsSync(join(PEERS_DIR, 'package.json'))) writeFileSync(join(PEERS_DIR, 'package.json'), '{"private":true}\n');
+  if (!existsSync(join(PEERS_DIR, 'package.json')))
+    writeFileSync(join(PEERS_DIR, 'package.json'), '{"private":true}\n');
   say(`installing ${PEER.pkg}@${PEER.version} into ${PEERS_DIR}…`);
   // npm's output goes to stderr so stdout stays just the table.
-  execFileSync('npm', ['install', '--prefix', PEERS_DIR, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `${PEER.pkg}@${PEER.version}`], {
-    cwd: ROOT,
-    stdio: ['ignore', 2, 2],
-  });
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      PEERS_DIR,
+      '--no-save',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      `${PEER.pkg}@${PEER.version}`,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 2, 2],
+    },
+  );
 }
 
 /** The built CLI, in memory, with N synthetic contacts; resolves once it listens. */
 async function startPlatform(dir) {
-  const args = ['--memory', '--credentials', join(dir, 'credentials.json'), '--rate-limit', '1000000000', '--public-rate-limit', '0', '--port', '0', '--forms-port', '0', '--seed-contacts', opts.contacts];
+  const args = [
+    '--memory',
+    '--credentials',
+    join(dir, 'credentials.json'),
+    '--rate-limit',
+    '1000000000',
+    '--public-rate-limit',
+    '0',
+    '--port',
+    '0',
+    '--forms-port',
+    '0',
+    '--seed-contacts',
+    opts.contacts,
+  ];
   const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
@@ -80,7 +109,10 @@ async function startPlatform(dir) {
     });
     child.on('exit', (code) => reject(new Error(`platform exited with ${code}:\n${stderr}`)));
   });
-  const stop = () => (child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))));
+  const stop = () =>
+    child.exitCode !== null
+      ? Promise.resolve()
+      : new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM')));
   return { ...ready, stop };
 }
 
@@ -91,8 +123,13 @@ async function startStaticServer(body) {
     require('node:http').createServer((req, res) => { req.resume(); res.writeHead(200, { 'content-type': 'application/json' }).end(body); })
       .listen(0, '127.0.0.1', function () { console.log('listening ' + this.address().port); });`;
   const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise((resolve) => createInterface({ input: child.stdout }).on('line', (l) => l.startsWith('listening') && resolve(l.split(' ')[1])));
-  return { baseUrl: `http://127.0.0.1:${port}`, stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))) };
+  const port = await new Promise((resolve) =>
+    createInterface({ input: child.stdout }).on('line', (l) => l.startsWith('listening') && resolve(l.split(' ')[1])),
+  );
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    stop: () => new Promise((resolve) => (child.once('exit', resolve), child.kill('SIGTERM'))),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -152,12 +189,27 @@ async function main() {
     platform = await startPlatform(dir);
     const { privateAppToken: token } = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'));
     say(`linking ${fmt(Number(opts.utks))} visitor tokens through form submissions…`);
-    const linker = createClient({ baseUrl: platform.baseUrl, formsUrl: platform.formsUrl, auth: { accessToken: token }, rateLimit: { max: Infinity }, concurrency: 20 });
+    const linker = createClient({
+      baseUrl: platform.baseUrl,
+      formsUrl: platform.formsUrl,
+      auth: { accessToken: token },
+      rateLimit: { max: Infinity },
+      concurrency: 20,
+    });
     const utks = await linkVisitorTokens(linker, PORTAL, Number(opts.utks));
 
     // Pacing off on both: no token bucket and no concurrency cap beyond the load's own 50.
-    const ours = createClient({ baseUrl: platform.baseUrl, auth: { accessToken: token }, rateLimit: { max: Infinity }, concurrency: Infinity });
-    const legacy = new Hubspot({ accessToken: token, baseUrl: platform.baseUrl, limiter: { maxConcurrent: null, minTime: 0 } });
+    const ours = createClient({
+      baseUrl: platform.baseUrl,
+      auth: { accessToken: token },
+      rateLimit: { max: Infinity },
+      concurrency: Infinity,
+    });
+    const legacy = new Hubspot({
+      accessToken: token,
+      baseUrl: platform.baseUrl,
+      limiter: { maxConcurrent: null, minTime: 0 },
+    });
     const clients = [
       { name: '@svc/client', lookup: (utk) => ours.contacts.getByUtk(utk), rounds: [] },
       { name: `${PEER.pkg}@${PEER.version}`, lookup: (utk) => legacy.contacts.getByToken(utk), rounds: [] },
@@ -176,13 +228,26 @@ async function main() {
 
     // Defaults: ours paces at 100 per 10 s with 10 in flight; hubspot@2 at ≈9 per s with 2 in flight.
     const defaults = [
-      { name: '@svc/client', settings: '100 per 10 s, 10 in flight', client: createClient({ baseUrl: platform.baseUrl, auth: { accessToken: token } }), lookup: (c, utk) => c.contacts.getByUtk(utk) },
-      { name: `${PEER.pkg}@${PEER.version}`, settings: 'Bottleneck: 2 in flight, 111 ms apart', client: new Hubspot({ accessToken: token, baseUrl: platform.baseUrl }), lookup: (c, utk) => c.contacts.getByToken(utk) },
+      {
+        name: '@svc/client',
+        settings: '100 per 10 s, 10 in flight',
+        client: createClient({ baseUrl: platform.baseUrl, auth: { accessToken: token } }),
+        lookup: (c, utk) => c.contacts.getByUtk(utk),
+      },
+      {
+        name: `${PEER.pkg}@${PEER.version}`,
+        settings: 'Bottleneck: 2 in flight, 111 ms apart',
+        client: new Hubspot({ accessToken: token, baseUrl: platform.baseUrl }),
+        lookup: (c, utk) => c.contacts.getByToken(utk),
+      },
     ];
     const defaultRows = [];
     for (const d of defaults) {
       say(`defaults: ${d.name}, ${fmt(DEFAULT_LOOKUPS)} lookups at concurrency ${CONCURRENCY}…`);
-      defaultRows.push({ ...d, r: await measure((utk) => d.lookup(d.client, utk), utks, DEFAULT_LOOKUPS, CONCURRENCY) });
+      defaultRows.push({
+        ...d,
+        r: await measure((utk) => d.lookup(d.client, utk), utks, DEFAULT_LOOKUPS, CONCURRENCY),
+      });
     }
     const sample = await ours.contacts.getByUtk(utks[0]);
     await platform.stop();
@@ -193,9 +258,21 @@ async function main() {
     const stat = await startStaticServer(sample);
     const ceiling = [];
     try {
-      const oursStatic = createClient({ baseUrl: stat.baseUrl, auth: { accessToken: token }, rateLimit: { max: Infinity }, concurrency: Infinity });
-      const legacyStatic = new Hubspot({ accessToken: token, baseUrl: stat.baseUrl, limiter: { maxConcurrent: null, minTime: 0 } });
-      for (const [name, lookup] of [[clients[0].name, (utk) => oursStatic.contacts.getByUtk(utk)], [clients[1].name, (utk) => legacyStatic.contacts.getByToken(utk)]]) {
+      const oursStatic = createClient({
+        baseUrl: stat.baseUrl,
+        auth: { accessToken: token },
+        rateLimit: { max: Infinity },
+        concurrency: Infinity,
+      });
+      const legacyStatic = new Hubspot({
+        accessToken: token,
+        baseUrl: stat.baseUrl,
+        limiter: { maxConcurrent: null, minTime: 0 },
+      });
+      for (const [name, lookup] of [
+        [clients[0].name, (utk) => oursStatic.contacts.getByUtk(utk)],
+        [clients[1].name, (utk) => legacyStatic.contacts.getByToken(utk)],
+      ]) {
         await measure(lookup, utks, 1000, CONCURRENCY);
         ceiling.push({ name, r: await measure(lookup, utks, LOOKUPS, CONCURRENCY) });
       }
@@ -218,8 +295,16 @@ async function main() {
       '',
       row(['client', 'throughput', 'p50', 'p99', 'failed']),
       row(['---', '---:', '---:', '---:', '---:']),
-      ...clients.map((c, i) => row([c.name, `${fmt(best[i].rps)} req/s`, ms(best[i].p50), ms(best[i].p99), fmt(best[i].failed)])),
-      row([`**ratio** (target ≥ 3×)`, `**${fmt(ratio, 2)}×** ${ratio >= 3 ? '(met)' : `(missed: ${fmt((100 * ratio) / 3)} % of the target)`}`, '', '', '']),
+      ...clients.map((c, i) =>
+        row([c.name, `${fmt(best[i].rps)} req/s`, ms(best[i].p50), ms(best[i].p99), fmt(best[i].failed)]),
+      ),
+      row([
+        `**ratio** (target ≥ 3×)`,
+        `**${fmt(ratio, 2)}×** ${ratio >= 3 ? '(met)' : `(missed: ${fmt((100 * ratio) / 3)} % of the target)`}`,
+        '',
+        '',
+        '',
+      ]),
       '',
       `**The clients' ceiling**: the same ${fmt(LOOKUPS)} lookups against a static server (a child process answering a stored profile at once)`,
       '',
@@ -232,7 +317,9 @@ async function main() {
       '',
       row(['client', 'default pacing', 'throughput', 'p50', 'p99', 'failed']),
       row(['---', '---', '---:', '---:', '---:', '---:']),
-      ...defaultRows.map((d) => row([d.name, d.settings, `${fmt(d.r.rps, 1)} req/s`, ms(d.r.p50), ms(d.r.p99), fmt(d.r.failed)])),
+      ...defaultRows.map((d) =>
+        row([d.name, d.settings, `${fmt(d.r.rps, 1)} req/s`, ms(d.r.p50), ms(d.r.p99), fmt(d.r.failed)]),
+      ),
       '',
       '**Cold import** (fresh `node`, median of 11; target ≤ 150 ms for ours)',
       '',

@@ -45,7 +45,8 @@ const EVENTS_SECRET = 'svc-bench-events-secret';
 // `--redis` takes an optional URL, which parseArgs cannot express: a bare `--redis` gets the default.
 const argv = process.argv.slice(2);
 const at = argv.indexOf('--redis');
-if (at >= 0 && !(argv[at + 1] ?? '-').match(/^[a-z]+:/)) argv.splice(at + 1, 0, process.env.SVC_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379');
+if (at >= 0 && !(argv[at + 1] ?? '-').match(/^[a-z]+:/))
+  argv.splice(at + 1, 0, process.env.SVC_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379');
 
 const { values: opts } = parseArgs({
   args: argv,
@@ -64,7 +65,8 @@ const { values: opts } = parseArgs({
 function say(message) {
   process.stderr.write(`${message}\n`);
 }
-const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const fmt = (n, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function child(args, env, pattern) {
@@ -78,7 +80,10 @@ function child(args, env, pattern) {
     });
     proc.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}:\n${stderr}`)));
   });
-  const stop = () => (proc.exitCode !== null ? Promise.resolve() : new Promise((resolve) => (proc.once('exit', resolve), proc.kill('SIGTERM'))));
+  const stop = () =>
+    proc.exitCode !== null
+      ? Promise.resolve()
+      : new Promise((resolve) => (proc.once('exit', resolve), proc.kill('SIGTERM')));
   return { ready, stop };
 }
 
@@ -91,9 +96,20 @@ async function startServer(mode, env) {
 /** autocannon against `url`; `request` adds to its options (method, body). `accepted`: the 202s. */
 async function cannon(url, headers, seconds, request = {}) {
   const { default: autocannon } = await import('autocannon');
-  const result = await autocannon({ url, headers, connections: Number(opts.connections), duration: seconds, ...request });
+  const result = await autocannon({
+    url,
+    headers,
+    connections: Number(opts.connections),
+    duration: seconds,
+    ...request,
+  });
   const failed = result.non2xx + result.errors + result.timeouts;
-  return { rps: result.requests.average, failed, accepted: result.statusCodeStats['202']?.count ?? 0, duration: result.duration };
+  return {
+    rps: result.requests.average,
+    failed,
+    accepted: result.statusCodeStats['202']?.count ?? 0,
+    duration: result.duration,
+  };
 }
 
 let failed = 0;
@@ -122,7 +138,12 @@ function ratioRow(label, rs, target) {
   const m = median(rs);
   const result = `${fmt(m, 2)}× (rounds: ${rs.map((x) => fmt(x, 2)).join(', ')})`;
   if (target === undefined) return [label, result, '—', '—'];
-  return [label, result, `≥ ${fmt(target, 2)}×`, m >= target ? 'yes' : `no: ${fmt((target - m) * 100, 0)} points short`];
+  return [
+    label,
+    result,
+    `≥ ${fmt(target, 2)}×`,
+    m >= target ? 'yes' : `no: ${fmt((target - m) * 100, 0)} points short`,
+  ];
 }
 
 async function main() {
@@ -132,13 +153,38 @@ async function main() {
   // This run's keys: apart from anyone else's on the same Redis, and deleted at the end.
   const redis = opts.redis && { url: opts.redis, prefix: `svc-bench:${randomBytes(4).toString('hex')}:` };
   say('starting the platform…');
-  const platform = child([CLI, '--memory', '--credentials', credentials, '--rate-limit', '1000000000', '--public-rate-limit', '0', '--port', '0', '--forms-port', '0', '--seed-contacts', '1000'], {}, /base_url (\S+)\s+forms_url (\S+)/);
+  const platform = child(
+    [
+      CLI,
+      '--memory',
+      '--credentials',
+      credentials,
+      '--rate-limit',
+      '1000000000',
+      '--public-rate-limit',
+      '0',
+      '--port',
+      '0',
+      '--forms-port',
+      '0',
+      '--seed-contacts',
+      '1000',
+    ],
+    {},
+    /base_url (\S+)\s+forms_url (\S+)/,
+  );
   const [, baseUrl, formsUrl] = await platform.ready;
   const servers = [];
   try {
     const creds = JSON.parse(readFileSync(credentials, 'utf8'));
     const { createClient } = await import('@svc/client');
-    const client = createClient({ baseUrl, formsUrl, auth: { accessToken: creds.privateAppToken }, rateLimit: { max: Infinity }, concurrency: 20 });
+    const client = createClient({
+      baseUrl,
+      formsUrl,
+      auth: { accessToken: creds.privateAppToken },
+      rateLimit: { max: Infinity },
+      concurrency: 20,
+    });
 
     // Visitors linked to contacts the way a website links them: form submissions with svcutk.
     say('linking visitor tokens…');
@@ -201,14 +247,37 @@ async function main() {
     const rows = [
       ['measurement', 'result', 'target', 'ok?'],
       ['---', '---', '---', '---'],
-      [`cached GET /visitor, companion (helmet, CORS, rate limit, cache), ${opts.connections} connections`, `${fmt(cRps)} req/s`, '—', '—'],
-      [`peer: bare Express route answering the same JSON, ${opts.connections} connections`, `${fmt(bRps)} req/s`, '—', '—'],
-      ratioRow('companion / bare (median of the rounds\' ratios)', ratios(rounds.companion, rounds.bare), 0.8),
+      [
+        `cached GET /visitor, companion (helmet, CORS, rate limit, cache), ${opts.connections} connections`,
+        `${fmt(cRps)} req/s`,
+        '—',
+        '—',
+      ],
+      [
+        `peer: bare Express route answering the same JSON, ${opts.connections} connections`,
+        `${fmt(bRps)} req/s`,
+        '—',
+        '—',
+      ],
+      ratioRow("companion / bare (median of the rounds' ratios)", ratios(rounds.companion, rounds.bare), 0.8),
       ['uncached lookup, direct client call (p50, one at a time)', `${fmt(dP50, 2)} ms`, '—', '—'],
       ['uncached lookup through GET /visitor, cache off (p50, one at a time)', `${fmt(cP50, 2)} ms`, '—', '—'],
-      ['overhead of the companion (p50 difference)', `${fmt(overhead, 2)} ms`, '≤ 1 ms', overhead <= 1 ? 'yes' : `no: ${fmt(overhead - 1, 2)} ms over`],
+      [
+        'overhead of the companion (p50 difference)',
+        `${fmt(overhead, 2)} ms`,
+        '≤ 1 ms',
+        overhead <= 1 ? 'yes' : `no: ${fmt(overhead - 1, 2)} ms over`,
+      ],
     ];
-    if (redis) rows.push(...(await sharedRows({ env: { ...env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix }, embedded: companion, hot, servers })));
+    if (redis)
+      rows.push(
+        ...(await sharedRows({
+          env: { ...env, REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix },
+          embedded: companion,
+          hot,
+          servers,
+        })),
+      );
     console.log(rows.map((r) => `| ${r.join(' | ')} |`).join('\n'));
     console.log(
       `\nNode ${process.version} · ${os.cpus().length} × ${os.cpus()[0]?.model.trim()} · ${os.platform()} ${os.arch()} · ${seconds} s per round, ${opts.rounds} rounds (median) · ` +
@@ -234,7 +303,10 @@ async function sharedRows({ env, embedded, hot, servers }) {
     servers.push(s);
     return s;
   };
-  const visitor = (s, secs = seconds) => () => cannon(s.url, headers, secs);
+  const visitor =
+    (s, secs = seconds) =>
+    () =>
+      cannon(s.url, headers, secs);
   // Warm-ups of 3 s: the embedded peer has served all of 1, and a new process is slower for its
   // first seconds (the JIT), which would count against shared mode in the first rounds.
   const warmUp = 3;
@@ -264,25 +336,48 @@ async function sharedRows({ env, embedded, hot, servers }) {
   const held = await start({ HOLD_DELIVERY: '1', REDIS_PREFIX: `${env.REDIS_PREFIX}held:` });
   const eventHeaders = { authorization: `Bearer ${EVENTS_SECRET}`, 'content-type': 'application/json' };
   const event = { eventId: 'bench-event', utk: hot };
-  const post = (s, n, secs = seconds) => async () => {
-    const body = JSON.stringify(n == 1 ? event : { events: Array(n).fill(event) });
-    const res = await cannon(s.events, eventHeaders, secs, { method: 'POST', body });
-    return { rps: (res.accepted * n) / res.duration, failed: res.failed };
-  };
+  const post =
+    (s, n, secs = seconds) =>
+    async () => {
+      const body = JSON.stringify(n == 1 ? event : { events: Array(n).fill(event) });
+      const res = await cannon(s.events, eventHeaders, secs, { method: 'POST', body });
+      return { rps: (res.accepted * n) / res.duration, failed: res.failed };
+    };
   await post(held, 1, warmUp)();
   const b = await inRounds('events', { single: post(held, 1), batch: post(held, 10) });
   // Apart from those rounds: the backlog it leaves is delivered afterwards, and would slow them.
   const live = await inRounds('events, delivery running', { single: post(one, 1) });
   const { pendingEvents } = await (await fetch(one.url.replace(/visitor$/, 'healthz'))).json();
 
-  const eventsRow = (label, eps) => [label, `${fmt(eps)} events/s`, '≥ 5,000 events/s', eps >= 5000 ? 'yes' : `no: ${fmt(5000 - eps)} events/s short`];
+  const eventsRow = (label, eps) => [
+    label,
+    `${fmt(eps)} events/s`,
+    '≥ 5,000 events/s',
+    eps >= 5000 ? 'yes' : `no: ${fmt(5000 - eps)} events/s short`,
+  ];
   const n = opts.connections;
   return [
-    [`cached GET /visitor, companion in shared mode (visitor cache and rate limit in Redis), ${n} connections`, `${fmt(median(a.shared))} req/s`, '—', '—'],
-    [`peer: the companion in embedded mode (1's server), ${n} connections`, `${fmt(median(a.embedded))} req/s`, '—', '—'],
+    [
+      `cached GET /visitor, companion in shared mode (visitor cache and rate limit in Redis), ${n} connections`,
+      `${fmt(median(a.shared))} req/s`,
+      '—',
+      '—',
+    ],
+    [
+      `peer: the companion in embedded mode (1's server), ${n} connections`,
+      `${fmt(median(a.embedded))} req/s`,
+      '—',
+      '—',
+    ],
     ratioRow("shared / embedded (median of the rounds' ratios)", ratios(a.shared, a.embedded), 0.7),
-    eventsRow(`POST /events accepted (202s), shared mode, 1 event per request, delivery held back, ${n} connections`, median(b.single)),
-    eventsRow(`POST /events accepted (202s), shared mode, 10 events per request, delivery held back, ${n} connections`, median(b.batch)),
+    eventsRow(
+      `POST /events accepted (202s), shared mode, 1 event per request, delivery held back, ${n} connections`,
+      median(b.single),
+    ),
+    eventsRow(
+      `POST /events accepted (202s), shared mode, 10 events per request, delivery held back, ${n} connections`,
+      median(b.batch),
+    ),
     [
       `POST /events accepted (202s), shared mode, 1 event per request, delivery to the platform running, ${n} connections`,
       `${fmt(median(live.single))} events/s (${fmt(pendingEvents ?? NaN)} still to deliver at the end)`,
@@ -290,7 +385,12 @@ async function sharedRows({ env, embedded, hot, servers }) {
       '—',
     ],
     [`cached GET /visitor, 1 shared-mode instance, ${n} connections`, `${fmt(median(c.one))} req/s`, '—', '—'],
-    [`cached GET /visitor, 2 shared-mode instances side by side, ${n} connections each (sum)`, `${fmt(median(c.two))} req/s`, '—', '—'],
+    [
+      `cached GET /visitor, 2 shared-mode instances side by side, ${n} connections each (sum)`,
+      `${fmt(median(c.two))} req/s`,
+      '—',
+      '—',
+    ],
     ratioRow("2 instances / 1 instance (median of the rounds' ratios)", ratios(c.two, c.one)),
   ];
 }

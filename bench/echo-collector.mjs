@@ -96,7 +96,10 @@ function createDevEchoCollector() {
         return sendJson(res, 200, recent);
       }
       const known = [COLLECT_BATCH_PATH, COLLECT_PIXEL_PATH, `${COLLECT_PATH}/recent`].includes(pathname);
-      sendJson(res, known ? 405 : 404, { status: 'error', message: known ? `${req.method} not allowed` : 'no such endpoint' });
+      sendJson(res, known ? 405 : 404, {
+        status: 'error',
+        message: known ? `${req.method} not allowed` : 'no such endpoint',
+      });
     } catch (err) {
       if (res.headersSent) return;
       // An unread (oversized) body is not worth keeping the connection for.
@@ -159,7 +162,8 @@ function sendJson(res, status, body) {
   res.end(JSON.stringify(body));
 }
 
-
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const server = createEchoCollectorServer().listen(0, '127.0.0.1', () => console.error(`listening ${server.address().port}`));
+  const server = createEchoCollectorServer().listen(0, '127.0.0.1', () =>
+    console.error(`listening ${server.address().port}`),
+  );
 }

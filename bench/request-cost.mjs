@@ -78,13 +78,31 @@ try {
   const server = await startCli({ dir, data, seedContacts: Number(opts.contacts), cli: opts.cli });
   const { formGuid } = await portalAccess(dir, server.baseUrl);
   const collect = opts.measure == 'collect';
-  const keys = collect && (await prepareKeys(schema?.url ?? join(dir, 'platform.db'), join(dir, 'files'), PORTAL, Math.min(10_000, Number(opts.contacts))));
+  const keys =
+    collect &&
+    (await prepareKeys(
+      schema?.url ?? join(dir, 'platform.db'),
+      join(dir, 'files'),
+      PORTAL,
+      Math.min(10_000, Number(opts.contacts)),
+    ));
   const next = collect ? collectRequest(PORTAL, keys) : formRequest(PORTAL, formGuid);
   const url = collect ? server.baseUrl : server.formsUrl;
   const submit = (amount) =>
     new Promise((resolve, reject) =>
-      autocannon({ url, connections: Number(opts.connections), amount, requests: [{ setupRequest: (req) => Object.assign(req, next()) }] }, (err, r) =>
-        err ? reject(err) : r.non2xx || r.errors ? reject(new Error(`${r.non2xx} answers not 2xx, ${r.errors} errors`)) : resolve(r),
+      autocannon(
+        {
+          url,
+          connections: Number(opts.connections),
+          amount,
+          requests: [{ setupRequest: (req) => Object.assign(req, next()) }],
+        },
+        (err, r) =>
+          err
+            ? reject(err)
+            : r.non2xx || r.errors
+              ? reject(new Error(`${r.non2xx} answers not 2xx, ${r.errors} errors`))
+              : resolve(r),
       ),
     );
   await submit(Number(opts.warm));

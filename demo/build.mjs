@@ -24,8 +24,14 @@ export function inputs(dir = join(ROOT, 'packages')) {
 
 export function fingerprint() {
   const hash = createHash('sha256').update(manifest.scripts.build);
-  const files = [...inputs(), 'rollup.config.mjs', 'tsconfig.json', 'package-lock.json'].map((f) => (f.startsWith('/') ? f : join(ROOT, f))).sort();
-  for (const file of files) hash.update(file).update(String(statSync(file).size)).update(readFileSync(file));
+  const files = [...inputs(), 'rollup.config.mjs', 'tsconfig.json', 'package-lock.json']
+    .map((f) => (f.startsWith('/') ? f : join(ROOT, f)))
+    .sort();
+  for (const file of files)
+    hash
+      .update(file)
+      .update(String(statSync(file).size))
+      .update(readFileSync(file));
   return hash.digest('hex');
 }
 
@@ -43,8 +49,14 @@ function build() {
   for (const step of steps) {
     const started = Date.now();
     const [command, ...args] = step.split(' ');
-    const result = spawnSync(join(bin, command), args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' } });
-    const what = step.replace(/^tsc -p packages\/(\w+)\/tsconfig\.json$/, 'types of @svc/$1').replace(/^rollup -c$/, 'bundles and packages (rollup)');
+    const result = spawnSync(join(bin, command), args, {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' },
+    });
+    const what = step
+      .replace(/^tsc -p packages\/(\w+)\/tsconfig\.json$/, 'types of @svc/$1')
+      .replace(/^rollup -c$/, 'bundles and packages (rollup)');
     if (result.status !== 0) {
       process.stdout.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
       console.error(`build: ${what} failed`);

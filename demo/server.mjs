@@ -38,7 +38,15 @@ const UTK_IN_COOKIES = new RegExp(`(?:^|;\\s*)${UTK_COOKIE}=([^;]*)`);
  * @param {string} [o.linkSecret] signs preference links (≥ 32 characters)
  * @param {import('pino').Logger | false} [o.logger]
  */
-export function createDemoSite({ baseUrl, formsUrl, credentials, contactFormId, dataDir = '.data', linkSecret, logger }) {
+export function createDemoSite({
+  baseUrl,
+  formsUrl,
+  credentials,
+  contactFormId,
+  dataDir = '.data',
+  linkSecret,
+  logger,
+}) {
   const app = express();
   app.disable('x-powered-by');
   const companion = createCompanion({
@@ -80,7 +88,13 @@ export function createDemoSite({ baseUrl, formsUrl, credentials, contactFormId, 
   // real site would hand the lead to its CRM or sales inbox here.
   const notified = [];
   companion.webhooks.on('workflow', (event) => {
-    notified.unshift({ id: event.id, workflowId: event.workflowId, vid: event.vid, firstname: event.properties.firstname ?? null, at: event.timestamp });
+    notified.unshift({
+      id: event.id,
+      workflowId: event.workflowId,
+      vid: event.vid,
+      firstname: event.properties.firstname ?? null,
+      at: event.timestamp,
+    });
     notified.length = Math.min(notified.length, 20);
   });
   app.get('/api/notified', (_req, res) => res.set('Cache-Control', 'no-store').json({ notified }));
@@ -94,9 +108,17 @@ export function createDemoSite({ baseUrl, formsUrl, credentials, contactFormId, 
   app.post('/api/buy', express.json({ limit: '1kb' }), async (req, res, next) => {
     try {
       const utk = UTK_IN_COOKIES.exec(req.get('cookie') ?? '')?.[1];
-      if (!isUtk(utk)) return void res.status(400).json({ status: 'error', message: 'no visitor cookie (svcutk): accept cookies first' });
+      if (!isUtk(utk))
+        return void res
+          .status(400)
+          .json({ status: 'error', message: 'no visitor cookie (svcutk): accept cookies first' });
       const plan = req.body?.plan === 'starter' ? 'starter' : 'pro';
-      const { id } = await companion.events.track({ eventId: 'purchase-completed', utk, value: plan == 'pro' ? 49 : 0, properties: { plan } });
+      const { id } = await companion.events.track({
+        eventId: 'purchase-completed',
+        utk,
+        value: plan == 'pro' ? 49 : 0,
+        properties: { plan },
+      });
       res.status(202).json({ accepted: true, id });
     } catch (err) {
       next(err);
@@ -112,7 +134,9 @@ export function createDemoSite({ baseUrl, formsUrl, credentials, contactFormId, 
   // eslint-disable-next-line no-unused-vars
   app.use((err, _req, res, _next) => {
     const status = err.status ?? err.statusCode ?? 500;
-    res.status(status).json({ status: 'error', message: status < 500 ? err.message : 'the demo server failed; see its log' });
+    res
+      .status(status)
+      .json({ status: 'error', message: status < 500 ? err.message : 'the demo server failed; see its log' });
   });
 
   return { app, companion };

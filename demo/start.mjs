@@ -8,7 +8,16 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { createPlatform, inspectorKeyIn, inspectorUrl, keepAppSecret, readCredentialsFile, saveCredentials, seedDemo, DEMO_PORTAL } from '@svc/platform';
+import {
+  createPlatform,
+  inspectorKeyIn,
+  inspectorUrl,
+  keepAppSecret,
+  readCredentialsFile,
+  saveCredentials,
+  seedDemo,
+  DEMO_PORTAL,
+} from '@svc/platform';
 import { createDemoSite } from './server.mjs';
 import { thanksWorkflow } from './workflows.mjs';
 
@@ -23,7 +32,9 @@ const port = (name, fallback) => {
 /** A taken port, told as what to do about it. */
 function inUse(err, variable) {
   if (err.code != 'EADDRINUSE') return err;
-  return new Error(`port ${err.port} is in use (another npm start?): stop that program, or set ${variable} to a free port, e.g. ${variable}=${err.port + 10} npm start`);
+  return new Error(
+    `port ${err.port} is in use (another npm start?): stop that program, or set ${variable} to a free port, e.g. ${variable}=${err.port + 10} npm start`,
+  );
 }
 
 const LEADS_WORKFLOW = 'Tell the site about contact-form leads';
@@ -84,16 +95,20 @@ async function main() {
   const seeded = await seedDemo(platform.services);
   if (seeded) saveCredentials(credentialsFile, seeded);
   const credentials = readCredentialsFile(credentialsFile);
-  if (!credentials.privateAppToken) throw new Error(`${credentialsFile} has no credentials but the database is not new: delete ${DATA}/ to start over`);
+  if (!credentials.privateAppToken)
+    throw new Error(`${credentialsFile} has no credentials but the database is not new: delete ${DATA}/ to start over`);
   // Data from before webhooks were signed: the OAuth app's secret, which signs them, is kept now.
-  if (!seeded && credentials.oauth) await keepAppSecret(platform.services.engine, credentials.oauth.clientId, credentials.oauth.clientSecret);
+  if (!seeded && credentials.oauth)
+    await keepAppSecret(platform.services.engine, credentials.oauth.clientId, credentials.oauth.clientSecret);
 
   const basePort = port('PLATFORM_PORT', 3200);
   const formsPort = port('FORMS_PORT', 3201);
   const { baseUrl, formsUrl } = await platform.listen({ basePort, formsPort }).catch((err) => {
     throw inUse(err, err.port == formsPort ? 'FORMS_PORT' : 'PLATFORM_PORT');
   });
-  const contactForm = (await platform.services.forms.list(platform.services.engine, DEMO_PORTAL)).find((f) => f.name == 'Contact us');
+  const contactForm = (await platform.services.forms.list(platform.services.engine, DEMO_PORTAL)).find(
+    (f) => f.name == 'Contact us',
+  );
   if (!contactForm) throw new Error("the demo portal has no 'Contact us' form");
 
   const { app, companion } = createDemoSite({

@@ -18,7 +18,10 @@ function tsFiles(dir: string): string[] {
     return e.isDirectory() ? tsFiles(path) : e.name.endsWith('.ts') ? [relative(ROOT, path)] : [];
   });
 }
-const testTrees = [join(ROOT, 'test'), ...readdirSync(join(ROOT, 'packages')).map((p) => join(ROOT, 'packages', p, 'test'))];
+const testTrees = [
+  join(ROOT, 'test'),
+  ...readdirSync(join(ROOT, 'packages')).map((p) => join(ROOT, 'packages', p, 'test')),
+];
 const ME = relative(ROOT, fileURLToPath(import.meta.url));
 const sources = testTrees
   .flatMap((dir) => {
@@ -31,7 +34,9 @@ const sources = testTrees
   .filter((f) => f != ME); // its patterns name playwright-core too
 const text = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 /** Test files that reach Chromium through the helper (directly or through a helper of their own). */
-const browserTests = sources.filter((f) => f.endsWith('.test.ts') && /from '[./]*(?:test\/)?browser\/chromium'|from '\.\/chromium'/.test(text(f)));
+const browserTests = sources.filter(
+  (f) => f.endsWith('.test.ts') && /from '[./]*(?:test\/)?browser\/chromium'|from '\.\/chromium'/.test(text(f)),
+);
 
 /** vitest on `files` in a child process, with `env` on top of ours (less vitest's own markers). */
 function vitest(files: string[], env: Record<string, string>) {
@@ -50,9 +55,12 @@ describe('tests that need Chromium', () => {
     expect(browserTests).toContain('packages/companion/test/preferences-page.test.ts');
     expect(browserTests.length).toBeGreaterThanOrEqual(6);
     // Any test file that touches playwright-core at all (types included) is among them.
-    for (const file of sources.filter((f) => f.endsWith('.test.ts') && /from 'playwright-core'/.test(text(f)))) expect(browserTests, file).toContain(file);
+    for (const file of sources.filter((f) => f.endsWith('.test.ts') && /from 'playwright-core'/.test(text(f))))
+      expect(browserTests, file).toContain(file);
     // A value import of playwright-core's launcher anywhere else would skip the rule.
-    const launchers = sources.filter((f) => /import\s*\{[^}]*\bchromium\b[^}]*\}\s*from 'playwright-core'/.test(text(f)));
+    const launchers = sources.filter((f) =>
+      /import\s*\{[^}]*\bchromium\b[^}]*\}\s*from 'playwright-core'/.test(text(f)),
+    );
     expect(launchers).toEqual([HELPER]);
     // Every suite of a browser test file is skipped without the browser.
     for (const file of browserTests) {
@@ -64,7 +72,9 @@ describe('tests that need Chromium', () => {
 
   it('are skipped with a message when Chromium is missing, and fail under CI=true', () => {
     const local = vitest(browserTests, { CHROMIUM_PATH: '/nonexistent/chromium' });
-    expect(local.out).toContain('Chromium not found at /nonexistent/chromium: the browser tests are skipped (apt-get install -y chromium, or set CHROMIUM_PATH)');
+    expect(local.out).toContain(
+      'Chromium not found at /nonexistent/chromium: the browser tests are skipped (apt-get install -y chromium, or set CHROMIUM_PATH)',
+    );
     expect(local.out).toMatch(new RegExp(`Test Files\\s+${browserTests.length} skipped`));
     expect(local.status, local.out).toBe(0);
 

@@ -11,7 +11,11 @@ describe('bundle sizes', () => {
   it('keeps every built browser bundle within its gzip -9 budget', () => {
     let output: string;
     try {
-      output = execFileSync(process.execPath, ['bench/size.mjs', '--ours'], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+      output = execFileSync(process.execPath, ['bench/size.mjs', '--ours'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: 'pipe',
+      });
     } catch (err) {
       const { stderr, stdout } = err as { stderr: string; stdout: string };
       throw new Error(`bench/size.mjs --ours failed:\n${stderr}\n${stdout}`);

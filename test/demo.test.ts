@@ -37,7 +37,10 @@ describe('demo website', () => {
 
   it('serves the bundles and the companion first-party', async () => {
     const tracker = await get('/svc/tracker.js');
-    expect([tracker.status, tracker.headers.get('content-type')]).toEqual([200, 'application/javascript; charset=utf-8']);
+    expect([tracker.status, tracker.headers.get('content-type')]).toEqual([
+      200,
+      'application/javascript; charset=utf-8',
+    ]);
     expect((await get('/svc/forms.js')).status).toBe(200);
     expect(await (await get('/svc/healthz')).json()).toMatchObject({ status: 'ok', upstream: 'ok' });
     expect(await (await get('/svc/visitor')).json()).toEqual({ known: false });
@@ -45,9 +48,16 @@ describe('demo website', () => {
 
   it('records the purchase as a server-side event for the visitor of the cookie', async () => {
     const buy = (cookie?: string) =>
-      get('/api/buy', { method: 'POST', headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) }, body: '{"plan":"pro"}' });
+      get('/api/buy', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+        body: '{"plan":"pro"}',
+      });
     const anonymous = await buy();
-    expect([anonymous.status, (await anonymous.json()).message]).toEqual([400, 'no visitor cookie (svcutk): accept cookies first']);
+    expect([anonymous.status, (await anonymous.json()).message]).toEqual([
+      400,
+      'no visitor cookie (svcutk): accept cookies first',
+    ]);
     expect((await buy('svcutk=../../etc')).status).toBe(400);
 
     // A known visitor: the event lands on their contact.
@@ -62,7 +72,11 @@ describe('demo website', () => {
     expect(ok.status).toBe(202);
     await sys.companion.events.flush();
     await expect
-      .poll(async () => (await sys.api(`/contacts/v1/contact/vid/${vid}/profile`)).json.properties.svc_analytics_revenue?.value, { timeout: 10_000 })
+      .poll(
+        async () =>
+          (await sys.api(`/contacts/v1/contact/vid/${vid}/profile`)).json.properties.svc_analytics_revenue?.value,
+        { timeout: 10_000 },
+      )
       .toBe('49');
   });
 });

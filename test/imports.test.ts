@@ -51,7 +51,8 @@ function violations(pkg: string, file: string, text: string) {
   for (const spec of specifiers(text)) {
     const svc = /^@svc\/([a-z-]+)/.exec(spec);
     if (svc && svc[1] != pkg && !MAY_IMPORT[pkg].includes(svc[1])) wrong.push(`${where} imports ${spec}`);
-    if (spec.startsWith('.') && !resolve(file, '..', spec).startsWith(src + '/')) wrong.push(`${where} reaches out of its package: ${spec}`);
+    if (spec.startsWith('.') && !resolve(file, '..', spec).startsWith(src + '/'))
+      wrong.push(`${where} reaches out of its package: ${spec}`);
   }
   return wrong;
 }
@@ -102,7 +103,8 @@ describe('the direction of imports between packages', () => {
             .filter((n): n is string => !!n && n != pkg && allowed.includes(n)),
         ),
       );
-      for (const name of used) if (!(`@svc/${name}` in declared)) missing.push(`packages/${pkg} uses @svc/${name} but does not declare it`);
+      for (const name of used)
+        if (!(`@svc/${name}` in declared)) missing.push(`packages/${pkg} uses @svc/${name} but does not declare it`);
     }
     expect(missing).toEqual([]);
   });

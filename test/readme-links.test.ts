@@ -62,7 +62,8 @@ export function brokenLinks(file: string, text: string, root = ROOT): string[] {
     else if (!existsSync(path)) wrong.push(`${where}: ${target} does not exist`);
     else if (anchor !== undefined && path.endsWith('.md')) {
       const offered = path == file ? anchors(text) : anchors(readFileSync(path, 'utf8'));
-      if (!offered.has(decodeURIComponent(anchor))) wrong.push(`${where}: ${target} names no heading of ${relative(root, path)}`);
+      if (!offered.has(decodeURIComponent(anchor)))
+        wrong.push(`${where}: ${target} names no heading of ${relative(root, path)}`);
     }
   }
   // A path in backticks that leaves the clone (`../shared/spec.md`) is a dead end for a reader too.
@@ -72,7 +73,8 @@ export function brokenLinks(file: string, text: string, root = ROOT): string[] {
   // `test/foo.test.ts` or `packages/x/test/foo.test.ts` named in the text: relative to the README
   // or to the repository root.
   for (const [, cited] of prose.matchAll(/`((?:[\w.-]+\/)*[\w.-]+\.test\.ts)`/g)) {
-    if (!existsSync(resolve(dirname(file), cited)) && !existsSync(resolve(root, cited))) wrong.push(`${where}: cites ${cited}, which does not exist`);
+    if (!existsSync(resolve(dirname(file), cited)) && !existsSync(resolve(root, cited)))
+      wrong.push(`${where}: cites ${cited}, which does not exist`);
   }
   return wrong;
 }
@@ -80,7 +82,8 @@ export function brokenLinks(file: string, text: string, root = ROOT): string[] {
 describe('README links', () => {
   it('reports a link out of the repository, a missing file and a missing cited test', () => {
     const file = join(ROOT, 'packages/platform/README.md');
-    const text = 'See [the spec](../../../shared/spec.md), `../../../shared/ref.md`, [gone](src/nothing.ts), [ok](src/app.ts#L1), [web](https://x.test) and `test/nothing.test.ts`.';
+    const text =
+      'See [the spec](../../../shared/spec.md), `../../../shared/ref.md`, [gone](src/nothing.ts), [ok](src/app.ts#L1), [web](https://x.test) and `test/nothing.test.ts`.';
     expect(brokenLinks(file, text)).toEqual([
       'packages/platform/README.md: ../../../shared/spec.md points outside the repository',
       'packages/platform/README.md: src/nothing.ts does not exist',
@@ -90,8 +93,17 @@ describe('README links', () => {
   });
 
   it("checks an anchor against the target's headings as GitHub names them", () => {
-    const md = '# svc\n## Quick start\n### `npm start`: the build\n## Several instances (shared mode) on Redis\n## Notes\n## Notes\n```\n# not a heading\n```\n<a id="kept"></a>';
-    expect([...anchors(md)]).toEqual(['svc', 'quick-start', 'npm-start-the-build', 'several-instances-shared-mode-on-redis', 'notes', 'notes-1', 'kept']);
+    const md =
+      '# svc\n## Quick start\n### `npm start`: the build\n## Several instances (shared mode) on Redis\n## Notes\n## Notes\n```\n# not a heading\n```\n<a id="kept"></a>';
+    expect([...anchors(md)]).toEqual([
+      'svc',
+      'quick-start',
+      'npm-start-the-build',
+      'several-instances-shared-mode-on-redis',
+      'notes',
+      'notes-1',
+      'kept',
+    ]);
     const file = join(ROOT, 'README.md');
     const text = `${md}\n[a](#quick-start) [b](#notes-1) [c](#kept) [d](#not-a-heading) [e](packages/companion/README.md#nowhere) [f](packages/platform/src/app.ts#L1)`;
     expect(brokenLinks(file, text)).toEqual([

@@ -26,9 +26,21 @@ async function start() {
     if (/Ctrl\+C stops everything/.test(line)) break;
   }
   if (!lines.length) throw new Error(`demo/start.mjs printed nothing:\n${stderr}`);
-  const url = (label: string) => lines.find((l) => l.trim().startsWith(label))!.trim().split(/\s+/)[label.split(' ').length];
+  const url = (label: string) =>
+    lines
+      .find((l) => l.trim().startsWith(label))!
+      .trim()
+      .split(/\s+/)[label.split(' ').length];
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { child, lines, site: url('Demo website'), inspector: url('Inspector'), mail: url('Caught emails'), api: url('Platform API'), exited };
+  return {
+    child,
+    lines,
+    site: url('Demo website'),
+    inspector: url('Inspector'),
+    mail: url('Caught emails'),
+    api: url('Platform API'),
+    exited,
+  };
 }
 
 describe('npm start', () => {
@@ -57,22 +69,52 @@ describe('npm start', () => {
     // The site hears of leads through the workflow's signed webhook (the companion checks it).
     const { privateAppToken } = JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8'));
     const api = (method: string, path: string, body?: object) =>
-      fetch(`${first.api}${path}`, { method, headers: { authorization: `Bearer ${privateAppToken}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-    const flows = (await (await api('GET', '/automation/v2/workflows')).json()).workflows as { id: number; name: string }[];
+      fetch(`${first.api}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${privateAppToken}`, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    const flows = (await (await api('GET', '/automation/v2/workflows')).json()).workflows as {
+      id: number;
+      name: string;
+    }[];
     const leads = flows.find((w) => w.name == 'Tell the site about contact-form leads')!;
-    expect((await api('POST', '/contacts/v1/contact', { properties: [{ property: 'email', value: 'lead@acme.test' }, { property: 'firstname', value: 'Lea' }] })).status).toBe(200);
-    expect((await api('POST', `/automation/v2/workflows/${leads.id}/enrollments/contacts/lead@acme.test`)).status).toBe(204);
-    await expect.poll(async () => (await (await fetch(`${first.site}api/notified`)).json()).notified, { timeout: 10_000 }).toEqual([
-      expect.objectContaining({ workflowId: leads.id, firstname: 'Lea' }),
-    ]);
+    expect(
+      (
+        await api('POST', '/contacts/v1/contact', {
+          properties: [
+            { property: 'email', value: 'lead@acme.test' },
+            { property: 'firstname', value: 'Lea' },
+          ],
+        })
+      ).status,
+    ).toBe(200);
+    expect((await api('POST', `/automation/v2/workflows/${leads.id}/enrollments/contacts/lead@acme.test`)).status).toBe(
+      204,
+    );
+    await expect
+      .poll(async () => (await (await fetch(`${first.site}api/notified`)).json()).notified, { timeout: 10_000 })
+      .toEqual([expect.objectContaining({ workflowId: leads.id, firstname: 'Lea' })]);
     // A contact-form lead gets the thanks email, caught for the inspector's mail view, with a
     // preference link the site's companion accepts (the platform signs it with the demo's secret).
     const thanks = flows.find((w) => w.name == 'Thank contact-form leads')!;
-    expect((await api('POST', `/automation/v2/workflows/${thanks.id}/enrollments/contacts/lead@acme.test`)).status).toBe(204);
-    const mail = (path: string) => fetch(`${first.api}/_inspector/api/${path}`, { headers: { authorization: `Bearer ${inspectorKey}` } }).then((r) => r.json());
-    await expect.poll(async () => (await mail('mail?portal=62515')).messages, { timeout: 10_000 }).toEqual([
-      expect.objectContaining({ to: 'lead@acme.test', subject: 'Thanks for getting in touch', workflowId: thanks.id, preferenceLink: true }),
-    ]);
+    expect(
+      (await api('POST', `/automation/v2/workflows/${thanks.id}/enrollments/contacts/lead@acme.test`)).status,
+    ).toBe(204);
+    const mail = (path: string) =>
+      fetch(`${first.api}/_inspector/api/${path}`, { headers: { authorization: `Bearer ${inspectorKey}` } }).then((r) =>
+        r.json(),
+      );
+    await expect
+      .poll(async () => (await mail('mail?portal=62515')).messages, { timeout: 10_000 })
+      .toEqual([
+        expect.objectContaining({
+          to: 'lead@acme.test',
+          subject: 'Thanks for getting in touch',
+          workflowId: thanks.id,
+          preferenceLink: true,
+        }),
+      ]);
     const message = await mail(`mail/${(await mail('mail?portal=62515')).messages[0].id}?portal=62515`);
     const link = /Manage your email preferences: (\S+)/.exec(message.text)![1];
     expect(link.startsWith(`${first.site}svc/preferences?token=`)).toBe(true);
@@ -91,7 +133,13 @@ describe('npm start', () => {
     expect(JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).inspectorKey).toBe(inspectorKey);
     expect((await fetch(second.site)).status).toBe(200);
     // The site is at another port now: the workflow points there instead, and there is one.
-    const again = (await (await fetch(`${second.api}/automation/v2/workflows`, { headers: { authorization: `Bearer ${privateAppToken}` } })).json()).workflows;
+    const again = (
+      await (
+        await fetch(`${second.api}/automation/v2/workflows`, {
+          headers: { authorization: `Bearer ${privateAppToken}` },
+        })
+      ).json()
+    ).workflows;
     expect(again.filter((w: { name: string }) => w.name == 'Tell the site about contact-form leads')).toHaveLength(1);
     expect(again.filter((w: { name: string }) => w.name == 'Thank contact-form leads')).toHaveLength(1);
     second.child.kill('SIGTERM');
@@ -107,14 +155,23 @@ describe('npm start on a taken port', () => {
     try {
       for (const variable of ['PORT', 'PLATFORM_PORT']) {
         const data = mkdtempSync(join(os.tmpdir(), 'svc-start-busy-'));
-        const env = { ...process.env, DATA_DIR: data, PORT: '0', PLATFORM_PORT: '0', FORMS_PORT: '0', [variable]: String(busy) };
+        const env = {
+          ...process.env,
+          DATA_DIR: data,
+          PORT: '0',
+          PLATFORM_PORT: '0',
+          FORMS_PORT: '0',
+          [variable]: String(busy),
+        };
         const child = spawn(process.execPath, ['demo/start.mjs'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
         let err = '';
         child.stderr.on('data', (d) => (err += d));
         const code = await new Promise((resolve) => child.once('exit', resolve));
         rmSync(data, { recursive: true, force: true });
         expect(code, variable).toBe(1);
-        expect(err, variable).toContain(`npm start failed: port ${busy} is in use (another npm start?): stop that program, or set ${variable} to a free port`);
+        expect(err, variable).toContain(
+          `npm start failed: port ${busy} is in use (another npm start?): stop that program, or set ${variable} to a free port`,
+        );
       }
     } finally {
       taken.close();
@@ -139,4 +196,3 @@ describe('npm start\u2019s build step (demo/build.mjs)', () => {
     expect(files.filter((f) => f.endsWith('.md') || f.includes('/docs/') || f.includes('/test/'))).toEqual([]);
   });
 });
-

@@ -16,12 +16,36 @@ const DAY = 24 * HOUR;
 const DAYS = 90;
 const CHUNK = 5_000;
 
-export const DASHBOARD_PANELS = ['traffic', 'pages', 'sources', 'campaigns', 'countries', 'conversions', 'events', 'live'];
+export const DASHBOARD_PANELS = [
+  'traffic',
+  'pages',
+  'sources',
+  'campaigns',
+  'countries',
+  'conversions',
+  'events',
+  'live',
+];
 
-const SOURCES = ['ORGANIC_SEARCH', 'PAID_SEARCH', 'EMAIL_MARKETING', 'SOCIAL_MEDIA', 'PAID_SOCIAL', 'REFERRALS', 'OTHER_CAMPAIGNS', 'DIRECT_TRAFFIC'];
+const SOURCES = [
+  'ORGANIC_SEARCH',
+  'PAID_SEARCH',
+  'EMAIL_MARKETING',
+  'SOCIAL_MEDIA',
+  'PAID_SOCIAL',
+  'REFERRALS',
+  'OTHER_CAMPAIGNS',
+  'DIRECT_TRAFFIC',
+];
 const list = (n, make) => Array.from({ length: n }, (_, i) => make(i));
-const PAGES = list(2_000, (i) => `https://www.acme-widgets.example/${i % 10 ? `blog/post-${i}` : `products/widget-${i}`}`);
-const DETAILS = list(200, (i) => [SOURCES[i % SOURCES.length], i % SOURCES.length == 7 ? 'https://www.acme-widgets.example/' : `detail-${i}`]);
+const PAGES = list(
+  2_000,
+  (i) => `https://www.acme-widgets.example/${i % 10 ? `blog/post-${i}` : `products/widget-${i}`}`,
+);
+const DETAILS = list(200, (i) => [
+  SOURCES[i % SOURCES.length],
+  i % SOURCES.length == 7 ? 'https://www.acme-widgets.example/' : `detail-${i}`,
+]);
 const REFERRERS = list(300, (i) => `site-${i}.example`);
 const CAMPAIGNS = list(100, (i) => [`campaign-${i}`, SOURCES[i % 7]]);
 const COUNTRIES = list(50, (i) => `Country ${i}`);
@@ -42,7 +66,7 @@ function generateDay(d, events, now, emit) {
     const add = (metric, bucket, dim = '', dim2 = '', n = 1, amount = 0) => {
       const key = `${metric}\u0000${bucket}\u0000${dim}\u0000${dim2}`;
       const c = counters.get(key);
-      if (c) (c.n += n), (c.amount += amount);
+      if (c) ((c.n += n), (c.amount += amount));
       else counters.set(key, { metric, bucket, dim, dim2, n, amount });
     };
     const views = Math.round(perDay * 0.9);
@@ -56,8 +80,14 @@ function generateDay(d, events, now, emit) {
       const started = day + randomInt(d == 0 ? Math.max(1, now - day) : DAY);
       const hour = Math.floor(started / HOUR) * HOUR;
       const [source, detail] = DETAILS[skewed(DETAILS.length)];
-      const referrer = source == 'REFERRALS' || source == 'ORGANIC_SEARCH' || source == 'SOCIAL_MEDIA' ? REFERRERS[skewed(REFERRERS.length)] : '';
-      const campaign = source == 'EMAIL_MARKETING' || source.startsWith('PAID') || source == 'OTHER_CAMPAIGNS' ? CAMPAIGNS[skewed(CAMPAIGNS.length)] : undefined;
+      const referrer =
+        source == 'REFERRALS' || source == 'ORGANIC_SEARCH' || source == 'SOCIAL_MEDIA'
+          ? REFERRERS[skewed(REFERRERS.length)]
+          : '';
+      const campaign =
+        source == 'EMAIL_MARKETING' || source.startsWith('PAID') || source == 'OTHER_CAMPAIGNS'
+          ? CAMPAIGNS[skewed(CAMPAIGNS.length)]
+          : undefined;
       add('sessions.d', day);
       add('sessions.h', hour);
       add('source.d', day, source, detail);
@@ -73,12 +103,22 @@ function generateDay(d, events, now, emit) {
         hoursSeen.add(`${utk}${hour}`);
         add('visitors.h', hour);
       }
-      emit('sessions', { utk, started_at: started, last_at: Math.min(now, started + randomInt(20 * 60_000)), page_views: 5, source, source_data_1: detail, referrer: referrer ? `https://${referrer}/` : null, landing_url: PAGES[skewed(PAGES.length)] });
+      emit('sessions', {
+        utk,
+        started_at: started,
+        last_at: Math.min(now, started + randomInt(20 * 60_000)),
+        page_views: 5,
+        source,
+        source_data_1: detail,
+        referrer: referrer ? `https://${referrer}/` : null,
+        landing_url: PAGES[skewed(PAGES.length)],
+      });
       if (Math.random() < 0.03) add('contacts.d', day, source, detail);
       if (Math.random() < 0.02) add('form.d', day, FORMS[skewed(FORMS.length)]);
     }
     add('visitors.d', day, '', '', visitors);
-    for (let e = 0; e < Math.round(perDay * 0.1); e++) add('event.d', day, EVENTS[skewed(EVENTS.length)], '', 1, Math.random() < 0.3 ? randomInt(1, 500) : 0);
+    for (let e = 0; e < Math.round(perDay * 0.1); e++)
+      add('event.d', day, EVENTS[skewed(EVENTS.length)], '', 1, Math.random() < 0.3 ? randomInt(1, 500) : 0);
     for (const c of counters.values()) emit('rollups', c);
   }
 }
@@ -93,7 +133,8 @@ export async function seedDashboard(database, filesDir, portalId, events) {
   const inserts = {
     rollups: sql(`INSERT INTO rollups (portal_id, metric, bucket, dim, dim2, n, amount)
       SELECT ${portalId}, metric, bucket, dim, dim2, n, amount FROM (${jsonRows('?', { metric: 'text', bucket: 'integer', dim: 'text', dim2: 'text', n: 'integer', amount: 'real' })}) AS x`),
-    sessions: sql(`INSERT INTO sessions (portal_id, utk, started_at, last_at, page_views, source, source_data_1, referrer, landing_url)
+    sessions:
+      sql(`INSERT INTO sessions (portal_id, utk, started_at, last_at, page_views, source, source_data_1, referrer, landing_url)
       SELECT ${portalId}, utk, started_at, last_at, page_views, source, source_data_1, referrer, landing_url
       FROM (${jsonRows('?', { utk: 'text', started_at: 'integer', last_at: 'integer', page_views: 'integer', source: 'text', source_data_1: 'text', referrer: 'text', landing_url: 'text' })}) AS x`),
   };
@@ -120,7 +161,7 @@ export async function seedDashboard(database, filesDir, portalId, events) {
     for (let d = DAYS - 1; d >= 0; d--) {
       generateDay(d, events, now, (table, row) => {
         pending[table].push(row);
-        if (pending[table].length >= CHUNK) flush(table), (queued += CHUNK);
+        if (pending[table].length >= CHUNK) (flush(table), (queued += CHUNK));
       });
       if (queued >= 200_000) await write();
     }

@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 
-export const fmt = (n, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+export const fmt = (n, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const ms = (x) => `${fmt(x, x < 10 ? 2 : 1)} ms`;
 /** What a measurement in which no request completed shows instead of its figures. */
 const noneDone = (r) => `no request completed in ${fmt(r.seconds)} s${r.failed ? `; ${failedText(r)}` : ''}`;
@@ -24,7 +25,12 @@ async function cannon(urls, next, connections, seconds) {
   const results = await Promise.all(
     urls.map((url, i) => {
       const share = Math.floor(connections / urls.length) + (i < connections % urls.length ? 1 : 0);
-      const instance = autocannon({ url, connections: share, duration: seconds, requests: [{ setupRequest: (req) => Object.assign(req, next()) }] });
+      const instance = autocannon({
+        url,
+        connections: share,
+        duration: seconds,
+        requests: [{ setupRequest: (req) => Object.assign(req, next()) }],
+      });
       instance.on('response', (_client, status, _bytes, ms) => status < 400 && times.push(ms));
       return instance;
     }),
@@ -32,7 +38,14 @@ async function cannon(urls, next, connections, seconds) {
   times.sort((a, b) => a - b);
   const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))] ?? NaN;
   const failed = results.reduce((sum, r) => sum + r.non2xx + r.errors, 0); // autocannon's errors include its timeouts
-  return { done: times.length, failed, why: failures(results), seconds: Math.max(...results.map((r) => r.duration)), p50: at(0.5), p99: at(0.99) };
+  return {
+    done: times.length,
+    failed,
+    why: failures(results),
+    seconds: Math.max(...results.map((r) => r.duration)),
+    p50: at(0.5),
+    p99: at(0.99),
+  };
 }
 
 /** What the failed requests of autocannon's `results` answered: `409 × 3, timeout × 1`. */
@@ -40,7 +53,8 @@ function failures(results) {
   const counts = new Map();
   const add = (what, n) => n && counts.set(what, (counts.get(what) ?? 0) + n);
   for (const r of results) {
-    for (const [status, { count }] of Object.entries(r.statusCodeStats ?? {})) if (Number(status) >= 300) add(status, count);
+    for (const [status, { count }] of Object.entries(r.statusCodeStats ?? {}))
+      if (Number(status) >= 300) add(status, count);
     add('error', r.errors - r.timeouts);
     add('timeout', r.timeouts);
   }
@@ -73,7 +87,8 @@ const processCpu = (pid) => statCpu(`/proc/${pid}/stat`);
  * servers' `pids` (child processes), their main threads' CPU time per request (`cpuPerRequest`, µs)
  * and their whole processes' (`processCpuPerRequest`). */
 export async function measure({ urls, next, valid, connections, pids = [] }, { seconds, warmup }) {
-  if (connections < urls.length) throw new Error(`${connections} connections cannot be split between ${urls.length} servers`);
+  if (connections < urls.length)
+    throw new Error(`${connections} connections cannot be split between ${urls.length} servers`);
   for (const url of urls) await check(url, next, valid);
   await cannon(urls, next, connections, warmup);
   const cpu = (of = mainThreadCpu) => {
@@ -89,7 +104,8 @@ export async function measure({ urls, next, valid, connections, pids = [] }, { s
   const r = await cannon(urls, next, connections, seconds);
   const after = pids.length ? [cpu(), cpu(processCpu)] : [];
   const requests = r.done + r.failed;
-  const per = (i) => (before[i] === undefined || after[i] === undefined || !requests ? undefined : (after[i] - before[i]) / requests);
+  const per = (i) =>
+    before[i] === undefined || after[i] === undefined || !requests ? undefined : (after[i] - before[i]) / requests;
   return { ...r, cpuPerRequest: per(0), processCpuPerRequest: per(1) };
 }
 
@@ -101,7 +117,11 @@ export function latencyCells(r, target) {
   if (!r.done) return [noneDone(r), `p50 ≤ ${target} ms`, 'no'];
   const ok = r.p50 <= target && !r.failed;
   const miss = r.failed ? `no: ${failedText(r)}` : `no: p50 ${fmt(r.p50 / target, 2)}× the target`;
-  return [`p50 ${ms(r.p50)} · p99 ${ms(r.p99)} (${fmt(r.done / r.seconds)} req/s${cpuText(r)})`, `p50 ≤ ${target} ms`, ok ? 'yes' : miss];
+  return [
+    `p50 ${ms(r.p50)} · p99 ${ms(r.p99)} (${fmt(r.done / r.seconds)} req/s${cpuText(r)})`,
+    `p50 ≤ ${target} ms`,
+    ok ? 'yes' : miss,
+  ];
 }
 
 /** Units per second: `per` units per successful request. */
@@ -110,7 +130,9 @@ export const rateOf = (r, per) => (r.done * per) / r.seconds;
 /** Cells for a throughput target, at least `target` units/s (none: '—'): result, target, ok?. */
 export function throughputCells(r, { per, unit, target }) {
   const rate = rateOf(r, per);
-  const result = !r.done ? noneDone(r) : `${fmt(rate)} ${unit}/s (${fmt(r.done / r.seconds, r.done / r.seconds < 100 ? 1 : 0)} req/s, p50 ${ms(r.p50)}${cpuText(r)})`;
+  const result = !r.done
+    ? noneDone(r)
+    : `${fmt(rate)} ${unit}/s (${fmt(r.done / r.seconds, r.done / r.seconds < 100 ? 1 : 0)} req/s, p50 ${ms(r.p50)}${cpuText(r)})`;
   if (target === undefined) return [result, '—', '—'];
   const ok = rate >= target && !r.failed;
   const miss = r.failed ? `no: ${failedText(r)}` : `no: ${fmt((100 * rate) / target)} % of the target`;

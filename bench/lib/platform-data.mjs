@@ -50,7 +50,14 @@ export function seedBlogPosts(database, filesDir, portalId, posts) {
   const started = performance.now();
   return withPlatform(database, filesDir, async ({ services: { content, engine } }) => {
     const blog = (await content.list(engine, portalId, 'blogs', { limit: 1 }, new Set())).objects[0];
-    const body = { content_group_id: blog.id, post_body: `<p>${'Lorem ipsum dolor sit amet. '.repeat(20)}</p>`, post_summary: 'Summary', topic_ids: [], keywords: [], widgets: {} };
+    const body = {
+      content_group_id: blog.id,
+      post_body: `<p>${'Lorem ipsum dolor sit amet. '.repeat(20)}</p>`,
+      post_summary: 'Summary',
+      topic_ids: [],
+      keywords: [],
+      widgets: {},
+    };
     const start = Date.now() - posts * 60_000;
     await engine.tx(async (t) => {
       let analyzeAt = 1_000;
@@ -65,8 +72,14 @@ export function seedBlogPosts(database, filesDir, portalId, posts) {
         const at = start + i * 60_000;
         const published = i % 2 == 1;
         await content.insertRaw(t, portalId, 'blog-posts', {
-          ...body, created: at, updated: at, name: `Bench post ${i}`, slug: `blog/bench-post-${i}`,
-          state: published ? 'PUBLISHED' : 'DRAFT', is_draft: !published, publish_date: at,
+          ...body,
+          created: at,
+          updated: at,
+          name: `Bench post ${i}`,
+          slug: `blog/bench-post-${i}`,
+          state: published ? 'PUBLISHED' : 'DRAFT',
+          is_draft: !published,
+          publish_date: at,
         });
       }
     });

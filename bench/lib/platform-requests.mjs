@@ -10,7 +10,11 @@ const hex32 = () => randomBytes(16).toString('hex');
 const pick = (list) => list[randomInt(list.length)];
 
 export function pageRequest(auth, vidOffset) {
-  return () => ({ method: 'GET', path: `/contacts/v1/lists/all/contacts/all?count=100&vidOffset=${vidOffset}`, headers: auth });
+  return () => ({
+    method: 'GET',
+    path: `/contacts/v1/lists/all/contacts/all?count=100&vidOffset=${vidOffset}`,
+    headers: auth,
+  });
 }
 
 /** A page of a blog's published posts, newest first, at a random page among the first 50. */
@@ -35,9 +39,20 @@ export function batchRequest(auth, keys) {
     const items = Array.from({ length: 1000 }, (_, i) =>
       i % 2
         ? { email: pick(keys.emails), properties: [{ property: 'company', value: `Bench ${unique()}` }] }
-        : { email: `batch-${RUN}-${unique()}@example.test`, properties: [{ property: 'firstname', value: 'Batch' }, { property: 'company', value: 'Bench' }] },
+        : {
+            email: `batch-${RUN}-${unique()}@example.test`,
+            properties: [
+              { property: 'firstname', value: 'Batch' },
+              { property: 'company', value: 'Bench' },
+            ],
+          },
     );
-    return { method: 'POST', path: '/contacts/v1/contact/batch/', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(items) };
+    return {
+      method: 'POST',
+      path: '/contacts/v1/contact/batch/',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify(items),
+    };
   };
 }
 
@@ -46,11 +61,20 @@ export function formRequest(portalId, formGuid) {
   return () => {
     const context = { svcutk: hex32(), pageUrl: 'https://acme.test/contact', pageName: 'Contact us' };
     const body = new URLSearchParams({
-      email: `form-${RUN}-${unique()}@example.test`, firstname: 'Form', lastname: 'Bench', message: 'Hello', svc_context: JSON.stringify(context),
+      email: `form-${RUN}-${unique()}@example.test`,
+      firstname: 'Form',
+      lastname: 'Bench',
+      message: 'Hello',
+      svc_context: JSON.stringify(context),
       // The form asks for consent to store the details, as the embed sends it when the box is ticked.
       legalConsentOptions: JSON.stringify({ consent: { consentToProcess: true } }),
     });
-    return { method: 'POST', path: `/uploads/form/v2/${portalId}/${formGuid}`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString() };
+    return {
+      method: 'POST',
+      path: `/uploads/form/v2/${portalId}/${formGuid}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: body.toString(),
+    };
   };
 }
 
@@ -62,11 +86,36 @@ export function collectRequest(portalId, keys) {
     const cts = String(Date.now());
     const events = Array.from({ length: 10 }, (_, i) =>
       i % 3 == 2
-        ? { eid: RUN + unique(), k: '3', a: String(portalId), v: '1', cts, pu: 'https://acme.test/pricing', n: 'clicked-buy', m: '49', vi }
-        : { eid: RUN + unique(), k: '1', a: String(portalId), v: '1', cts, pu: `https://acme.test/page-${i}`, t: 'Page', po: `/page-${i}`, vi,
-            r: i == 0 ? 'https://www.google.com/' : `https://acme.test/page-${i - 1}` },
+        ? {
+            eid: RUN + unique(),
+            k: '3',
+            a: String(portalId),
+            v: '1',
+            cts,
+            pu: 'https://acme.test/pricing',
+            n: 'clicked-buy',
+            m: '49',
+            vi,
+          }
+        : {
+            eid: RUN + unique(),
+            k: '1',
+            a: String(portalId),
+            v: '1',
+            cts,
+            pu: `https://acme.test/page-${i}`,
+            t: 'Page',
+            po: `/page-${i}`,
+            vi,
+            r: i == 0 ? 'https://www.google.com/' : `https://acme.test/page-${i - 1}`,
+          },
     );
-    return { method: 'POST', path: '/collect/e', headers: { 'content-type': 'text/plain;charset=UTF-8' }, body: JSON.stringify(events) };
+    return {
+      method: 'POST',
+      path: '/collect/e',
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+      body: JSON.stringify(events),
+    };
   };
 }
 

@@ -28,11 +28,14 @@ const children = new Set();
 function lineWatcher(child, stream) {
   const waiters = new Set();
   let stderr = '';
-  child.stderr.on('data', (d) => ((stderr = (stderr + d).slice(-4000)), process.env.SHOW_STDERR && process.stderr.write(d)));
+  child.stderr.on(
+    'data',
+    (d) => ((stderr = (stderr + d).slice(-4000)), process.env.SHOW_STDERR && process.stderr.write(d)),
+  );
   createInterface({ input: stream }).on('line', (line) => {
     for (const w of waiters) {
       const m = line.match(w.re);
-      if (m) waiters.delete(w), w.resolve({ m, at: performance.now() });
+      if (m) (waiters.delete(w), w.resolve({ m, at: performance.now() }));
     }
   });
   child.on('exit', (code) => waiters.forEach((w) => w.reject(new Error(`server exited with ${code}:\n${stderr}`))));
@@ -68,7 +71,13 @@ export const stopAllChildren = () => Promise.all([...children].map(stopChild));
 export async function startCli({ dir, data, seedContacts, profile, cli: path = CLI }) {
   const args = [...(data.args ?? []), '--credentials', join(dir, 'credentials.json'), ...rateLimitArgs(path)];
   const spawnCli = (flags, more) => {
-    const child = track(spawn(process.execPath, [...flags, path, ...args, '--port', '0', '--forms-port', '0', ...more], { cwd: dir, env: { ...process.env, ...data.env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const child = track(
+      spawn(process.execPath, [...flags, path, ...args, '--port', '0', '--forms-port', '0', ...more], {
+        cwd: dir,
+        env: { ...process.env, ...data.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }),
+    );
     const wait = lineWatcher(child, child.stdout);
     const seeded = wait(/^Seeded demo portal/);
     seeded.catch(() => {}); // awaited only when seeding; a child that exits rejects `ready` too

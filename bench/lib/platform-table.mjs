@@ -42,5 +42,18 @@ export function twoEngineTable(sqlite, postgres, twoProcesses, peer) {
     return [label, ...(a?.cells ?? none), ...(b?.cells ?? none), ...twoProcessCells(b, twoProcesses.get(key))];
   });
   if (peer) rows.push([peer.label, ...peer.cells, 'the same peer (one run)', '—', '—', '—', '—']);
-  return { header: ['measurement', 'SQLite', 'target', 'ok?', 'PostgreSQL', 'target', 'ok?', 'PostgreSQL, 2 processes', '2 vs 1'], rows };
+  return {
+    header: [
+      'measurement',
+      'SQLite',
+      'target',
+      'ok?',
+      'PostgreSQL',
+      'target',
+      'ok?',
+      'PostgreSQL, 2 processes',
+      '2 vs 1',
+    ],
+    rows,
+  };
 }

@@ -23,7 +23,9 @@ export async function benchSchema(baseUrl) {
   const schema = `svc_bench_${randomBytes(4).toString('hex')}`;
   const application = schema.replaceAll('_', '-');
   await admin(baseUrl, `CREATE SCHEMA ${schema}`).catch((err) => {
-    throw new Error(`cannot make a schema on PostgreSQL at ${baseUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')}: ${err.message}`);
+    throw new Error(
+      `cannot make a schema on PostgreSQL at ${baseUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')}: ${err.message}`,
+    );
   });
   const url = new URL(baseUrl);
   url.searchParams.set('options', `-c search_path=${schema}`);
@@ -44,7 +46,11 @@ export async function benchSchema(baseUrl) {
     serverVersion: async () => (await admin(baseUrl, 'SHOW server_version'))[0].server_version,
     drop: () =>
       (dropped ??= (async () => {
-        await admin(baseUrl, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()', [application]);
+        await admin(
+          baseUrl,
+          'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()',
+          [application],
+        );
         await admin(baseUrl, `DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       })()),
   };

@@ -85,7 +85,8 @@ function report() {
   const [from, to] = [samples[samples.indexOf(busy[0]) - 1], busy.at(-1)];
   const n = to.requests - from.requests;
   const per = (key, digits = 0) => ((to[key] - from[key]) / n).toFixed(digits);
-  const line = `${process.env.COST_LABEL ?? ''} ${path}: ${n} requests, main thread ${per('main')} µs, process ${per('process')} µs, ` +
+  const line =
+    `${process.env.COST_LABEL ?? ''} ${path}: ${n} requests, main thread ${per('main')} µs, process ${per('process')} µs, ` +
     `${process.env.COST_STATEMENTS === '0' ? '' : `${per('statements', 2)} statements, `}${per('writes', 2)} socket writes per request`;
   fs.appendFileSync(process.env.COST_OUT ?? 'request-cost.txt', `${line}\n`);
 }

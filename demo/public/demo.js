@@ -74,7 +74,11 @@
     // the companion as a server-side event for this visitor. Only the purchase carries the price:
     // a value on both would count one purchase's revenue twice.
     svc(['trackEvent', { id: 'buy-clicked', plan: 'pro' }]);
-    fetch('/api/buy', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ plan: 'pro' }) })
+    fetch('/api/buy', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ plan: 'pro' }),
+    })
       .then(function (res) {
         return res.json().then(function (body) {
           $('buy-status').textContent = res.ok ? 'Thank you! Your purchase is recorded.' : body.message;

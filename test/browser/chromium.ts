@@ -21,7 +21,10 @@ export const haveChromium = runnable(CHROMIUM);
 
 if (!haveChromium && process.env.CI)
   throw new Error(`Chromium not found at ${CHROMIUM}: CI must install it (apt-get install -y chromium)`);
-if (!haveChromium) console.warn(`Chromium not found at ${CHROMIUM}: the browser tests are skipped (apt-get install -y chromium, or set CHROMIUM_PATH)`);
+if (!haveChromium)
+  console.warn(
+    `Chromium not found at ${CHROMIUM}: the browser tests are skipped (apt-get install -y chromium, or set CHROMIUM_PATH)`,
+  );
 
 /** Flags that keep Chromium from reaching out to the (closed) network on its own. */
 const ARGS = [

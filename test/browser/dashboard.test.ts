@@ -24,15 +24,22 @@ const newPage = async (context: BrowserContext) => watchPage(await context.newPa
 
 /** The dashboard API's answer for a panel, with the inspector key. */
 async function panel(name: string, range = 'today') {
-  const res = await fetch(`${sys.baseUrl}/_inspector/api/dashboard/${name}?portal=${DEMO_PORTAL}&range=${range}`, { headers: { authorization: `Bearer ${INSPECTOR_KEY}` } });
+  const res = await fetch(`${sys.baseUrl}/_inspector/api/dashboard/${name}?portal=${DEMO_PORTAL}&range=${range}`, {
+    headers: { authorization: `Bearer ${INSPECTOR_KEY}` },
+  });
   expect(res.status).toBe(200);
   return res.json();
 }
 
 /** The raw numbers of a table's numeric column `col` (0-based among the numeric cells of a row). */
 const column = (page: Page, table: string, col: number) =>
-  page.$$eval(`#${table} tbody tr`, (rows, i) => rows.map((r) => r.querySelectorAll('td.n')[i]?.getAttribute('data-value') ?? null), col);
-const firstCells = (page: Page, table: string) => page.$$eval(`#${table} tbody tr`, (rows) => rows.map((r) => r.querySelector('td')?.textContent ?? ''));
+  page.$$eval(
+    `#${table} tbody tr`,
+    (rows, i) => rows.map((r) => r.querySelectorAll('td.n')[i]?.getAttribute('data-value') ?? null),
+    col,
+  );
+const firstCells = (page: Page, table: string) =>
+  page.$$eval(`#${table} tbody tr`, (rows) => rows.map((r) => r.querySelector('td')?.textContent ?? ''));
 
 describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
   it("shows the demo's traffic after a walk through the site: numbers equal the API's", async () => {
@@ -42,7 +49,9 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
     await page.goto(`${sys.siteUrl}/?utm_source=newsletter&utm_medium=email&utm_campaign=autumn-launch`);
     await page.click('nav a[data-route="/pricing"]');
     await page.click('#buy');
-    await expect.poll(() => page.textContent('#buy-status'), { timeout: 15_000 }).toBe('Thank you! Your purchase is recorded.');
+    await expect
+      .poll(() => page.textContent('#buy-status'), { timeout: 15_000 })
+      .toBe('Thank you! Your purchase is recorded.');
     await page.click('nav >> text=Contact');
     await page.locator('#contact-form input[name=email]').fill('ada@acme.test');
     await page.locator('#contact-form input[name=firstname]').fill('Ada');
@@ -50,7 +59,9 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
     await page.locator('#contact-form input[name=svc-consent]').check();
     await page.waitForTimeout(1600);
     await page.locator('#contact-form button[type=submit], #contact-form input[type=submit]').click();
-    await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks! We will be in touch.');
+    await expect
+      .poll(() => page.textContent('#contact-form'), { timeout: 15_000 })
+      .toContain('Thanks! We will be in touch.');
     await page.goto(`${sys.siteUrl}/`);
     await page.close(); // leaving flushes what its tracker holds
     // A second visitor, from a search engine (the referrer the browser sends with the navigation).
@@ -61,17 +72,27 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
     await other.close(); // leaving the page flushes what the tracker holds
 
     // Everything arrived: two visitors, at least five page views, the buy event, the submission.
-    await expect.poll(async () => (await panel('traffic')).totals, { timeout: 15_000 }).toMatchObject({ visitors: 2, sessions: 2 });
+    await expect
+      .poll(async () => (await panel('traffic')).totals, { timeout: 15_000 })
+      .toMatchObject({ visitors: 2, sessions: 2 });
     await expect.poll(async () => (await panel('traffic')).totals.views, { timeout: 15_000 }).toBeGreaterThanOrEqual(5);
     await expect.poll(async () => (await panel('conversions')).submissions, { timeout: 15_000 }).toBe(1);
     // The server-side purchase leaves the companion's outbox within a second or so.
-    await expect.poll(async () => (await panel('events')).events.map((e: { name: string }) => e.name).sort(), { timeout: 15_000 }).toEqual(['buy-clicked', 'purchase-completed']);
+    await expect
+      .poll(async () => (await panel('events')).events.map((e: { name: string }) => e.name).sort(), { timeout: 15_000 })
+      .toEqual(['buy-clicked', 'purchase-completed']);
 
     // Page views still on their way (the tracker flushes on leaving, and retries a send that a
     // navigation cut off) settle before the compare: the count stays the same for three seconds.
     const seen: number[] = [];
     await expect
-      .poll(async () => (seen.push((await panel('traffic')).totals.views), seen.length > 3 && seen.slice(-4).every((v) => v == seen.at(-1))), { timeout: 20_000, interval: 1_000 })
+      .poll(
+        async () => (
+          seen.push((await panel('traffic')).totals.views),
+          seen.length > 3 && seen.slice(-4).every((v) => v == seen.at(-1))
+        ),
+        { timeout: 20_000, interval: 1_000 },
+      )
       .toBe(true);
 
     const dash = await newPage(ada);
@@ -82,7 +103,9 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
       ['traffic', 'pages', 'sources', 'campaigns', 'conversions', 'events', 'live'].map((p) => panel(p)),
     );
     const kpi = (id: string) => dash.getAttribute(`#kpi-${id}`, 'data-value').then(Number);
-    expect({ visitors: await kpi('visitors'), sessions: await kpi('sessions'), views: await kpi('views') }).toEqual(traffic.totals);
+    expect({ visitors: await kpi('visitors'), sessions: await kpi('sessions'), views: await kpi('views') }).toEqual(
+      traffic.totals,
+    );
     expect(await kpi('contacts')).toBe(conversions.contacts);
     expect(await kpi('submissions')).toBe(conversions.submissions);
     expect(await kpi('live')).toBe(live.visitors);
@@ -92,20 +115,34 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
 
     expect(await firstCells(dash, 'pages')).toEqual(pages.pages.map((p: { url: string }) => p.url));
     expect(await column(dash, 'pages', 0)).toEqual(pages.pages.map((p: { views: number }) => String(p.views)));
-    expect(await column(dash, 'sources', 0)).toEqual(sources.types.map((s: { sessions: number }) => String(s.sessions)));
-    expect(await column(dash, 'sources', 1)).toEqual(sources.types.map((s: { contacts: number }) => String(s.contacts)));
-    expect(sources.types.map((s: { source: string }) => s.source).sort()).toEqual(['EMAIL_MARKETING', 'ORGANIC_SEARCH']);
+    expect(await column(dash, 'sources', 0)).toEqual(
+      sources.types.map((s: { sessions: number }) => String(s.sessions)),
+    );
+    expect(await column(dash, 'sources', 1)).toEqual(
+      sources.types.map((s: { contacts: number }) => String(s.contacts)),
+    );
+    expect(sources.types.map((s: { source: string }) => s.source).sort()).toEqual([
+      'EMAIL_MARKETING',
+      'ORGANIC_SEARCH',
+    ]);
     expect(await firstCells(dash, 'campaigns')).toEqual(['autumn-launch']);
     expect(campaigns.campaigns).toEqual([{ campaign: 'autumn-launch', source: 'EMAIL_MARKETING', sessions: 1 }]);
     expect(await firstCells(dash, 'forms')).toEqual(['Contact us']);
     expect(await column(dash, 'events', 0)).toEqual(events.events.map((e: { count: number }) => String(e.count)));
     expect(await column(dash, 'events', 1)).toEqual(events.events.map((e: { revenue: number }) => String(e.revenue)));
     // One purchase, its revenue once: on the server's event, not on the click.
-    expect(events.events.find((e: { name: string }) => e.name == 'buy-clicked')).toMatchObject({ count: 1, revenue: 0 });
-    expect(events.events.find((e: { name: string }) => e.name == 'purchase-completed')).toMatchObject({ count: 1, revenue: 49 });
+    expect(events.events.find((e: { name: string }) => e.name == 'buy-clicked')).toMatchObject({
+      count: 1,
+      revenue: 0,
+    });
+    expect(events.events.find((e: { name: string }) => e.name == 'purchase-completed')).toMatchObject({
+      count: 1,
+      revenue: 49,
+    });
     expect(await dash.$$eval('#live tbody tr', (rows) => rows.length)).toBe(2);
     await dash.screenshot({ path: `${SHOTS}/dashboard.png`, fullPage: true });
-    if (process.env.UPDATE_README_SCREENSHOTS && statSync(`${SHOTS}/dashboard.png`).size < 400_000) copyFileSync(`${SHOTS}/dashboard.png`, README_SHOT);
+    if (process.env.UPDATE_README_SCREENSHOTS && statSync(`${SHOTS}/dashboard.png`).size < 400_000)
+      copyFileSync(`${SHOTS}/dashboard.png`, README_SHOT);
 
     // The range picker: 7 days by the day, the same totals (all of it happened today).
     await dash.click('#ranges button[data-range="7d"]');
@@ -121,7 +158,11 @@ describe.skipIf(!haveChromium)('the dashboard in Chromium', () => {
     await inspector.waitForSelector('#contact .source');
     const source = await inspector.textContent('#contact .source');
     expect(source).toContain('Email marketing · autumn-launch');
-    expect(await inspector.$$eval('#contact time.when', (ts) => ts.every((t) => getComputedStyle(t).whiteSpace == 'nowrap' && !/^\d+$/.test(t.textContent ?? '')))).toBe(true);
+    expect(
+      await inspector.$$eval('#contact time.when', (ts) =>
+        ts.every((t) => getComputedStyle(t).whiteSpace == 'nowrap' && !/^\d+$/.test(t.textContent ?? '')),
+      ),
+    ).toBe(true);
     await inspector.screenshot({ path: `${SHOTS}/inspector-contact.png`, fullPage: true });
 
     expect(problems).toEqual([]);

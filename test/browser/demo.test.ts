@@ -14,23 +14,31 @@ let page: Page;
 let problems: string[];
 
 useSystem((s, b) => ((sys = s), (browser = b)));
-usePage(() => browser, (c, p, found) => ((context = c), (page = p), (problems = found)));
+usePage(
+  () => browser,
+  (c, p, found) => ((context = c), (page = p), (problems = found)),
+);
 
 const utkOf = async () => (await context.cookies()).find((c) => c.name == 'svcutk')?.value ?? '';
 /** Waits until the platform holds `count` events of this visitor that `match` selects. */
 async function waitFor(utk: string, match: (e: WireEvent) => boolean, count: number) {
   let found: WireEvent[] = [];
-  await expect.poll(() => (found = sys.received(utk).filter(match)).length, { timeout: 15_000 }).toBeGreaterThanOrEqual(count);
+  await expect
+    .poll(() => (found = sys.received(utk).filter(match)).length, { timeout: 15_000 })
+    .toBeGreaterThanOrEqual(count);
   return found;
 }
 /** The contrast ratio (WCAG 2) of an element's text colour against its own background colour. */
 async function contrast(selector: string) {
   const [fg, bg] = await page.$eval(selector, (e) => [getComputedStyle(e).color, getComputedStyle(e).backgroundColor]);
   const luminance = (css: string) => {
-    const [r, g, b] = css.match(/[\d.]+/g)!.slice(0, 3).map((v) => {
-      const c = Number(v) / 255;
-      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
-    });
+    const [r, g, b] = css
+      .match(/[\d.]+/g)!
+      .slice(0, 3)
+      .map((v) => {
+        const c = Number(v) / 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      });
     return 0.2126 * r + 0.7152 * g + 0.0722 * b;
   };
   const [a, b] = [luminance(fg), luminance(bg)].sort((x, y) => y - x);
@@ -52,7 +60,9 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
     // and, through the demo's server, a server-side event.
     await page.click('nav a[data-route="/pricing"]');
     await page.click('#buy');
-    await expect.poll(() => page.textContent('#buy-status'), { timeout: 15_000 }).toBe('Thank you! Your purchase is recorded.');
+    await expect
+      .poll(() => page.textContent('#buy-status'), { timeout: 15_000 })
+      .toBe('Thank you! Your purchase is recorded.');
     await page.screenshot({ path: `${SHOTS}/demo-pricing.png` });
 
     // The contact form, rendered by the embed; leaving the page flushes what the tracker holds.
@@ -72,7 +82,9 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
     // ... and a person takes a moment: faster than its minimum fill time is spam.
     await page.waitForTimeout(1600);
     await page.locator('#contact-form button[type=submit], #contact-form input[type=submit]').click();
-    await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks! We will be in touch.');
+    await expect
+      .poll(() => page.textContent('#contact-form'), { timeout: 15_000 })
+      .toContain('Thanks! We will be in touch.');
 
     const views = await waitFor(utk, (e) => e.k == '1', 3);
     expect(views.map((e) => e.po)).toEqual(['/', '/pricing', '/contact']);
@@ -102,16 +114,29 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
 
     // Both events count on the contact: the JavaScript one and the server-side purchase.
     await expect
-      .poll(async () => (await sys.api(`/contacts/v1/contact/utk/${utk}/profile`)).json.properties.svc_analytics_num_event_completions?.value, { timeout: 15_000 })
+      .poll(
+        async () =>
+          (await sys.api(`/contacts/v1/contact/utk/${utk}/profile`)).json.properties.svc_analytics_num_event_completions
+            ?.value,
+        { timeout: 15_000 },
+      )
       .toBe('2');
-    expect((await sys.api(`/contacts/v1/contact/utk/${utk}/profile`)).json.properties.svc_analytics_revenue?.value).toBe('49');
+    expect(
+      (await sys.api(`/contacts/v1/contact/utk/${utk}/profile`)).json.properties.svc_analytics_revenue?.value,
+    ).toBe('49');
     // The server-side purchase came through the HTTP events API, for the same visitor token.
-    await expect.poll(() => sys.received(utk).filter((e) => e.n == 'purchase-completed').length, { timeout: 15_000 }).toBe(1);
+    await expect
+      .poll(() => sys.received(utk).filter((e) => e.n == 'purchase-completed').length, { timeout: 15_000 })
+      .toBe(1);
     expect(sys.received(utk).filter((e) => e.n == 'buy-clicked')).toHaveLength(1);
 
     // The tracker's event carries its properties onto the contact's timeline (the events API read).
-    const timeline = await sys.api(`/events/v3/events?objectType=contact&objectId=${byUtk.json.vid}&eventType=buy-clicked`);
-    expect(timeline.json.results).toEqual([expect.objectContaining({ eventType: 'buy-clicked', properties: expect.objectContaining({ plan: 'pro' }) })]);
+    const timeline = await sys.api(
+      `/events/v3/events?objectType=contact&objectId=${byUtk.json.vid}&eventType=buy-clicked`,
+    );
+    expect(timeline.json.results).toEqual([
+      expect.objectContaining({ eventType: 'buy-clicked', properties: expect.objectContaining({ plan: 'pro' }) }),
+    ]);
     expect(timeline.json.results[0].properties.svc_value).toBeUndefined();
 
     // Every event exactly once.
@@ -144,7 +169,13 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
 
     // The companion keeps "not known" for 2 s: the page knows the visitor once that has passed.
     await expect
-      .poll(async () => (await page.goto(`${sys.siteUrl}/svc/preferences`), page.getByText('Unsubscribe from all emails').isVisible()), { timeout: 15_000, interval: 500 })
+      .poll(
+        async () => (
+          await page.goto(`${sys.siteUrl}/svc/preferences`),
+          page.getByText('Unsubscribe from all emails').isVisible()
+        ),
+        { timeout: 15_000, interval: 500 },
+      )
       .toBe(true);
     problems = []; // the tries before it answered 401, which Chromium logs
     await page.screenshot({ path: `${SHOTS}/demo-preferences.png` });
@@ -186,7 +217,9 @@ describe.skipIf(!haveChromium)('the demo in Chromium', () => {
     await page.evaluate(() => {
       for (let i = 0; i < 10; i++) window._svcq!.push(['trackEvent', { id: 'offline-' + i }]);
     });
-    await expect.poll(() => page.evaluate(() => JSON.parse(localStorage.svc_retry || '[]').length), { timeout: 15_000 }).toBeGreaterThanOrEqual(10);
+    await expect
+      .poll(() => page.evaluate(() => JSON.parse(localStorage.svc_retry || '[]').length), { timeout: 15_000 })
+      .toBeGreaterThanOrEqual(10);
     await page.unroute('**/svc/e');
     await page.reload();
     const events = await waitFor(utk, (e) => /^offline-/.test(e.n ?? ''), 10);

@@ -17,12 +17,18 @@ let page: Page;
 let problems: string[];
 
 useSystem((s, b) => ((sys = s), (browser = b)));
-usePage(() => browser, (c, p, found) => ((context = c), (page = p), (problems = found)));
+usePage(
+  () => browser,
+  (c, p, found) => ((context = c), (page = p), (problems = found)),
+);
 
 const utkOf = async () => (await context.cookies()).find((c) => c.name == 'svcutk')?.value ?? '';
 const form = (selector = '#contact-form') => ({
   input: (name: string) => page.locator(`${selector} [name="${name}"]`),
-  labels: () => page.$$eval(`${selector} label, ${selector} legend`, (ls) => ls.filter((l) => (l as HTMLElement).offsetParent).map((l) => l.textContent!.replace('*', '').trim())),
+  labels: () =>
+    page.$$eval(`${selector} label, ${selector} legend`, (ls) =>
+      ls.filter((l) => (l as HTMLElement).offsetParent).map((l) => l.textContent!.replace('*', '').trim()),
+    ),
 });
 /** The platform's API with a token of the demo portal. */
 const api = (path: string, init: { method?: string; body?: unknown } = {}) => sys.api(path, init);
@@ -31,13 +37,16 @@ function evidenceSent() {
   const sent: Record<string, unknown>[] = [];
   page.on('request', (r) => {
     if (r.method() == 'POST' && r.url().includes('/uploads/form/v2/')) {
-      const { fillTimeMs, interactions, prefilled, autofilled } = JSON.parse(new URLSearchParams(r.postData() ?? '').get('svc_context') ?? '{}');
+      const { fillTimeMs, interactions, prefilled, autofilled } = JSON.parse(
+        new URLSearchParams(r.postData() ?? '').get('svc_context') ?? '{}',
+      );
       sent.push({ fillTimeMs, interactions, prefilled, autofilled });
     }
   });
   return sent;
 }
-const contactFormGuid = async () => (await api('/contacts/v1/forms')).json.find((x: { name: string }) => x.name == 'Contact us').guid as string;
+const contactFormGuid = async () =>
+  (await api('/contacts/v1/forms')).json.find((x: { name: string }) => x.name == 'Contact us').guid as string;
 
 describe.skipIf(!haveChromium)('forms that marketers expect, in Chromium', () => {
   it('records consent, then knows the visitor: name filled in, and the queued question instead of the last name', async () => {
@@ -63,12 +72,24 @@ describe.skipIf(!haveChromium)('forms that marketers expect, in Chromium', () =>
     });
     const subscriptions = await api('/email/public/v1/subscriptions/ada.l%40acme.test');
     expect(subscriptions.json.subscriptionStatuses).toEqual([
-      expect.objectContaining({ subscribed: true, optState: 'OPT_IN', legalBasis: 'CONSENT_WITH_NOTICE', legalBasisExplanation: expect.stringContaining('weekly newsletter') }),
+      expect.objectContaining({
+        subscribed: true,
+        optState: 'OPT_IN',
+        legalBasis: 'CONSENT_WITH_NOTICE',
+        legalBasisExplanation: expect.stringContaining('weekly newsletter'),
+      }),
     ]);
 
     // The second visit: the companion knows the visitor once its 2 s of "not known" have passed.
     await expect
-      .poll(async () => (await page.goto(`${sys.siteUrl}/contact`), await f.input('email').waitFor(), f.input('email').inputValue()), { timeout: 15_000, interval: 500 })
+      .poll(
+        async () => (
+          await page.goto(`${sys.siteUrl}/contact`),
+          await f.input('email').waitFor(),
+          f.input('email').inputValue()
+        ),
+        { timeout: 15_000, interval: 500 },
+      )
       .toBe('ada.l@acme.test');
     expect(await f.input('firstname').inputValue()).toBe('Ada');
     const labels = await f.labels();
@@ -83,9 +104,16 @@ describe.skipIf(!haveChromium)('forms that marketers expect, in Chromium', () =>
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks!');
     const after = await api(`/contacts/v1/contact/utk/${utk}/profile`);
-    expect(after.json.properties).toMatchObject({ company: { value: 'Analytical Engines' }, lastname: { value: 'Lovelace' } });
-    expect((await api(`/contacts/v1/contact/utk/${utk}/profile?formSubmissionMode=all`)).json['form-submissions']).toHaveLength(2);
-    expect(sent).toEqual([{ fillTimeMs: expect.any(Number), interactions: expect.any(Number), prefilled: 2, autofilled: 0 }]);
+    expect(after.json.properties).toMatchObject({
+      company: { value: 'Analytical Engines' },
+      lastname: { value: 'Lovelace' },
+    });
+    expect(
+      (await api(`/contacts/v1/contact/utk/${utk}/profile?formSubmissionMode=all`)).json['form-submissions'],
+    ).toHaveLength(2);
+    expect(sent).toEqual([
+      { fillTimeMs: expect.any(Number), interactions: expect.any(Number), prefilled: 2, autofilled: 0 },
+    ]);
     expect(sent[0].fillTimeMs).toBeLessThan(1500);
     expect(sent[0].interactions).toBeGreaterThan(0);
 
@@ -107,7 +135,10 @@ describe.skipIf(!haveChromium)('forms that marketers expect, in Chromium', () =>
           { fields: [{ name: 'firstname', required: true }] },
           { fields: [{ name: 'company' }] },
         ],
-        steps: [{ title: 'About you', groups: 2 }, { title: 'Your company', groups: 1 }],
+        steps: [
+          { title: 'About you', groups: 2 },
+          { title: 'Your company', groups: 1 },
+        ],
       },
     });
     expect(created.status).toBe(200);
@@ -126,7 +157,10 @@ describe.skipIf(!haveChromium)('forms that marketers expect, in Chromium', () =>
     const f = form('#steps-form');
     await f.input('email').waitFor();
     /** The name of the focused control of the steps form ('' elsewhere). */
-    const focused = () => page.evaluate(() => (document.activeElement?.closest('#steps-form') ? (document.activeElement as HTMLInputElement).name : ''));
+    const focused = () =>
+      page.evaluate(() =>
+        document.activeElement?.closest('#steps-form') ? (document.activeElement as HTMLInputElement).name : '',
+      );
     // Tab from wherever the page starts until the new form's first field.
     for (let i = 0; i < 80 && (await focused()) != 'email'; i++) await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement!.closest('#steps-form') != null)).toBe(true);
@@ -166,7 +200,11 @@ describe.skipIf(!haveChromium)('forms that marketers expect, in Chromium', () =>
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks!');
     expect((await api('/contacts/v1/contact/email/bot%40acme.test/profile')).status).toBe(404);
-    const spam = await sys.platform.services.submissions.spam(sys.platform.services.engine, 62515, await contactFormGuid());
+    const spam = await sys.platform.services.submissions.spam(
+      sys.platform.services.engine,
+      62515,
+      await contactFormGuid(),
+    );
     expect(spam.find((s) => s.values.email == 'bot@acme.test')?.reason).toBe('HONEYPOT');
     expect(problems).toEqual([]);
   });
@@ -177,7 +215,8 @@ describe.skipIf(!haveChromium)('forms that marketers expect, in Chromium', () =>
     const sent = evidenceSent();
     await page.evaluate(() => {
       const f = document.querySelector<HTMLFormElement>('#contact-form form')!;
-      const set = (name: string, value: string) => (f.querySelector<HTMLInputElement>(`[name="${name}"]`)!.value = value);
+      const set = (name: string, value: string) =>
+        (f.querySelector<HTMLInputElement>(`[name="${name}"]`)!.value = value);
       set('email', 'script@bots.test');
       set('firstname', 'Script');
       f.querySelectorAll<HTMLInputElement>('input[type=checkbox]').forEach((c) => (c.checked = true));
@@ -186,7 +225,11 @@ describe.skipIf(!haveChromium)('forms that marketers expect, in Chromium', () =>
     await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks!');
     expect(sent).toEqual([{ fillTimeMs: expect.any(Number), interactions: 0, prefilled: 0, autofilled: 0 }]);
     expect((await api('/contacts/v1/contact/email/script%40bots.test/profile')).status).toBe(404);
-    const spam = await sys.platform.services.submissions.spam(sys.platform.services.engine, 62515, await contactFormGuid());
+    const spam = await sys.platform.services.submissions.spam(
+      sys.platform.services.engine,
+      62515,
+      await contactFormGuid(),
+    );
     expect(spam.find((s) => s.values.email == 'script@bots.test')?.reason).toBe('NO_INTERACTION');
   });
 
@@ -198,9 +241,16 @@ describe.skipIf(!haveChromium)('forms that marketers expect, in Chromium', () =>
     // (its events, the :autofill state), as when a person picks a saved address.
     const cdp = await context.newCDPSession(page);
     const { root } = await cdp.send('DOM.getDocument');
-    const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: '#contact-form [name="email"]' });
+    const { nodeId } = await cdp.send('DOM.querySelector', {
+      nodeId: root.nodeId,
+      selector: '#contact-form [name="email"]',
+    });
     const { node } = await cdp.send('DOM.describeNode', { nodeId });
-    const address = [{ name: 'EMAIL_ADDRESS', value: 'filled@acme.test' }, { name: 'NAME_FIRST', value: 'Filled' }, { name: 'NAME_LAST', value: 'Byautofill' }];
+    const address = [
+      { name: 'EMAIL_ADDRESS', value: 'filled@acme.test' },
+      { name: 'NAME_FIRST', value: 'Filled' },
+      { name: 'NAME_LAST', value: 'Byautofill' },
+    ];
     await cdp.send('Autofill.trigger', { fieldId: node.backendNodeId, address: { fields: address } });
     await expect.poll(() => form().input('email').inputValue()).toBe('filled@acme.test');
     await page.getByLabel('I agree that Acme Widgets stores my details').check();
@@ -208,7 +258,10 @@ describe.skipIf(!haveChromium)('forms that marketers expect, in Chromium', () =>
     await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks!');
     expect(sent[0].autofilled).toBeGreaterThanOrEqual(2);
     const contact = await api('/contacts/v1/contact/email/filled%40acme.test/profile');
-    expect(contact.json.properties).toMatchObject({ firstname: { value: 'Filled' }, lastname: { value: 'Byautofill' } });
+    expect(contact.json.properties).toMatchObject({
+      firstname: { value: 'Filled' },
+      lastname: { value: 'Byautofill' },
+    });
     expect(problems).toEqual([]);
   });
 });

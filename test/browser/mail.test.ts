@@ -20,7 +20,9 @@ describe.skipIf(!haveChromium)('the caught emails in Chromium', () => {
     await page.locator('#contact-form input[name=svc-consent]').check();
     await page.waitForTimeout(1600); // faster than the form's minimum fill time is spam
     await page.locator('#contact-form button[type=submit], #contact-form input[type=submit]').click();
-    await expect.poll(() => page.textContent('#contact-form'), { timeout: 15_000 }).toContain('Thanks! We will be in touch.');
+    await expect
+      .poll(() => page.textContent('#contact-form'), { timeout: 15_000 })
+      .toContain('Thanks! We will be in touch.');
 
     // The inspector's mail view: the list shows it once the workflow has sent it (it polls).
     await page.goto(`${sys.baseUrl}/_inspector/mail.html#key=${INSPECTOR_KEY}`);
@@ -53,14 +55,20 @@ describe.skipIf(!haveChromium)('the caught emails in Chromium', () => {
     await centre.waitForLoadState();
     expect(centre.url()).toBe(href);
     await centre.getByText('Preferences for h•••@acme.test').waitFor({ timeout: 15_000 });
-    expect((await sys.api('/email/public/v1/subscriptions/hedy%40acme.test')).json).toMatchObject({ subscribed: true, unsubscribeFromPortal: false });
+    expect((await sys.api('/email/public/v1/subscriptions/hedy%40acme.test')).json).toMatchObject({
+      subscribed: true,
+      unsubscribeFromPortal: false,
+    });
 
     // Unsubscribing there changes the address's status on the platform.
     centre.once('dialog', (d) => d.accept());
     await centre.getByText('Unsubscribe from all emails').click();
     await centre.getByText('You are unsubscribed from all emails.').waitFor({ timeout: 15_000 });
     await centre.screenshot({ path: `${SHOTS}/preferences-from-email.png` });
-    expect((await sys.api('/email/public/v1/subscriptions/hedy%40acme.test')).json).toMatchObject({ subscribed: false, unsubscribeFromPortal: true });
+    expect((await sys.api('/email/public/v1/subscriptions/hedy%40acme.test')).json).toMatchObject({
+      subscribed: false,
+      unsubscribeFromPortal: true,
+    });
 
     expect(problems).toEqual([]);
     expect(centreProblems).toEqual([]);
@@ -77,8 +85,16 @@ describe.skipIf(!haveChromium)('the caught emails in Chromium', () => {
       <img src="https://tracker.example/pixel.gif">
       <style>p { color: red }</style></body>`;
     await services.outbox.add(services.engine, 62515, {
-      from: 'mallory@evil.test', to: 'victim@acme.test', subject: 'Hostile HTML', text: 'Hostile text <script>alert(1)</script>', html,
-      campaignId: 1, workflowId: null, vid: null, preferenceLink: false, sentAt: Date.now(),
+      from: 'mallory@evil.test',
+      to: 'victim@acme.test',
+      subject: 'Hostile HTML',
+      text: 'Hostile text <script>alert(1)</script>',
+      html,
+      campaignId: 1,
+      workflowId: null,
+      vid: null,
+      preferenceLink: false,
+      sentAt: Date.now(),
     });
     await page.goto(`${sys.baseUrl}/_inspector/mail.html#key=${INSPECTOR_KEY}`);
     await page.locator('#messages li').filter({ hasText: 'Hostile HTML' }).locator('button').click();
@@ -90,7 +106,9 @@ describe.skipIf(!haveChromium)('the caught emails in Chromium', () => {
     // The text is text.
     expect(await page.locator('pre.message-text').textContent()).toBe('Hostile text <script>alert(1)</script>');
     // What Chromium says it refused: the script (sandbox), the handler, the image and the style (CSP).
-    const refused = problems.filter((p) => /Blocked script execution in 'about:srcdoc'|violates the following Content Security Policy directive/.test(p));
+    const refused = problems.filter((p) =>
+      /Blocked script execution in 'about:srcdoc'|violates the following Content Security Policy directive/.test(p),
+    );
     expect(refused.length).toBeGreaterThan(0);
     expect(problems.filter((p) => !refused.includes(p) && !/Failed to load resource/.test(p))).toEqual([]);
   });

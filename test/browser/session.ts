@@ -37,7 +37,10 @@ export function useSystem(ready: (sys: System, browser: Browser) => void) {
 
 /** Before each test, a new context of `browser()` (1280×800) with a page whose problems are
  * collected; `ready` is given them (the previous test's context is closed). */
-export function usePage(browser: () => Browser, ready: (context: BrowserContext, page: Page, problems: string[]) => void) {
+export function usePage(
+  browser: () => Browser,
+  ready: (context: BrowserContext, page: Page, problems: string[]) => void,
+) {
   let context: BrowserContext | undefined;
   beforeEach(async () => {
     if (!haveChromium) return;
@@ -53,6 +56,9 @@ export function usePage(browser: () => Browser, ready: (context: BrowserContext,
 export function useSession() {
   const s = {} as { sys: System; browser: Browser; context: BrowserContext; page: Page; problems: string[] };
   useSystem((sys, browser) => Object.assign(s, { sys, browser }));
-  usePage(() => s.browser, (context, page, problems) => Object.assign(s, { context, page, problems }));
+  usePage(
+    () => s.browser,
+    (context, page, problems) => Object.assign(s, { context, page, problems }),
+  );
   return s;
 }

@@ -47,8 +47,18 @@ export async function startSystem() {
   await platform.ready;
   const credentials = (await seedDemo(platform.services))!;
   const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
-  const contactForm = (await platform.services.forms.list(platform.services.engine, DEMO_PORTAL)).find((f) => f.name == 'Contact us')!;
-  const { app, companion } = createDemoSite({ baseUrl, formsUrl, credentials, contactFormId: contactForm.guid, dataDir: dir, linkSecret: LINK_SECRET, logger: false });
+  const contactForm = (await platform.services.forms.list(platform.services.engine, DEMO_PORTAL)).find(
+    (f) => f.name == 'Contact us',
+  )!;
+  const { app, companion } = createDemoSite({
+    baseUrl,
+    formsUrl,
+    credentials,
+    contactFormId: contactForm.guid,
+    dataDir: dir,
+    linkSecret: LINK_SECRET,
+    logger: false,
+  });
   siteHandler = app;
   // The contact form's thanks email (demo/workflows.mjs), caught for the inspector's mail view.
   await thanksWorkflow(platform, contactForm.guid);
@@ -57,7 +67,10 @@ export async function startSystem() {
   async function api(path: string, { method = 'GET', body }: { method?: string; body?: unknown } = {}) {
     const res = await fetch(baseUrl + path, {
       method,
-      headers: { authorization: `Bearer ${credentials.privateAppToken}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${credentials.privateAppToken}`,
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, json: await res.json().catch(() => undefined) };
@@ -66,7 +79,13 @@ export async function startSystem() {
    * wire format's names beside what `data` keeps (the rest; an event of the HTTP events API
    * arrives in that API's own shape). */
   const received = (utk: string): WireEvent[] =>
-    (db.prepare('SELECT eid, portal_id, kind, utk, timestamp, url, title, event_name, value, data FROM tracking_events WHERE utk = ? ORDER BY seq').all(utk) as StoredEvent[]).map((r) => ({
+    (
+      db
+        .prepare(
+          'SELECT eid, portal_id, kind, utk, timestamp, url, title, event_name, value, data FROM tracking_events WHERE utk = ? ORDER BY seq',
+        )
+        .all(utk) as StoredEvent[]
+    ).map((r) => ({
       ...JSON.parse(r.data),
       eid: r.eid,
       a: String(r.portal_id),

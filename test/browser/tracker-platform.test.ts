@@ -22,7 +22,10 @@ beforeAll(async () => {
   if (!haveChromium) return;
   t = await startPlatform({ portals: [{ id: 62515 }] });
   const html = `<!doctype html><html><head><title>A site of its own</title>${EXAMPLE.replaceAll('https://platform.example.com', t.baseUrl)}</head><body><h1>Hello</h1></body></html>`;
-  site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html)).listen(0, 'localhost');
+  site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html)).listen(
+    0,
+    'localhost',
+  );
   await new Promise((resolve) => site.once('listening', resolve));
   siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
   browser = await launchChromium();
@@ -42,12 +45,19 @@ describe.skipIf(!haveChromium)("the tracker README's script tag", () => {
     page.on('pageerror', (e) => problems.push(String(e)));
     page.on('console', (m) => m.type() == 'error' && problems.push(m.text()));
     await page.goto(`${siteUrl}/welcome`);
-    await expect.poll(async () => (await context.cookies()).find((c) => c.name == 'svcutk')?.value ?? '').toMatch(/^[0-9a-f]{32}$/);
+    await expect
+      .poll(async () => (await context.cookies()).find((c) => c.name == 'svcutk')?.value ?? '')
+      .toMatch(/^[0-9a-f]{32}$/);
     const utk = (await context.cookies()).find((c) => c.name == 'svcutk')!.value;
     await page.close({ runBeforeUnload: true }); // leaving flushes the batch
     const db = sqliteOf(t);
     const rows = () =>
-      db.prepare('SELECT portal_id, kind, title, data FROM tracking_events WHERE utk = ? ORDER BY seq').all(utk) as { portal_id: number; kind: number; title: string; data: string }[];
+      db.prepare('SELECT portal_id, kind, title, data FROM tracking_events WHERE utk = ? ORDER BY seq').all(utk) as {
+        portal_id: number;
+        kind: number;
+        title: string;
+        data: string;
+      }[];
     await expect.poll(() => rows().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(1);
     const [view] = rows();
     expect(view.portal_id).toBe(62515);

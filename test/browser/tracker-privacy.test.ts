@@ -41,7 +41,9 @@ async function visit(context: BrowserContext, attributes: string) {
 
 /** Global Privacy Control as Firefox and Brave expose it. */
 const withGpc = (context: BrowserContext) =>
-  context.addInitScript(() => Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', { get: () => true, configurable: true }));
+  context.addInitScript(() =>
+    Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', { get: () => true, configurable: true }),
+  );
 
 // Concurrent: each test has a browser context of its own, and most of a test is waiting for a
 // batch that must not come (BATCH_DUE_MS).
@@ -81,7 +83,10 @@ describe.skipIf(!haveChromium).concurrent('tracker privacy signals in Chromium',
     const context = await launchChromiumWithDoNotTrack();
     try {
       // Side by side: neither stores a cookie (the plain visit after them does).
-      const [optIn, asked] = await Promise.all([visit(context, 'data-consent="opt-in"'), visit(context, 'data-respect-privacy-signals="true"')]);
+      const [optIn, asked] = await Promise.all([
+        visit(context, 'data-consent="opt-in"'),
+        visit(context, 'data-respect-privacy-signals="true"'),
+      ]);
       expect(await optIn.tab.evaluate(() => navigator.doNotTrack)).toBe('1');
       expect(optIn.sent.requests).toBe(0);
       expect(optIn.consent).toBe('allowed false');

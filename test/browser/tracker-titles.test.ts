@@ -31,7 +31,9 @@ const ROUTER = `<script>
  * URL, and where the app's listener ran (first or not). */
 async function visit(appFirst: boolean) {
   const context = await browser.newContext();
-  const body = `<!doctype html><meta charset="utf-8"><title>Loading…</title>` + (appFirst ? ROUTER + trackerTag() : trackerTag() + ROUTER);
+  const body =
+    `<!doctype html><meta charset="utf-8"><title>Loading…</title>` +
+    (appFirst ? ROUTER + trackerTag() : trackerTag() + ROUTER);
   const { page, events } = await openTrackedPage(context, '/', body);
   await page.evaluate(() => (window as unknown as { go: (path: string) => void }).go('/pricing'));
   await page.goBack();

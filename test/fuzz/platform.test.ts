@@ -19,7 +19,9 @@ describe('fuzz: the platform', () => {
     'answers hostile input on every route with a 4xx JSON error naming the problem, never a 5xx',
     async () => {
       const auth = t.portals[0].auth;
-      const request = fc.constantFrom(...routes).chain((r) => requestsFor(r, r.host == 'forms' ? t.formsUrl : t.baseUrl, auth));
+      const request = fc
+        .constantFrom(...routes)
+        .chain((r) => requestsFor(r, r.host == 'forms' ? t.formsUrl : t.baseUrl, auth));
       await fuzz('the platform', request, routes.length * 8);
       // Still serving, with nothing half-written in its way.
       expect((await t.call('GET', '/contacts/v1/contacts/statistics')).status).toBe(200);

@@ -30,9 +30,7 @@ export const repeated = <T extends z.ZodType>(item: T) =>
   z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(item));
 
 /** `"true"`/`"false"` in a query string. */
-export const booleanString = z
-  .enum(['true', 'false'])
-  .transform((v) => v == 'true');
+export const booleanString = z.enum(['true', 'false']).transform((v) => v == 'true');
 
 /** A page size, the one rule of every list route: a whole number, at least 1; values above `max`
  * (however many digits) are clamped to it, as the legacy API does. Undefined when absent. */
@@ -49,7 +47,10 @@ export const pageSize = (max: number) =>
 export const count = (fallback: number, max: number) => pageSize(max).transform((n) => n ?? fallback);
 
 /** A non-negative integer offset or timestamp in a query string. */
-export const offset = z.string().regex(/^\d{1,15}$/, 'must be a non-negative integer').transform(Number);
+export const offset = z
+  .string()
+  .regex(/^\d{1,15}$/, 'must be a non-negative integer')
+  .transform(Number);
 
 /** Milliseconds since the epoch. */
 export const timestamp = z.number().int();

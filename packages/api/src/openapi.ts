@@ -28,7 +28,10 @@ const MEDIA: Record<RouteDef['bodyType'], string> = {
 
 function parameters(route: RouteDef) {
   const out: Json[] = [];
-  for (const [where, object] of [['path', route.params], ['query', route.query]] as const) {
+  for (const [where, object] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
     const props = (schema(object, 'input').properties || {}) as Record<string, Json>;
     const required = new Set((schema(object, 'input').required as string[]) || []);
     for (const [name, s] of Object.entries(props))
@@ -45,7 +48,10 @@ function operation(route: RouteDef) {
     tags: [route.id.split('.').slice(0, -1).join('.')],
     parameters: parameters(route),
     security: route.auth.includes('none') ? [{}, ...security] : security,
-    servers: route.host == 'forms' ? [{ url: '{forms_url}', variables: { forms_url: { default: 'http://127.0.0.1:3201' } } }] : undefined,
+    servers:
+      route.host == 'forms'
+        ? [{ url: '{forms_url}', variables: { forms_url: { default: 'http://127.0.0.1:3201' } } }]
+        : undefined,
     responses: {
       [route.status]:
         route.status == 204 || route.status == 202
@@ -64,7 +70,10 @@ function operation(route: RouteDef) {
   };
   if (route.bodyType != 'none') {
     const media = route.urlencodedToo ? [MEDIA[route.bodyType], MEDIA.urlencoded] : [MEDIA[route.bodyType]];
-    op.requestBody = { required: true, content: Object.fromEntries(media.map((m) => [m, { schema: schema(route.body, 'input') }])) };
+    op.requestBody = {
+      required: true,
+      content: Object.fromEntries(media.map((m) => [m, { schema: schema(route.body, 'input') }])),
+    };
   }
   return op;
 }

@@ -11,7 +11,9 @@ const SHARED = fileURLToPath(new URL('../../../../shared/spec/platform-api.md', 
 const COPY = fileURLToPath(new URL('../spec/platform-api.md', import.meta.url));
 const spec = readFileSync(existsSync(SHARED) ? SHARED : COPY, 'utf8');
 if (spec != readFileSync(COPY, 'utf8'))
-  throw new Error('packages/api/spec/platform-api.md is not the shared spec: copy ../shared/spec/platform-api.md over it');
+  throw new Error(
+    'packages/api/spec/platform-api.md is not the shared spec: copy ../shared/spec/platform-api.md over it',
+  );
 
 /** `METHOD path` with every parameter written `:`, so `:id` and `:blog_post_id` compare equal. */
 const key = (method: string, path: string) => `${method} ${path.replace(/:[A-Za-z_]\w*/g, ':')}`;
@@ -39,10 +41,18 @@ function contentRoutes() {
   for (const [, name] of section.matchAll(/([a-z-]+) \(:\w+\)/g)) ids[name] = ':';
   const full = section.match(/Objects with full create\/list\/update\/delete\/get: (.*?)\. Pattern/)![1];
   for (const [, x] of full.matchAll(/([a-z-]+) \(:\w+\)/g))
-    for (const [m, p] of [['POST', ''], ['GET', ''], ['PUT', '/:'], ['DELETE', '/:'], ['GET', '/:'], ['POST', '/:/restore-deleted']])
+    for (const [m, p] of [
+      ['POST', ''],
+      ['GET', ''],
+      ['PUT', '/:'],
+      ['DELETE', '/:'],
+      ['GET', '/:'],
+      ['POST', '/:/restore-deleted'],
+    ])
       out.push(key(m, `${prefix}/${x}${p}`));
   const readOnly = section.match(/Read-only collections: (.*?): GET list/)![1];
-  for (const [, x] of readOnly.matchAll(/([a-z-]+) \(:\w+\)/g)) out.push(key('GET', `${prefix}/${x}`), key('GET', `${prefix}/${x}/:`));
+  for (const [, x] of readOnly.matchAll(/([a-z-]+) \(:\w+\)/g))
+    out.push(key('GET', `${prefix}/${x}`), key('GET', `${prefix}/${x}/:`));
   for (const [, objects, calls] of section.matchAll(/^\| ([a-z, -]+) \| ((?:GET|POST|PUT)[^|]*) \|/gm))
     for (const object of objects.split(', '))
       for (const call of calls.split(' ; ')) {
@@ -52,7 +62,8 @@ function contentRoutes() {
   const files = section.match(/Files \(prefix \/files\): (.*)/)![1];
   const folders = section.match(/Folders \(prefix \/folders\): (.*)/)![1];
   for (const text of [files, folders])
-    for (const [, method, path] of text.matchAll(/(GET|POST|PUT|DELETE) (\/[\w/:-]+)/g)) out.push(key(method, prefix + path));
+    for (const [, method, path] of text.matchAll(/(GET|POST|PUT|DELETE) (\/[\w/:-]+)/g))
+      out.push(key(method, prefix + path));
   // "plus versions endpoints" for folders; files' versions come from the per-object table.
   out.push(key('GET', `${prefix}/folders/:/versions`), key('GET', `${prefix}/folders/:/versions/:`));
   return out;
@@ -62,11 +73,7 @@ describe('catalog', () => {
   const mine = new Set(routes.map((r) => key(r.method, r.path)));
 
   it('has every route of the spec', () => {
-    const expected = new Set([
-      ...tableRoutes(),
-      ...contentRoutes(),
-      ...sectionOneRoutes(),
-    ]);
+    const expected = new Set([...tableRoutes(), ...contentRoutes(), ...sectionOneRoutes()]);
     const missing = [...expected].filter((k) => !mine.has(k));
     expect(missing).toEqual([]);
     // And nothing beyond the spec but the enterprise-events HTTP API (§4.10 leaves its paths open)
@@ -111,10 +118,15 @@ describe('catalog', () => {
   });
 
   it('keeps the documented auth and scopes', () => {
-    expect(catalog['contacts.getAll'].scopes).toEqual(['crm.objects.contacts.read', 'crm.objects.contacts.write', 'content']);
+    expect(catalog['contacts.getAll'].scopes).toEqual([
+      'crm.objects.contacts.read',
+      'crm.objects.contacts.write',
+      'content',
+    ]);
     expect(catalog['deals.getPropertyGroup'].scopes).toEqual(['crm.schemas.deals.read']);
     expect(catalog['deals.getPropertyGroup'].auth).toEqual(['oauth', 'privateApp']);
-    for (const route of routes) expect(route.auth.includes('hapikey'), route.id).toBe(route.path.startsWith('/content/api/v2'));
+    for (const route of routes)
+      expect(route.auth.includes('hapikey'), route.id).toBe(route.path.startsWith('/content/api/v2'));
     expect(catalog['forms.submit'].host).toBe('forms');
   });
 
@@ -129,11 +141,16 @@ describe('catalog', () => {
   });
 
   it('generates an OpenAPI 3.1 document with an operation per route', () => {
-    const doc = openApiDocument() as { openapi: string; paths: Record<string, Record<string, { operationId: string }>> };
+    const doc = openApiDocument() as {
+      openapi: string;
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
     expect(doc.openapi).toBe('3.1.0');
     const ops = Object.values(doc.paths).flatMap((p) => Object.values(p).map((o) => o.operationId));
     expect(ops.sort()).toEqual(Object.keys(catalog).sort());
-    expect(doc.paths['/contacts/v1/contact/utk/{contact_utk}/profile'].get).toMatchObject({ operationId: 'contacts.getByUtk' });
+    expect(doc.paths['/contacts/v1/contact/utk/{contact_utk}/profile'].get).toMatchObject({
+      operationId: 'contacts.getByUtk',
+    });
     expect(() => JSON.stringify(doc)).not.toThrow();
     expect(z.toJSONSchema(catalog['contacts.create'].body, { io: 'input' })).toMatchObject({ type: 'object' });
   });

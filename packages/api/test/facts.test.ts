@@ -44,7 +44,12 @@ describe('catalog facts', () => {
 
   it('calls a route public exactly when it takes no credentials', () => {
     for (const r of routes) expect(r.public, r.id).toBe(r.auth.includes('none'));
-    expect(routes.filter((r) => r.public).map((r) => r.id).sort()).toEqual(['auth.refresh', 'auth.token', 'collect.batch', 'collect.pixel', 'events.trigger', 'forms.submit']);
+    expect(
+      routes
+        .filter((r) => r.public)
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(['auth.refresh', 'auth.token', 'collect.batch', 'collect.pixel', 'events.trigger', 'forms.submit']);
   });
 
   it('says which entry every Atom body holds, and only for Atom bodies', () => {
@@ -67,7 +72,11 @@ describe('catalog facts', () => {
     expect(ops.find((o) => o.operationId == 'content.blogPosts.get')!['x-svc-resource']).toBe('blog-posts');
     expect(ops.find((o) => o.operationId == 'forms.submit')!['x-svc-redirects']).toBe(true);
     // The tracking collector is in the catalog too, public and writing.
-    expect(doc.paths['/collect/e'].post).toMatchObject({ operationId: 'collect.batch', 'x-svc-writes': true, security: [{}] });
+    expect(doc.paths['/collect/e'].post).toMatchObject({
+      operationId: 'collect.batch',
+      'x-svc-writes': true,
+      security: [{}],
+    });
     expect(doc.paths['/collect/p.gif'].get).toMatchObject({ operationId: 'collect.pixel', 'x-svc-writes': true });
   });
 });

@@ -24,7 +24,10 @@ const rows = routes.map((r) => {
     r.idParam && `idParam: ${q(r.idParam)}`,
     r.atomEntry && `atomEntry: ${q(r.atomEntry)}`,
     r.redirects && 'redirects: true',
-    r.defaultBody && `defaultBody: { ${Object.entries(r.defaultBody).map(([k, v]) => `${k}: ${typeof v == 'string' ? q(v) : JSON.stringify(v)}`).join(', ')} }`,
+    r.defaultBody &&
+      `defaultBody: { ${Object.entries(r.defaultBody)
+        .map(([k, v]) => `${k}: ${typeof v == 'string' ? q(v) : JSON.stringify(v)}`)
+        .join(', ')} }`,
   ];
   return `  ${q(r.id)}: { ${facts.filter(Boolean).join(', ')} },`;
 });

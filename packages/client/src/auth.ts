@@ -28,7 +28,12 @@ export interface RefreshAnswer {
   refresh_token?: string;
   expires_in: number;
 }
-export type Refresher = (form: { grant_type: 'refresh_token'; client_id: string; client_secret: string; refresh_token: string }) => Promise<RefreshAnswer>;
+export type Refresher = (form: {
+  grant_type: 'refresh_token';
+  client_id: string;
+  client_secret: string;
+  refresh_token: string;
+}) => Promise<RefreshAnswer>;
 
 export interface Credentials {
   apiKey?: string;
@@ -48,11 +53,27 @@ export interface RefreshEvent {
   rotated: boolean;
 }
 
-export function credentials(auth: AuthOptions, refresh: Refresher, clock: Clock, onRefresh?: (e: RefreshEvent) => void): Credentials {
+export function credentials(
+  auth: AuthOptions,
+  refresh: Refresher,
+  clock: Clock,
+  onRefresh?: (e: RefreshEvent) => void,
+): Credentials {
   if ('apiKey' in auth)
-    return { apiKey: auth.apiKey, bearer: async () => undefined, canRefresh: false, expired: async () => {}, secrets: () => [auth.apiKey] };
+    return {
+      apiKey: auth.apiKey,
+      bearer: async () => undefined,
+      canRefresh: false,
+      expired: async () => {},
+      secrets: () => [auth.apiKey],
+    };
   if ('accessToken' in auth)
-    return { bearer: async () => auth.accessToken, canRefresh: false, expired: async () => {}, secrets: () => [auth.accessToken] };
+    return {
+      bearer: async () => auth.accessToken,
+      canRefresh: false,
+      expired: async () => {},
+      secrets: () => [auth.accessToken],
+    };
   return oauth(auth.oauth, refresh, clock, onRefresh);
 }
 
@@ -89,7 +110,12 @@ function oauth(o: OAuthOptions, refresh: Refresher, clock: Clock, onRefresh?: (e
   /** New tokens from the platform, with the stored refresh token if there is one; stores nothing. */
   const fetchTokens = async (saved: TokenSet | undefined): Promise<TokenSet> => {
     const refreshToken = saved?.refreshToken ?? o.refreshToken;
-    const answer = await refresh({ grant_type: 'refresh_token', client_id: o.clientId, client_secret: o.clientSecret, refresh_token: refreshToken });
+    const answer = await refresh({
+      grant_type: 'refresh_token',
+      client_id: o.clientId,
+      client_secret: o.clientSecret,
+      refresh_token: refreshToken,
+    });
     if (typeof answer?.access_token != 'string' || !(answer.expires_in > 0))
       throw new SvcApiError({
         status: 200,
@@ -146,7 +172,8 @@ function oauth(o: OAuthOptions, refresh: Refresher, clock: Clock, onRefresh?: (e
     } catch (err) {
       throw failed ? failed.error : new TokenStoreError(err);
     }
-    if (typeof tokens?.accessToken != 'string') throw new TokenStoreError(new TypeError('exclusive answered no tokens'));
+    if (typeof tokens?.accessToken != 'string')
+      throw new TokenStoreError(new TypeError('exclusive answered no tokens'));
     remember(tokens);
     // Reported by the client whose refresh it was (a store may answer a copy of what it stored).
     if (mine && mine.tokens.accessToken == tokens.accessToken) reportRefresh(tokens, mine.used);

@@ -62,13 +62,18 @@ export function createClient(options: ClientOptions): Client {
   const { budget } = options;
   // A shared budget replaces the bucket; the cap on requests in flight and the hold stay local.
   const limit = limiter(
-    { max: budget ? Infinity : (options.rateLimit?.max ?? 100), windowMs: options.rateLimit?.windowMs ?? 10_000, concurrency: options.concurrency ?? 10 },
+    {
+      max: budget ? Infinity : (options.rateLimit?.max ?? 100),
+      windowMs: options.rateLimit?.windowMs ?? 10_000,
+      concurrency: options.concurrency ?? 10,
+    },
     clock,
   );
   // The OAuth refresh itself is a call of this client, on its own chain (defined below; it runs only later).
   const auth = credentials(
     options.auth,
-    (form) => run<RefreshAnswer>({ id: 'auth.refresh', route: routeTable['auth.refresh'], params: {}, body: form }, unpaced),
+    (form) =>
+      run<RefreshAnswer>({ id: 'auth.refresh', route: routeTable['auth.refresh'], params: {}, body: form }, unpaced),
     clock,
     options.onRefresh,
   );

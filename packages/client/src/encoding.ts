@@ -12,7 +12,8 @@ export async function encodeBody(type: BodyType, body: unknown): Promise<Encoded
   if (type == 'urlencoded') {
     const form = new URLSearchParams();
     for (const [k, v] of Object.entries(body as Record<string, unknown>))
-      for (const item of Array.isArray(v) ? v : [v]) if (item !== undefined && item !== null) form.append(k, String(item));
+      for (const item of Array.isArray(v) ? v : [v])
+        if (item !== undefined && item !== null) form.append(k, String(item));
     return { body: form.toString(), contentType: 'application/x-www-form-urlencoded' };
   }
   if (type == 'multipart') return multipart(body);
@@ -36,7 +37,8 @@ async function multipart(body: unknown): Promise<Encoded> {
   return { body: new Uint8Array(await encoded.arrayBuffer()), contentType: encoded.headers.get('content-type')! };
 }
 
-export type Decoded = { kind: 'json'; value: unknown } | { kind: 'text'; value: string } | { kind: 'bytes'; value: Uint8Array };
+export type Decoded =
+  { kind: 'json'; value: unknown } | { kind: 'text'; value: string } | { kind: 'bytes'; value: Uint8Array };
 
 /** JSON when the content type says so (or text that parses: old endpoints answered JSON as
  * text/plain), text for other text types, bytes for the rest (the events pixel). Throws on a

@@ -5,7 +5,8 @@
 import { inspect } from 'node:util';
 
 /** Categories the client gives failures that never got an answer (status 0). */
-export type ClientCategory = 'TIMEOUT' | 'NETWORK_ERROR' | 'ABORTED' | 'INVALID_RESPONSE' | 'PACING_FAILED' | 'TOKEN_STORE_FAILED';
+export type ClientCategory =
+  'TIMEOUT' | 'NETWORK_ERROR' | 'ABORTED' | 'INVALID_RESPONSE' | 'PACING_FAILED' | 'TOKEN_STORE_FAILED';
 
 export interface SvcApiErrorInit {
   /** HTTP status, or 0 when no answer arrived (network error, timeout, abort). */

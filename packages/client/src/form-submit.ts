@@ -26,10 +26,22 @@ export interface FormSubmitted {
 }
 
 export function formSubmitter(api: Api) {
-  return async (portalId: string | number, formGuid: string, s: FormSubmission, options?: CallOptions): Promise<FormSubmitted> => {
+  return async (
+    portalId: string | number,
+    formGuid: string,
+    s: FormSubmission,
+    options?: CallOptions,
+  ): Promise<FormSubmitted> => {
     const body: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(s.fields)) body[name] = Array.isArray(value) ? [...value] : String(value);
-    const context: SubmissionContext = { svcutk: s.utk, pageUrl: s.pageUrl, pageName: s.pageName, ipAddress: s.ipAddress, redirectUrl: s.redirectUrl };
+    for (const [name, value] of Object.entries(s.fields))
+      body[name] = Array.isArray(value) ? [...value] : String(value);
+    const context: SubmissionContext = {
+      svcutk: s.utk,
+      pageUrl: s.pageUrl,
+      pageName: s.pageName,
+      ipAddress: s.ipAddress,
+      redirectUrl: s.redirectUrl,
+    };
     if (Object.values(context).some((v) => v !== undefined)) body[SVC_CONTEXT] = JSON.stringify(context);
     if (s.legalConsent) body[LEGAL_CONSENT] = JSON.stringify(s.legalConsent);
     const answer: Redirect | undefined = await api.forms.submit(portalId, formGuid, body, options);

@@ -15,7 +15,12 @@ export interface PageBounds extends CallOptions {
 type Cursor = Record<string, string | number>;
 
 /** Fetches pages with `fetch(cursor)` until `next` finds no cursor, a page is empty, or a bound is reached. */
-export async function* paged<P, T>(fetch: (cursor: Cursor) => Promise<P>, items: (p: P) => readonly T[], next: (p: P) => Cursor | undefined, bounds: PageBounds = {}) {
+export async function* paged<P, T>(
+  fetch: (cursor: Cursor) => Promise<P>,
+  items: (p: P) => readonly T[],
+  next: (p: P) => Cursor | undefined,
+  bounds: PageBounds = {},
+) {
   const maxItems = bounds.maxItems ?? Infinity;
   const maxPages = bounds.maxPages ?? Infinity;
   let cursor: Cursor = {};
@@ -73,27 +78,51 @@ type Items<K extends RouteId, F extends string> = Output<K> extends { [P in F]: 
 export interface Pagers {
   contacts: {
     all(query?: Query<'contacts.getAll'>, bounds?: PageBounds): Pages<Items<'contacts.getAll', 'contacts'>>;
-    recent(query?: Query<'contacts.getRecentlyUpdated'>, bounds?: PageBounds): Pages<Items<'contacts.getRecentlyUpdated', 'contacts'>>;
-    created(query?: Query<'contacts.getRecentlyCreated'>, bounds?: PageBounds): Pages<Items<'contacts.getRecentlyCreated', 'contacts'>>;
+    recent(
+      query?: Query<'contacts.getRecentlyUpdated'>,
+      bounds?: PageBounds,
+    ): Pages<Items<'contacts.getRecentlyUpdated', 'contacts'>>;
+    created(
+      query?: Query<'contacts.getRecentlyCreated'>,
+      bounds?: PageBounds,
+    ): Pages<Items<'contacts.getRecentlyCreated', 'contacts'>>;
     searchAll(query: Query<'contacts.search'>, bounds?: PageBounds): Pages<Items<'contacts.search', 'contacts'>>;
   };
   lists: {
     all(query?: Query<'lists.list'>, bounds?: PageBounds): Pages<Items<'lists.list', 'lists'>>;
     allStatic(query?: Query<'lists.listStatic'>, bounds?: PageBounds): Pages<Items<'lists.listStatic', 'lists'>>;
     allDynamic(query?: Query<'lists.listDynamic'>, bounds?: PageBounds): Pages<Items<'lists.listDynamic', 'lists'>>;
-    contacts(listId: string | number, query?: Query<'lists.getContacts'>, bounds?: PageBounds): Pages<Items<'lists.getContacts', 'contacts'>>;
-    recentContacts(listId: string | number, query?: Query<'lists.getRecentContacts'>, bounds?: PageBounds): Pages<Items<'lists.getRecentContacts', 'contacts'>>;
+    contacts(
+      listId: string | number,
+      query?: Query<'lists.getContacts'>,
+      bounds?: PageBounds,
+    ): Pages<Items<'lists.getContacts', 'contacts'>>;
+    recentContacts(
+      listId: string | number,
+      query?: Query<'lists.getRecentContacts'>,
+      bounds?: PageBounds,
+    ): Pages<Items<'lists.getRecentContacts', 'contacts'>>;
   };
   email: {
-    campaigns(query?: Query<'email.listCampaigns'>, bounds?: PageBounds): Pages<Items<'email.listCampaigns', 'campaigns'>>;
-    events(campaignId: string | number, query?: Query<'email.campaignEvents'>, bounds?: PageBounds): Pages<Items<'email.campaignEvents', 'events'>>;
+    campaigns(
+      query?: Query<'email.listCampaigns'>,
+      bounds?: PageBounds,
+    ): Pages<Items<'email.listCampaigns', 'campaigns'>>;
+    events(
+      campaignId: string | number,
+      query?: Query<'email.campaignEvents'>,
+      bounds?: PageBounds,
+    ): Pages<Items<'email.campaignEvents', 'events'>>;
   };
   events: {
     /** A contact's events (its timeline), `events.list` page after page. */
     all(query: Query<'events.list'>, bounds?: PageBounds): Pages<Items<'events.list', 'results'>>;
   };
   prospects: {
-    timelineAll(query?: Query<'prospects.timeline'>, bounds?: PageBounds): Pages<Items<'prospects.timeline', 'prospects'>>;
+    timelineAll(
+      query?: Query<'prospects.timeline'>,
+      bounds?: PageBounds,
+    ): Pages<Items<'prospects.timeline', 'prospects'>>;
   };
   content: { [A in ContentArea]: { all(query?: Query<ContentList<A>>, bounds?: PageBounds): Pages<ContentItem<A>> } };
 }
@@ -101,17 +130,26 @@ export interface Pagers {
 export function pagers(api: Api): Pagers {
   /** Contacts pages: `vidOffset` (and `timeOffset` for recent changes) until `has-more` is false. */
   const contactCursor = (p: { 'has-more': boolean; 'vid-offset': number; 'time-offset'?: number }) =>
-    p['has-more'] ? { vidOffset: p['vid-offset'], ...(p['time-offset'] === undefined ? {} : { timeOffset: p['time-offset'] }) } : undefined;
-  const offsetCursor = (p: { 'has-more': boolean; offset: number }) => (p['has-more'] ? { offset: p.offset } : undefined);
+    p['has-more']
+      ? { vidOffset: p['vid-offset'], ...(p['time-offset'] === undefined ? {} : { timeOffset: p['time-offset'] }) }
+      : undefined;
+  const offsetCursor = (p: { 'has-more': boolean; offset: number }) =>
+    p['has-more'] ? { offset: p.offset } : undefined;
 
   /** Content API v2 lists: `offset` moves by the page's length until `total` is reached. */
   const content = <A extends ContentArea>(area: A) => ({
     all: (query: object = {}, b: PageBounds = {}) => {
-      const list = api.content[area].list as unknown as (q: object, o: CallOptions) => Promise<ContentPage<ContentItem<A>>>;
+      const list = api.content[area].list as unknown as (
+        q: object,
+        o: CallOptions,
+      ) => Promise<ContentPage<ContentItem<A>>>;
       return paged(
         (c) => list({ limit: 100, ...query, ...c }, callOptions(b)),
         (p) => p.objects,
-        (p) => (p.offset + p.objects.length < (p.total ?? p.total_count) ? { offset: p.offset + p.objects.length } : undefined),
+        (p) =>
+          p.offset + p.objects.length < (p.total ?? p.total_count)
+            ? { offset: p.offset + p.objects.length }
+            : undefined,
         b,
       );
     },
@@ -121,30 +159,75 @@ export function pagers(api: Api): Pagers {
     contacts: {
       /** Every contact, oldest first. */
       all: (query: Query<'contacts.getAll'> = {}, b: PageBounds = {}) =>
-        paged((c) => api.contacts.getAll({ count: 100, ...query, ...c }, callOptions(b)), (p) => p.contacts, contactCursor, b),
+        paged(
+          (c) => api.contacts.getAll({ count: 100, ...query, ...c }, callOptions(b)),
+          (p) => p.contacts,
+          contactCursor,
+          b,
+        ),
       /** Recently created or updated contacts, newest first. */
       recent: (query: Query<'contacts.getRecentlyUpdated'> = {}, b: PageBounds = {}) =>
-        paged((c) => api.contacts.getRecentlyUpdated({ count: 100, ...query, ...c }, callOptions(b)), (p) => p.contacts, contactCursor, b),
+        paged(
+          (c) => api.contacts.getRecentlyUpdated({ count: 100, ...query, ...c }, callOptions(b)),
+          (p) => p.contacts,
+          contactCursor,
+          b,
+        ),
       /** Contacts by creation, newest first. */
       created: (query: Query<'contacts.getRecentlyCreated'> = {}, b: PageBounds = {}) =>
-        paged((c) => api.contacts.getRecentlyCreated({ count: 100, ...query, ...c }, callOptions(b)), (p) => p.contacts, contactCursor, b),
+        paged(
+          (c) => api.contacts.getRecentlyCreated({ count: 100, ...query, ...c }, callOptions(b)),
+          (p) => p.contacts,
+          contactCursor,
+          b,
+        ),
       /** Every match of a search. */
       searchAll: (query: Query<'contacts.search'>, b: PageBounds = {}) =>
-        paged((c) => api.contacts.search({ count: 100, ...query, ...c }, callOptions(b)), (p) => p.contacts, offsetCursor, b),
+        paged(
+          (c) => api.contacts.search({ count: 100, ...query, ...c }, callOptions(b)),
+          (p) => p.contacts,
+          offsetCursor,
+          b,
+        ),
     },
     lists: {
       all: (query: Query<'lists.list'> = {}, b: PageBounds = {}) =>
-        paged((c) => api.lists.list({ count: 250, ...query, ...c }, callOptions(b)), (p) => p.lists, offsetCursor, b),
+        paged(
+          (c) => api.lists.list({ count: 250, ...query, ...c }, callOptions(b)),
+          (p) => p.lists,
+          offsetCursor,
+          b,
+        ),
       allStatic: (query: Query<'lists.listStatic'> = {}, b: PageBounds = {}) =>
-        paged((c) => api.lists.listStatic({ count: 250, ...query, ...c }, callOptions(b)), (p) => p.lists, offsetCursor, b),
+        paged(
+          (c) => api.lists.listStatic({ count: 250, ...query, ...c }, callOptions(b)),
+          (p) => p.lists,
+          offsetCursor,
+          b,
+        ),
       allDynamic: (query: Query<'lists.listDynamic'> = {}, b: PageBounds = {}) =>
-        paged((c) => api.lists.listDynamic({ count: 250, ...query, ...c }, callOptions(b)), (p) => p.lists, offsetCursor, b),
+        paged(
+          (c) => api.lists.listDynamic({ count: 250, ...query, ...c }, callOptions(b)),
+          (p) => p.lists,
+          offsetCursor,
+          b,
+        ),
       /** Every member of a list. */
       contacts: (listId: string | number, query: Query<'lists.getContacts'> = {}, b: PageBounds = {}) =>
-        paged((c) => api.lists.getContacts(listId, { count: 100, ...query, ...c }, callOptions(b)), (p) => p.contacts, contactCursor, b),
+        paged(
+          (c) => api.lists.getContacts(listId, { count: 100, ...query, ...c }, callOptions(b)),
+          (p) => p.contacts,
+          contactCursor,
+          b,
+        ),
       /** Members added to a list recently, newest first. */
       recentContacts: (listId: string | number, query: Query<'lists.getRecentContacts'> = {}, b: PageBounds = {}) =>
-        paged((c) => api.lists.getRecentContacts(listId, { count: 100, ...query, ...c }, callOptions(b)), (p) => p.contacts, contactCursor, b),
+        paged(
+          (c) => api.lists.getRecentContacts(listId, { count: 100, ...query, ...c }, callOptions(b)),
+          (p) => p.contacts,
+          contactCursor,
+          b,
+        ),
     },
     email: {
       campaigns: (query: Query<'email.listCampaigns'> = {}, b: PageBounds = {}) =>
@@ -176,7 +259,10 @@ export function pagers(api: Api): Pagers {
         paged(
           (c) => api.prospects.timeline({ ...query, ...c }, callOptions(b)),
           (p) => p.prospects,
-          (p) => (p['has-more'] && p.timeOffset != null && p.orgOffset != null ? { timeOffset: p.timeOffset, orgOffset: p.orgOffset } : undefined),
+          (p) =>
+            p['has-more'] && p.timeOffset != null && p.orgOffset != null
+              ? { timeOffset: p.timeOffset, orgOffset: p.orgOffset }
+              : undefined,
           b,
         ),
     },

@@ -33,7 +33,10 @@ export async function prepare(t: Target, call: Call): Promise<Request> {
   const auth = t.credentials;
   const query: Record<string, unknown> = { ...call.query, ...options.query };
   if (!route.public && auth.apiKey) {
-    if (!route.auth.includes('hapikey')) throw new TypeError(`${id} needs an OAuth or private-app token: the spec allows API keys on the content API v2 only`);
+    if (!route.auth.includes('hapikey'))
+      throw new TypeError(
+        `${id} needs an OAuth or private-app token: the spec allows API keys on the content API v2 only`,
+      );
     query.hapikey = auth.apiKey;
   }
   const path = fillPath(route.path, call.params) + queryString(query);
@@ -50,7 +53,13 @@ export async function prepare(t: Target, call: Call): Promise<Request> {
     body,
     repeatable: isRepeatable(route, call.body, options.safe),
     options,
-    fail: (init) => new SvcApiError({ ...init, message: redactSecrets(init.message, auth.secrets()), method: route.method, path: shownPath }),
+    fail: (init) =>
+      new SvcApiError({
+        ...init,
+        message: redactSecrets(init.message, auth.secrets()),
+        method: route.method,
+        path: shownPath,
+      }),
     secrets: () => auth.secrets(),
   };
 }

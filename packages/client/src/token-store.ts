@@ -25,7 +25,10 @@ export interface TokenStore {
    * otherwise it calls `refresh(stored)` under its lock and stores what that returns before
    * answering it (a rotated refresh token is stored before anyone uses the new access token). A
    * store without it gets the client's own single-flight refresh with `get`/`set`. */
-  exclusive?(usable: (stored: TokenSet) => boolean, refresh: (stored: TokenSet | undefined) => Promise<TokenSet>): Promise<TokenSet>;
+  exclusive?(
+    usable: (stored: TokenSet) => boolean,
+    refresh: (stored: TokenSet | undefined) => Promise<TokenSet>,
+  ): Promise<TokenSet>;
 }
 
 /** A token store that threw or rejected; the request steps make it the call's TOKEN_STORE_FAILED. */
@@ -61,7 +64,9 @@ export class FileTokenStore implements TokenStore {
   async get() {
     try {
       const t = JSON.parse(await readFile(this.path, 'utf8'));
-      return typeof t.accessToken == 'string' && typeof t.refreshToken == 'string' && typeof t.expiresAt == 'number' ? (t as TokenSet) : undefined;
+      return typeof t.accessToken == 'string' && typeof t.refreshToken == 'string' && typeof t.expiresAt == 'number'
+        ? (t as TokenSet)
+        : undefined;
     } catch {
       return undefined;
     }

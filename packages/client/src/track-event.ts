@@ -25,7 +25,18 @@ export function eventTracker(api: Api) {
     if (!event.email && !event.utk) throw new TypeError('an event needs an email or a utk to say who did it');
     const id = event.id ?? randomUUID();
     const occurredAt = event.occurredAt instanceof Date ? event.occurredAt.getTime() : event.occurredAt;
-    await api.events.send({ eventName: event.name, email: event.email, utk: event.utk, value: event.value, properties: event.properties, occurredAt, id }, options);
+    await api.events.send(
+      {
+        eventName: event.name,
+        email: event.email,
+        utk: event.utk,
+        value: event.value,
+        properties: event.properties,
+        occurredAt,
+        id,
+      },
+      options,
+    );
     return { id };
   };
 }

@@ -21,7 +21,9 @@ type ParamArgs<Names extends unknown[]> = { [I in keyof Names]: ParamValue };
 /** A query value as a caller gives it: numbers and booleans are sent as strings, arrays repeat. */
 type QueryValue = string | number | boolean | readonly (string | number)[];
 /** The query's names from the catalog, with caller-friendly values (enums stay enums). */
-export type QueryInput<Q> = { [K in keyof Q]?: Q[K] extends string ? (string extends Q[K] ? QueryValue : Q[K]) : QueryValue };
+export type QueryInput<Q> = {
+  [K in keyof Q]?: Q[K] extends string ? (string extends Q[K] ? QueryValue : Q[K]) : QueryValue;
+};
 
 type Route<K extends RouteId> = Catalog[K];
 /** The main input: the body for routes with one, else the query. Atom routes take the Atom
@@ -48,19 +50,24 @@ export type Output<K extends RouteId> = (typeof routeTable)[K] extends { redirec
 export type Defaulted = { [K in RouteId]: (typeof routeTable)[K] extends { defaultBody: object } ? K : never }[RouteId];
 
 /** The input is optional when every field of it is, or when the client has a default for it. */
-type InputArgs<K extends RouteId> = {} extends Input<K>
-  ? [input?: Input<K>, options?: CallOptions]
-  : K extends Defaulted
+type InputArgs<K extends RouteId> =
+  {} extends Input<K>
     ? [input?: Input<K>, options?: CallOptions]
-    : [input: Input<K>, options?: CallOptions];
+    : K extends Defaulted
+      ? [input?: Input<K>, options?: CallOptions]
+      : [input: Input<K>, options?: CallOptions];
 
 /** One route's method: path parameters in path order, then the input, then per-call options.
  * The path comes from the generated route table, where every path is a literal type (some catalog
  * paths are built by helpers and typed only as `string`). */
-export type Method<K extends RouteId> = (...args: [...ParamArgs<ParamNames<(typeof routeTable)[K]['path']>>, ...InputArgs<K>]) => Promise<Output<K>>;
+export type Method<K extends RouteId> = (
+  ...args: [...ParamArgs<ParamNames<(typeof routeTable)[K]['path']>>, ...InputArgs<K>]
+) => Promise<Output<K>>;
 
 /** `a.b.c` → `{a: {b: {c: V}}}` */
-type Nest<K extends string, V> = K extends `${infer Head}.${infer Tail}` ? { [P in Head]: Nest<Tail, V> } : { [P in K]: V };
+type Nest<K extends string, V> = K extends `${infer Head}.${infer Tail}`
+  ? { [P in Head]: Nest<Tail, V> }
+  : { [P in K]: V };
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
 /** Every route's method, grouped by the dots of its id. */

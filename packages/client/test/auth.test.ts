@@ -6,8 +6,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueCredential } from '../../platform/src/store/portals';
-import { createClient, FileTokenStore, MemoryTokenStore, SvcApiError, type Client, type TokenSet, type TokenStore } from '../src';
-import { countingProxy, faultServer, oauthFor, platformClock, sqliteOf, startTestPlatform, type TestPlatform, type TestPortal } from './harness';
+import {
+  createClient,
+  FileTokenStore,
+  MemoryTokenStore,
+  SvcApiError,
+  type Client,
+  type TokenSet,
+  type TokenStore,
+} from '../src';
+import {
+  countingProxy,
+  faultServer,
+  oauthFor,
+  platformClock,
+  sqliteOf,
+  startTestPlatform,
+  type TestPlatform,
+  type TestPortal,
+} from './harness';
 
 let t: TestPlatform;
 const dir = mkdtempSync(join(tmpdir(), 'svc-client-auth-'));
@@ -21,7 +38,11 @@ afterAll(async () => {
 
 /** Access tokens the platform has issued to a portal: one per refresh. */
 const issued = (p: TestPortal, platform = t) =>
-  (sqliteOf(platform).prepare("SELECT count(*) AS n FROM credentials WHERE kind = 'access' AND portal_id = ?").get(p.portalId) as { n: number }).n;
+  (
+    sqliteOf(platform)
+      .prepare("SELECT count(*) AS n FROM credentials WHERE kind = 'access' AND portal_id = ?")
+      .get(p.portalId) as { n: number }
+  ).n;
 
 /** An OAuth client on the platform's moved clock. */
 const oauthClient = (p: TestPortal, tokenStore: TokenStore = new MemoryTokenStore(), platform = t) =>
@@ -46,8 +67,19 @@ describe('API key and bearer token', () => {
   });
 
   it('sends a fixed bearer token, and does not loop when the platform says it expired', async () => {
-    expect((await createClient({ baseUrl: t.baseUrl, auth: { accessToken: t.portals[0].privateAppToken } }).contacts.statistics()).contacts).toBe(0);
-    const expired = await issueCredential(t.platform.services.engine, 'access', { portalId: t.portals[0].portalId, now: t.clock.now, expiresAt: t.clock.now - 60_000 });
+    expect(
+      (
+        await createClient({
+          baseUrl: t.baseUrl,
+          auth: { accessToken: t.portals[0].privateAppToken },
+        }).contacts.statistics()
+      ).contacts,
+    ).toBe(0);
+    const expired = await issueCredential(t.platform.services.engine, 'access', {
+      portalId: t.portals[0].portalId,
+      now: t.clock.now,
+      expiresAt: t.clock.now - 60_000,
+    });
     const c = createClient({ baseUrl: t.baseUrl, auth: { accessToken: expired } });
     await expect(c.contacts.statistics()).rejects.toMatchObject({ status: 401, category: 'EXPIRED_AUTHENTICATION' });
   });
@@ -143,7 +175,8 @@ describe('OAuth', () => {
       const stale = oauthClient(p, new MemoryTokenStore(), platform);
       const err: SvcApiError = await stale.contacts.statistics().catch((e) => e);
       expect(err).toMatchObject({ status: 400, category: 'BAD_REFRESH_TOKEN', path: '/auth/v1/refresh' });
-      for (const text of [JSON.stringify(err), err.message, err.stack ?? '']) expect(text).not.toContain(p.oauth.refreshToken);
+      for (const text of [JSON.stringify(err), err.message, err.stack ?? ''])
+        expect(text).not.toContain(p.oauth.refreshToken);
     } finally {
       await platform.close();
     }
@@ -181,9 +214,17 @@ describe('OAuth', () => {
   it('refreshes without a pacing slot: a client with one slot and one request in its bucket does not lock itself out', async () => {
     const p = t.portals[0];
     const before = issued(p);
-    const c = createClient({ baseUrl: t.baseUrl, auth: { oauth: oauthFor(p) }, concurrency: 1, rateLimit: { max: 1, windowMs: 10_000 }, clock: { now: () => t.clock.now } });
+    const c = createClient({
+      baseUrl: t.baseUrl,
+      auth: { oauth: oauthFor(p) },
+      concurrency: 1,
+      rateLimit: { max: 1, windowMs: 10_000 },
+      clock: { now: () => t.clock.now },
+    });
     // The call holds the only slot and the only request while it waits for its token.
-    await expect(c.contacts.statistics({}, { signal: AbortSignal.timeout(5000) })).resolves.toMatchObject({ contacts: expect.any(Number) });
+    await expect(c.contacts.statistics({}, { signal: AbortSignal.timeout(5000) })).resolves.toMatchObject({
+      contacts: expect.any(Number),
+    });
     expect(issued(p) - before).toBe(1);
   });
 
@@ -192,10 +233,18 @@ describe('OAuth', () => {
     const store = new MemoryTokenStore();
     // A token the client believes fresh but the platform does not know: INVALID, not EXPIRED.
     store.set({ accessToken: 'svc-at-stale', refreshToken: p.oauth.refreshToken, expiresAt: t.clock.now + 3_600_000 });
-    await expect(oauthClient(p, store).contacts.statistics()).rejects.toMatchObject({ status: 401, category: 'INVALID_AUTHENTICATION' });
+    await expect(oauthClient(p, store).contacts.statistics()).rejects.toMatchObject({
+      status: 401,
+      category: 'INVALID_AUTHENTICATION',
+    });
 
     // A token the platform expired early (revocation, clock skew): one refresh, then success.
-    const expired = await issueCredential(t.platform.services.engine, 'access', { portalId: p.portalId, now: t.clock.now, expiresAt: t.clock.now - 1000, clientId: p.oauth.clientId });
+    const expired = await issueCredential(t.platform.services.engine, 'access', {
+      portalId: p.portalId,
+      now: t.clock.now,
+      expiresAt: t.clock.now - 1000,
+      clientId: p.oauth.clientId,
+    });
     store.set({ accessToken: expired, refreshToken: p.oauth.refreshToken, expiresAt: t.clock.now + 3_600_000 });
     const before = issued(p);
     const c = oauthClient(p, store);

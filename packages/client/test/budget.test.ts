@@ -33,7 +33,13 @@ async function setup(handle: Parameters<typeof faultServer>[0], options: Partial
   server = await faultServer(handle);
   const moved = movedClock();
   const retries: RetryEvent[] = [];
-  const client = createClient({ baseUrl: server.url, auth: { accessToken: 'test-token-0001' }, clock: moved.clock, onRetry: (e) => retries.push(e), ...options });
+  const client = createClient({
+    baseUrl: server.url,
+    auth: { accessToken: 'test-token-0001' },
+    clock: moved.clock,
+    onRetry: (e) => retries.push(e),
+    ...options,
+  });
   return { client, server, moved, retries };
 }
 
@@ -66,7 +72,10 @@ describe('a shared pacing budget', () => {
   it('holds the budget as well as the client on a 429, and drains only the local bucket on Remaining: 0', async () => {
     const b = budget();
     const { client, server, moved } = await setup(
-      (_r, res, n) => (n == 0 ? json(res, 429, { status: 'error', message: 'slow down' }, { 'retry-after': '2' }) : json(res, 200, profile(1), { 'x-svc-ratelimit-remaining': '0' })),
+      (_r, res, n) =>
+        n == 0
+          ? json(res, 429, { status: 'error', message: 'slow down' }, { 'retry-after': '2' })
+          : json(res, 200, profile(1), { 'x-svc-ratelimit-remaining': '0' }),
       { budget: b.budget },
     );
     expect((await client.contacts.getByVid(1)).vid).toBe(1);
@@ -89,10 +98,18 @@ describe('a shared pacing budget', () => {
       },
       hold: () => {},
     };
-    const { client, server, retries } = await setup((_r, res) => json(res, 200, profile(1)), { budget: b, concurrency: 1 });
+    const { client, server, retries } = await setup((_r, res) => json(res, 200, profile(1)), {
+      budget: b,
+      concurrency: 1,
+    });
     const err: SvcApiError = await client.contacts.getByVid(1).catch((e) => e);
     expect(err).toBeInstanceOf(SvcApiError);
-    expect(err).toMatchObject({ status: 0, category: 'PACING_FAILED', method: 'GET', path: '/contacts/v1/contact/vid/1/profile' });
+    expect(err).toMatchObject({
+      status: 0,
+      category: 'PACING_FAILED',
+      method: 'GET',
+      path: '/contacts/v1/contact/vid/1/profile',
+    });
     expect(err.cause).toBe(down);
     expect(err.message).toBe('GET /contacts/v1/contact/vid/1/profile: the pacing budget failed (see cause)');
     expect(server.seen).toHaveLength(0);
@@ -107,8 +124,15 @@ describe('a shared pacing budget', () => {
   it('fails with PACING_FAILED, unretried, when the budget cannot be held after a 429', async () => {
     const down = new Error('budget gone');
     const b: RateBudget = { take: async () => 0, hold: async () => Promise.reject(down) };
-    const { client, server, retries } = await setup((_r, res) => json(res, 429, { status: 'error', message: 'slow down' }, { 'retry-after': '1' }), { budget: b });
-    await expect(client.contacts.getByVid(1)).rejects.toMatchObject({ status: 0, category: 'PACING_FAILED', cause: down });
+    const { client, server, retries } = await setup(
+      (_r, res) => json(res, 429, { status: 'error', message: 'slow down' }, { 'retry-after': '1' }),
+      { budget: b },
+    );
+    await expect(client.contacts.getByVid(1)).rejects.toMatchObject({
+      status: 0,
+      category: 'PACING_FAILED',
+      cause: down,
+    });
     expect(server.seen).toHaveLength(1);
     expect(retries).toHaveLength(0);
     expect(client.stats()).toEqual({ running: 0, queued: 0 });
@@ -125,7 +149,10 @@ describe('a shared pacing budget', () => {
       hold: () => {},
     };
     const { client, server } = await setup((_r, res) => json(res, 200, profile(1)), { budget: b });
-    await expect(client.contacts.getByVid(1, {}, { signal: ac.signal })).rejects.toMatchObject({ status: 0, category: 'ABORTED' });
+    await expect(client.contacts.getByVid(1, {}, { signal: ac.signal })).rejects.toMatchObject({
+      status: 0,
+      category: 'ABORTED',
+    });
     expect(server.seen).toHaveLength(0);
     expect(client.stats()).toEqual({ running: 0, queued: 0 });
   });

@@ -18,7 +18,10 @@ describe('blog posts', () => {
     // (1) create a draft, (2) add what it needs, (3) publish.
     const draft = await c.content.blogPosts.create({ name: 'Client post', content_group_id: blog.id });
     expect(draft.state).toBe('DRAFT');
-    const updated = await c.content.blogPosts.update(draft.id, { post_body: '<p>Hello</p>', publish_date: Date.now() - 1000 });
+    const updated = await c.content.blogPosts.update(draft.id, {
+      post_body: '<p>Hello</p>',
+      publish_date: Date.now() - 1000,
+    });
     expect(updated.state).toBe('DRAFT');
     expect(await c.content.blogPosts.publish(draft.id)).toBeUndefined();
     expect((await c.content.blogPosts.get(draft.id)).state).toBe('PUBLISHED');
@@ -37,7 +40,9 @@ describe('blog posts', () => {
 
     const versions = await c.content.blogPosts.listVersions(draft.id);
     expect((await c.content.blogPosts.getVersion(draft.id, versions.at(-1)!.id)).object.post_body).toBe('');
-    expect((await c.content.blogPosts.restoreVersion(draft.id, { version_id: versions.at(-1)!.id })).post_body).toBe('');
+    expect((await c.content.blogPosts.restoreVersion(draft.id, { version_id: versions.at(-1)!.id })).post_body).toBe(
+      '',
+    );
     expect((await c.content.blogPosts.clone(draft.id, { name: 'Cloned' })).cloned_from).toBe(draft.id);
     expect((await c.content.blogPosts.list({ name__eq: 'Cloned' } as never)).total).toBe(1);
 
@@ -86,8 +91,14 @@ describe('other collections', () => {
     await c.content.topics.delete(topic.id);
     expect((await c.content.topics.restoreDeleted(topic.id)).id).toBe(topic.id);
 
-    const mapping = await c.content.urlMappings.create({ route_prefix: '/from', destination: '/to', redirect_style: 301 });
-    expect((await c.content.urlMappings.update(mapping.id, { destination: '/elsewhere' })).destination).toBe('/elsewhere');
+    const mapping = await c.content.urlMappings.create({
+      route_prefix: '/from',
+      destination: '/to',
+      redirect_style: 301,
+    });
+    expect((await c.content.urlMappings.update(mapping.id, { destination: '/elsewhere' })).destination).toBe(
+      '/elsewhere',
+    );
     expect((await c.content.urlMappings.get(mapping.id)).redirect_style).toBe(301);
     expect((await c.content.urlMappings.list()).total).toBe(1);
     const mv = await c.content.urlMappings.listVersions(mapping.id);
@@ -110,12 +121,16 @@ describe('other collections', () => {
     expect((await c.content.pages.discardBuffer(page.id)).html_title).toBe('T');
     await c.content.pages.updateBuffer(page.id, { html_title: 'B2' });
     expect((await c.content.pages.pushBufferLive(page.id)).html_title).toBe('B2');
-    expect((await c.content.pages.pushBufferLiveAndUpdate(page.id, { meta_description: 'm' })).meta_description).toBe('m');
+    expect((await c.content.pages.pushBufferLiveAndUpdate(page.id, { meta_description: 'm' })).meta_description).toBe(
+      'm',
+    );
     expect(await c.content.pages.publish(page.id)).toBeUndefined();
     expect((await c.content.pages.clone(page.id, { name: 'Page copy' })).state).toBe('DRAFT');
     const pv = await c.content.pages.listVersions(page.id);
     expect((await c.content.pages.getVersion(page.id, pv[0].id)).id).toBe(pv[0].id);
-    expect((await c.content.pages.restoreVersion(page.id, { version_id: pv.at(-1)!.id })).html_title).toBe('Client page');
+    expect((await c.content.pages.restoreVersion(page.id, { version_id: pv.at(-1)!.id })).html_title).toBe(
+      'Client page',
+    );
     await c.content.pages.delete(page.id);
     expect((await c.content.pages.restoreDeleted(page.id)).deleted_at).toBe(0);
 

@@ -34,7 +34,16 @@ describe('coverage', () => {
         {
           ...{ method: r.method, path: r.path, host: r.host, body: r.bodyType, auth: [...r.auth] },
           // The facts the catalog carries for consumers (undefined ones drop out, as in the table).
-          ...{ public: r.public, retry: r.retry, writes: r.writes, resource: r.resource, idParam: r.idParam, atomEntry: r.atomEntry, defaultBody: r.defaultBody, redirects: r.redirects },
+          ...{
+            public: r.public,
+            retry: r.retry,
+            writes: r.writes,
+            resource: r.resource,
+            idParam: r.idParam,
+            atomEntry: r.atomEntry,
+            defaultBody: r.defaultBody,
+            redirects: r.redirects,
+          },
         },
       ]),
     );
@@ -43,7 +52,8 @@ describe('coverage', () => {
 
   it('has a method for every catalog route, grouped by area', () => {
     const client = clientFor(t) as unknown as Record<string, unknown>;
-    const at = (id: string) => id.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], client);
+    const at = (id: string) =>
+      id.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], client);
     const missing = routes.filter((r) => typeof at(r.id) != 'function').map((r) => r.id);
     expect(missing).toEqual([]);
     expect(routes.length).toBeGreaterThan(200);
@@ -53,7 +63,9 @@ describe('coverage', () => {
     const client = clientFor(t, t.portals[0], { retries: 0 }) as unknown as Record<string, unknown>;
     const outcomes = await Promise.all(
       routes.map(async (r) => {
-        const fn = r.id.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], client) as (...a: unknown[]) => Promise<unknown>;
+        const fn = r.id.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], client) as (
+          ...a: unknown[]
+        ) => Promise<unknown>;
         const params = Object.keys(r.params.shape).map((name) => paramValue(name, t.portals[0].portalId));
         const input = r.bodyType == 'multipart' ? new FormData() : {};
         try {
@@ -62,11 +74,19 @@ describe('coverage', () => {
         } catch (err) {
           expect(err).toBeInstanceOf(SvcApiError);
           const e = err as SvcApiError;
-          return { id: r.id, milestone: r.milestone, status: e.status, message: e.message, route: `${r.method} ${r.path}` };
+          return {
+            id: r.id,
+            milestone: r.milestone,
+            status: e.status,
+            message: e.message,
+            route: `${r.method} ${r.path}`,
+          };
         }
       }),
     );
-    const unrouted = outcomes.filter((o) => o.status == 0 || o.status == 405 || (o.status == 404 && o.message.startsWith('no route for')));
+    const unrouted = outcomes.filter(
+      (o) => o.status == 0 || o.status == 405 || (o.status == 404 && o.message.startsWith('no route for')),
+    );
     expect(unrouted).toEqual([]);
     // Part 2 answers for real too: a success, refused by validation, or an unknown id (the
     // parameters name nothing); never a 501 or a 5xx.

@@ -11,10 +11,19 @@ afterAll(() => t.close());
 describe('files', () => {
   it('uploads, replaces, reads, lists, archives, moves, deletes, restores and fully deletes a file', async () => {
     const c = clientFor(t);
-    const { objects } = await c.content.files.upload({ files: new File(['hello'], 'hello.txt', { type: 'text/plain' }), folder_paths: '/client' });
+    const { objects } = await c.content.files.upload({
+      files: new File(['hello'], 'hello.txt', { type: 'text/plain' }),
+      folder_paths: '/client',
+    });
     const file = objects[0];
     expect(await (await fetch(file.url!)).text()).toBe('hello');
-    expect((await c.content.files.replace(file.id, { files: new File(['hello again'], 'hello.txt', { type: 'text/plain' }) })).size).toBe(11);
+    expect(
+      (
+        await c.content.files.replace(file.id, {
+          files: new File(['hello again'], 'hello.txt', { type: 'text/plain' }),
+        })
+      ).size,
+    ).toBe(11);
     expect((await c.content.files.get(file.id)).name).toBe('hello');
     expect((await c.content.files.list({ folder_id: String(file.folder_id) })).total).toBe(1);
     const versions = await c.content.files.listVersions(file.id);
@@ -39,7 +48,9 @@ describe('folders', () => {
     expect((await c.content.folders.move(folder.id, { folder_path: '/parent' })).full_path).toBe('/parent/renamed');
     const versions = await c.content.folders.listVersions(folder.id);
     expect((await c.content.folders.getVersion(folder.id, versions.at(-1)!.id)).object.name).toBe('client-folder');
-    expect((await c.content.folders.restoreVersion(folder.id, { version_id: versions.at(-1)!.id })).full_path).toBe('/client-folder'); // the version's place too
+    expect((await c.content.folders.restoreVersion(folder.id, { version_id: versions.at(-1)!.id })).full_path).toBe(
+      '/client-folder',
+    ); // the version's place too
     expect(await c.content.folders.delete(folder.id)).toBeUndefined();
     expect((await c.content.folders.restoreDeleted(folder.id)).deleted_at).toBe(0);
   });

@@ -14,7 +14,10 @@ afterAll(() => t.close());
 describe('forms', () => {
   it('manages form definitions and their fields', async () => {
     const c = clientFor(t);
-    const form = await c.forms.create({ name: 'Contact us', fields: [{ name: 'email', required: true }, { name: 'firstname' }] });
+    const form = await c.forms.create({
+      name: 'Contact us',
+      fields: [{ name: 'email', required: true }, { name: 'firstname' }],
+    });
     expect((await c.forms.get(form.guid)).name).toBe('Contact us');
     expect((await c.forms.list()).map((f) => f.guid)).toContain(form.guid);
     expect((await c.forms.getFields(form.guid)).map((f) => f.name)).toEqual(['email', 'firstname']);
@@ -26,7 +29,10 @@ describe('forms', () => {
 
   it('submits to {forms_url} with the visitor token, and links the contact to it', async () => {
     const c = clientFor(t);
-    const form = await c.forms.create({ name: 'Signup', fields: [{ name: 'email', required: true }, { name: 'firstname' }] });
+    const form = await c.forms.create({
+      name: 'Signup',
+      fields: [{ name: 'email', required: true }, { name: 'firstname' }],
+    });
     const utk = 'c'.repeat(32);
     const answer = await c.forms.submitFields(t.portals[0].portalId, form.guid, {
       fields: { email: 'form@x.test', firstname: 'Form' },
@@ -37,47 +43,76 @@ describe('forms', () => {
     expect(answer).toEqual({});
     const contact = await c.contacts.getByUtk(utk);
     expect(contact.properties.firstname.value).toBe('Form');
-    expect(contact['form-submissions'][0]).toMatchObject({ 'form-id': form.guid, 'page-url': 'https://acme.test/signup' });
+    expect(contact['form-submissions'][0]).toMatchObject({
+      'form-id': form.guid,
+      'page-url': 'https://acme.test/signup',
+    });
   });
 
   it('reports the redirect of a submission instead of following it', async () => {
     const c = clientFor(t);
     const form = await c.forms.create({ name: 'With redirect', fields: [{ name: 'email' }] });
-    const answer = await c.forms.submitFields(t.portals[0].portalId, form.guid, { fields: { email: 'redirect@x.test' }, redirectUrl: 'https://acme.test/thanks' });
+    const answer = await c.forms.submitFields(t.portals[0].portalId, form.guid, {
+      fields: { email: 'redirect@x.test' },
+      redirectUrl: 'https://acme.test/thanks',
+    });
     expect(answer.redirectUrl).toMatch(/^https:\/\/acme\.test\/thanks\?submissionGuid=[0-9a-f-]{36}$/);
     // The raw route resolves to the 302 itself.
-    const raw = await c.forms.submit(t.portals[0].portalId, form.guid, { email: 'raw@x.test', svc_context: JSON.stringify({ redirectUrl: 'https://acme.test/raw' }) });
-    expect(raw).toMatchObject({ status: 302, location: expect.stringMatching(/^https:\/\/acme\.test\/raw\?submissionGuid=/) });
+    const raw = await c.forms.submit(t.portals[0].portalId, form.guid, {
+      email: 'raw@x.test',
+      svc_context: JSON.stringify({ redirectUrl: 'https://acme.test/raw' }),
+    });
+    expect(raw).toMatchObject({
+      status: 302,
+      location: expect.stringMatching(/^https:\/\/acme\.test\/raw\?submissionGuid=/),
+    });
   });
 
   it('names a bad submission: a field off the form', async () => {
     const c = clientFor(t);
     const form = await c.forms.create({ name: 'Strict', fields: [{ name: 'email' }] });
-    await expect(c.forms.submitFields(t.portals[0].portalId, form.guid, { fields: { email: 'x@x.test', shoe: 42 } })).rejects.toMatchObject({ status: 400 });
+    await expect(
+      c.forms.submitFields(t.portals[0].portalId, form.guid, { fields: { email: 'x@x.test', shoe: 42 } }),
+    ).rejects.toMatchObject({ status: 400 });
   });
 
   it('writes the issue-19 definition fields and submits legal consent', async () => {
     const c = clientFor(t);
-    const newsletter = (await c.email.subscriptionTypes()).subscriptionDefinitions.find((d) => d.name == 'Weekly Newsletter')!;
+    const newsletter = (await c.email.subscriptionTypes()).subscriptionDefinitions.find(
+      (d) => d.name == 'Weekly Newsletter',
+    )!;
     const form = await c.forms.create({
       name: 'Consent (client)',
-      fields: [{ name: 'email', prefill: true }, { name: 'firstname', isSmartField: true }, { name: 'website', hidden: true, queryParam: 'utm_source', cookieName: 'src' }],
+      fields: [
+        { name: 'email', prefill: true },
+        { name: 'firstname', isSmartField: true },
+        { name: 'website', hidden: true, queryParam: 'utm_source', cookieName: 'src' },
+      ],
       queuedFields: [{ name: 'company' }],
       queueLimit: 1,
       steps: [{ title: 'All', groups: 3 }],
       minFillTimeMs: 0,
-      legalConsentOptions: { consentToProcessCheckboxLabel: 'I agree', communicationsCheckboxes: [{ subscriptionTypeId: newsletter.id, label: 'News' }] },
+      legalConsentOptions: {
+        consentToProcessCheckboxLabel: 'I agree',
+        communicationsCheckboxes: [{ subscriptionTypeId: newsletter.id, label: 'News' }],
+      },
     });
     expect(form.queuedFields?.[0].name).toBe('company');
     const fields = { email: 'consent@x.test' };
-    await expect(c.forms.submitFields(t.portals[0].portalId, form.guid, { fields })).rejects.toMatchObject({ status: 400 });
+    await expect(c.forms.submitFields(t.portals[0].portalId, form.guid, { fields })).rejects.toMatchObject({
+      status: 400,
+    });
     await c.forms.submitFields(t.portals[0].portalId, form.guid, {
       fields,
-      legalConsent: { consent: { consentToProcess: true, communications: [{ value: true, subscriptionTypeId: newsletter.id }] } },
+      legalConsent: {
+        consent: { consentToProcess: true, communications: [{ value: true, subscriptionTypeId: newsletter.id }] },
+      },
     });
     const contact = await c.contacts.getByEmail('consent@x.test');
     expect(contact['form-submissions'][0]['legal-consent']).toMatchObject({ consentToProcess: true });
-    expect((await c.email.getStatus('consent@x.test')).subscriptionStatuses).toEqual([expect.objectContaining({ id: newsletter.id, legalBasis: 'CONSENT_WITH_NOTICE' })]);
+    expect((await c.email.getStatus('consent@x.test')).subscriptionStatuses).toEqual([
+      expect.objectContaining({ id: newsletter.id, legalBasis: 'CONSENT_WITH_NOTICE' }),
+    ]);
   });
 });
 
@@ -88,7 +123,11 @@ describe('email', () => {
     const newsletter = subscriptionDefinitions.find((d) => d.name == 'Weekly Newsletter')!;
     expect((await c.email.getStatus('Jerry+news@Example.org')).subscribed).toBe(true);
 
-    expect(await c.email.updateStatus('Jerry+news@Example.org', { subscriptionStatuses: [{ id: newsletter.id, subscribed: false }] })).toEqual({ status: 'ok' });
+    expect(
+      await c.email.updateStatus('Jerry+news@Example.org', {
+        subscriptionStatuses: [{ id: newsletter.id, subscribed: false }],
+      }),
+    ).toEqual({ status: 'ok' });
     const status = await c.email.getStatus('jerry+news@example.org');
     expect(status.subscriptionStatuses).toEqual([expect.objectContaining({ id: newsletter.id, subscribed: false })]);
 

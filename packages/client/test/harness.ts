@@ -27,7 +27,11 @@ export function clientFor(t: TestPlatform, portal: TestPortal = t.portals[0], op
 }
 
 /** OAuth options for a portal of the platform. */
-export const oauthFor = (portal: TestPortal) => ({ clientId: portal.oauth.clientId, clientSecret: portal.oauth.clientSecret, refreshToken: portal.oauth.refreshToken });
+export const oauthFor = (portal: TestPortal) => ({
+  clientId: portal.oauth.clientId,
+  clientSecret: portal.oauth.clientSecret,
+  refreshToken: portal.oauth.refreshToken,
+});
 
 /** A clock whose sleeps return at once and move time forward instead: waits become numbers a
  * test can check, and nothing sleeps for real. Parallel sleeps overlap, as real ones would. */
@@ -78,7 +82,12 @@ export async function faultServer(handle: (req: Seen, res: ServerResponse, n: nu
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const r: Seen = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString() };
+    const r: Seen = {
+      method: req.method!,
+      url: req.url!,
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString(),
+    };
     const n = seen.push(r) - 1;
     inFlight.max = Math.max(inFlight.max, ++inFlight.now);
     res.on('close', () => inFlight.now--);
@@ -126,7 +135,9 @@ export async function countingProxy(target: string) {
     const answer = await request(target + req.url, { method: req.method, headers, body: req.body || undefined });
     const body = Buffer.from(await answer.body.arrayBuffer());
     answers.push({ method: req.method, url: req.url, status: answer.statusCode });
-    res.writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json') }).end(body);
+    res
+      .writeHead(answer.statusCode, { 'content-type': String(answer.headers['content-type'] ?? 'application/json') })
+      .end(body);
   });
   return { ...proxy, answers };
 }

@@ -34,9 +34,15 @@ describe('social', () => {
     const c = clientFor(t);
     const [channel] = await c.social.listChannels();
     expect((await c.social.getChannel(channel.channelGuid)).type).toBe('Twitter');
-    const b = await c.social.createBroadcast({ channelGuid: channel.channelGuid, triggerAt: t.clock.now + 60_000, content: { body: 'Soon' } });
+    const b = await c.social.createBroadcast({
+      channelGuid: channel.channelGuid,
+      triggerAt: t.clock.now + 60_000,
+      content: { body: 'Soon' },
+    });
     expect(b.status).toBe('WAITING');
-    expect((await c.social.listBroadcasts({ status: 'waiting' })).map((x) => x.broadcastGuid)).toEqual([b.broadcastGuid]);
+    expect((await c.social.listBroadcasts({ status: 'waiting' })).map((x) => x.broadcastGuid)).toEqual([
+      b.broadcastGuid,
+    ]);
     expect((await c.social.getBroadcast(b.broadcastGuid)).content?.body).toBe('Soon');
     expect(await c.social.cancelBroadcast(b.broadcastGuid)).toBeUndefined();
     expect((await c.social.getBroadcast(b.broadcastGuid)).status).toBe('CANCELED');

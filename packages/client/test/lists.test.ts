@@ -28,15 +28,29 @@ describe('lists', () => {
     expect((await c.lists.get(list.listId)).metaData.size).toBe(1);
 
     expect((await c.lists.update(list.listId, { name: 'Very important' })).name).toBe('Very important');
-    expect((await c.lists.getBatch({ listId: [list.listId, 999999] })).lists.map((l) => l.listId)).toEqual([list.listId]);
+    expect((await c.lists.getBatch({ listId: [list.listId, 999999] })).lists.map((l) => l.listId)).toEqual([
+      list.listId,
+    ]);
     expect(await c.lists.delete(list.listId)).toBeUndefined();
-    await expect(c.lists.get(list.listId)).rejects.toMatchObject({ status: 404, message: `Couldn't find a List with the given id '${list.listId}'.` });
+    await expect(c.lists.get(list.listId)).rejects.toMatchObject({
+      status: 404,
+      message: `Couldn't find a List with the given id '${list.listId}'.`,
+    });
   });
 
   it('keeps dynamic lists by their filters, refreshes them, and refuses manual changes', async () => {
     const c = clientFor(t);
-    const list = await c.lists.create({ name: 'Acme people', dynamic: true, filters: [[{ operator: 'EQ', property: 'company', value: 'Acme', type: 'string' }]] });
-    await c.contacts.create({ properties: [{ property: 'email', value: 'wile@acme.test' }, { property: 'company', value: 'Acme' }] });
+    const list = await c.lists.create({
+      name: 'Acme people',
+      dynamic: true,
+      filters: [[{ operator: 'EQ', property: 'company', value: 'Acme', type: 'string' }]],
+    });
+    await c.contacts.create({
+      properties: [
+        { property: 'email', value: 'wile@acme.test' },
+        { property: 'company', value: 'Acme' },
+      ],
+    });
     expect(await c.lists.refresh(list.listId)).toBeUndefined();
     const members = await c.lists.getRecentContacts(list.listId, { property: ['email'] });
     expect(members.contacts.map((m) => m.properties.email.value)).toEqual(['wile@acme.test']);

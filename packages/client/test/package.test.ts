@@ -30,27 +30,37 @@ const CALL = `const c = createClient({ baseUrl: process.env.BASE_URL, auth: { ac
 
 describe('package', () => {
   it('loads as ESM through the exports map', async () => {
-    const out = await node(['--input-type=module'], `import { createClient } from '@svc/client';
+    const out = await node(
+      ['--input-type=module'],
+      `import { createClient } from '@svc/client';
       ${CALL}
-      console.log(JSON.stringify({ contacts: stats.contacts, url: import.meta.resolve('@svc/client') }));`);
+      console.log(JSON.stringify({ contacts: stats.contacts, url: import.meta.resolve('@svc/client') }));`,
+    );
     expect(out.contacts).toBe(1);
     expect(out.url).toMatch(/packages\/client\/dist\/index\.js$/);
   });
 
   it('loads as CommonJS, without zod or the catalog at run time', async () => {
-    const out = await node([], `const { createClient } = require('@svc/client');
+    const out = await node(
+      [],
+      `const { createClient } = require('@svc/client');
       (async () => {
         ${CALL}
         const loaded = Object.keys(require.cache);
         console.log(JSON.stringify({ contacts: stats.contacts, file: require.resolve('@svc/client'), zod: loaded.some((f) => /node_modules\\/zod\\//.test(f)), api: loaded.some((f) => /packages\\/api\\//.test(f)) }));
-      })();`);
+      })();`,
+    );
     expect(out).toMatchObject({ contacts: 1, zod: false, api: false });
     expect(out.file).toMatch(/packages\/client\/dist\/index\.cjs$/);
   });
 
   it('ships type declarations where package.json points', () => {
     const pkg = JSON.parse(readFileSync(`${PKG}/package.json`, 'utf8'));
-    expect(pkg.exports['.']).toEqual({ types: './dist/types/index.d.ts', import: './dist/index.js', require: './dist/index.cjs' });
+    expect(pkg.exports['.']).toEqual({
+      types: './dist/types/index.d.ts',
+      import: './dist/index.js',
+      require: './dist/index.cjs',
+    });
     expect(existsSync(`${PKG}/dist/types/index.d.ts`)).toBe(true);
     expect(readFileSync(`${PKG}/dist/types/index.d.ts`, 'utf8')).toContain('createClient');
   });

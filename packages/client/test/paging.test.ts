@@ -10,7 +10,12 @@ let listId: number;
 beforeAll(async () => {
   t = await startTestPlatform();
   const c = clientFor(t);
-  await c.contacts.batch(Array.from({ length: 250 }, (_, i) => ({ email: `page${i}@x.test`, properties: [{ property: 'company', value: i % 2 ? 'Odd Inc' : 'Even Ltd' }] })));
+  await c.contacts.batch(
+    Array.from({ length: 250 }, (_, i) => ({
+      email: `page${i}@x.test`,
+      properties: [{ property: 'company', value: i % 2 ? 'Odd Inc' : 'Even Ltd' }],
+    })),
+  );
   listId = (await c.lists.create({ name: 'Paged' })).listId;
   await c.lists.add(listId, { emails: Array.from({ length: 120 }, (_, i) => `page${i}@x.test`) });
 });

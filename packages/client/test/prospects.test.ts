@@ -12,8 +12,19 @@ afterAll(() => t.close());
 
 describe('prospects', () => {
   it('reads the timeline, one organisation and a search; hides and shows one again', async () => {
-    const event = { eid: randomBytes(16).toString('hex'), k: '1', a: '62515', cts: String(t.clock.now), vi: randomBytes(16).toString('hex'), pu: 'https://www.example.com/' };
-    await fetch(`${t.baseUrl}/collect/e`, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-forwarded-for': '192.0.2.10' }, body: JSON.stringify([event]) });
+    const event = {
+      eid: randomBytes(16).toString('hex'),
+      k: '1',
+      a: '62515',
+      cts: String(t.clock.now),
+      vi: randomBytes(16).toString('hex'),
+      pu: 'https://www.example.com/',
+    };
+    await fetch(`${t.baseUrl}/collect/e`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain', 'x-forwarded-for': '192.0.2.10' },
+      body: JSON.stringify([event]),
+    });
     const c = clientFor(t);
     expect((await c.prospects.timeline()).prospects.map((p) => p.organization)).toEqual(['Acme Analytics']);
     expect((await c.prospects.getOrganization('acme-analytics'))['page-views']).toBe(1);

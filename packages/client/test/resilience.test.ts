@@ -30,13 +30,22 @@ async function setup(handle: Parameters<typeof faultServer>[0], options: Partial
 
 const ok = (res: Parameters<typeof json>[0]) => json(res, 200, profile(1));
 const error = (res: Parameters<typeof json>[0], status: number, headers: Record<string, string> = {}) =>
-  json(res, status, { status: 'error', message: `failure ${status}`, correlationId: '00000000-0000-4000-8000-000000000000' }, headers);
+  json(
+    res,
+    status,
+    { status: 'error', message: `failure ${status}`, correlationId: '00000000-0000-4000-8000-000000000000' },
+    headers,
+  );
 
 describe('429 and Retry-After', () => {
   it('waits as long as Retry-After says (seconds or a date), then succeeds', async () => {
     const inThreeSeconds = new Date(Date.now() + 3000).toUTCString();
     const { client, server, retries } = await setup((_r, res, n) =>
-      n == 0 ? error(res, 429, { 'retry-after': '2' }) : n == 1 ? error(res, 429, { 'retry-after': inThreeSeconds }) : ok(res),
+      n == 0
+        ? error(res, 429, { 'retry-after': '2' })
+        : n == 1
+          ? error(res, 429, { 'retry-after': inThreeSeconds })
+          : ok(res),
     );
     expect((await client.contacts.getByUtk('a'.repeat(32))).vid).toBe(1);
     expect(server.seen).toHaveLength(3);
@@ -46,13 +55,18 @@ describe('429 and Retry-After', () => {
   });
 
   it('retries a 429 even on a POST that is not idempotent: the platform refused it before doing anything', async () => {
-    const { client, server } = await setup((_r, res, n) => (n == 0 ? error(res, 429, { 'retry-after': '1' }) : json(res, 200, profile(7))));
+    const { client, server } = await setup((_r, res, n) =>
+      n == 0 ? error(res, 429, { 'retry-after': '1' }) : json(res, 200, profile(7)),
+    );
     expect((await client.contacts.create({ properties: [{ property: 'email', value: 'a@x.test' }] })).vid).toBe(7);
     expect(server.seen).toHaveLength(2);
   });
 
   it('holds every request of the client until Retry-After has passed, but not another client’s', async () => {
-    const { client, server, moved } = await setup((_r, res, n) => (n == 0 ? error(res, 429, { 'retry-after': '5' }) : ok(res)), { retries: 0 });
+    const { client, server, moved } = await setup(
+      (_r, res, n) => (n == 0 ? error(res, 429, { 'retry-after': '5' }) : ok(res)),
+      { retries: 0 },
+    );
     const err = await client.contacts.getByVid(1).catch((e) => e);
     expect(err).toMatchObject({ status: 429, retryAfterMs: 5000 });
     expect(moved.elapsed()).toBe(0);
@@ -61,18 +75,26 @@ describe('429 and Retry-After', () => {
     expect(server.seen).toHaveLength(2);
 
     const other = movedClock();
-    await createClient({ baseUrl: server.url, auth: { accessToken: 'other-token-01' }, clock: other.clock }).contacts.getByVid(3);
+    await createClient({
+      baseUrl: server.url,
+      auth: { accessToken: 'other-token-01' },
+      clock: other.clock,
+    }).contacts.getByVid(3);
     expect(other.elapsed()).toBe(0);
   });
 
   it('gives up at once when Retry-After is longer than maxRetryAfterMs', async () => {
-    const { client, server } = await setup((_r, res) => error(res, 429, { 'retry-after': '120' }), { maxRetryAfterMs: 60_000 });
+    const { client, server } = await setup((_r, res) => error(res, 429, { 'retry-after': '120' }), {
+      maxRetryAfterMs: 60_000,
+    });
     await expect(client.contacts.getByVid(1)).rejects.toMatchObject({ status: 429, retryAfterMs: 120_000 });
     expect(server.seen).toHaveLength(1);
   });
 
   it('paces by the rate-limit headers: no requests left means the next one waits for a token', async () => {
-    const { client, moved } = await setup((_r, res) => json(res, 200, profile(1), { 'x-svc-ratelimit-remaining': '0', 'x-svc-ratelimit-max': '100' }));
+    const { client, moved } = await setup((_r, res) =>
+      json(res, 200, profile(1), { 'x-svc-ratelimit-remaining': '0', 'x-svc-ratelimit-max': '100' }),
+    );
     await client.contacts.getByVid(1);
     expect(moved.elapsed()).toBe(0);
     await client.contacts.getByVid(1);
@@ -82,10 +104,17 @@ describe('429 and Retry-After', () => {
 
 describe('5xx, resets, slow bodies', () => {
   it('retries a burst of 5xx on idempotent calls, with backoff under the full-jitter cap', async () => {
-    const { client, server, retries } = await setup((_r, res, n) => (n < 3 ? error(res, [503, 502, 500][n]) : ok(res)), { backoff: { baseMs: 100, maxMs: 250 } });
+    const { client, server, retries } = await setup(
+      (_r, res, n) => (n < 3 ? error(res, [503, 502, 500][n]) : ok(res)),
+      { backoff: { baseMs: 100, maxMs: 250 } },
+    );
     expect((await client.contacts.getByUtk('b'.repeat(32))).vid).toBe(1);
     expect(server.seen).toHaveLength(4);
-    expect(retries.map((r) => [r.retry, r.status])).toEqual([[1, 503], [2, 502], [3, 500]]);
+    expect(retries.map((r) => [r.retry, r.status])).toEqual([
+      [1, 503],
+      [2, 502],
+      [3, 500],
+    ]);
     retries.forEach((r, i) => expect(r.delayMs).toBeLessThan(Math.min(250, 100 * 2 ** i)));
   });
 
@@ -96,7 +125,9 @@ describe('5xx, resets, slow bodies', () => {
   });
 
   it('does not repeat a non-idempotent POST on 5xx unless the call is marked safe; upserts are safe by nature', async () => {
-    const { client, server } = await setup((_r, res, n) => ([0, 1, 3].includes(n) ? error(res, 503) : json(res, 200, profile(9))));
+    const { client, server } = await setup((_r, res, n) =>
+      [0, 1, 3].includes(n) ? error(res, 503) : json(res, 200, profile(9)),
+    );
     await expect(client.contacts.create({ properties: [] })).rejects.toMatchObject({ status: 503 });
     expect(server.seen).toHaveLength(1);
     expect((await client.contacts.create({ properties: [] }, { safe: true })).vid).toBe(9);
@@ -113,10 +144,15 @@ describe('5xx, resets, slow bodies', () => {
   });
 
   it('retries connection resets on idempotent calls only', async () => {
-    const { client, server, retries } = await setup((_r, res, n) => (n < 2 || n == 3 ? void res.socket?.destroy() : ok(res)));
+    const { client, server, retries } = await setup((_r, res, n) =>
+      n < 2 || n == 3 ? void res.socket?.destroy() : ok(res),
+    );
     expect((await client.contacts.getByVid(1)).vid).toBe(1);
     expect(retries.map((r) => r.category)).toEqual(['NETWORK_ERROR', 'NETWORK_ERROR']);
-    await expect(client.contacts.create({ properties: [] })).rejects.toMatchObject({ status: 0, category: 'NETWORK_ERROR' });
+    await expect(client.contacts.create({ properties: [] })).rejects.toMatchObject({
+      status: 0,
+      category: 'NETWORK_ERROR',
+    });
     expect(server.seen).toHaveLength(4);
   });
 
@@ -135,7 +171,10 @@ describe('5xx, resets, slow bodies', () => {
     expect(server.seen).toHaveLength(2);
     // A per-call timeout wins over the client's (a local answer can beat a 1 ms timer, so the
     // server holds this one back).
-    await expect(client.contacts.getByVid(1, {}, { timeoutMs: 50, retries: 0 })).rejects.toMatchObject({ status: 0, category: 'TIMEOUT' });
+    await expect(client.contacts.getByVid(1, {}, { timeoutMs: 50, retries: 0 })).rejects.toMatchObject({
+      status: 0,
+      category: 'TIMEOUT',
+    });
   });
 });
 
@@ -154,7 +193,12 @@ describe('AbortSignal', () => {
   it('aborts a call waiting for its retry, and one waiting for a slot, which is then never sent', async () => {
     server = await faultServer((_r, res, n) => void (n == 0 ? error(res, 503) : setTimeout(() => ok(res), 100)));
     const ac = new AbortController();
-    const c = createClient({ baseUrl: server.url, auth: { accessToken: 'test-token-0001' }, backoff: { baseMs: 60_000, maxMs: 60_000 }, onRetry: () => ac.abort() });
+    const c = createClient({
+      baseUrl: server.url,
+      auth: { accessToken: 'test-token-0001' },
+      backoff: { baseMs: 60_000, maxMs: 60_000 },
+      onRetry: () => ac.abort(),
+    });
     await expect(c.contacts.getByVid(1, {}, { signal: ac.signal })).rejects.toMatchObject({ category: 'ABORTED' });
     expect(server.seen).toHaveLength(1);
 
@@ -182,7 +226,10 @@ describe('pacing', () => {
   });
 
   it('takes another rate and caps the requests in flight', async () => {
-    const { client, moved, server } = await setup((_r, res) => void setTimeout(() => ok(res), 10), { rateLimit: { max: 10, windowMs: 1000 }, concurrency: 3 });
+    const { client, moved, server } = await setup((_r, res) => void setTimeout(() => ok(res), 10), {
+      rateLimit: { max: 10, windowMs: 1000 },
+      concurrency: 3,
+    });
     await Promise.all(Array.from({ length: 30 }, () => client.contacts.getByVid(1)));
     expect(moved.elapsed()).toBeGreaterThanOrEqual(1900);
     expect(server.inFlight.max).toBe(3);
@@ -199,14 +246,28 @@ describe('tokens expiring mid-stream', () => {
         if (req.url == '/auth/v1/refresh') {
           current = `access-token-${++refreshes}`;
           expired = false;
-          return json(res, 200, { access_token: current, refresh_token: 'refresh-token-0001', expires_in: 1800, token_type: 'bearer', portal_id: 1 });
+          return json(res, 200, {
+            access_token: current,
+            refresh_token: 'refresh-token-0001',
+            expires_in: 1800,
+            token_type: 'bearer',
+            portal_id: 1,
+          });
         }
         if (n == 60) expired = true; // the platform revokes the token while calls are running
         if (req.headers.authorization != `Bearer ${current}` || expired)
-          return json(res, 401, { status: 'error', message: 'The OAuth token used to make this call expired 1 minute(s) ago.', category: 'EXPIRED_AUTHENTICATION' });
+          return json(res, 401, {
+            status: 'error',
+            message: 'The OAuth token used to make this call expired 1 minute(s) ago.',
+            category: 'EXPIRED_AUTHENTICATION',
+          });
         setTimeout(() => ok(res), 2);
       },
-      { auth: { oauth: { clientId: 'client-1', clientSecret: 'secret-0001', refreshToken: 'refresh-token-0001' } }, rateLimit: { max: Infinity }, concurrency: 20 },
+      {
+        auth: { oauth: { clientId: 'client-1', clientSecret: 'secret-0001', refreshToken: 'refresh-token-0001' } },
+        rateLimit: { max: Infinity },
+        concurrency: 20,
+      },
     );
     const answers = await Promise.all(Array.from({ length: 200 }, () => client.contacts.getByVid(1)));
     expect(answers.every((a) => a.vid == 1)).toBe(true);

@@ -15,10 +15,26 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const issued = (p: TestPortal) =>
-  (sqliteOf(t).prepare("SELECT count(*) AS n FROM credentials WHERE kind = 'access' AND portal_id = ?").get(p.portalId) as { n: number }).n;
+  (
+    sqliteOf(t)
+      .prepare("SELECT count(*) AS n FROM credentials WHERE kind = 'access' AND portal_id = ?")
+      .get(p.portalId) as { n: number }
+  ).n;
 
-const oauthClient = (p: TestPortal, tokenStore: TokenStore, onRefresh?: (e: RefreshEvent) => void, baseUrl = t.baseUrl) =>
-  createClient({ baseUrl, auth: { oauth: { ...oauthFor(p), tokenStore } }, rateLimit: { max: Infinity }, concurrency: 50, clock: { now: () => t.clock.now }, onRefresh });
+const oauthClient = (
+  p: TestPortal,
+  tokenStore: TokenStore,
+  onRefresh?: (e: RefreshEvent) => void,
+  baseUrl = t.baseUrl,
+) =>
+  createClient({
+    baseUrl,
+    auth: { oauth: { ...oauthFor(p), tokenStore } },
+    rateLimit: { max: Infinity },
+    concurrency: 50,
+    clock: { now: () => t.clock.now },
+    onRefresh,
+  });
 
 /** A shared store as a Redis one would be, in memory: `exclusive` holds a lock (a promise chain)
  * and records what `usable` said of each stored token and how often it had to refresh. */
@@ -86,9 +102,19 @@ describe('a token store with exclusive', () => {
 
   it('refuses the token the platform called expired, though it looks fresh, and refreshes once for every client that got the 401', async () => {
     const p = t.portals[1];
-    const expired = await issueCredential(t.platform.services.engine, 'access', { portalId: p.portalId, now: t.clock.now, expiresAt: t.clock.now - 1000, clientId: p.oauth.clientId });
+    const expired = await issueCredential(t.platform.services.engine, 'access', {
+      portalId: p.portalId,
+      now: t.clock.now,
+      expiresAt: t.clock.now - 1000,
+      clientId: p.oauth.clientId,
+    });
     const store = new ExclusiveStore();
-    store.tokens = { accessToken: expired, refreshToken: p.oauth.refreshToken, expiresAt: t.clock.now + 3_600_000, obtainedAt: t.clock.now };
+    store.tokens = {
+      accessToken: expired,
+      refreshToken: p.oauth.refreshToken,
+      expiresAt: t.clock.now + 3_600_000,
+      obtainedAt: t.clock.now,
+    };
     const before = issued(p);
     const [a, b] = [oauthClient(p, store), oauthClient(p, store)];
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).contacts.statistics()));
@@ -102,8 +128,15 @@ describe('a token store with exclusive', () => {
   it('keeps a failed refresh request what it is, not a store failure', async () => {
     const p = t.portals[2];
     const store = new ExclusiveStore();
-    const c = createClient({ baseUrl: t.baseUrl, auth: { oauth: { ...oauthFor(p), refreshToken: 'svc-rt-not-issued', tokenStore: store } } });
-    await expect(c.contacts.statistics()).rejects.toMatchObject({ status: 400, category: 'BAD_REFRESH_TOKEN', path: '/auth/v1/refresh' });
+    const c = createClient({
+      baseUrl: t.baseUrl,
+      auth: { oauth: { ...oauthFor(p), refreshToken: 'svc-rt-not-issued', tokenStore: store } },
+    });
+    await expect(c.contacts.statistics()).rejects.toMatchObject({
+      status: 400,
+      category: 'BAD_REFRESH_TOKEN',
+      path: '/auth/v1/refresh',
+    });
   });
 });
 
@@ -125,7 +158,12 @@ describe('a token store that fails', () => {
       const c = oauthClient(p, store, undefined, proxy.url);
       const err: SvcApiError = await c.contacts.statistics().catch((e) => e);
       expect(err).toBeInstanceOf(SvcApiError);
-      expect(err).toMatchObject({ status: 0, category: 'TOKEN_STORE_FAILED', method: 'GET', path: '/contacts/v1/contacts/statistics' });
+      expect(err).toMatchObject({
+        status: 0,
+        category: 'TOKEN_STORE_FAILED',
+        method: 'GET',
+        path: '/contacts/v1/contacts/statistics',
+      });
       expect(err.message).toBe('GET /contacts/v1/contacts/statistics: the token store failed (see cause)');
       expect(err.cause).toBe(down);
       expect(proxy.answers).toHaveLength(0);
@@ -141,7 +179,11 @@ describe('a token store that fails', () => {
 
       // exclusive itself failing (its lock cannot be taken) is the store's failure too.
       const locked: TokenStore = { get: () => undefined, set: () => {}, exclusive: () => Promise.reject(down) };
-      await expect(oauthClient(p, locked, undefined, proxy.url).contacts.statistics()).rejects.toMatchObject({ status: 0, category: 'TOKEN_STORE_FAILED', cause: down });
+      await expect(oauthClient(p, locked, undefined, proxy.url).contacts.statistics()).rejects.toMatchObject({
+        status: 0,
+        category: 'TOKEN_STORE_FAILED',
+        cause: down,
+      });
     } finally {
       await proxy.close();
     }

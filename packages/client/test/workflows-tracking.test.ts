@@ -34,7 +34,12 @@ describe('HTTP events API', () => {
   it('tracks a server-side event once, even when the same id is sent again', async () => {
     const c = clientFor(t);
     await c.contacts.create({ properties: [{ property: 'email', value: 'grace@events.test' }] });
-    const { id } = await c.events.track({ name: 'renewed', email: 'grace@events.test', value: 100, properties: { company: 'Navy' } });
+    const { id } = await c.events.track({
+      name: 'renewed',
+      email: 'grace@events.test',
+      value: 100,
+      properties: { company: 'Navy' },
+    });
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     await c.events.track({ name: 'renewed', email: 'grace@events.test', value: 100, id });
     expect(await analytics('grace@events.test')).toMatchObject({
@@ -47,17 +52,34 @@ describe('HTTP events API', () => {
 
   it('triggers the public pixel event, which answers GIF bytes', async () => {
     const c = clientFor(t);
-    const gif = await c.events.trigger({ _n: 'webinar-joined', _a: t.portals[0].portalId, _m: 5, email: 'ada@events.test', lastname: 'Lovelace' });
+    const gif = await c.events.trigger({
+      _n: 'webinar-joined',
+      _a: t.portals[0].portalId,
+      _m: 5,
+      email: 'ada@events.test',
+      lastname: 'Lovelace',
+    });
     expect(gif).toBeInstanceOf(Uint8Array);
     expect(Buffer.from(gif).subarray(0, 6).toString()).toBe('GIF89a');
-    expect(await analytics('ada@events.test')).toMatchObject({ lastname: { value: 'Lovelace' }, svc_analytics_revenue: { value: '5' } });
+    expect(await analytics('ada@events.test')).toMatchObject({
+      lastname: { value: 'Lovelace' },
+      svc_analytics_revenue: { value: '5' },
+    });
   });
 
   it('sends tracker events to the collector (collect.batch) and one as a pixel (collect.pixel)', async () => {
     const c = clientFor(t);
     const portal = String(t.portals[0].portalId);
     const hex = (ch: string) => ch.repeat(32);
-    const view = { eid: hex('1'), k: '1', a: portal, v: '1', cts: String(Date.now()), vi: hex('2'), pu: 'https://client.test/' };
+    const view = {
+      eid: hex('1'),
+      k: '1',
+      a: portal,
+      v: '1',
+      cts: String(Date.now()),
+      vi: hex('2'),
+      pu: 'https://client.test/',
+    };
     expect(await c.collect.batch([view, { eid: 'nope', k: '1', a: portal, cts: '1' }])).toEqual({
       accepted: 1,
       duplicates: 0,
@@ -66,12 +88,17 @@ describe('HTTP events API', () => {
     expect(await c.collect.batch([view])).toEqual({ accepted: 0, duplicates: 1, rejected: [] });
     const gif = await c.collect.pixel({ ...view, eid: hex('3') });
     expect(gif).toBeInstanceOf(Uint8Array);
-    const stored = sqliteOf(t).prepare('SELECT source, url FROM tracking_events WHERE utk = ? ORDER BY seq').all(hex('2'));
+    const stored = sqliteOf(t)
+      .prepare('SELECT source, url FROM tracking_events WHERE utk = ? ORDER BY seq')
+      .all(hex('2'));
     expect(stored).toEqual([
       { source: 'tracker', url: 'https://client.test/' },
       { source: 'tracker', url: 'https://client.test/' },
     ]);
-    await expect(c.collect.batch([])).rejects.toMatchObject({ status: 400, message: 'body must be a JSON array of 1 to 50 events' });
+    await expect(c.collect.batch([])).rejects.toMatchObject({
+      status: 400,
+      message: 'body must be a JSON array of 1 to 50 events',
+    });
   });
 
   it('reads record limits from real counts', async () => {

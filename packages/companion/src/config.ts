@@ -85,7 +85,8 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const fromFile = file as Partial<CompanionOptions> & { port?: number; host?: string; mount?: string };
 
   const port = Number(f.port ?? env.PORT ?? fromFile.port ?? 3300);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, not "${f.port ?? env.PORT ?? fromFile.port}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port must be a port number, not "${f.port ?? env.PORT ?? fromFile.port}"`);
   const mount = f.mount ?? fromFile.mount ?? '/svc';
   if (!mount.startsWith('/')) throw new Error('--mount must start with /');
 
@@ -107,7 +108,12 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
     } else throw new Error(`--auth must be oauth or private-app, not "${kind}"`);
   }
 
-  const origins = f['allowed-origin'] ?? env.SVC_ALLOWED_ORIGINS?.split(',').map((o) => o.trim()).filter(Boolean) ?? fromFile.allowedOrigins;
+  const origins =
+    f['allowed-origin'] ??
+    env.SVC_ALLOWED_ORIGINS?.split(',')
+      .map((o) => o.trim())
+      .filter(Boolean) ??
+    fromFile.allowedOrigins;
   const options: CompanionOptions = {
     ...fromFile,
     baseUrl: f['base-url'] ?? env.SVC_BASE_URL ?? fromFile.baseUrl ?? 'http://127.0.0.1:3200',
@@ -124,7 +130,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv = process.env)
       secret: env.SVC_COMPANION_EVENTS_SECRET ?? fromFile.events?.secret,
       handleSigterm: false, // the CLI stops the server first, then closes the companion
     },
-    subscriptions: { ...fromFile.subscriptions, linkSecret: env.SVC_COMPANION_LINK_SECRET ?? fromFile.subscriptions?.linkSecret },
+    subscriptions: {
+      ...fromFile.subscriptions,
+      linkSecret: env.SVC_COMPANION_LINK_SECRET ?? fromFile.subscriptions?.linkSecret,
+    },
   };
   return { port, host: f.host ?? fromFile.host ?? '127.0.0.1', mount, trustProxy: f['trust-proxy'], options };
 }

@@ -20,7 +20,10 @@ beforeAll(async () => {
   t = await startTestPlatform();
   await seedEmailDefaults(t.platform.services.engine, t.portals[0].portalId, t.clock.now);
   await identifiedVisitor(t, ada, { email: 'ada@example.com', firstname: 'Ada' });
-  m = await mountOn(t, { events: { secret: 'shared-secret-of-the-backends-0123' }, webhooks: { secret: 'the-webhook-secret-0123456789' } });
+  m = await mountOn(t, {
+    events: { secret: 'shared-secret-of-the-backends-0123' },
+    webhooks: { secret: 'the-webhook-secret-0123456789' },
+  });
 });
 afterAll(async () => {
   await m?.close();
@@ -37,7 +40,9 @@ describe('on Express 4', () => {
     const ts = String(Date.now());
     const headers = {
       'x-svc-request-timestamp': ts,
-      'x-svc-signature-v3': createHmac('sha256', 'the-webhook-secret-0123456789').update(`POST${url}${body}${ts}`).digest('base64'),
+      'x-svc-signature-v3': createHmac('sha256', 'the-webhook-secret-0123456789')
+        .update(`POST${url}${body}${ts}`)
+        .digest('base64'),
       'x-svc-event-id': 'express4-event',
     };
     // The companion's clock is the test platform's, set when it started: well within 5 minutes of now.
@@ -51,7 +56,10 @@ describe('on Express 4', () => {
   });
 
   it('answers /visitor, /forms and /healthz', async () => {
-    expect((await call(`${m.url}/visitor`, { cookie: `svcutk=${ada}` })).json).toMatchObject({ known: true, properties: { firstname: 'Ada' } });
+    expect((await call(`${m.url}/visitor`, { cookie: `svcutk=${ada}` })).json).toMatchObject({
+      known: true,
+      properties: { firstname: 'Ada' },
+    });
     expect((await call(`${m.url}/forms/nope`)).status).toBe(404);
     expect((await call(`${m.url}/healthz`)).json.status).toBe('ok');
   });
@@ -59,21 +67,41 @@ describe('on Express 4', () => {
   it('changes preferences with the CSRF token', async () => {
     const got = await call(`${m.url}/subscriptions`, { cookie: `svcutk=${ada}` });
     const id = got.json.types[0].id;
-    const put = await call(`${m.url}/subscriptions`, { method: 'PUT', cookie: `svcutk=${ada}`, headers: { 'x-csrf-token': got.json.csrfToken }, body: { subscriptions: [{ id, subscribed: false }] } });
+    const put = await call(`${m.url}/subscriptions`, {
+      method: 'PUT',
+      cookie: `svcutk=${ada}`,
+      headers: { 'x-csrf-token': got.json.csrfToken },
+      body: { subscriptions: [{ id, subscribed: false }] },
+    });
     expect(put.status).toBe(200);
     expect(put.json.types[0].subscribed).toBe(false);
-    const forged = await call(`${m.url}/subscriptions`, { method: 'PUT', cookie: `svcutk=${ada}`, headers: { 'x-csrf-token': 'x.y' }, body: { subscriptions: [{ id, subscribed: true }] } });
+    const forged = await call(`${m.url}/subscriptions`, {
+      method: 'PUT',
+      cookie: `svcutk=${ada}`,
+      headers: { 'x-csrf-token': 'x.y' },
+      body: { subscriptions: [{ id, subscribed: true }] },
+    });
     expect(forged.status).toBe(403);
   });
 
   it('accepts events, serves versioned scripts, proxies the collector, answers JSON errors', async () => {
-    const ev = await call(`${m.url}/events`, { method: 'POST', headers: { authorization: 'Bearer shared-secret-of-the-backends-0123' }, body: { eventId: 'x', email: 'a@b.co' } });
+    const ev = await call(`${m.url}/events`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer shared-secret-of-the-backends-0123' },
+      body: { eventId: 'x', email: 'a@b.co' },
+    });
     expect(ev.status).toBe(202);
     const { tracker } = await m.companion.scripts();
-    expect((await fetch(`${m.url}/${tracker}`)).headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect((await fetch(`${m.url}/${tracker}`)).headers.get('cache-control')).toBe(
+      'public, max-age=31536000, immutable',
+    );
     const bad = await call(`${m.url}/e`, { method: 'POST', body: 'nope', headers: { 'content-type': 'text/plain' } });
     expect(bad.status).toBe(400);
-    const broken = await call(`${m.url}/events`, { method: 'POST', headers: { authorization: 'Bearer shared-secret-of-the-backends-0123' }, body: '{' });
+    const broken = await call(`${m.url}/events`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer shared-secret-of-the-backends-0123' },
+      body: '{',
+    });
     expect(broken.json).toEqual({ status: 'error', message: 'the request body is not valid JSON' });
   });
 });

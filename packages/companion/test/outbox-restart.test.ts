@@ -40,17 +40,23 @@ function startChild(outbox: string): Promise<{ child: ChildProcess; url: string 
   });
 }
 
-const exited = (child: ChildProcess) => new Promise<string | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+const exited = (child: ChildProcess) =>
+  new Promise<string | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
 
 async function send(url: string, n: number, prefix: string) {
   const events = Array.from({ length: n }, (_, i) => ({ eventId: 'restart', email: `${prefix}${i}@example.com` }));
-  const r = await call(`${url}/events`, { method: 'POST', headers: { authorization: `Bearer ${SECRET}` }, body: { events } });
+  const r = await call(`${url}/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${SECRET}` },
+    body: { events },
+  });
   expect(r.status).toBe(202);
   return r.json.ids as string[];
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(ROOT, 'packages/companion/dist/index.js'))) throw new Error('run `npm run build` first: this test loads the built package');
+  if (!existsSync(join(ROOT, 'packages/companion/dist/index.js')))
+    throw new Error('run `npm run build` first: this test loads the built package');
   t = await startTestPlatform();
   proxy = await countingProxy(t.baseUrl);
 });
@@ -74,7 +80,11 @@ describe('outbox across restarts', () => {
     // its requests (the dead process's last requests may still be in the old proxy's queue; it
     // keeps failing them).
     const fresh = await countingProxy(t.baseUrl);
-    const next = await mount({ baseUrl: fresh.url, auth: { accessToken: t.portals[0].privateAppToken }, events: { outboxFile: outbox, flushIntervalMs: 3_600_000 } });
+    const next = await mount({
+      baseUrl: fresh.url,
+      auth: { accessToken: t.portals[0].privateAppToken },
+      events: { outboxFile: outbox, flushIntervalMs: 3_600_000 },
+    });
     try {
       await next.companion.events.flush();
       expect(recordedEvents(t, ids)).toBe(30);

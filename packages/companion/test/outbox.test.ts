@@ -73,7 +73,9 @@ describe('Outbox', () => {
     const second = new Outbox(file);
     const refused = await second.open().catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OutboxInUseError);
-    expect((refused as Error).message).toBe(`the event outbox is in use by process ${other.pid}: give each companion process its own events.outboxFile`);
+    expect((refused as Error).message).toBe(
+      `the event outbox is in use by process ${other.pid}: give each companion process its own events.outboxFile`,
+    );
     expect(readFileSync(file, 'utf8')).toContain('"e1"'); // untouched
 
     // It died without closing (a crash): the next open takes over and finds the event.

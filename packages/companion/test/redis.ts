@@ -10,7 +10,12 @@ import { tcpProxy } from '../../../test/tcp-proxy';
 export const REDIS_URL = process.env.SVC_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 
 async function reachable() {
-  const r = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const r = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 1_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
   r.on('error', () => undefined);
   try {
     await r.connect();

@@ -9,7 +9,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, countingProxy, identifiedVisitor, newUtk, recordedEvents, sqliteOf, startTestPlatform, tempDir, type TestPlatform } from './harness';
+import {
+  call,
+  countingProxy,
+  identifiedVisitor,
+  newUtk,
+  recordedEvents,
+  sqliteOf,
+  startTestPlatform,
+  tempDir,
+  type TestPlatform,
+} from './harness';
 import { haveRedis, REDIS_URL, redisPrefix, redisProxy } from './redis';
 
 const BIN = fileURLToPath(new URL('../bin/svc-companion.js', import.meta.url));
@@ -27,7 +37,8 @@ const LIFETIME_MS = 4_000;
 
 beforeAll(async () => {
   if (!haveRedis) return;
-  if (!existsSync(BIN.replace('bin/svc-companion.js', 'dist/cli.js'))) throw new Error('run `npm run build` first: this test runs the built CLI');
+  if (!existsSync(BIN.replace('bin/svc-companion.js', 'dist/cli.js')))
+    throw new Error('run `npm run build` first: this test runs the built CLI');
   t = await startTestPlatform({ now: Date.now, tokenLifetimeSeconds: LIFETIME_MS / 1000, rotateRefreshTokens: true });
   proxy = await countingProxy(t.baseUrl);
 });
@@ -45,16 +56,38 @@ interface Instance {
 
 /** One `svc-companion` with `config` (a createCompanion options file, with the group's
  * `redisPrefix`) and the portal's credentials, on the counting proxy unless told otherwise. */
-async function start(name: string, config: object, credentials: object, o: { redis?: string; baseUrl?: string } = {}): Promise<Instance> {
+async function start(
+  name: string,
+  config: object,
+  credentials: object,
+  o: { redis?: string; baseUrl?: string } = {},
+): Promise<Instance> {
   const configFile = join(dir, `${name}.config.json`);
   const credentialsFile = join(dir, `${name}.credentials.json`);
   writeFileSync(configFile, JSON.stringify(config));
   writeFileSync(credentialsFile, JSON.stringify(credentials));
   const child = spawn(
     process.execPath,
-    [BIN, '--port', '0', '--base-url', o.baseUrl ?? proxy.url, '--forms-url', t.formsUrl, '--credentials', credentialsFile, '--config', configFile],
+    [
+      BIN,
+      '--port',
+      '0',
+      '--base-url',
+      o.baseUrl ?? proxy.url,
+      '--forms-url',
+      t.formsUrl,
+      '--credentials',
+      credentialsFile,
+      '--config',
+      configFile,
+    ],
     {
-      env: { ...process.env, SVC_COMPANION_REDIS_URL: o.redis ?? REDIS_URL, SVC_COMPANION_LINK_SECRET: LINK_SECRET, SVC_COMPANION_EVENTS_SECRET: EVENTS_SECRET },
+      env: {
+        ...process.env,
+        SVC_COMPANION_REDIS_URL: o.redis ?? REDIS_URL,
+        SVC_COMPANION_LINK_SECRET: LINK_SECRET,
+        SVC_COMPANION_EVENTS_SECRET: EVENTS_SECRET,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -95,7 +128,11 @@ const stop = (instances: Instance[], signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM') 
 const sharedName = (name: string) => ({ redisPrefix: `${prefix}${name}:` });
 
 const accessTokensIssued = (portalId: number) =>
-  (sqliteOf(t).prepare("SELECT count(*) AS n FROM credentials WHERE kind = 'access' AND portal_id = ?").get(portalId) as { n: number }).n;
+  (
+    sqliteOf(t)
+      .prepare("SELECT count(*) AS n FROM credentials WHERE kind = 'access' AND portal_id = ?")
+      .get(portalId) as { n: number }
+  ).n;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -103,19 +140,29 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
   it('refresh OAuth exactly once per expiry for 1,000 concurrent lookups, and restart onto the rotated token', async () => {
     const portal = t.portals[0];
     const credentials = { oauth: portal.oauth };
-    const config = { ...sharedName('oauth'), rateLimit: false, client: { rateLimit: { max: 100_000, windowMs: 10_000 }, concurrency: 20 } };
+    const config = {
+      ...sharedName('oauth'),
+      rateLimit: false,
+      client: { rateLimit: { max: 100_000, windowMs: 10_000 }, concurrency: 20 },
+    };
     const visitors = Array.from({ length: 100 }, () => newUtk());
-    for (const utk of visitors.slice(0, 25)) await identifiedVisitor(t, utk, { email: `${utk}@example.com`, firstname: 'Known' });
+    for (const utk of visitors.slice(0, 25))
+      await identifiedVisitor(t, utk, { email: `${utk}@example.com`, firstname: 'Known' });
 
     let instances = await group('oauth', config, credentials);
     const agent = new Agent({ connections: 200 });
     try {
       // Warm up: the first lookup anywhere refreshes; the others take its token from Redis.
       const before = accessTokensIssued(portal.portalId);
-      for (const i of instances) expect((await call(`${i.url}/visitor`, { cookie: `svcutk=${newUtk()}` })).status).toBe(200);
+      for (const i of instances)
+        expect((await call(`${i.url}/visitor`, { cookie: `svcutk=${newUtk()}` })).status).toBe(200);
       expect(accessTokensIssued(portal.portalId) - before).toBe(1);
       // Open the test's connections now (no cookie: no platform call), so the burst below is all lookups.
-      await Promise.all(Array.from({ length: 200 }, (_, n) => request(`${instances[n % 4].url}/visitor`, { dispatcher: agent }).then((r) => r.body.dump())));
+      await Promise.all(
+        Array.from({ length: 200 }, (_, n) =>
+          request(`${instances[n % 4].url}/visitor`, { dispatcher: agent }).then((r) => r.body.dump()),
+        ),
+      );
 
       await sleep(LIFETIME_MS + 100); // the token has expired
       const issued = accessTokensIssued(portal.portalId);
@@ -124,7 +171,10 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
       // undici's request, not fetch: the test process also runs the platform, and must not be the bottleneck.
       const answers = await Promise.all(
         Array.from({ length: 1000 }, (_, n) =>
-          request(`${instances[n % 4].url}/visitor`, { headers: { cookie: `svcutk=${visitors[n % visitors.length]}` }, dispatcher: agent }).then(async (r) => ({
+          request(`${instances[n % 4].url}/visitor`, {
+            headers: { cookie: `svcutk=${visitors[n % visitors.length]}` },
+            dispatcher: agent,
+          }).then(async (r) => ({
             status: r.statusCode,
             known: ((await r.body.json()) as { known: boolean }).known,
           })),
@@ -152,10 +202,19 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
       // A visitor none of them has looked up (the others are in the shared cache).
       const late = newUtk();
       await identifiedVisitor(t, late, { email: 'late@example.com', firstname: 'Late' });
-      for (const i of instances) expect((await call(`${i.url}/visitor`, { cookie: `svcutk=${late}` })).json).toMatchObject({ known: true, properties: { firstname: 'Late' } });
+      for (const i of instances)
+        expect((await call(`${i.url}/visitor`, { cookie: `svcutk=${late}` })).json).toMatchObject({
+          known: true,
+          properties: { firstname: 'Late' },
+        });
       expect(accessTokensIssued(portal.portalId) - restarted).toBe(1);
       const stale = await t.call('POST', '/auth/v1/refresh', {
-        body: new URLSearchParams({ grant_type: 'refresh_token', client_id: portal.oauth.clientId, client_secret: portal.oauth.clientSecret, refresh_token: portal.oauth.refreshToken }).toString(),
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          client_id: portal.oauth.clientId,
+          client_secret: portal.oauth.clientSecret,
+          refresh_token: portal.oauth.refreshToken,
+        }).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         portal: null,
       });
@@ -174,7 +233,12 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
 
   it('deliver 300 events accepted while the platform is down exactly once, though two instances are killed', async () => {
     // The platform's pacing out of the way (100 per 10 s would make delivery take 30 s after the outage).
-    const config = { ...sharedName('events'), rateLimit: false, client: { rateLimit: { max: 10_000, windowMs: 10_000 } }, events: { flushIntervalMs: 300, claimIdleMs: 1_500 } };
+    const config = {
+      ...sharedName('events'),
+      rateLimit: false,
+      client: { rateLimit: { max: 10_000, windowMs: 10_000 } },
+      events: { flushIntervalMs: 300, claimIdleMs: 1_500 },
+    };
     const instances = await group('events', config, { privateAppToken: t.portals[1].privateAppToken });
     try {
       proxy.failing = true;
@@ -183,7 +247,9 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
         const r = await call(`${instances[n % 4].url}/events`, {
           method: 'POST',
           headers: { authorization: `Bearer ${EVENTS_SECRET}` },
-          body: { events: Array.from({ length: 10 }, (_, j) => ({ eventId: 'outage-test', email: `p${n}-${j}@example.com` })) },
+          body: {
+            events: Array.from({ length: 10 }, (_, j) => ({ eventId: 'outage-test', email: `p${n}-${j}@example.com` })),
+          },
         });
         expect(r.status).toBe(202);
         ids.push(...r.json.ids);
@@ -195,9 +261,13 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
       await expect.poll(() => recordedEvents(t, ids), { timeout: 20_000, interval: 250 }).toBe(300);
       // Exactly once: one row per event id at the platform.
       const placeholders = ids.map(() => '?').join(',');
-      const rows = sqliteOf(t).prepare(`SELECT count(*) AS n, count(DISTINCT eid) AS d FROM tracking_events WHERE eid IN (${placeholders})`).get(...ids.map((id) => `api:${id}`)) as { n: number; d: number };
+      const rows = sqliteOf(t)
+        .prepare(`SELECT count(*) AS n, count(DISTINCT eid) AS d FROM tracking_events WHERE eid IN (${placeholders})`)
+        .get(...ids.map((id) => `api:${id}`)) as { n: number; d: number };
       expect(rows).toEqual({ n: 300, d: 300 });
-      await expect.poll(async () => (await call(`${instances[2].url}/healthz`)).json, { timeout: 5_000 }).toMatchObject({ pendingEvents: 0, deadEvents: 0 });
+      await expect
+        .poll(async () => (await call(`${instances[2].url}/healthz`)).json, { timeout: 5_000 })
+        .toMatchObject({ pendingEvents: 0, deadEvents: 0 });
     } finally {
       proxy.failing = false;
       await stop(instances);
@@ -223,7 +293,9 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
     const instances = await group('budget', config, credentials, { baseUrl: counter.url });
     try {
       const started = Date.now();
-      const answers = await Promise.all(Array.from({ length: 60 }, (_, n) => call(`${instances[n % 4].url}/visitor`, { cookie: `svcutk=${newUtk()}` })));
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, (_, n) => call(`${instances[n % 4].url}/visitor`, { cookie: `svcutk=${newUtk()}` })),
+      );
       expect(answers.filter((a) => a.status != 200).map((a) => a.status)).toEqual([]);
       // One budget for all four: 60 lookups at 20 per window take at least two windows more
       // (four budgets of their own would have sent them all at once).
@@ -237,7 +309,9 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
       // times alone are one hop early: on a loaded machine a request's way on to the platform took
       // long enough to put 21 of them in a second of the proxy's clock, though the platform's own
       // count (no 429 above) held. Four budgets of their own would have put all 60 in the first one.
-      const busiest = Math.max(...seen.map((first) => seen.filter((c) => c.at >= first.at && c.done < first.at + 1_000).length));
+      const busiest = Math.max(
+        ...seen.map((first) => seen.filter((c) => c.at >= first.at && c.done < first.at + 1_000).length),
+      );
       expect(busiest).toBeLessThanOrEqual(20);
 
       // The route limit: 1,000 per minute from one address was the test's room; now 40 across all four.
@@ -245,7 +319,9 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
       const strict = { ...config, ...sharedName('routes'), rateLimit: { limit: 40, windowMs: 60_000 } };
       const again = await group('routes', strict, credentials, { baseUrl: counter.url });
       try {
-        const statuses = await Promise.all(Array.from({ length: 100 }, (_, n) => call(`${again[n % 4].url}/visitor`).then((r) => r.status)));
+        const statuses = await Promise.all(
+          Array.from({ length: 100 }, (_, n) => call(`${again[n % 4].url}/visitor`).then((r) => r.status)),
+        );
         expect(statuses.filter((s) => s == 200)).toHaveLength(40);
         expect(statuses.filter((s) => s == 429)).toHaveLength(60);
       } finally {
@@ -260,14 +336,31 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
 
   it('answer 503 naming Redis while it is stopped, keep running, and lose no accepted event', async () => {
     const redis = await redisProxy();
-    const config = { ...sharedName('outage'), rateLimit: { limit: 1_000, windowMs: 60_000 }, events: { flushIntervalMs: 300 } };
-    const instances = await group('outage', config, { privateAppToken: t.portals[1].privateAppToken }, { redis: redis.url });
+    const config = {
+      ...sharedName('outage'),
+      rateLimit: { limit: 1_000, windowMs: 60_000 },
+      events: { flushIntervalMs: 300 },
+    };
+    const instances = await group(
+      'outage',
+      config,
+      { privateAppToken: t.portals[1].privateAppToken },
+      { redis: redis.url },
+    );
     try {
-      const before = await call(`${instances[0].url}/events`, { method: 'POST', headers: { authorization: `Bearer ${EVENTS_SECRET}` }, body: { eventId: 'redis-outage', email: 'before@example.com' } });
+      const before = await call(`${instances[0].url}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${EVENTS_SECRET}` },
+        body: { eventId: 'redis-outage', email: 'before@example.com' },
+      });
       expect(before.status).toBe(202);
       await redis.stop();
       for (const i of instances) {
-        const r = await call(`${i.url}/events`, { method: 'POST', headers: { authorization: `Bearer ${EVENTS_SECRET}` }, body: { eventId: 'redis-outage', email: 'during@example.com' } });
+        const r = await call(`${i.url}/events`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${EVENTS_SECRET}` },
+          body: { eventId: 'redis-outage', email: 'during@example.com' },
+        });
         expect(r.status).toBe(503);
         expect(r.json.message).toMatch(/shared store \(Redis\) is unavailable/);
         const v = await call(`${i.url}/visitor`, { cookie: `svcutk=${newUtk()}` });
@@ -278,7 +371,11 @@ describe.skipIf(!haveRedis)('four svc-companion processes on one Redis', () => {
       expect(instances.every((i) => i.child.exitCode === null)).toBe(true); // nobody crashed
       await redis.start();
       await expect.poll(async () => (await call(`${instances[3].url}/healthz`)).status, { timeout: 10_000 }).toBe(200);
-      const after = await call(`${instances[1].url}/events`, { method: 'POST', headers: { authorization: `Bearer ${EVENTS_SECRET}` }, body: { eventId: 'redis-outage', email: 'after@example.com' } });
+      const after = await call(`${instances[1].url}/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${EVENTS_SECRET}` },
+        body: { eventId: 'redis-outage', email: 'after@example.com' },
+      });
       expect(after.status).toBe(202);
       await expect.poll(() => recordedEvents(t, [...before.json.ids, ...after.json.ids]), { timeout: 10_000 }).toBe(2);
     } finally {

@@ -16,7 +16,8 @@ export function capture(form: HTMLFormElement, options: SubmitOptions): () => vo
     fire('onBeforeFormSubmit', [form, values], values);
     fire('onFormSubmit', [form, values], values);
     const { ok, status } = await send(o, values, true);
-    if (ok) fire('onFormSubmitted', [form, { submissionValues: values }], { formGuid: o.formId, submissionValues: values });
+    if (ok)
+      fire('onFormSubmitted', [form, { submissionValues: values }], { formGuid: o.formId, submissionValues: values });
     else fire('onFormSubmitError', [form, { status, message: `HTTP ${status}` }], { status });
   };
   form.addEventListener('submit', onSubmit);

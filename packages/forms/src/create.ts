@@ -23,28 +23,36 @@ let instances = 0;
 
 export function create(options: CreateOptions): Promise<HTMLFormElement | undefined> {
   const o = withDefaults(options, 'create');
-  const target = typeof o.target == 'string' ? document.querySelector<HTMLElement>(o.target) : o.target || document.body.appendChild(h('div'));
+  const target =
+    typeof o.target == 'string'
+      ? document.querySelector<HTMLElement>(o.target)
+      : o.target || document.body.appendChild(h('div'));
   if (!target) throw new TypeError(`svc.forms.create: no element matches ${o.target}`);
   const instanceId = o.formInstanceId || String(++instances);
   const fire = emitter(o, o.formId, instanceId, () => target);
   const m = messagesFor(o.locale ?? document.documentElement.lang, o.translations);
   const portalId = String(o.portalId);
-  fire('onBeforeFormInit', [{ portalId, formId: o.formId, formInstanceId: instanceId, target }], { portalId, formId: o.formId });
-  return load(o)
-    .then(async (def) => {
-      const r = renderForm(def, o, instanceId, m, await visitor(o, def));
-      addStyle(o.css ?? CSS, o.nonce);
-      target.replaceChildren(r.form);
-      wire(r, def, o, m, fire);
-      fire('onFormReady', [r.form]);
-      return r.form;
-    })
-    // Unreachable, refused or malformed: the target says so; nothing throws into the page.
-    .catch((error: Error) => {
-      target.replaceChildren(h('div', { class: 'svc-form-status', role: 'alert' }, m.loadFailed));
-      fire('onFormDefinitionFetchError', [error], { message: error.message });
-      return undefined;
-    });
+  fire('onBeforeFormInit', [{ portalId, formId: o.formId, formInstanceId: instanceId, target }], {
+    portalId,
+    formId: o.formId,
+  });
+  return (
+    load(o)
+      .then(async (def) => {
+        const r = renderForm(def, o, instanceId, m, await visitor(o, def));
+        addStyle(o.css ?? CSS, o.nonce);
+        target.replaceChildren(r.form);
+        wire(r, def, o, m, fire);
+        fire('onFormReady', [r.form]);
+        return r.form;
+      })
+      // Unreachable, refused or malformed: the target says so; nothing throws into the page.
+      .catch((error: Error) => {
+        target.replaceChildren(h('div', { class: 'svc-form-status', role: 'alert' }, m.loadFailed));
+        fire('onFormDefinitionFetchError', [error], { message: error.message });
+        return undefined;
+      })
+  );
 }
 
 /** The definition: given, or fetched from `definitionUrl` or `{companion}/forms/{formId}`. */
@@ -62,18 +70,31 @@ async function load(o: CreateOptions): Promise<FormDefinition> {
  * the companion (which answers nothing for visitors it does not know or who opted out). Any
  * failure, or no answer within 3 s, is an unknown visitor: the form is never held up for long. */
 async function visitor(o: CreateOptions, def: FormDefinition): Promise<KnownVisitor> {
-  const wanted = def.queuedFields?.length || (def.formFieldGroups || [{ fields: def.fields || [] }]).some((g) => g.fields?.some((f) => f.prefill));
+  const wanted =
+    def.queuedFields?.length ||
+    (def.formFieldGroups || [{ fields: def.fields || [] }]).some((g) => g.fields?.some((f) => f.prefill));
   // Opted out (the tracker's consent cookie) or cookieless: not even asked.
   if (!wanted || !readUtk() || document.cookie.includes(`${OPT_OUT_COOKIE}=${OPTED_OUT}`) || !o.companion) return {};
-  return fetch(`${o.companion.replace(/\/+$/, '')}/forms/${encodeURIComponent(o.formId)}/visitor`, { signal: AbortSignal.timeout?.(3e3) })
+  return fetch(`${o.companion.replace(/\/+$/, '')}/forms/${encodeURIComponent(o.formId)}/visitor`, {
+    signal: AbortSignal.timeout?.(3e3),
+  })
     .then((res) => (res.ok ? res.json() : {}))
     .catch(() => ({}));
 }
 
-function wire({ form, entries, status, button, steps, back, submitText, prefilled }: Rendered, def: FormDefinition, o: CreateOptions & { formsUrl: string }, m: Messages, fire: Fire) {
+function wire(
+  { form, entries, status, button, steps, back, submitText, prefilled }: Rendered,
+  def: FormDefinition,
+  o: CreateOptions & { formsUrl: string },
+  m: Messages,
+  fire: Fire,
+) {
   const shown = Date.now();
   const seen = watch(form);
-  const style: ErrorStyle = { errorClass: o.errorClass ?? 'invalid error', errorMessageClass: o.errorMessageClass ?? 'svc-error-msg' };
+  const style: ErrorStyle = {
+    errorClass: o.errorClass ?? 'invalid error',
+    errorMessageClass: o.errorMessageClass ?? 'svc-error-msg',
+  };
   const check = (e: Entry) => {
     const message = problem(e, m, o.manuallyBlockedEmailDomain);
     showError(e, message, style);
@@ -113,7 +134,7 @@ function wire({ form, entries, status, button, steps, back, submitText, prefille
     // A step checks its own fields; the last one everything.
     const invalid = entries.filter((e) => (last() || steps[at].contains(e.box)) && check(e));
     if (invalid.length) return reveal(invalid[0].controls[0]);
-    if (!last()) return show(at + 1), first()?.focus();
+    if (!last()) return (show(at + 1), first()?.focus());
     const all = formValues(form);
     const get = (name: string) => all.find((v) => v.name == name)?.value;
     // The consent boxes and the honeypot are not fields of the form: sent apart.
@@ -123,7 +144,10 @@ function wire({ form, entries, status, button, steps, back, submitText, prefille
       consent: {
         // Without a checkbox, the text shown is consent by submitting.
         consentToProcess: c.consentToProcessCheckboxLabel ? get(CONSENT) == 'true' : !!c.consentToProcessText,
-        communications: (c.communicationsCheckboxes || []).map(({ subscriptionTypeId: id }) => ({ value: get(CONSENT + '-' + id) == 'true', subscriptionTypeId: id })),
+        communications: (c.communicationsCheckboxes || []).map(({ subscriptionTypeId: id }) => ({
+          value: get(CONSENT + '-' + id) == 'true',
+          subscriptionTypeId: id,
+        })),
       },
     };
     fire('onBeforeFormSubmit', [form, values], values);
@@ -133,16 +157,29 @@ function wire({ form, entries, status, button, steps, back, submitText, prefille
     // A honeypot the browser's autofill filled was filled for a person: sent empty.
     const trap = autofilled(form.elements.namedItem(HONEYPOT) as Element) ? '' : get(HONEYPOT)!;
     const evidence = { fillTimeMs: Date.now() - shown, prefilled, ...seen() };
-    const outcome = await send(o, values, false, evidence, [[HONEYPOT, trap], ...(consent ? [[LEGAL_CONSENT, JSON.stringify(consent)]] : [])]);
+    const outcome = await send(o, values, false, evidence, [
+      [HONEYPOT, trap],
+      ...(consent ? [[LEGAL_CONSENT, JSON.stringify(consent)]] : []),
+    ]);
     button.disabled = false;
     form.removeAttribute('aria-busy');
     if (!outcome.ok) return failed(outcome);
 
     const http = /^https?:$/;
-    const redirectUrl = o.inlineMessage ? undefined : safeUrl(outcome.location, http) || safeUrl(o.redirectUrl, http) || safeUrl(def.redirect, http);
-    fire('onFormSubmitted', [form, { redirectUrl, submissionValues: values }], { formGuid: o.formId, redirectUrl, submissionValues: values });
+    const redirectUrl = o.inlineMessage
+      ? undefined
+      : safeUrl(outcome.location, http) || safeUrl(o.redirectUrl, http) || safeUrl(def.redirect, http);
+    fire('onFormSubmitted', [form, { redirectUrl, submissionValues: values }], {
+      formGuid: o.formId,
+      redirectUrl,
+      submissionValues: values,
+    });
     if (redirectUrl) return location.assign(redirectUrl);
-    const thanks = h('div', { class: 'svc-submitted-message', role: 'status', tabindex: '-1' }, sanitize(o.inlineMessage || def.inlineMessage || m.thanks));
+    const thanks = h(
+      'div',
+      { class: 'svc-submitted-message', role: 'status', tabindex: '-1' },
+      sanitize(o.inlineMessage || def.inlineMessage || m.thanks),
+    );
     form.replaceWith(thanks);
     thanks.focus();
   });

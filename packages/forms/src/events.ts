@@ -14,7 +14,9 @@ export function emitter(callbacks: FormCallbacks, id: string, instanceId: string
       console.error(e);
     }
     const form = args[0] instanceof HTMLFormElement ? args[0] : undefined;
-    target().dispatchEvent(new CustomEvent('svc-forms:' + name, { bubbles: true, detail: { id, instanceId, form, data } }));
+    target().dispatchEvent(
+      new CustomEvent('svc-forms:' + name, { bubbles: true, detail: { id, instanceId, form, data } }),
+    );
     try {
       postMessage({ type: 'svcFormCallback', eventName: name, id, instanceId, data }, '*');
     } catch {

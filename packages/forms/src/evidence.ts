@@ -24,6 +24,7 @@ export function watch(form: HTMLFormElement) {
   for (const type of ['keydown', 'pointerdown', 'input']) form.addEventListener(type, seen, true);
   return () => ({
     interactions,
-    autofilled: Array.from(form.elements).filter((c) => (c as HTMLInputElement).name != HONEYPOT && autofilled(c)).length,
+    autofilled: Array.from(form.elements).filter((c) => (c as HTMLInputElement).name != HONEYPOT && autofilled(c))
+      .length,
   });
 }

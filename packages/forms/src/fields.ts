@@ -77,7 +77,11 @@ function buildField(field: FormField, { prefix, messages, entries }: FieldContex
   const common = { id, name, required: !!field.required };
 
   if (type == 'hidden') {
-    const input = h('input', { type: 'hidden', name, value: field.defaultValue || field.selectedOptions?.join(';') || '' });
+    const input = h('input', {
+      type: 'hidden',
+      name,
+      value: field.defaultValue || field.selectedOptions?.join(';') || '',
+    });
     return { field, id, box: input, controls: [input], kind: 'value' };
   }
 
@@ -86,7 +90,9 @@ function buildField(field: FormField, { prefix, messages, entries }: FieldContex
   const labelClass = field.labelHidden ? 'svc-visually-hidden' : undefined;
   const help = field.description ? h('div', { class: 'svc-help', id: `${id}-help` }, field.description) : '';
   const describedBy = help ? `${id}-help` : undefined;
-  const options = (field.options || []).filter((o) => !o.hidden).sort((a, b) => (a.displayOrder ?? 0) - (b.displayOrder ?? 0));
+  const options = (field.options || [])
+    .filter((o) => !o.hidden)
+    .sort((a, b) => (a.displayOrder ?? 0) - (b.displayOrder ?? 0));
   const boxClass = `svc-field svc-field-${type.replace(/\W/g, '')}`;
 
   if (type == 'radio' || type == 'checkbox') {
@@ -120,7 +126,13 @@ function buildField(field: FormField, { prefix, messages, entries }: FieldContex
   } else if (type == 'textarea') {
     control = h('textarea', attrs, field.defaultValue || '');
   } else if (type == 'booleancheckbox') {
-    control = h('input', { ...attrs, type: 'checkbox', value: 'true', 'data-svc-bool': true, checked: selected.includes('true') });
+    control = h('input', {
+      ...attrs,
+      type: 'checkbox',
+      value: 'true',
+      'data-svc-bool': true,
+      checked: selected.includes('true'),
+    });
   } else {
     const inputType = name == 'email' ? 'email' : INPUT[type] || 'text';
     control = h('input', {

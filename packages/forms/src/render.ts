@@ -28,7 +28,13 @@ export const CONSENT = 'svc-consent';
 
 const rich = (html?: string) => (html ? h('div', { class: 'svc-richtext' }, sanitize(html)) : '');
 
-export function renderForm(def: FormDefinition, o: CreateOptions, instanceId: string, messages: Messages, known: KnownVisitor = {}): Rendered {
+export function renderForm(
+  def: FormDefinition,
+  o: CreateOptions,
+  instanceId: string,
+  messages: Messages,
+  known: KnownVisitor = {},
+): Rendered {
   const prefix = `svc-form-${o.formId}-${instanceId}`.replace(/[^\w-]/g, '_');
   const form = h('form', {
     id: prefix,
@@ -42,14 +48,16 @@ export function renderForm(def: FormDefinition, o: CreateOptions, instanceId: st
   const ctx: FieldContext = { prefix, messages, entries, values: known.values || {}, prefilled: 0 };
   const replace = known.replace || {};
   const queued = (f: FormField) => (replace[f.name] && def.queuedFields?.find((q) => q.name == replace[f.name])) || f;
-  const groups = def.formFieldGroups?.length ? def.formFieldGroups : (def.fields || []).map((f) => ({ fields: [f], richText: undefined }));
+  const groups = def.formFieldGroups?.length
+    ? def.formFieldGroups
+    : (def.fields || []).map((f) => ({ fields: [f], richText: undefined }));
   const steps = (def.steps || []).map((s) => h('fieldset', { class: 'svc-step' }, h('legend', {}, s.title || '')));
   let step = 0;
   let left = def.steps?.[0]?.groups;
   let box: HTMLElement = steps[0] || form;
   for (const g of groups) {
     // The next step once this one has its groups (the last takes the rest).
-    if (left! <= 0 && steps[step + 1]) left = def.steps![++step].groups, (box = steps[step]);
+    if (left! <= 0 && steps[step + 1]) ((left = def.steps![++step].groups), (box = steps[step]));
     left!--;
     const fields = (g.fields || []).map(queued);
     if (g.richText?.content) box.append(rich(g.richText.content));
@@ -78,13 +86,21 @@ export function renderForm(def: FormDefinition, o: CreateOptions, instanceId: st
     );
   }
   // A translated submit text wins over the form's own.
-  const submitText = o.submitText || (messages.submitText != EN.submitText && messages.submitText) || def.submitText || messages.submitText;
+  const submitText =
+    o.submitText ||
+    (messages.submitText != EN.submitText && messages.submitText) ||
+    def.submitText ||
+    messages.submitText;
   const status = h('div', { class: 'svc-form-status', role: 'alert' });
   const button = h('button', { type: 'submit', class: o.submitButtonClass ?? 'svc-button primary' }, submitText);
   // Only a multi-step form has one.
   const back = h('button', { type: 'button', class: 'svc-button', hidden: true }, messages.back);
   // People neither see nor reach it; bots fill it in (HONEYPOT).
-  const trap = h('div', { class: 'svc-visually-hidden', 'aria-hidden': 'true' }, h('input', { name: HONEYPOT, tabindex: '-1', autocomplete: 'off' }));
+  const trap = h(
+    'div',
+    { class: 'svc-visually-hidden', 'aria-hidden': 'true' },
+    h('input', { name: HONEYPOT, tabindex: '-1', autocomplete: 'off' }),
+  );
   form.append(trap, status, h('div', { class: 'svc-actions' }, ...(steps.length ? [back] : []), button));
   return { form, entries, status, button, steps, back, submitText, prefilled: ctx.prefilled };
 }

@@ -5,7 +5,8 @@
  * as DOMPurify would be more general but would not fit the 7 KB budget. */
 
 const KEEP = /^(A|B|STRONG|I|EM|U|S|P|BR|HR|UL|OL|LI|H[1-6]|SPAN|DIV|BLOCKQUOTE|CODE|PRE|SMALL|SUB|SUP)$/;
-const DROP = /^(SCRIPT|STYLE|TEMPLATE|IFRAME|FRAME|OBJECT|EMBED|NOSCRIPT|TEXTAREA|TITLE|SVG|MATH|SELECT|BUTTON|INPUT|FORM)$/;
+const DROP =
+  /^(SCRIPT|STYLE|TEMPLATE|IFRAME|FRAME|OBJECT|EMBED|NOSCRIPT|TEXTAREA|TITLE|SVG|MATH|SELECT|BUTTON|INPUT|FORM)$/;
 
 /** `url` when it is http(s) or mailto (relative URLs resolve against the page), else undefined. */
 export function safeUrl(url: string | undefined, schemes = /^(https?|mailto):$/): string | undefined {

@@ -14,7 +14,10 @@ export function readScriptTag(tag: HTMLScriptElement | null) {
 }
 
 /** The options with the tag's defaults filled in; the required ones checked. */
-export function withDefaults<T extends SubmitOptions & { companion?: string; nonce?: string }>(options: T, caller: string) {
+export function withDefaults<T extends SubmitOptions & { companion?: string; nonce?: string }>(
+  options: T,
+  caller: string,
+) {
   const o: T = {
     ...options,
     formsUrl: options.formsUrl ?? defaults.formsUrl,

@@ -22,9 +22,21 @@ export type Evidence = Pick<SubmissionContext, 'fillTimeMs' | 'interactions' | '
 
 /** `keepalive` lets the request finish when the page navigates away (captured forms);
  * `evidence` is what a rendered form saw; `extra` parameters go after the values. */
-export async function send(o: SubmitOptions & { formsUrl: string }, values: SubmissionValue[], keepalive = false, evidence?: Evidence, extra: string[][] = []): Promise<Outcome> {
+export async function send(
+  o: SubmitOptions & { formsUrl: string },
+  values: SubmissionValue[],
+  keepalive = false,
+  evidence?: Evidence,
+  extra: string[][] = [],
+): Promise<Outcome> {
   const body = new URLSearchParams([...values.map((v) => [v.name, v.value]), ...extra]);
-  const context: SubmissionContext = { svcutk: readUtk(), pageUrl: location.href, pageName: document.title, redirectUrl: safeUrl(o.redirectUrl, /^https?:$/), ...evidence };
+  const context: SubmissionContext = {
+    svcutk: readUtk(),
+    pageUrl: location.href,
+    pageName: document.title,
+    redirectUrl: safeUrl(o.redirectUrl, /^https?:$/),
+    ...evidence,
+  };
   body.append(SVC_CONTEXT, JSON.stringify(context));
   const url = o.formsUrl.replace(/\/+$/, '') + formSubmitPath(o.portalId, o.formId);
   let res: Response;
@@ -43,7 +55,15 @@ export async function send(o: SubmitOptions & { formsUrl: string }, values: Subm
   }
   // Browsers hide a cross-origin redirect behind an `opaqueredirect` response with status 0.
   const status = res.type == 'opaqueredirect' ? 302 : res.status;
-  const out: Outcome = { status, ok: status >= 200 && status < 400, location: res.headers.get('location') || undefined };
-  if (status == 400) out.errors = await res.json().then((b) => (Array.isArray(b?.errors) ? b.errors : undefined), () => undefined);
+  const out: Outcome = {
+    status,
+    ok: status >= 200 && status < 400,
+    location: res.headers.get('location') || undefined,
+  };
+  if (status == 400)
+    out.errors = await res.json().then(
+      (b) => (Array.isArray(b?.errors) ? b.errors : undefined),
+      () => undefined,
+    );
   return out;
 }

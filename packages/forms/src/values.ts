@@ -16,7 +16,8 @@ export function formValues(form: HTMLFormElement): SubmissionValue[] {
     if (el.hasAttribute('data-svc-bool')) list.push(String(el.checked));
     else if ((type == 'checkbox' || type == 'radio') && !el.checked) continue;
     else if (type == 'date' && el.value) list.push(String(Date.parse(el.value)));
-    else if (type == 'select-multiple') for (const o of Array.from((el as unknown as HTMLSelectElement).selectedOptions)) list.push(o.value);
+    else if (type == 'select-multiple')
+      for (const o of Array.from((el as unknown as HTMLSelectElement).selectedOptions)) list.push(o.value);
     else list.push(type == 'hidden' ? el.value : el.value.trim());
   }
   return Array.from(values, ([name, list]) => ({ name, value: list.join(';') }));

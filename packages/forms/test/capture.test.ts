@@ -36,7 +36,11 @@ describe('capture', () => {
   it('sends the site form to the platform with the same context, keepalive, no password, without preventing it', async () => {
     const form = open();
     const submitted: unknown[] = [];
-    page.forms.capture(form, { portalId: p.portalId, formId: p.guid, onFormSubmitted: (f, d) => submitted.push([f, d]) });
+    page.forms.capture(form, {
+      portalId: p.portalId,
+      formId: p.guid,
+      onFormSubmitted: (f, d) => submitted.push([f, d]),
+    });
     let prevented: boolean | undefined;
     // The site's own listener, after ours: the submission is still its to handle.
     form.addEventListener('submit', (e) => {
@@ -52,7 +56,9 @@ describe('capture', () => {
     expect(sub.values).toEqual({ email: 'cap@example.com', firstname: 'Cap', interests: 'news;events' });
     expect(sub.context).toEqual({ svcutk: UTK, pageUrl: PAGE_URL, pageName: 'Contact us' });
     expect(sub.keepalive).toBe(true);
-    expect(submitted).toEqual([[form, { submissionValues: expect.arrayContaining([{ name: 'email', value: 'cap@example.com' }]) }]]);
+    expect(submitted).toEqual([
+      [form, { submissionValues: expect.arrayContaining([{ name: 'email', value: 'cap@example.com' }]) }],
+    ]);
     const contact = await p.contact('cap@example.com');
     expect(contact.properties.interests.value).toBe('news;events');
     const byUtk = await p.t.call('GET', `/contacts/v1/contact/utk/${UTK}/profile`);
@@ -62,7 +68,11 @@ describe('capture', () => {
   it('reports a refusal through onFormSubmitError and the event; the returned function stops capturing', async () => {
     const form = open();
     const errors: unknown[] = [];
-    const stop = page.forms.capture(form, { portalId: p.portalId, formId: 'no-such-form', onFormSubmitError: (_f, e) => errors.push(e) });
+    const stop = page.forms.capture(form, {
+      portalId: p.portalId,
+      formId: 'no-such-form',
+      onFormSubmitError: (_f, e) => errors.push(e),
+    });
     form.addEventListener('submit', (e) => e.preventDefault());
     const failed = new Promise((resolve) => form.addEventListener('svc-forms:onFormSubmitError', resolve));
     form.requestSubmit();

@@ -13,7 +13,9 @@ let types: number[];
 beforeAll(async () => {
   p = await platformWithForm();
   await seedEmailDefaults(p.t.platform.services.engine, p.portalId, p.t.clock.now);
-  types = (await p.t.call('GET', '/email/public/v1/subscriptions')).json.subscriptionDefinitions.map((d: { id: number }) => d.id);
+  types = (await p.t.call('GET', '/email/public/v1/subscriptions')).json.subscriptionDefinitions.map(
+    (d: { id: number }) => d.id,
+  );
   const created = await p.t.call('POST', '/contacts/v1/forms', {
     body: {
       name: 'Consent',
@@ -65,11 +67,18 @@ describe('legal consent', () => {
     expect(await page.submit(form)).toBe('onFormSubmitted');
     const [sub] = page.submissions();
     expect(sub.values).toEqual({ email: 'consent@example.com' });
-    expect(sub.consent).toEqual({ consent: { consentToProcess: true, communications: [{ value: true, subscriptionTypeId: types[1] }] } });
+    expect(sub.consent).toEqual({
+      consent: { consentToProcess: true, communications: [{ value: true, subscriptionTypeId: types[1] }] },
+    });
     const contact = await p.t.call('GET', '/contacts/v1/contact/email/consent@example.com/profile');
-    expect(contact.json['form-submissions'][0]['legal-consent']).toMatchObject({ consentToProcess: true, communications: [{ subscriptionTypeId: types[1], value: true }] });
+    expect(contact.json['form-submissions'][0]['legal-consent']).toMatchObject({
+      consentToProcess: true,
+      communications: [{ subscriptionTypeId: types[1], value: true }],
+    });
     const status = (await p.t.call('GET', '/email/public/v1/subscriptions/consent@example.com')).json;
-    expect(status.subscriptionStatuses).toEqual([expect.objectContaining({ id: types[1], subscribed: true, legalBasis: 'CONSENT_WITH_NOTICE' })]);
+    expect(status.subscriptionStatuses).toEqual([
+      expect.objectContaining({ id: types[1], subscribed: true, legalBasis: 'CONSENT_WITH_NOTICE' }),
+    ]);
     expect(status.subscriptionStatuses[0].legalBasisExplanation).toContain('Weekly newsletter');
   });
 

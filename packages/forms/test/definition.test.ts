@@ -17,14 +17,23 @@ beforeAll(async () => {
       minFillTimeMs: 0,
       formFieldGroups: [
         // Stored and served as written: the embed is what sanitises it.
-        { fields: [], richText: { content: '<h2>Book a demo</h2><p onclick="steal()">It takes <b>a minute</b>.<script>steal()</script><img src=x onerror="steal()"></p>' } },
+        {
+          fields: [],
+          richText: {
+            content:
+              '<h2>Book a demo</h2><p onclick="steal()">It takes <b>a minute</b>.<script>steal()</script><img src=x onerror="steal()"></p>',
+          },
+        },
         {
           fields: [
             { name: 'email', required: true, validation: { blockedEmailAddresses: ['example.org'] } },
             {
               name: 'numemployees',
               dependentFieldFilters: [
-                { filters: [{ operator: 'EQ', strValue: '1000+' }], dependentFormField: { name: 'company', label: 'Which company?', required: true } },
+                {
+                  filters: [{ operator: 'EQ', strValue: '1000+' }],
+                  dependentFormField: { name: 'company', label: 'Which company?', required: true },
+                },
               ],
             },
           ],
@@ -69,8 +78,15 @@ describe('a definition from the companion', () => {
 
     page.type(page.field('Email'), 'ada@initech.test');
     expect(await page.submit(form)).toBe('onFormSubmitted');
-    expect(page.submissions()[0].values).toMatchObject({ email: 'ada@initech.test', numemployees: '1000+', company: 'Initech' });
-    expect((await p.contact('ada@initech.test')).properties).toMatchObject({ numemployees: { value: '1000+' }, company: { value: 'Initech' } });
+    expect(page.submissions()[0].values).toMatchObject({
+      email: 'ada@initech.test',
+      numemployees: '1000+',
+      company: 'Initech',
+    });
+    expect((await p.contact('ada@initech.test')).properties).toMatchObject({
+      numemployees: { value: '1000+' },
+      company: { value: 'Initech' },
+    });
     expect(page.errors).toEqual([]);
   });
 });

@@ -29,7 +29,10 @@ describe('ESM build', () => {
     const submitted = new Promise((resolve) => document.addEventListener('svc-forms:onFormSubmitted', resolve));
     form.requestSubmit();
     await submitted;
-    expect(fetch).toHaveBeenCalledWith('https://forms.example.net/uploads/form/v2/62515/f-1', expect.objectContaining({ method: 'POST' }));
+    expect(fetch).toHaveBeenCalledWith(
+      'https://forms.example.net/uploads/form/v2/62515/f-1',
+      expect.objectContaining({ method: 'POST' }),
+    );
     const body = new URLSearchParams(bodies[0]);
     expect(body.get('email')).toBe('esm@example.com');
     expect(JSON.parse(body.get('svc_context')!)).toEqual({

@@ -1,7 +1,8 @@
 /** Definitions in the anchor's legacy v2 format, as the companion serves them. */
 import type { FormDefinition, FormField } from '../src/types';
 
-const opts = (...values: string[]) => values.map((v, i) => ({ label: v[0].toUpperCase() + v.slice(1), value: v, displayOrder: i }));
+const opts = (...values: string[]) =>
+  values.map((v, i) => ({ label: v[0].toUpperCase() + v.slice(1), value: v, displayOrder: i }));
 
 export const field = (f: FormField): FormField => ({ type: 'string', fieldType: 'text', required: false, ...f });
 
@@ -15,14 +16,43 @@ export const everyType: FormDefinition = {
   formFieldGroups: [
     { fields: [], richText: { content: '<h2>Tell us about you</h2><p>It takes <strong>a minute</strong>.</p>' } },
     { fields: [field({ name: 'firstname', label: 'First name', placeholder: 'Ada', defaultValue: 'Grace' })] },
-    { fields: [field({ name: 'email', label: 'Email', fieldType: 'email', required: true, description: 'We never share it.' })] },
-    { fields: [field({ name: 'message', label: 'Message', fieldType: 'textarea', defaultValue: 'Hello' })] },
-    { fields: [field({ name: 'employees_count', label: 'Employees', type: 'number', fieldType: 'number' })] },
-    { fields: [field({ name: 'visit_date', label: 'Visit date', type: 'date', fieldType: 'date', defaultValue: String(Date.UTC(2026, 10, 2)) })] },
     {
       fields: [
-        field({ name: 'numemployees', label: 'Company size', type: 'enumeration', fieldType: 'select', options: opts('small', 'large'), unselectedLabel: 'Pick one' }),
-        field({ name: 'lifecyclestage', label: 'Stage', type: 'enumeration', fieldType: 'radio', required: true, options: opts('lead', 'customer'), selectedOptions: ['lead'] }),
+        field({ name: 'email', label: 'Email', fieldType: 'email', required: true, description: 'We never share it.' }),
+      ],
+    },
+    { fields: [field({ name: 'message', label: 'Message', fieldType: 'textarea', defaultValue: 'Hello' })] },
+    { fields: [field({ name: 'employees_count', label: 'Employees', type: 'number', fieldType: 'number' })] },
+    {
+      fields: [
+        field({
+          name: 'visit_date',
+          label: 'Visit date',
+          type: 'date',
+          fieldType: 'date',
+          defaultValue: String(Date.UTC(2026, 10, 2)),
+        }),
+      ],
+    },
+    {
+      fields: [
+        field({
+          name: 'numemployees',
+          label: 'Company size',
+          type: 'enumeration',
+          fieldType: 'select',
+          options: opts('small', 'large'),
+          unselectedLabel: 'Pick one',
+        }),
+        field({
+          name: 'lifecyclestage',
+          label: 'Stage',
+          type: 'enumeration',
+          fieldType: 'radio',
+          required: true,
+          options: opts('lead', 'customer'),
+          selectedOptions: ['lead'],
+        }),
       ],
     },
     {
@@ -37,7 +67,17 @@ export const everyType: FormDefinition = {
         }),
       ],
     },
-    { fields: [field({ name: 'subscribe', label: 'Subscribe me', type: 'bool', fieldType: 'booleancheckbox', labelHidden: false })] },
+    {
+      fields: [
+        field({
+          name: 'subscribe',
+          label: 'Subscribe me',
+          type: 'bool',
+          fieldType: 'booleancheckbox',
+          labelHidden: false,
+        }),
+      ],
+    },
     { fields: [field({ name: 'campaign', label: 'Campaign', hidden: true, defaultValue: 'spring' })] },
     { fields: [field({ name: 'fax', label: 'Fax', enabled: false })] },
   ],

@@ -46,17 +46,25 @@ export function openPage(options: PageOptions = {}) {
   const virtualConsole = new VirtualConsole();
   virtualConsole.on('jsdomError', (e) => errors.push(e.message));
   virtualConsole.on('error', (...args) => errors.push(args.map(String).join(' ')));
-  const dom = new JSDOM(`<!doctype html><html lang="${options.lang ?? 'en'}"><head><title>Contact us</title></head><body>${options.body ?? ''}</body></html>`, {
-    url,
-    cookieJar: jar,
-    runScripts: 'dangerously',
-    virtualConsole,
-  });
+  const dom = new JSDOM(
+    `<!doctype html><html lang="${options.lang ?? 'en'}"><head><title>Contact us</title></head><body>${options.body ?? ''}</body></html>`,
+    {
+      url,
+      cookieJar: jar,
+      runScripts: 'dangerously',
+      virtualConsole,
+    },
+  );
   const window = dom.window as unknown as Window & typeof globalThis;
   for (const [k, v] of Object.entries(options.session ?? {})) window.sessionStorage.setItem(k, v);
   const sent: Sent[] = [];
   window.fetch = ((input: string, init: RequestInit = {}) => {
-    sent.push({ url: String(input), method: init.method ?? 'GET', body: String(init.body ?? ''), keepalive: init.keepalive });
+    sent.push({
+      url: String(input),
+      method: init.method ?? 'GET',
+      body: String(init.body ?? ''),
+      keepalive: init.keepalive,
+    });
     // Unless credentials are omitted, the page's cookies go along, as to a first-party companion
     // (Node's fetch knows nothing of the page's cookie jar).
     const cookie = init.credentials == 'omit' ? '' : window.document.cookie;
@@ -87,19 +95,34 @@ export function openPage(options: PageOptions = {}) {
         .map((s) => {
           const params = new URLSearchParams(s.body);
           // The evidence of a person, honeypot and consent apart: tests of values and context see the fields.
-          const { fillTimeMs, interactions, prefilled, autofilled, ...context } = JSON.parse(params.get('svc_context') ?? '{}');
+          const { fillTimeMs, interactions, prefilled, autofilled, ...context } = JSON.parse(
+            params.get('svc_context') ?? '{}',
+          );
           const honeypot = params.get('svc-hp');
-          const consent = params.has('legalConsentOptions') ? JSON.parse(params.get('legalConsentOptions')!) : undefined;
+          const consent = params.has('legalConsentOptions')
+            ? JSON.parse(params.get('legalConsentOptions')!)
+            : undefined;
           for (const name of ['svc_context', 'svc-hp', 'legalConsentOptions']) params.delete(name);
           const evidence = { fillTimeMs, interactions, prefilled, autofilled };
-          return { url: s.url, values: Object.fromEntries(params), context, keepalive: s.keepalive, fillTimeMs, evidence, honeypot, consent };
+          return {
+            url: s.url,
+            values: Object.fromEntries(params),
+            context,
+            keepalive: s.keepalive,
+            fillTimeMs,
+            evidence,
+            honeypot,
+            consent,
+          };
         }),
     create: (o: CreateOptions) => forms.create(o),
     $: <E extends Element = HTMLElement>(selector: string) => document.querySelector<E>(selector)!,
     $$: (selector: string) => Array.from(document.querySelectorAll<HTMLElement>(selector)),
     /** The control labelled `text` (through `<label for>`). */
     field<E extends HTMLElement = HTMLInputElement>(text: string): E {
-      const label = Array.from(document.querySelectorAll('label')).find((l) => l.textContent!.replace('*', '').trim() == text);
+      const label = Array.from(document.querySelectorAll('label')).find(
+        (l) => l.textContent!.replace('*', '').trim() == text,
+      );
       if (!label) throw new Error(`no label "${text}"`);
       return document.getElementById(label.htmlFor) as E;
     },
@@ -161,6 +184,7 @@ export async function platformWithForm() {
   const portalId = t.portals[0].portalId;
   const form: { guid: string } = created.json;
   /** The contact with this email as the platform has it. */
-  const contact = async (email: string) => (await t.call('GET', `/contacts/v1/contact/email/${encodeURIComponent(email)}/profile`)).json;
+  const contact = async (email: string) =>
+    (await t.call('GET', `/contacts/v1/contact/email/${encodeURIComponent(email)}/profile`)).json;
   return { t, portalId, guid: form.guid, definition: created.json, contact, close: () => t.close() };
 }

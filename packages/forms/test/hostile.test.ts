@@ -41,8 +41,20 @@ const hostile: FormDefinition = {
     { fields: [], richText: { content: RICH } },
     {
       fields: [
-        { name: 'email', label: IMG, fieldType: 'email', description: SCRIPT, placeholder: '" onfocus="window.pwned=23', required: true },
-        { name: 'x" onfocus="window.pwned=24', label: 'Weird name', fieldType: 'text', defaultValue: '"><script>window.pwned=25</script>' },
+        {
+          name: 'email',
+          label: IMG,
+          fieldType: 'email',
+          description: SCRIPT,
+          placeholder: '" onfocus="window.pwned=23',
+          required: true,
+        },
+        {
+          name: 'x" onfocus="window.pwned=24',
+          label: 'Weird name',
+          fieldType: 'text',
+          defaultValue: '"><script>window.pwned=25</script>',
+        },
         {
           name: 'pick',
           label: 'Pick',
@@ -51,7 +63,12 @@ const hostile: FormDefinition = {
           options: [{ label: SCRIPT, value: '"><img src=x onerror="window.pwned=26">' }],
         },
         { name: 'radio', label: 'Radio', fieldType: 'radio', options: [{ label: IMG, value: 'a' }] },
-        { name: 'notes', label: 'Notes', fieldType: 'textarea', defaultValue: '</textarea><script>window.pwned=27</script>' },
+        {
+          name: 'notes',
+          label: 'Notes',
+          fieldType: 'textarea',
+          defaultValue: '</textarea><script>window.pwned=27</script>',
+        },
       ],
     },
   ],
@@ -70,8 +87,10 @@ function dangerous(root: Element) {
   for (const el of [root, ...Array.from(root.querySelectorAll('*'))]) {
     if (/^(SCRIPT|IFRAME|OBJECT|EMBED|SVG|MATH|STYLE|IMG)$/i.test(el.tagName)) found.push(el.tagName);
     for (const a of Array.from(el.attributes)) {
-      if (/^on/i.test(a.name) || a.name == 'style' || a.name == 'srcdoc' || /action$/i.test(a.name)) found.push(`${el.tagName}[${a.name}]`);
-      if ((a.name == 'href' || a.name == 'src') && !/^(https?:|mailto:)/.test(a.value)) found.push(`${el.tagName}[${a.name}=${a.value}]`);
+      if (/^on/i.test(a.name) || a.name == 'style' || a.name == 'srcdoc' || /action$/i.test(a.name))
+        found.push(`${el.tagName}[${a.name}]`);
+      if ((a.name == 'href' || a.name == 'src') && !/^(https?:|mailto:)/.test(a.value))
+        found.push(`${el.tagName}[${a.name}=${a.value}]`);
     }
   }
   return found;
@@ -86,7 +105,9 @@ describe('hostile definitions', () => {
     expect(form.querySelector('.svc-help')!.textContent).toBe(SCRIPT);
     expect(form.querySelector('button')!.textContent).toBe(SCRIPT);
     expect(form.querySelector('select option')!.textContent).toBe(IMG);
-    expect(form.querySelector<HTMLTextAreaElement>('textarea')!.value).toBe('</textarea><script>window.pwned=27</script>');
+    expect(form.querySelector<HTMLTextAreaElement>('textarea')!.value).toBe(
+      '</textarea><script>window.pwned=27</script>',
+    );
     // Rich text keeps its safe parts only.
     const rich = form.querySelector('.svc-richtext')!;
     expect(Array.from(rich.querySelectorAll('a'), (a) => [a.textContent, a.getAttribute('href')])).toEqual([
@@ -137,13 +158,18 @@ describe('hostile definitions', () => {
         { fields: [{ name: 'email', label: 'Email', fieldType: 'email' }] },
         { fields: [{ name: 'src', label: 'Source', queryParam: 'utm_source', cookieName: '"]; window.pwned=40; //' }] },
       ],
-      steps: [{ title: SCRIPT, groups: 1 }, { title: IMG, groups: 'x' as unknown as number }],
+      steps: [
+        { title: SCRIPT, groups: 1 },
+        { title: IMG, groups: 'x' as unknown as number },
+      ],
       queuedFields: [{ name: 'q', label: IMG }],
       legalConsentOptions: {
         consentToProcessText: RICH,
         consentToProcessCheckboxLabel: SCRIPT,
         communicationConsentText: RICH,
-        communicationsCheckboxes: [{ subscriptionTypeId: '"><img src=x onerror="window.pwned=41">' as unknown as number, label: IMG }],
+        communicationsCheckboxes: [
+          { subscriptionTypeId: '"><img src=x onerror="window.pwned=41">' as unknown as number, label: IMG },
+        ],
         privacyText: RICH,
       },
     };
@@ -169,9 +195,18 @@ describe('hostile definitions', () => {
 
   it('a malformed definition shows "could not be loaded" instead of throwing into the page', async () => {
     page = openPage({ attrs: { 'forms-url': forms.url }, body: '<div id="f"></div>' });
-    for (const definition of [{ guid: 'x', fields: [null] }, { guid: 'x', formFieldGroups: [{ fields: [{ name: 5 }] }] }]) {
+    for (const definition of [
+      { guid: 'x', fields: [null] },
+      { guid: 'x', formFieldGroups: [{ fields: [{ name: 5 }] }] },
+    ]) {
       const errors: Error[] = [];
-      const form = await page.create({ portalId: 1, formId: 'x', target: '#f', definition: definition as unknown as FormDefinition, onFormDefinitionFetchError: (e) => errors.push(e) });
+      const form = await page.create({
+        portalId: 1,
+        formId: 'x',
+        target: '#f',
+        definition: definition as unknown as FormDefinition,
+        onFormDefinitionFetchError: (e) => errors.push(e),
+      });
       expect(form).toBeUndefined();
       expect(errors).toHaveLength(1);
       expect(page.$('#f').textContent).toBe('The form could not be loaded.');

@@ -25,7 +25,10 @@ beforeAll(async () => {
         { name: 'lastname', label: 'Last name' },
         { name: 'company', label: 'Company', isSmartField: true, required: true },
       ],
-      queuedFields: [{ name: 'jobtitle', label: 'Your role' }, { name: 'city', label: 'City' }],
+      queuedFields: [
+        { name: 'jobtitle', label: 'Your role' },
+        { name: 'city', label: 'City' },
+      ],
     },
   });
   expect(created.status).toBe(200);
@@ -38,15 +41,23 @@ afterAll(async () => {
 afterEach(() => page?.close());
 
 const open = async (cookies: string[]) => {
-  page = openPage({ attrs: { 'forms-url': p.t.formsUrl, companion: companion.url }, body: '<div id="f"></div>', cookies });
+  page = openPage({
+    attrs: { 'forms-url': p.t.formsUrl, companion: companion.url },
+    body: '<div id="f"></div>',
+    cookies,
+  });
   return (await page.create({ portalId: p.portalId, formId: guid, target: '#f' }))!;
 };
-const labels = (form: HTMLFormElement) => Array.from(form.querySelectorAll('label')).map((l) => l.textContent!.replace('*', ''));
+const labels = (form: HTMLFormElement) =>
+  Array.from(form.querySelectorAll('label')).map((l) => l.textContent!.replace('*', ''));
 
 describe('known visitors', () => {
   it('an unknown visitor sees the form as defined; a first submission makes them known', async () => {
     const form = await open([`svcutk=${ADA}`]);
-    expect(page.sent.map((s) => s.url)).toEqual([`${companion.url}/forms/${guid}`, `${companion.url}/forms/${guid}/visitor`]);
+    expect(page.sent.map((s) => s.url)).toEqual([
+      `${companion.url}/forms/${guid}`,
+      `${companion.url}/forms/${guid}/visitor`,
+    ]);
     expect(labels(form)).toEqual(['Email', 'First name', 'Last name', 'Company']);
     expect(page.field('Email').value).toBe('');
     page.type(page.field('Email'), 'ada@example.com');
@@ -66,8 +77,16 @@ describe('known visitors', () => {
     expect(labels(form)).toEqual(['Email', 'First name', 'Last name', 'Your role']);
     page.type(page.field('Your role'), 'Mathematician');
     expect(await page.submit(form)).toBe('onFormSubmitted');
-    expect(page.submissions()[0].values).toEqual({ email: 'ada@example.com', firstname: 'Ada', lastname: '', jobtitle: 'Mathematician' });
-    expect((await p.contact('ada@example.com')).properties).toMatchObject({ jobtitle: { value: 'Mathematician' }, company: { value: 'Analytical Engines' } });
+    expect(page.submissions()[0].values).toEqual({
+      email: 'ada@example.com',
+      firstname: 'Ada',
+      lastname: '',
+      jobtitle: 'Mathematician',
+    });
+    expect((await p.contact('ada@example.com')).properties).toMatchObject({
+      jobtitle: { value: 'Mathematician' },
+      company: { value: 'Analytical Engines' },
+    });
   });
 
   it('a third visit asks the next queued question', async () => {
@@ -90,10 +109,15 @@ describe('known visitors', () => {
     const definition = (await p.t.call('GET', `/contacts/v1/forms/${guid}`)).json;
     // The definition at once, the visitor's part never.
     const slow = await faultServer((req, res) => {
-      if (!req.url.endsWith('/visitor')) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(definition));
+      if (!req.url.endsWith('/visitor'))
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(definition));
     });
     try {
-      page = openPage({ attrs: { 'forms-url': p.t.formsUrl, companion: slow.url }, body: '<div id="f"></div>', cookies: [`svcutk=${ADA}`] });
+      page = openPage({
+        attrs: { 'forms-url': p.t.formsUrl, companion: slow.url },
+        body: '<div id="f"></div>',
+        cookies: [`svcutk=${ADA}`],
+      });
       const started = Date.now();
       const form = (await page.create({ portalId: p.portalId, formId: guid, target: '#f' }))!;
       expect(Date.now() - started).toBeLessThan(6000);
@@ -105,7 +129,11 @@ describe('known visitors', () => {
   });
 
   it('a form with neither pre-fill nor queued questions asks nothing of the companion', async () => {
-    page = openPage({ attrs: { 'forms-url': p.t.formsUrl, companion: companion.url }, body: '<div id="f"></div>', cookies: [`svcutk=${ADA}`] });
+    page = openPage({
+      attrs: { 'forms-url': p.t.formsUrl, companion: companion.url },
+      body: '<div id="f"></div>',
+      cookies: [`svcutk=${ADA}`],
+    });
     await page.create({ portalId: p.portalId, formId: p.guid, target: '#f' });
     expect(page.sent.map((s) => s.url)).toEqual([`${companion.url}/forms/${p.guid}`]);
   });

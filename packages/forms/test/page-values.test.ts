@@ -11,7 +11,9 @@ let definition: FormDefinition;
 beforeAll(async () => {
   p = await platformWithForm();
   for (const name of ['utm_source', 'gclid', 'partner'])
-    await p.t.call('PUT', `/contacts/v1/properties/${name}`, { body: { label: name, groupName: 'contactinformation', type: 'string', fieldType: 'text' } });
+    await p.t.call('PUT', `/contacts/v1/properties/${name}`, {
+      body: { label: name, groupName: 'contactinformation', type: 'string', fieldType: 'text' },
+    });
   const created = await p.t.call('POST', '/contacts/v1/forms', {
     body: {
       name: 'Campaign form',
@@ -34,7 +36,10 @@ const open = async (url: string, extra: { cookies?: string[]; session?: Record<s
   page = openPage({ attrs: { 'forms-url': p.t.formsUrl }, body: '<div id="f"></div>', url, ...extra });
   return (await page.create({ portalId: p.portalId, formId: definition.guid, target: '#f', definition }))!;
 };
-const hidden = (form: HTMLFormElement) => Object.fromEntries(Array.from(form.querySelectorAll<HTMLInputElement>('input[type=hidden]')).map((i) => [i.name, i.value]));
+const hidden = (form: HTMLFormElement) =>
+  Object.fromEntries(
+    Array.from(form.querySelectorAll<HTMLInputElement>('input[type=hidden]')).map((i) => [i.name, i.value]),
+  );
 
 describe('values from the page', () => {
   it('takes query parameters of the page, and the definition default otherwise', async () => {
@@ -42,14 +47,24 @@ describe('values from the page', () => {
     expect(hidden(form)).toEqual({ utm_source: 'newsletter', gclid: '', partner: 'acme' });
     page.type(page.field('Email'), 'utm@example.com');
     expect(await page.submit(form)).toBe('onFormSubmitted');
-    expect((await p.contact('utm@example.com')).properties).toMatchObject({ utm_source: { value: 'newsletter' }, partner: { value: 'acme' } });
+    expect((await p.contact('utm@example.com')).properties).toMatchObject({
+      utm_source: { value: 'newsletter' },
+      partner: { value: 'acme' },
+    });
     page.close();
-    expect(hidden(await open('https://www.example.com/contact'))).toEqual({ utm_source: 'direct', gclid: '', partner: '' });
+    expect(hidden(await open('https://www.example.com/contact'))).toEqual({
+      utm_source: 'direct',
+      gclid: '',
+      partner: '',
+    });
   });
 
   it('remembers campaign parameters for the session: a later page without them still has them', async () => {
     // The landing page: forms.js runs, no form on it.
-    page = openPage({ attrs: { 'forms-url': p.t.formsUrl }, url: 'https://www.example.com/landing?utm_source=ads&gclid=G-123&ref=x&token=secret' });
+    page = openPage({
+      attrs: { 'forms-url': p.t.formsUrl },
+      url: 'https://www.example.com/landing?utm_source=ads&gclid=G-123&ref=x&token=secret',
+    });
     const stored = page.window.sessionStorage.getItem('svc_params')!;
     // Campaign parameters only: not every parameter of a URL is fit to keep (a token).
     expect(JSON.parse(stored)).toEqual({ utm_source: 'ads', gclid: 'G-123' });
@@ -59,14 +74,18 @@ describe('values from the page', () => {
     expect(hidden(form)).toMatchObject({ utm_source: 'ads', gclid: 'G-123' });
     page.close();
     // The current URL wins over what was remembered.
-    expect(hidden(await open('https://www.example.com/contact?utm_source=mail', { session: { svc_params: stored } }))).toMatchObject({ utm_source: 'mail', gclid: 'G-123' });
+    expect(
+      hidden(await open('https://www.example.com/contact?utm_source=mail', { session: { svc_params: stored } })),
+    ).toMatchObject({ utm_source: 'mail', gclid: 'G-123' });
   });
 
   it('takes a cookie when the query parameter gives nothing, decoded', async () => {
     const form = await open('https://www.example.com/contact', { cookies: ['partner=Initech%20Ltd'] });
     expect(hidden(form).partner).toBe('Initech Ltd');
     page.close();
-    expect(hidden(await open('https://www.example.com/contact?ref=acme', { cookies: ['partner=Initech'] })).partner).toBe('acme');
+    expect(
+      hidden(await open('https://www.example.com/contact?ref=acme', { cookies: ['partner=Initech'] })).partner,
+    ).toBe('acme');
   });
 
   it('a broken session store does not break the form', async () => {

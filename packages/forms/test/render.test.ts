@@ -6,9 +6,22 @@ import { openPage, type Page } from './harness';
 let page: Page;
 afterEach(() => page?.close());
 
-const render = async (o: Partial<Parameters<Page['create']>[0]> = {}, pageOptions: Parameters<typeof openPage>[0] = {}) => {
-  page = openPage({ attrs: { 'forms-url': 'https://forms.example.net' }, body: '<div id="here"></div>', ...pageOptions });
-  const form = await page.create({ portalId: 62515, formId: 'every-type', target: '#here', definition: everyType, ...o });
+const render = async (
+  o: Partial<Parameters<Page['create']>[0]> = {},
+  pageOptions: Parameters<typeof openPage>[0] = {},
+) => {
+  page = openPage({
+    attrs: { 'forms-url': 'https://forms.example.net' },
+    body: '<div id="here"></div>',
+    ...pageOptions,
+  });
+  const form = await page.create({
+    portalId: 62515,
+    formId: 'every-type',
+    target: '#here',
+    definition: everyType,
+    ...o,
+  });
   return form!;
 };
 
@@ -24,19 +37,26 @@ describe('rendering every field type', () => {
     const email = page.field('Email');
     expect(email.type).toBe('email');
     expect(email.required).toBe(true);
-    expect(page.document.getElementById(email.getAttribute('aria-describedby')!)!.textContent).toBe('We never share it.');
+    expect(page.document.getElementById(email.getAttribute('aria-describedby')!)!.textContent).toBe(
+      'We never share it.',
+    );
     expect(page.field<HTMLTextAreaElement>('Message').value).toBe('Hello');
     expect(page.field('Employees').type).toBe('number');
     const date = page.field('Visit date');
     expect([date.type, date.value]).toEqual(['date', '2026-11-02']);
     const select = page.field<HTMLSelectElement>('Company size');
-    expect(Array.from(select.options, (o) => [o.value, o.text])).toEqual([['', 'Pick one'], ['small', 'Small'], ['large', 'Large']]);
+    expect(Array.from(select.options, (o) => [o.value, o.text])).toEqual([
+      ['', 'Pick one'],
+      ['small', 'Small'],
+      ['large', 'Large'],
+    ]);
     const subscribe = page.field('Subscribe me');
     expect([subscribe.type, subscribe.checked]).toEqual(['checkbox', false]);
     // Every id is unique and every label points at a control.
     const ids = page.$$('[id]').map((e) => e.id);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const label of page.$$('label')) expect(page.document.getElementById((label as HTMLLabelElement).htmlFor)).toBeTruthy();
+    for (const label of page.$$('label'))
+      expect(page.document.getElementById((label as HTMLLabelElement).htmlFor)).toBeTruthy();
   });
 
   it('groups radios and checkboxes in a fieldset with a legend, leaving hidden options out', async () => {
@@ -62,7 +82,9 @@ describe('rendering every field type', () => {
     const hidden = form.querySelector<HTMLInputElement>('input[name=campaign]')!;
     expect([hidden.type, hidden.value]).toEqual(['hidden', 'spring']);
     expect(form.querySelector('[name=fax]')).toBeNull();
-    expect(form.querySelector('.svc-richtext')!.innerHTML).toBe('<h2>Tell us about you</h2><p>It takes <strong>a minute</strong>.</p>');
+    expect(form.querySelector('.svc-richtext')!.innerHTML).toBe(
+      '<h2>Tell us about you</h2><p>It takes <strong>a minute</strong>.</p>',
+    );
     const button = form.querySelector('button')!;
     expect([button.type, button.textContent, button.className]).toEqual(['submit', 'Send it', 'svc-button primary']);
     expect(form.querySelectorAll('.svc-required[aria-hidden=true]')).toHaveLength(2);
@@ -81,7 +103,9 @@ describe('rendering every field type', () => {
   });
 
   it('applies the options: classes, submit text, translations by locale, label overrides', async () => {
-    const translations = { de: { submitText: 'Senden', select: 'Bitte wählen', fieldLabels: { firstname: 'Vorname' } } };
+    const translations = {
+      de: { submitText: 'Senden', select: 'Bitte wählen', fieldLabels: { firstname: 'Vorname' } },
+    };
     const form = await render({
       cssClass: 'site-form',
       submitButtonClass: 'btn btn-primary',
@@ -93,7 +117,15 @@ describe('rendering every field type', () => {
     expect(form.querySelector('button')!.className).toBe('btn btn-primary');
     expect(form.querySelector('button')!.textContent).toBe('Senden');
     expect(page.field('Vorname').name).toBe('firstname');
-    const second = await page.create({ portalId: 62515, formId: 'dependent', target: '#here', definition: dependent, submitText: 'Go', locale: 'de', translations });
+    const second = await page.create({
+      portalId: 62515,
+      formId: 'dependent',
+      target: '#here',
+      definition: dependent,
+      submitText: 'Go',
+      locale: 'de',
+      translations,
+    });
     expect(second!.querySelector('select option')!.textContent).toBe('Bitte wählen');
     expect(second!.querySelector('button')!.textContent).toBe('Go');
   });
@@ -101,7 +133,10 @@ describe('rendering every field type', () => {
   it('keeps a hidden label for screen readers and renders plain fields when there are no groups', async () => {
     const form = await render({
       formId: 'plain',
-      definition: { guid: 'plain', fields: [{ name: 'email', label: 'Email', labelHidden: true, placeholder: 'you@company.com' }] },
+      definition: {
+        guid: 'plain',
+        fields: [{ name: 'email', label: 'Email', labelHidden: true, placeholder: 'you@company.com' }],
+      },
     });
     const label = form.querySelector('label')!;
     expect(label.className).toBe('svc-visually-hidden');
@@ -110,9 +145,24 @@ describe('rendering every field type', () => {
   });
 
   it('keeps two embeds of one form apart by formInstanceId', async () => {
-    page = openPage({ attrs: { 'forms-url': 'https://forms.example.net' }, body: '<div id="a"></div><div id="b"></div>' });
-    const a = await page.create({ portalId: 1, formId: 'dependent', target: '#a', definition: dependent, formInstanceId: 'top' });
-    const b = await page.create({ portalId: 1, formId: 'dependent', target: '#b', definition: dependent, formInstanceId: 'bottom' });
+    page = openPage({
+      attrs: { 'forms-url': 'https://forms.example.net' },
+      body: '<div id="a"></div><div id="b"></div>',
+    });
+    const a = await page.create({
+      portalId: 1,
+      formId: 'dependent',
+      target: '#a',
+      definition: dependent,
+      formInstanceId: 'top',
+    });
+    const b = await page.create({
+      portalId: 1,
+      formId: 'dependent',
+      target: '#b',
+      definition: dependent,
+      formInstanceId: 'bottom',
+    });
     expect(a!.id).not.toBe(b!.id);
     expect(a!.dataset.instanceId).toBe('top');
     const ids = page.$$('[id]').map((e) => e.id);
@@ -120,13 +170,23 @@ describe('rendering every field type', () => {
   });
 
   it('adds one stylesheet with the script tag nonce (strict CSP), or the given one, never a style attribute', async () => {
-    await render({}, { nonce: 'r4nd0m', attrs: { 'forms-url': 'https://forms.example.net' }, body: '<div id="here"></div>' });
+    await render(
+      {},
+      { nonce: 'r4nd0m', attrs: { 'forms-url': 'https://forms.example.net' }, body: '<div id="here"></div>' },
+    );
     await page.create({ portalId: 1, formId: 'dependent', target: '#here', definition: dependent });
     const styles = page.$$('style');
     expect(styles).toHaveLength(1);
     expect(styles[0].getAttribute('nonce')).toBe('r4nd0m');
     expect(page.$$('[style]')).toHaveLength(0);
-    await page.create({ portalId: 1, formId: 'dependent', target: '#here', definition: dependent, css: '.x{color:red}', nonce: 'other' });
+    await page.create({
+      portalId: 1,
+      formId: 'dependent',
+      target: '#here',
+      definition: dependent,
+      css: '.x{color:red}',
+      nonce: 'other',
+    });
     expect(page.$$('style').map((s) => s.getAttribute('nonce'))).toEqual(['r4nd0m', 'other']);
   });
 

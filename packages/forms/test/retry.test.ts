@@ -17,7 +17,12 @@ beforeAll(async () => {
     if (plan == 'drop') throw new Error('connection dropped'); // faultServer destroys the socket
     if (typeof plan == 'number') return json(res, plan, { status: 'error', message: 'unavailable' });
     await plan;
-    const r = await fetch(p.t.formsUrl + req.url, { method: req.method, headers: { 'content-type': String(req.headers['content-type']) }, body: req.body, redirect: 'manual' });
+    const r = await fetch(p.t.formsUrl + req.url, {
+      method: req.method,
+      headers: { 'content-type': String(req.headers['content-type']) },
+      body: req.body,
+      redirect: 'manual',
+    });
     res.writeHead(r.status, { 'access-control-allow-origin': '*' }).end(await r.text());
   });
 });
@@ -37,7 +42,12 @@ async function filledForm(email: string) {
   return form;
 }
 
-const answers = () => [page.field('Email').value, page.field('First Name').value, page.field<HTMLTextAreaElement>('Message').value, page.field('events').checked];
+const answers = () => [
+  page.field('Email').value,
+  page.field('First Name').value,
+  page.field<HTMLTextAreaElement>('Message').value,
+  page.field('events').checked,
+];
 const submissionsFor = async (email: string) => (await p.contact(email))['form-submissions']?.length ?? 0;
 
 describe('retries after a failure', () => {
@@ -46,7 +56,9 @@ describe('retries after a failure', () => {
     const form = await filledForm(email);
     plans.push('drop');
     expect(await page.submit(form)).toBe('onFormSubmitError');
-    expect(page.$('.svc-form-status').textContent).toBe('The form could not be sent. Your answers are kept: please try again.');
+    expect(page.$('.svc-form-status').textContent).toBe(
+      'The form could not be sent. Your answers are kept: please try again.',
+    );
     expect(answers()).toEqual([email, 'Ada', 'Call me', true]);
     const button = form.querySelector('button')!;
     expect(button.disabled).toBe(false);
@@ -66,7 +78,10 @@ describe('retries after a failure', () => {
     page.document.addEventListener('svc-forms:onFormSubmitError', (e) => errors.push((e as CustomEvent).detail.data));
     await page.submit(form);
     await page.submit(form);
-    expect(errors).toEqual([{ status: 503, message: expect.any(String) }, { status: 500, message: expect.any(String) }]);
+    expect(errors).toEqual([
+      { status: 503, message: expect.any(String) },
+      { status: 500, message: expect.any(String) },
+    ]);
     expect(answers()).toEqual([email, 'Ada', 'Call me', true]);
     const status = page.$('.svc-form-status');
     form.requestSubmit();

@@ -14,7 +14,11 @@ let page: Page;
 let definition: FormDefinition;
 beforeAll(async () => {
   p = await platformWithForm();
-  definition = (await p.t.call('POST', '/contacts/v1/forms', { body: { name: 'Guarded', fields: [{ name: 'email', required: true }, { name: 'firstname' }] } })).json;
+  definition = (
+    await p.t.call('POST', '/contacts/v1/forms', {
+      body: { name: 'Guarded', fields: [{ name: 'email', required: true }, { name: 'firstname' }] },
+    })
+  ).json;
 });
 afterAll(() => p.close());
 afterEach(() => page?.close());
@@ -24,7 +28,8 @@ const open = async (url?: string, def = definition) => {
   return (await page.create({ portalId: p.portalId, formId: def.guid, target: '#f', definition: def }))!;
 };
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const exists = async (email: string) => (await p.t.call('GET', `/contacts/v1/contact/email/${email}/profile`)).status == 200;
+const exists = async (email: string) =>
+  (await p.t.call('GET', `/contacts/v1/contact/email/${email}/profile`)).status == 200;
 const spam = () => p.t.platform.services.submissions.spam(p.t.platform.services.engine, p.portalId, definition.guid);
 
 /** The browser's autofill state on `filled` (what `:autofill` matches), as Chromium sets it. */
@@ -105,7 +110,9 @@ describe('spam', () => {
 
   it('a form the embed pre-filled from the page, sent at once, makes a contact', async () => {
     const prefilled = (
-      await p.t.call('POST', '/contacts/v1/forms', { body: { name: 'From the link', fields: [{ name: 'email', required: true, queryParam: 'email' }] } })
+      await p.t.call('POST', '/contacts/v1/forms', {
+        body: { name: 'From the link', fields: [{ name: 'email', required: true, queryParam: 'email' }] },
+      })
     ).json as FormDefinition;
     const form = await open('https://www.example.com/offer?email=linked%40example.com', prefilled);
     expect(await page.submit(form)).toBe('onFormSubmitted');
@@ -116,7 +123,13 @@ describe('spam', () => {
   it('hidden fields filled from the page (campaign parameters) are not a sign of a person', async () => {
     const tagged = (
       await p.t.call('POST', '/contacts/v1/forms', {
-        body: { name: 'Tagged', fields: [{ name: 'email', required: true }, { name: 'firstname', hidden: true, queryParam: 'utm_source' }] },
+        body: {
+          name: 'Tagged',
+          fields: [
+            { name: 'email', required: true },
+            { name: 'firstname', hidden: true, queryParam: 'utm_source' },
+          ],
+        },
       })
     ).json as FormDefinition;
     const form = await open('https://www.example.com/offer?utm_source=news', tagged);

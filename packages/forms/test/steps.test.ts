@@ -21,7 +21,11 @@ beforeAll(async () => {
         { fields: [{ name: 'company' }, { name: 'jobtitle' }] },
         { fields: [{ name: 'message' }] },
       ],
-      steps: [{ title: 'Who you are', groups: 2 }, { title: 'Your company', groups: 1 }, { title: 'Anything else?', groups: 1 }],
+      steps: [
+        { title: 'Who you are', groups: 2 },
+        { title: 'Your company', groups: 1 },
+        { title: 'Anything else?', groups: 1 },
+      ],
     },
   });
   expect(created.status).toBe(200);
@@ -34,15 +38,23 @@ const open = async (def = definition) => {
   page = openPage({ attrs: { 'forms-url': p.t.formsUrl }, body: '<div id="f"></div>' });
   return (await page.create({ portalId: p.portalId, formId: def.guid, target: '#f', definition: def }))!;
 };
-const visible = (form: HTMLFormElement) => Array.from(form.querySelectorAll<HTMLElement>('.svc-step')).map((s) => !s.hidden);
-const buttons = (form: HTMLFormElement) => Array.from(form.querySelectorAll('button')).filter((b) => !b.hidden).map((b) => b.textContent);
+const visible = (form: HTMLFormElement) =>
+  Array.from(form.querySelectorAll<HTMLElement>('.svc-step')).map((s) => !s.hidden);
+const buttons = (form: HTMLFormElement) =>
+  Array.from(form.querySelectorAll('button'))
+    .filter((b) => !b.hidden)
+    .map((b) => b.textContent);
 
 describe('multi-step forms', () => {
   it('shows one step at a time, validates it before the next, goes back with values kept, and submits once', async () => {
     const form = await open();
     const steps = form.querySelectorAll('.svc-step');
     expect(steps).toHaveLength(3);
-    expect(Array.from(steps).map((s) => s.querySelector('legend')!.textContent)).toEqual(['Who you are', 'Your company', 'Anything else?']);
+    expect(Array.from(steps).map((s) => s.querySelector('legend')!.textContent)).toEqual([
+      'Who you are',
+      'Your company',
+      'Anything else?',
+    ]);
     expect(visible(form)).toEqual([true, false, false]);
     expect(buttons(form)).toEqual(['Next']);
 
@@ -75,7 +87,13 @@ describe('multi-step forms', () => {
     page.type(page.field<HTMLTextAreaElement>('Message'), 'Hello');
     expect(await page.submit(form)).toBe('onFormSubmitted');
     expect(page.submissions()).toHaveLength(1);
-    expect(page.submissions()[0].values).toEqual({ email: 'steps@example.com', firstname: 'Ada', company: 'Analytical Engines', jobtitle: '', message: 'Hello' });
+    expect(page.submissions()[0].values).toEqual({
+      email: 'steps@example.com',
+      firstname: 'Ada',
+      company: 'Analytical Engines',
+      jobtitle: '',
+      message: 'Hello',
+    });
     expect((await p.contact('steps@example.com')).properties.company.value).toBe('Analytical Engines');
   });
 
@@ -94,7 +112,7 @@ describe('multi-step forms', () => {
     const form = await open();
     page.type(page.field('Email'), 'ada@blocked.example');
     page.type(page.field('First Name'), 'Ada');
-    for (let i = 0; i < 2; i++) form.requestSubmit(), await page.settle();
+    for (let i = 0; i < 2; i++) (form.requestSubmit(), await page.settle());
     expect(visible(form)).toEqual([false, false, true]);
     expect(await page.submit(form)).toBe('onFormSubmitError');
     expect(visible(form)).toEqual([true, false, false]);

@@ -13,7 +13,13 @@ afterEach(() => page?.close());
 
 async function open(extra: object = {}, cookies = [`svcutk=${UTK}`]) {
   page = openPage({ attrs: { 'forms-url': p.t.formsUrl }, body: '<section id="contact"></section>', cookies });
-  return (await page.create({ portalId: p.portalId, formId: p.guid, target: '#contact', definition: p.definition, ...extra }))!;
+  return (await page.create({
+    portalId: p.portalId,
+    formId: p.guid,
+    target: '#contact',
+    definition: p.definition,
+    ...extra,
+  }))!;
 }
 
 function fill(email: string) {
@@ -77,11 +83,16 @@ describe('submission', () => {
 
   it('302: the platform redirects to redirectUrl, the visitor is sent there', async () => {
     let submitted: unknown;
-    const form = await open({ redirectUrl: 'https://www.example.com/thanks', onFormSubmitted: (_f: HTMLFormElement, d: unknown) => (submitted = d) });
+    const form = await open({
+      redirectUrl: 'https://www.example.com/thanks',
+      onFormSubmitted: (_f: HTMLFormElement, d: unknown) => (submitted = d),
+    });
     fill('dee@example.com');
     expect(await page.submit(form)).toBe('onFormSubmitted');
     expect(page.submissions()[0].context.redirectUrl).toBe('https://www.example.com/thanks');
-    expect(submitted).toMatchObject({ redirectUrl: expect.stringMatching(/^https:\/\/www\.example\.com\/thanks\?submissionGuid=[0-9a-f-]{36}$/) });
+    expect(submitted).toMatchObject({
+      redirectUrl: expect.stringMatching(/^https:\/\/www\.example\.com\/thanks\?submissionGuid=[0-9a-f-]{36}$/),
+    });
     // jsdom cannot navigate: it reports the attempt.
     expect(page.errors.some((e) => e.startsWith('Not implemented: navigation'))).toBe(true);
   });
@@ -96,7 +107,13 @@ describe('submission', () => {
 
   it('400: the platform refuses a value; the message is shown at the field, nothing is cleared', async () => {
     // A definition with a field the platform's form does not have.
-    const definition = { ...p.definition, formFieldGroups: [...p.definition.formFieldGroups, { fields: [{ name: 'shoe_size', label: 'Shoe size', fieldType: 'text' }] }] };
+    const definition = {
+      ...p.definition,
+      formFieldGroups: [
+        ...p.definition.formFieldGroups,
+        { fields: [{ name: 'shoe_size', label: 'Shoe size', fieldType: 'text' }] },
+      ],
+    };
     const form = await open({ definition });
     fill('fay@example.com');
     page.type(page.field('Shoe size'), '42');

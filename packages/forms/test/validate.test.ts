@@ -11,11 +11,28 @@ afterEach(() => page?.close());
 const definition: FormDefinition = {
   guid: 'checks',
   fields: [
-    field({ name: 'email', label: 'Work email', required: true, fieldType: 'email', description: 'Your work address', validation: { blockedEmailAddresses: ['rival.com'] } }),
+    field({
+      name: 'email',
+      label: 'Work email',
+      required: true,
+      fieldType: 'email',
+      description: 'Your work address',
+      validation: { blockedEmailAddresses: ['rival.com'] },
+    }),
     field({ name: 'personal', label: 'Other email', fieldType: 'email', validation: { useDefaultBlockList: true } }),
     field({ name: 'seats', label: 'Seats', type: 'number', fieldType: 'number' }),
     field({ name: 'start', label: 'Start', type: 'date', fieldType: 'date' }),
-    field({ name: 'topics', label: 'Topics', type: 'enumeration', fieldType: 'checkbox', required: true, options: [{ label: 'A', value: 'a' }, { label: 'B', value: 'b' }] }),
+    field({
+      name: 'topics',
+      label: 'Topics',
+      type: 'enumeration',
+      fieldType: 'checkbox',
+      required: true,
+      options: [
+        { label: 'A', value: 'a' },
+        { label: 'B', value: 'b' },
+      ],
+    }),
     field({ name: 'terms', label: 'I agree', type: 'bool', fieldType: 'booleancheckbox', required: true }),
   ],
 };
@@ -28,7 +45,8 @@ async function open(extra: object = {}) {
 
 const errorOf = (el: HTMLElement) => {
   const ids = (el.getAttribute('aria-describedby') ?? '').split(' ');
-  return ids.map((id) => page.document.getElementById(id)).find((e) => e?.classList.contains('svc-error-msg'))?.textContent;
+  return ids.map((id) => page.document.getElementById(id)).find((e) => e?.classList.contains('svc-error-msg'))
+    ?.textContent;
 };
 
 describe('validation', () => {
@@ -58,7 +76,9 @@ describe('validation', () => {
     };
     expect(check(email, 'not-an-email')).toBe('Please enter a valid email address.');
     expect(email.classList.contains('is-bad')).toBe(true);
-    expect(check(email, 'ada@rival.com')).toBe('Please use another email address: this form does not accept addresses at rival.com.');
+    expect(check(email, 'ada@rival.com')).toBe(
+      'Please use another email address: this form does not accept addresses at rival.com.',
+    );
     expect(check(email, 'ada@example.org')).toMatch(/example\.org/);
     expect(check(email, 'ada@company.com')).toBeUndefined();
     expect(check(page.field('Other email'), 'ada@gmail.com')).toMatch(/gmail\.com/);
@@ -73,7 +93,11 @@ describe('validation', () => {
   });
 
   it("shows the definition's own validation message when the field's rules refuse an address, ours for the site's option", async () => {
-    definition.fields![0].validation = { name: '', message: 'Please use your work address', blockedEmailAddresses: ['rival.com'] };
+    definition.fields![0].validation = {
+      name: '',
+      message: 'Please use your work address',
+      blockedEmailAddresses: ['rival.com'],
+    };
     try {
       await open({ manuallyBlockedEmailDomain: ['example.org'] });
       const email = page.field('Work email');
@@ -83,7 +107,9 @@ describe('validation', () => {
         return errorOf(email);
       };
       expect(check('ada@rival.com')).toBe('Please use your work address');
-      expect(check('ada@example.org')).toBe('Please use another email address: this form does not accept addresses at example.org.');
+      expect(check('ada@example.org')).toBe(
+        'Please use another email address: this form does not accept addresses at example.org.',
+      );
       expect(check('not-an-email')).toBe('Please enter a valid email address.');
     } finally {
       definition.fields![0].validation = { blockedEmailAddresses: ['rival.com'] };

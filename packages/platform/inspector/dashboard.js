@@ -6,7 +6,12 @@ const key = inspectorKey();
 const api = apiWith(key);
 const $ = (id) => document.getElementById(id);
 const RANGES = ['today', '7d', '30d', '90d'];
-const state = { portal: 0, range: RANGES.includes(new URLSearchParams(location.search).get('range')) ? new URLSearchParams(location.search).get('range') : '7d' };
+const state = {
+  portal: 0,
+  range: RANGES.includes(new URLSearchParams(location.search).get('range'))
+    ? new URLSearchParams(location.search).get('range')
+    : '7d',
+};
 const status = (text) => ($('status').textContent = text);
 
 /** A table: a header row, then one row per item; `cols`: [heading, value of item, numeric?]. A
@@ -14,16 +19,32 @@ const status = (text) => ($('status').textContent = text);
 function table(id, items, cols, empty = 'Nothing in this range.') {
   const head = el('tr', {}, ...cols.map(([h, , n]) => el('th', { class: n ? 'n' : null, scope: 'col' }, h)));
   const rows = items.map((item) =>
-    el('tr', {}, ...cols.map(([, value, n]) => {
-      const v = value(item);
-      return n ? el('td', { class: 'n', 'data-value': v.raw ?? '' }, v.text) : el('td', {}, v);
-    })));
-  $(id).replaceChildren(el('thead', {}, head), el('tbody', {}, ...(rows.length ? rows : [el('tr', {}, el('td', { class: 'empty', colspan: cols.length }, empty))])));
+    el(
+      'tr',
+      {},
+      ...cols.map(([, value, n]) => {
+        const v = value(item);
+        return n ? el('td', { class: 'n', 'data-value': v.raw ?? '' }, v.text) : el('td', {}, v);
+      }),
+    ),
+  );
+  $(id).replaceChildren(
+    el('thead', {}, head),
+    el(
+      'tbody',
+      {},
+      ...(rows.length ? rows : [el('tr', {}, el('td', { class: 'empty', colspan: cols.length }, empty))]),
+    ),
+  );
 }
 const count = (n) => ({ raw: n, text: number(n) });
 const rate = (r) => ({ raw: r ?? '', text: percent(r) });
 const money = (n) => ({ raw: n, text: amount(n) });
-const label = (s) => s.toLowerCase().replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase());
+const label = (s) =>
+  s
+    .toLowerCase()
+    .replace(/_/g, ' ')
+    .replace(/^./, (c) => c.toUpperCase());
 const setKpi = (id, n) => {
   $(id).textContent = number(n);
   $(id).dataset.value = n;
@@ -62,7 +83,9 @@ async function loadPanels() {
   const q = `portal=${state.portal}&range=${state.range}`;
   status('loading…');
   const [traffic, pages, sources, campaigns, countries, conversions, events] = await Promise.all(
-    ['traffic', 'pages', 'sources', 'campaigns', 'countries', 'conversions', 'events'].map((p) => api(`dashboard/${p}?${q}`)),
+    ['traffic', 'pages', 'sources', 'campaigns', 'countries', 'conversions', 'events'].map((p) =>
+      api(`dashboard/${p}?${q}`),
+    ),
   );
   setKpi('kpi-visitors', traffic.totals.visitors);
   setKpi('kpi-sessions', traffic.totals.sessions);
@@ -70,7 +93,10 @@ async function loadPanels() {
   setKpi('kpi-contacts', conversions.contacts);
   setKpi('kpi-submissions', conversions.submissions);
   drawChart(traffic);
-  table('pages', pages.pages, [['Page', (p) => p.url || '(no URL)'], ['Views', (p) => count(p.views), true]]);
+  table('pages', pages.pages, [
+    ['Page', (p) => p.url || '(no URL)'],
+    ['Views', (p) => count(p.views), true],
+  ]);
   table('sources', sources.types, [
     ['Source', (s) => label(s.source)],
     ['Sessions', (s) => count(s.sessions), true],
@@ -83,11 +109,33 @@ async function loadPanels() {
     ['Contacts', (s) => count(s.contacts), true],
     ['Conversion', (s) => rate(s.conversionRate), true],
   ]);
-  table('referrers', sources.referrers, [['Site', (r) => r.host], ['Sessions', (r) => count(r.sessions), true]]);
-  table('campaigns', campaigns.campaigns, [['Campaign', (c) => c.campaign], ['As', (c) => label(c.source)], ['Sessions', (c) => count(c.sessions), true]]);
-  table('countries', countries.countries, [['Country', (c) => c.country], ['Page views', (c) => count(c.views), true]], 'No visitor from an address the prospects mapping knows.');
-  table('forms', conversions.forms, [['Form', (f) => f.name || f.guid], ['Submissions', (f) => count(f.submissions), true]]);
-  table('events', events.events, [['Event', (e) => e.name], ['Count', (e) => count(e.count), true], ['Revenue', (e) => money(e.revenue), true]]);
+  table('referrers', sources.referrers, [
+    ['Site', (r) => r.host],
+    ['Sessions', (r) => count(r.sessions), true],
+  ]);
+  table('campaigns', campaigns.campaigns, [
+    ['Campaign', (c) => c.campaign],
+    ['As', (c) => label(c.source)],
+    ['Sessions', (c) => count(c.sessions), true],
+  ]);
+  table(
+    'countries',
+    countries.countries,
+    [
+      ['Country', (c) => c.country],
+      ['Page views', (c) => count(c.views), true],
+    ],
+    'No visitor from an address the prospects mapping knows.',
+  );
+  table('forms', conversions.forms, [
+    ['Form', (f) => f.name || f.guid],
+    ['Submissions', (f) => count(f.submissions), true],
+  ]);
+  table('events', events.events, [
+    ['Event', (e) => e.name],
+    ['Count', (e) => count(e.count), true],
+    ['Revenue', (e) => money(e.revenue), true],
+  ]);
   status(`updated ${new Date().toLocaleTimeString()}`);
 }
 
@@ -95,18 +143,24 @@ async function loadLive() {
   const live = await api(`dashboard/live?portal=${state.portal}`);
   setKpi('kpi-live', live.visitors);
   const now = Date.now();
-  table('live', live.sessions, [
-    ['Visitor', (s) => (s.contact ? `contact ${s.contact}` : `${s.visitor}…`)],
-    ['Came from', (s) => `${label(s.source)}${s.detail ? ` · ${s.detail}` : ''}`],
-    ['Landed on', (s) => s.landingUrl ?? ''],
-    ['Page views', (s) => count(s.pageViews), true],
-    ['For', (s) => ({ raw: s.lastAt - s.startedAt, text: duration(s.lastAt - s.startedAt) }), true],
-    ['Last seen', (s) => ({ raw: s.lastAt, text: relative(s.lastAt, now) }), true],
-  ], 'Nobody in the last 5 minutes.');
+  table(
+    'live',
+    live.sessions,
+    [
+      ['Visitor', (s) => (s.contact ? `contact ${s.contact}` : `${s.visitor}…`)],
+      ['Came from', (s) => `${label(s.source)}${s.detail ? ` · ${s.detail}` : ''}`],
+      ['Landed on', (s) => s.landingUrl ?? ''],
+      ['Page views', (s) => count(s.pageViews), true],
+      ['For', (s) => ({ raw: s.lastAt - s.startedAt, text: duration(s.lastAt - s.startedAt) }), true],
+      ['Last seen', (s) => ({ raw: s.lastAt, text: relative(s.lastAt, now) }), true],
+    ],
+    'Nobody in the last 5 minutes.',
+  );
 }
 
 function pressRange() {
-  for (const b of $('ranges').querySelectorAll('button')) b.setAttribute('aria-pressed', String(b.dataset.range == state.range));
+  for (const b of $('ranges').querySelectorAll('button'))
+    b.setAttribute('aria-pressed', String(b.dataset.range == state.range));
 }
 
 async function refresh() {

@@ -37,7 +37,8 @@ const UNITS = [
 export function relative(ms, now = Date.now()) {
   if (!ms) return '';
   const diff = Number(ms) - now;
-  for (const [unit, size] of UNITS) if (Math.abs(diff) >= size || unit == 'second') return relatives.format(Math.round(diff / size), unit);
+  for (const [unit, size] of UNITS)
+    if (Math.abs(diff) >= size || unit == 'second') return relatives.format(Math.round(diff / size), unit);
   return '';
 }
 
@@ -45,7 +46,12 @@ export function relative(ms, now = Date.now()) {
 export function duration(ms) {
   let s = Math.max(0, Math.round(Number(ms) / 1000));
   const parts = [];
-  for (const [label, size] of [['d', 86_400], ['h', 3600], ['min', 60], ['s', 1]]) {
+  for (const [label, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['min', 60],
+    ['s', 1],
+  ]) {
     if (s >= size || (label == 's' && !parts.length)) parts.push(`${Math.floor(s / size)} ${label}`);
     s %= size;
   }
@@ -54,12 +60,19 @@ export function duration(ms) {
 
 /** A <time> showing a local date and time, with how long ago as its title (or the reverse). */
 export const when = (ms, now = Date.now()) =>
-  ms ? el('time', { datetime: new Date(Number(ms)).toISOString(), title: relative(ms, now), class: 'when' }, dateTime(ms)) : '';
+  ms
+    ? el(
+        'time',
+        { datetime: new Date(Number(ms)).toISOString(), title: relative(ms, now), class: 'when' },
+        dateTime(ms),
+      )
+    : '';
 
 /** The inspector key: from the URL fragment (#key=…, then taken out of the address bar) or this
  * tab's earlier pages. */
 export function inspectorKey() {
-  const key = new URLSearchParams(location.hash.slice(1)).get('key') || sessionStorage.getItem('svc-inspector-key') || '';
+  const key =
+    new URLSearchParams(location.hash.slice(1)).get('key') || sessionStorage.getItem('svc-inspector-key') || '';
   if (key) sessionStorage.setItem('svc-inspector-key', key);
   history.replaceState(null, '', location.pathname + location.search);
   return key;

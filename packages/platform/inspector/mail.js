@@ -27,11 +27,22 @@ async function loadPortals() {
 }
 
 function item(m) {
-  return el('li', { class: m.id == state.id ? 'active' : '', 'data-id': m.id },
-    el('button', { type: 'button', onclick: () => show(m.id) },
+  return el(
+    'li',
+    { class: m.id == state.id ? 'active' : '', 'data-id': m.id },
+    el(
+      'button',
+      { type: 'button', onclick: () => show(m.id) },
       el('div', {}, m.subject),
       el('div', { class: 'sub' }, `to ${m.to}`),
-      el('div', { class: 'sub' }, relative(m.sentAt), m.workflowName ? ` · ${m.workflowName}` : m.workflowId ? ` · workflow ${m.workflowId}` : '')));
+      el(
+        'div',
+        { class: 'sub' },
+        relative(m.sentAt),
+        m.workflowName ? ` · ${m.workflowName}` : m.workflowId ? ` · workflow ${m.workflowId}` : '',
+      ),
+    ),
+  );
 }
 
 async function loadList(append = false) {
@@ -42,7 +53,17 @@ async function loadList(append = false) {
   const items = page.messages.map(item);
   if (append) $('messages').append(...items);
   else {
-    $('messages').replaceChildren(...(items.length ? items : [el('li', { class: 'empty' }, 'No email sent yet: a workflow with an email step sends one when a contact is enrolled.')]));
+    $('messages').replaceChildren(
+      ...(items.length
+        ? items
+        : [
+            el(
+              'li',
+              { class: 'empty' },
+              'No email sent yet: a workflow with an email step sends one when a contact is enrolled.',
+            ),
+          ]),
+    );
     state.newest = page.messages[0]?.id ?? 0;
   }
   if (page.messages.length) state.before = page.messages.at(-1).id;
@@ -64,10 +85,20 @@ function linkified(text) {
 async function show(id) {
   state.id = id;
   const m = await api(`mail/${id}?${portalQuery()}`);
-  const rows = (pairs) => el('table', { class: 'headers' }, ...pairs.map(([k, v]) => el('tr', {}, el('th', { scope: 'row' }, k), el('td', {}, v))));
+  const rows = (pairs) =>
+    el(
+      'table',
+      { class: 'headers' },
+      ...pairs.map(([k, v]) => el('tr', {}, el('th', { scope: 'row' }, k), el('td', {}, v))),
+    );
   // A frame of its own, sandboxed: no scripts, no same origin (so no key, no API), popups only
   // for the links, which the platform's template opens in a new tab.
-  const frame = el('iframe', { class: 'message-body', title: `The email "${m.subject}" as HTML`, sandbox: 'allow-popups allow-popups-to-escape-sandbox', referrerpolicy: 'no-referrer' });
+  const frame = el('iframe', {
+    class: 'message-body',
+    title: `The email "${m.subject}" as HTML`,
+    sandbox: 'allow-popups allow-popups-to-escape-sandbox',
+    referrerpolicy: 'no-referrer',
+  });
   frame.srcdoc = m.html;
   $('message').replaceChildren(
     el('h3', {}, m.subject),
@@ -75,9 +106,12 @@ async function show(id) {
       ['From', m.from],
       ['To', m.to],
       ['Sent', el('span', {}, when(m.sentAt), el('span', { class: 'muted' }, ` · ${relative(m.sentAt)}`))],
-      ['Workflow', m.workflowName ? `${m.workflowName} (${m.workflowId})` : m.workflowId ?? '–'],
+      ['Workflow', m.workflowName ? `${m.workflowName} (${m.workflowId})` : (m.workflowId ?? '–')],
       ['Campaign', String(m.campaignId)],
-      ['Preference link', m.preferenceLink ? 'yes' : 'none: the platform was not given the preference page and link secret'],
+      [
+        'Preference link',
+        m.preferenceLink ? 'yes' : 'none: the platform was not given the preference page and link secret',
+      ],
     ]),
     el('h2', {}, 'HTML'),
     frame,

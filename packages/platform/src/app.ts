@@ -101,7 +101,9 @@ function publicAddress(raw: string) {
     url = undefined;
   }
   if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.username || url.password)
-    throw new TypeError(`publicUrl (--public-url) must be an http or https URL without query, fragment or credentials, not "${raw}"`);
+    throw new TypeError(
+      `publicUrl (--public-url) must be an http or https URL without query, fragment or credentials, not "${raw}"`,
+    );
   return url.origin + url.pathname.replace(/\/+$/, '');
 }
 
@@ -109,7 +111,11 @@ function publicAddress(raw: string) {
  * this stays synchronous; what needs the database before serving (migrating, seeding) is the
  * platform's `ready`. `db`, better-sqlite3's database, is SQLite's only (its WAL checkpointer
  * needs it). */
-function openEngine(database: string, afterCommit: () => void, log: Logger): { engine: Engine; db?: Db; postgres?: PostgresEngine } {
+function openEngine(
+  database: string,
+  afterCommit: () => void,
+  log: Logger,
+): { engine: Engine; db?: Db; postgres?: PostgresEngine } {
   if (isPostgresUrl(database)) {
     const postgres = postgresEngine(database, {
       onError: (err) => log.warn({ err: err.message }, 'an idle PostgreSQL connection failed; the pool replaces it'),
@@ -136,11 +142,16 @@ function preferenceLinksOf(given: PlatformOptions['preferenceLinks']): Preferenc
     url = undefined;
   }
   if (!url || !/^https?:$/.test(url.protocol) || url.hash || url.username || url.password)
-    throw new TypeError(`preferenceLinks.url (SVC_PREFERENCES_URL) must be the http or https address of the companion's preference page, without fragment or credentials, not "${String(given.url).slice(0, 200)}"`);
+    throw new TypeError(
+      `preferenceLinks.url (SVC_PREFERENCES_URL) must be the http or https address of the companion's preference page, without fragment or credentials, not "${String(given.url).slice(0, 200)}"`,
+    );
   if (typeof given.secret != 'string' || given.secret.length < 32)
-    throw new TypeError("preferenceLinks.secret (SVC_PREFERENCES_SECRET) must be the companion's subscriptions.linkSecret, at least 32 characters");
+    throw new TypeError(
+      "preferenceLinks.secret (SVC_PREFERENCES_SECRET) must be the companion's subscriptions.linkSecret, at least 32 characters",
+    );
   const ttlMs = given.ttlMs ?? 30 * 24 * 3_600_000;
-  if (!Number.isInteger(ttlMs) || ttlMs <= 0) throw new TypeError('preferenceLinks.ttlMs must be a positive whole number of milliseconds');
+  if (!Number.isInteger(ttlMs) || ttlMs <= 0)
+    throw new TypeError('preferenceLinks.ttlMs must be a positive whole number of milliseconds');
   return { url: url.href, secret: given.secret, ttlMs };
 }
 
@@ -158,7 +169,12 @@ export function createPlatform(options: PlatformOptions = {}) {
   const { engine, db, postgres } = openEngine(database, () => afterCommit?.(), log);
   const temporaryFiles = !options.filesDir && database == ':memory:';
   const filesDir =
-    options.filesDir ?? (temporaryFiles ? mkdtempSync(join(tmpdir(), 'svc-files-')) : postgres ? join('.data', 'files') : join(dirname(database), 'files'));
+    options.filesDir ??
+    (temporaryFiles
+      ? mkdtempSync(join(tmpdir(), 'svc-files-'))
+      : postgres
+        ? join('.data', 'files')
+        : join(dirname(database), 'files'));
   const settings = {
     tokenLifetimeSeconds: options.tokenLifetimeSeconds ?? 1800,
     rotateRefreshTokens: options.rotateRefreshTokens ?? false,
@@ -176,7 +192,9 @@ export function createPlatform(options: PlatformOptions = {}) {
   });
   if (publicUrl) services.content.site.base = publicUrl;
   /** Migrated (PostgreSQL) and older portals seeded; rejects when the database cannot be reached. */
-  const ready = (postgres ? migratePostgres(postgres).then(() => warnOfStaleStatistics(postgres, log)) : Promise.resolve())
+  const ready = (
+    postgres ? migratePostgres(postgres).then(() => warnOfStaleStatistics(postgres, log)) : Promise.resolve()
+  )
     .then(() => services.seedOlderPortals())
     .then(() => undefined);
   ready.catch(() => {}); // seen by whoever awaits it (listen); never an unhandled rejection
@@ -185,14 +203,17 @@ export function createPlatform(options: PlatformOptions = {}) {
   const ipOf = clientIp(options.trustedProxies);
   // Rate limits count in this process's memory on SQLite (one process), in the database on
   // PostgreSQL so that every process on it spends one budget.
-  const counters = (prefix: string): Counters | undefined => postgres && ((windowMs) => postgresCounters(postgres.pool, windowMs, prefix));
+  const counters = (prefix: string): Counters | undefined =>
+    postgres && ((windowMs) => postgresCounters(postgres.pool, windowMs, prefix));
   const deps = {
     handlers,
     clientIp: ipOf,
     authenticate: authenticator(services.credentials, engine, now),
     limit: rateLimiter(options.rateLimit ?? { max: 100, windowMs: 10_000 }, now, counters('api')),
     limitAddress:
-      options.publicRateLimit === false ? undefined : addressLimiter(options.publicRateLimit ?? { max: 60, windowMs: 60_000 }, now, counters('public')),
+      options.publicRateLimit === false
+        ? undefined
+        : addressLimiter(options.publicRateLimit ?? { max: 60, windowMs: 60_000 }, now, counters('public')),
     log,
     checkResponses: options.checkResponses,
     write: services.write,
@@ -208,9 +229,23 @@ export function createPlatform(options: PlatformOptions = {}) {
   base.set('query parser', 'simple');
   base.get('/openapi.json', (_req, res) => res.json(openApiDocument()));
   mountBaseIndex(base, addresses);
-  mountScripts(base, { portalTier: (db, id) => services.portals.tier(db, id), db: engine, baseUrl: () => addresses.baseUrl });
+  mountScripts(base, {
+    portalTier: (db, id) => services.portals.tier(db, id),
+    db: engine,
+    baseUrl: () => addresses.baseUrl,
+  });
   if (options.inspectorKey)
-    base.use('/_inspector', inspectorRouter(services.inspector, services.dashboard, engine, options.inspectorKey, { outbox: services.outbox, preferenceLinks: !!preferenceLinks }, services));
+    base.use(
+      '/_inspector',
+      inspectorRouter(
+        services.inspector,
+        services.dashboard,
+        engine,
+        options.inspectorKey,
+        { outbox: services.outbox, preferenceLinks: !!preferenceLinks },
+        services,
+      ),
+    );
   mountSite(base, services.content, engine, settled);
   mountFileServer(base, services.files, engine, settled);
   mountCatalog(base, 'base', deps, COLLECTOR_ROUTES);
@@ -228,7 +263,9 @@ export function createPlatform(options: PlatformOptions = {}) {
   // and so do form submissions (http/form-submissions.ts; what it declines, Express's route serves).
   // The collector's per-address limit is the public routes' limiter with a budget of its own.
   const limitCollector =
-    options.collectorRateLimit === false ? undefined : addressLimiter(options.collectorRateLimit ?? { max: 1000, windowMs: 60_000 }, now, counters('collector'));
+    options.collectorRateLimit === false
+      ? undefined
+      : addressLimiter(options.collectorRateLimit ?? { max: 1000, windowMs: 60_000 }, now, counters('collector'));
   const collect = collector(handlers, { write: services.write, db: engine }, log, ipOf, limitCollector);
   const baseHandler = (req: IncomingMessage, res: ServerResponse) => collect(req, res) || base(req, res);
   const submitForm = formSubmissions(formDeps);
@@ -279,7 +316,10 @@ export function createPlatform(options: PlatformOptions = {}) {
     /** Starts both servers; port 0 picks a free one. */
     async listen({ basePort = 3200, formsPort = 3201, host = '127.0.0.1' } = {}) {
       await ready;
-      const [baseUrl, formsUrl] = await Promise.all([listen(baseHandler, basePort, host), listen(formsHandler, formsPort, host)]);
+      const [baseUrl, formsUrl] = await Promise.all([
+        listen(baseHandler, basePort, host),
+        listen(formsHandler, formsPort, host),
+      ]);
       if (db && database != ':memory:') {
         checkpoints = startCheckpointer(db, database, { onError: (err) => log.error({ err }, 'WAL checkpoint') });
         afterCommit = checkpoints.afterCommit;

@@ -15,7 +15,10 @@ export function backgroundErrors(log: Pick<Logger, 'error'>, now: () => number =
     return (err: unknown) => {
       if (!(err instanceof PlatformError && err.kind == 'unavailable')) return log.error({ err }, what);
       if (loggedAt !== undefined && now() - loggedAt < QUIET_MS) return void leftOut++;
-      log.error({ err, ...(leftOut && { leftOut }) }, `${what}: ${err.message}${leftOut ? ` (${leftOut} more since the last report)` : ''}`);
+      log.error(
+        { err, ...(leftOut && { leftOut }) },
+        `${what}: ${err.message}${leftOut ? ` (${leftOut} more since the last report)` : ''}`,
+      );
       loggedAt = now();
       leftOut = 0;
     };

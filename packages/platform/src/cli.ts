@@ -68,15 +68,19 @@ sees every portal's data, so share it as you would the data.`;
  * `.data/platform.db`. */
 function databaseOf(values: { database?: string; data?: string; memory: boolean }, databaseUrl: string | undefined) {
   if (values.database !== undefined) {
-    if (values.memory || values.data !== undefined) throw new Error('--database and --data/--memory name two places for the data: give one');
+    if (values.memory || values.data !== undefined)
+      throw new Error('--database and --data/--memory name two places for the data: give one');
     if (!isPostgresUrl(values.database))
-      throw new Error(`--database takes a PostgreSQL URL (postgres://…), not "${withoutPassword(values.database)}"; a SQLite file is --data FILE`);
+      throw new Error(
+        `--database takes a PostgreSQL URL (postgres://…), not "${withoutPassword(values.database)}"; a SQLite file is --data FILE`,
+      );
     return values.database;
   }
   if (values.memory) return ':memory:';
   if (values.data !== undefined) return values.data;
   if (databaseUrl) {
-    if (!isPostgresUrl(databaseUrl)) throw new Error(`DATABASE_URL must be a PostgreSQL URL (postgres://…), not "${withoutPassword(databaseUrl)}"`);
+    if (!isPostgresUrl(databaseUrl))
+      throw new Error(`DATABASE_URL must be a PostgreSQL URL (postgres://…), not "${withoutPassword(databaseUrl)}"`);
     return databaseUrl;
   }
   return '.data/platform.db';
@@ -88,21 +92,32 @@ function preferenceLinksOf(flag: string | undefined, env: NodeJS.ProcessEnv) {
   const url = flag ?? (env.SVC_PREFERENCES_URL || undefined);
   const secret = env.SVC_PREFERENCES_SECRET || undefined;
   if (url === undefined && secret === undefined) return undefined;
-  if (url === undefined) throw new Error('SVC_PREFERENCES_SECRET is set but not the preference page: give --preferences-url URL (or env SVC_PREFERENCES_URL) too');
+  if (url === undefined)
+    throw new Error(
+      'SVC_PREFERENCES_SECRET is set but not the preference page: give --preferences-url URL (or env SVC_PREFERENCES_URL) too',
+    );
   if (secret === undefined)
-    throw new Error("--preferences-url (SVC_PREFERENCES_URL) needs env SVC_PREFERENCES_SECRET too: the companion's subscriptions.linkSecret, which signs the links");
+    throw new Error(
+      "--preferences-url (SVC_PREFERENCES_URL) needs env SVC_PREFERENCES_SECRET too: the companion's subscriptions.linkSecret, which signs the links",
+    );
   return { url, secret };
 }
 
 /** A taken port, told as what to do about it (Node's own message names no flag). */
 function inUse(err: NodeJS.ErrnoException & { port?: number }, flag: string) {
   if (err.code != 'EADDRINUSE') return err;
-  return new Error(`port ${err.port} is in use (another svc-platform or npm start?): stop that program, or pick a free port with ${flag} N`);
+  return new Error(
+    `port ${err.port} is in use (another svc-platform or npm start?): stop that program, or pick a free port with ${flag} N`,
+  );
 }
 
 /** Where the data is, for messages (without a password). */
 const shown = (database: string) =>
-  isPostgresUrl(database) ? `PostgreSQL ${withoutPassword(database)}` : database == ':memory:' ? 'in memory' : `SQLite ${database}`;
+  isPostgresUrl(database)
+    ? `PostgreSQL ${withoutPassword(database)}`
+    : database == ':memory:'
+      ? 'in memory'
+      : `SQLite ${database}`;
 
 export async function main(argv: string[]) {
   if (argv[0] == 'migrate') return migrateCommand(argv.slice(1));
@@ -162,7 +177,9 @@ export async function main(argv: string[]) {
     preferenceLinks,
   };
   const seedCount = values['seed-contacts'] ? number('seed-contacts', values['seed-contacts']) : 0;
-  const picked = values['no-inspector'] ? undefined : pickInspectorKey(values.credentials, { set: values['inspector-key'], rotate: values['rotate-inspector-key'] });
+  const picked = values['no-inspector']
+    ? undefined
+    : pickInspectorKey(values.credentials, { set: values['inspector-key'], rotate: values['rotate-inspector-key'] });
   const inspectorKey = picked?.key;
   const platform = createPlatform({ ...options, inspectorKey });
   await platform.ready.catch((err: Error) => {
@@ -172,14 +189,19 @@ export async function main(argv: string[]) {
   const credentials = await seedDemo(platform.services);
   if (credentials) {
     saveCredentials(values.credentials, credentials);
-    console.log(`Seeded demo portal ${DEMO_PORTAL}; its credentials are in ${values.credentials} (keep that file private).`);
+    console.log(
+      `Seeded demo portal ${DEMO_PORTAL}; its credentials are in ${values.credentials} (keep that file private).`,
+    );
     // Shown once, on an interactive terminal only: never into a log file or CI output.
     if (process.stdout.isTTY) console.log(JSON.stringify(credentials, null, 2));
   } else {
     // A database from before schema 15 holds the demo app's secret as a hash only; the file has
     // the secret, which signs workflow webhooks.
-    const { oauth } = readCredentialsFile(values.credentials) as { oauth?: { clientId?: unknown; clientSecret?: unknown } };
-    if (typeof oauth?.clientId == 'string' && typeof oauth.clientSecret == 'string') await keepAppSecret(platform.services.engine, oauth.clientId, oauth.clientSecret);
+    const { oauth } = readCredentialsFile(values.credentials) as {
+      oauth?: { clientId?: unknown; clientSecret?: unknown };
+    };
+    if (typeof oauth?.clientId == 'string' && typeof oauth.clientSecret == 'string')
+      await keepAppSecret(platform.services.engine, oauth.clientId, oauth.clientSecret);
   }
   if (seedCount) {
     const bar = new SingleBar({ format: 'Seeding contacts [{bar}] {value}/{total} ({percentage}%) {eta}s left' });
@@ -200,7 +222,9 @@ export async function main(argv: string[]) {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  console.log(`svc platform: base_url ${baseUrl}  forms_url ${formsUrl}  collector ${baseUrl}/collect  (Ctrl+C to stop)`);
+  console.log(
+    `svc platform: base_url ${baseUrl}  forms_url ${formsUrl}  collector ${baseUrl}/collect  (Ctrl+C to stop)`,
+  );
   console.log(`data: ${shown(database)}`);
   if (values['public-url']) console.log(`public URL (in records' URLs): ${values['public-url']}`);
   if (inspectorKey) console.log(`inspector: ${inspectorUrl(baseUrl, inspectorKey, values.credentials)}`);

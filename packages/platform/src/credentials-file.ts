@@ -40,7 +40,9 @@ export function pickInspectorKey(file: string, options: { set?: string; rotate?:
   const saved = readCredentialsFile(file).inspectorKey;
   if (options.set !== undefined && (options.set.length < MIN_KEY_LENGTH || /\s/.test(options.set)))
     throw new Error(`the inspector key must be at least ${MIN_KEY_LENGTH} characters without spaces`);
-  const key = options.set ?? (!options.rotate && typeof saved == 'string' && saved ? saved : randomBytes(18).toString('base64url'));
+  const key =
+    options.set ??
+    (!options.rotate && typeof saved == 'string' && saved ? saved : randomBytes(18).toString('base64url'));
   return { key, save: () => void (key !== saved && saveCredentials(file, { inspectorKey: key })) };
 }
 

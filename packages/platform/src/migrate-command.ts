@@ -21,7 +21,11 @@ Every table is copied in one transaction: a failed copy leaves the target as it 
 export async function migrateCommand(argv: string[]) {
   const { values } = parseArgs({
     args: argv,
-    options: { from: { type: 'string', default: '.data/platform.db' }, to: { type: 'string' }, help: { type: 'boolean', default: false } },
+    options: {
+      from: { type: 'string', default: '.data/platform.db' },
+      to: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
   });
   if (values.help) return console.log(MIGRATE_HELP);
   const to = values.to ?? process.env.DATABASE_URL;
@@ -31,7 +35,12 @@ export async function migrateCommand(argv: string[]) {
 
   const source = openDatabase(values.from);
   const target = await openPostgres(to);
-  const bar = new SingleBar({ format: 'Copying [{bar}] {value}/{total} rows ({percentage}%) {eta}s left', stream: process.stderr, noTTYOutput: true, notTTYSchedule: 1000 });
+  const bar = new SingleBar({
+    format: 'Copying [{bar}] {value}/{total} rows ({percentage}%) {eta}s left',
+    stream: process.stderr,
+    noTTYOutput: true,
+    notTTYSchedule: 1000,
+  });
   try {
     let done = 0;
     const copied = await copyToPostgres(source, target, {

@@ -20,21 +20,45 @@ const hex = () => (++n).toString(16).padStart(32, '0');
 const visitor = () => (++n).toString(16).padStart(32, 'c');
 
 const view = (vi: string, pu: string, r: string | undefined, at: number, extra: Record<string, string> = {}) => ({
-  eid: hex(), k: '1', a: PORTAL, v: '1', cts: String(at), pu, t: 'Page', po: new URL(pu).pathname, vi, ...(r === undefined ? {} : { r }), ...extra,
+  eid: hex(),
+  k: '1',
+  a: PORTAL,
+  v: '1',
+  cts: String(at),
+  pu,
+  t: 'Page',
+  po: new URL(pu).pathname,
+  vi,
+  ...(r === undefined ? {} : { r }),
+  ...extra,
 });
 /** Sends a batch once its events have happened (the collector dates none after it arrives). */
 async function collect(...batch: object[]) {
   t.clock.now = Math.max(t.clock.now, ...batch.map((e) => Number((e as { cts: string }).cts)));
-  const res = await t.call('POST', '/collect/e', { body: JSON.stringify(batch), headers: { 'content-type': 'text/plain' }, portal: null });
+  const res = await t.call('POST', '/collect/e', {
+    body: JSON.stringify(batch),
+    headers: { 'content-type': 'text/plain' },
+    portal: null,
+  });
   expect(res.json).toMatchObject({ accepted: batch.length, rejected: [] });
 }
 async function contact(email: string) {
   const res = await t.call('GET', `/contacts/v1/contact/email/${email}/profile?propertyMode=value_only`);
   expect(res.status).toBe(200);
-  return Object.fromEntries(Object.entries(res.json.properties as Record<string, { value: string }>).map(([k, v]) => [k, v.value]));
+  return Object.fromEntries(
+    Object.entries(res.json.properties as Record<string, { value: string }>).map(([k, v]) => [k, v.value]),
+  );
 }
-const source = (p: Record<string, string>) => [p.svc_analytics_source, p.svc_analytics_source_data_1 ?? null, p.svc_analytics_source_data_2 ?? null];
-const latest = (p: Record<string, string>) => [p.svc_analytics_latest_source, p.svc_analytics_latest_source_data_1 ?? null, p.svc_analytics_latest_source_data_2 ?? null];
+const source = (p: Record<string, string>) => [
+  p.svc_analytics_source,
+  p.svc_analytics_source_data_1 ?? null,
+  p.svc_analytics_source_data_2 ?? null,
+];
+const latest = (p: Record<string, string>) => [
+  p.svc_analytics_latest_source,
+  p.svc_analytics_latest_source_data_1 ?? null,
+  p.svc_analytics_latest_source_data_2 ?? null,
+];
 
 /** A visitor lands on `url` from `referrer`, reads a second page, and identifies there: the
  * contact's original and latest source. */
@@ -42,7 +66,10 @@ async function landing(url: string, referrer: string | undefined) {
   const vi = visitor();
   const email = `${vi.slice(-8)}@visitors.test`;
   const at = (t.clock.now += 60 * MIN);
-  await collect(view(vi, url, referrer, at), view(vi, 'https://acme.test/pricing', url, at + MIN, { i: `email=${encodeURIComponent(email)}` }));
+  await collect(
+    view(vi, url, referrer, at),
+    view(vi, 'https://acme.test/pricing', url, at + MIN, { i: `email=${encodeURIComponent(email)}` }),
+  );
   const p = await contact(email);
   expect(latest(p)).toEqual(source(p));
   return source(p);
@@ -50,49 +77,98 @@ async function landing(url: string, referrer: string | undefined) {
 
 describe('attribution rules (README, "Attribution"): one test per rule', () => {
   it('1. an email link (utm_medium=email) is EMAIL_MARKETING: campaign, content', async () => {
-    expect(await landing('https://acme.test/offer?utm_source=newsletter&utm_medium=email&utm_campaign=spring-sale&utm_content=hero', undefined))
-      .toEqual(['EMAIL_MARKETING', 'spring-sale', 'hero']);
+    expect(
+      await landing(
+        'https://acme.test/offer?utm_source=newsletter&utm_medium=email&utm_campaign=spring-sale&utm_content=hero',
+        undefined,
+      ),
+    ).toEqual(['EMAIL_MARKETING', 'spring-sale', 'hero']);
   });
 
   it("1. a link of the platform's own emails (_svcenc) is EMAIL_MARKETING, whatever the webmail referrer", async () => {
-    expect(await landing('https://acme.test/offer?_svcenc=p2ANqtz-abc&_svcmi=42&utm_campaign=welcome', 'https://mail.google.com/'))
-      .toEqual(['EMAIL_MARKETING', 'welcome', null]);
+    expect(
+      await landing(
+        'https://acme.test/offer?_svcenc=p2ANqtz-abc&_svcmi=42&utm_campaign=welcome',
+        'https://mail.google.com/',
+      ),
+    ).toEqual(['EMAIL_MARKETING', 'welcome', null]);
   });
 
   it('2. a search ad click id (gclid) is PAID_SEARCH: the engine, the keyword', async () => {
-    expect(await landing('https://acme.test/?gclid=Cj0KCQ&utm_term=blue+widgets&utm_campaign=brand', 'https://www.google.com/'))
-      .toEqual(['PAID_SEARCH', 'Google', 'blue widgets']);
-    expect(await landing('https://acme.test/?msclkid=5f3a', 'https://www.bing.com/')).toEqual(['PAID_SEARCH', 'Bing', null]);
+    expect(
+      await landing(
+        'https://acme.test/?gclid=Cj0KCQ&utm_term=blue+widgets&utm_campaign=brand',
+        'https://www.google.com/',
+      ),
+    ).toEqual(['PAID_SEARCH', 'Google', 'blue widgets']);
+    expect(await landing('https://acme.test/?msclkid=5f3a', 'https://www.bing.com/')).toEqual([
+      'PAID_SEARCH',
+      'Bing',
+      null,
+    ]);
   });
 
   it('3. a social ad click id (li_fat_id, ttclid) is PAID_SOCIAL: the network, the campaign', async () => {
-    expect(await landing('https://acme.test/demo?li_fat_id=8a7b&utm_campaign=q3-abm', 'https://www.linkedin.com/')).toEqual(['PAID_SOCIAL', 'LinkedIn', 'q3-abm']);
+    expect(
+      await landing('https://acme.test/demo?li_fat_id=8a7b&utm_campaign=q3-abm', 'https://www.linkedin.com/'),
+    ).toEqual(['PAID_SOCIAL', 'LinkedIn', 'q3-abm']);
     expect(await landing('https://acme.test/demo?ttclid=E.C.P', undefined)).toEqual(['PAID_SOCIAL', 'TikTok', null]);
   });
 
   it('4. a paid medium from a social network (utm_source) is PAID_SOCIAL', async () => {
-    expect(await landing('https://acme.test/?utm_source=facebook&utm_medium=cpc&utm_campaign=retarget', undefined)).toEqual(['PAID_SOCIAL', 'Facebook', 'retarget']);
-    expect(await landing('https://acme.test/?utm_source=ig&utm_medium=paid_social&utm_campaign=reels', undefined)).toEqual(['PAID_SOCIAL', 'ig', 'reels']);
+    expect(
+      await landing('https://acme.test/?utm_source=facebook&utm_medium=cpc&utm_campaign=retarget', undefined),
+    ).toEqual(['PAID_SOCIAL', 'Facebook', 'retarget']);
+    expect(
+      await landing('https://acme.test/?utm_source=ig&utm_medium=paid_social&utm_campaign=reels', undefined),
+    ).toEqual(['PAID_SOCIAL', 'ig', 'reels']);
   });
 
   it('5. a paid medium from a search engine (utm_source or referrer) is PAID_SEARCH', async () => {
-    expect(await landing('https://acme.test/?utm_source=google&utm_medium=cpc&utm_campaign=generic&utm_term=widgets', undefined))
-      .toEqual(['PAID_SEARCH', 'Google', 'widgets']);
-    expect(await landing('https://acme.test/?utm_medium=ppc&utm_campaign=generic', 'https://duckduckgo.com/')).toEqual(['PAID_SEARCH', 'DuckDuckGo', 'generic']);
+    expect(
+      await landing(
+        'https://acme.test/?utm_source=google&utm_medium=cpc&utm_campaign=generic&utm_term=widgets',
+        undefined,
+      ),
+    ).toEqual(['PAID_SEARCH', 'Google', 'widgets']);
+    expect(await landing('https://acme.test/?utm_medium=ppc&utm_campaign=generic', 'https://duckduckgo.com/')).toEqual([
+      'PAID_SEARCH',
+      'DuckDuckGo',
+      'generic',
+    ]);
   });
 
   it('6. utm_medium=organic from a search engine is ORGANIC_SEARCH', async () => {
-    expect(await landing('https://acme.test/?utm_source=bing&utm_medium=organic', undefined)).toEqual(['ORGANIC_SEARCH', 'Bing', null]);
+    expect(await landing('https://acme.test/?utm_source=bing&utm_medium=organic', undefined)).toEqual([
+      'ORGANIC_SEARCH',
+      'Bing',
+      null,
+    ]);
   });
 
   it('7. a social medium, or a social link id (fbclid), is SOCIAL_MEDIA: the network, the campaign', async () => {
-    expect(await landing('https://acme.test/?utm_source=linkedin&utm_medium=social&utm_campaign=launch', undefined)).toEqual(['SOCIAL_MEDIA', 'LinkedIn', 'launch']);
-    expect(await landing('https://acme.test/blog/post?fbclid=IwAR3x', 'https://l.facebook.com/')).toEqual(['SOCIAL_MEDIA', 'Facebook', null]);
+    expect(
+      await landing('https://acme.test/?utm_source=linkedin&utm_medium=social&utm_campaign=launch', undefined),
+    ).toEqual(['SOCIAL_MEDIA', 'LinkedIn', 'launch']);
+    expect(await landing('https://acme.test/blog/post?fbclid=IwAR3x', 'https://l.facebook.com/')).toEqual([
+      'SOCIAL_MEDIA',
+      'Facebook',
+      null,
+    ]);
   });
 
   it('8. any other utm_* is OTHER_CAMPAIGNS: the campaign, the medium', async () => {
-    expect(await landing('https://acme.test/?utm_source=partner-site&utm_medium=banner&utm_campaign=autumn', 'https://partner.example/')).toEqual(['OTHER_CAMPAIGNS', 'autumn', 'banner']);
-    expect(await landing('https://acme.test/?utm_source=podcast', undefined)).toEqual(['OTHER_CAMPAIGNS', 'podcast', null]);
+    expect(
+      await landing(
+        'https://acme.test/?utm_source=partner-site&utm_medium=banner&utm_campaign=autumn',
+        'https://partner.example/',
+      ),
+    ).toEqual(['OTHER_CAMPAIGNS', 'autumn', 'banner']);
+    expect(await landing('https://acme.test/?utm_source=podcast', undefined)).toEqual([
+      'OTHER_CAMPAIGNS',
+      'podcast',
+      null,
+    ]);
   });
 
   it("9. a referrer on the site's own domain is not a source: the visit's source stays the one it began with", async () => {
@@ -109,42 +185,80 @@ describe('attribution rules (README, "Attribution"): one test per rule', () => {
   });
 
   it("9. …and so is one of the portal's own domains (setting svc_tracking_domains)", async () => {
-    expect((await t.call('POST', '/settings/v1/settings', { body: { name: 'svc_tracking_domains', value: 'acme-shop.example, acme.help' } })).status).toBeLessThan(300);
+    expect(
+      (
+        await t.call('POST', '/settings/v1/settings', {
+          body: { name: 'svc_tracking_domains', value: 'acme-shop.example, acme.help' },
+        })
+      ).status,
+    ).toBeLessThan(300);
     const vi = visitor();
     const at = (t.clock.now += 60 * MIN);
     await collect(
       view(vi, 'https://acme.test/', 'https://news.ycombinator.com/item?id=1', at),
       view(vi, 'https://acme.test/pricing', 'https://www.acme-shop.example/basket', at + MIN),
-      view(vi, 'https://acme.test/docs', 'https://docs.acme.help/start', at + 2 * MIN, { i: 'email=owndomains%40visitors.test' }),
+      view(vi, 'https://acme.test/docs', 'https://docs.acme.help/start', at + 2 * MIN, {
+        i: 'email=owndomains%40visitors.test',
+      }),
     );
     const p = await contact('owndomains@visitors.test');
     expect(source(p)).toEqual(['SOCIAL_MEDIA', 'Hacker News', 'https://news.ycombinator.com/item?id=1']);
     expect(p.svc_analytics_num_visits).toBe('1');
     // Without the setting, the same referrer is a referral.
     expect((await t.call('DELETE', '/settings/v1/settings?name=svc_tracking_domains')).status).toBeLessThan(300);
-    expect(await landing('https://acme.test/', 'https://www.acme-shop.example/basket')).toEqual(['REFERRALS', 'acme-shop.example', 'https://www.acme-shop.example/basket']);
+    expect(await landing('https://acme.test/', 'https://www.acme-shop.example/basket')).toEqual([
+      'REFERRALS',
+      'acme-shop.example',
+      'https://www.acme-shop.example/basket',
+    ]);
   });
 
   it('10. a search engine referrer is ORGANIC_SEARCH: the engine (any country site), the keyword when it is sent', async () => {
-    expect(await landing('https://acme.test/', 'https://www.google.co.uk/')).toEqual(['ORGANIC_SEARCH', 'Google', null]);
-    expect(await landing('https://acme.test/', 'https://search.yahoo.com/search?p=acme+widgets')).toEqual(['ORGANIC_SEARCH', 'Yahoo', 'acme widgets']);
+    expect(await landing('https://acme.test/', 'https://www.google.co.uk/')).toEqual([
+      'ORGANIC_SEARCH',
+      'Google',
+      null,
+    ]);
+    expect(await landing('https://acme.test/', 'https://search.yahoo.com/search?p=acme+widgets')).toEqual([
+      'ORGANIC_SEARCH',
+      'Yahoo',
+      'acme widgets',
+    ]);
   });
 
   it('11. a social network referrer is SOCIAL_MEDIA: the network, the referring URL', async () => {
-    expect(await landing('https://acme.test/', 'https://t.co/abc123')).toEqual(['SOCIAL_MEDIA', 'X (Twitter)', 'https://t.co/abc123']);
+    expect(await landing('https://acme.test/', 'https://t.co/abc123')).toEqual([
+      'SOCIAL_MEDIA',
+      'X (Twitter)',
+      'https://t.co/abc123',
+    ]);
   });
 
   it('12. any other referrer is REFERRALS: the referring site, its URL', async () => {
-    expect(await landing('https://acme.test/', 'https://www.widget-reviews.example/best-2026')).toEqual(['REFERRALS', 'widget-reviews.example', 'https://www.widget-reviews.example/best-2026']);
+    expect(await landing('https://acme.test/', 'https://www.widget-reviews.example/best-2026')).toEqual([
+      'REFERRALS',
+      'widget-reviews.example',
+      'https://www.widget-reviews.example/best-2026',
+    ]);
   });
 
   it('13. no referrer and no campaign is DIRECT_TRAFFIC: the landing page', async () => {
-    expect(await landing('https://acme.test/pricing?plan=pro', undefined)).toEqual(['DIRECT_TRAFFIC', 'https://acme.test/pricing', null]);
-    expect(await landing('https://acme.test/pricing', '')).toEqual(['DIRECT_TRAFFIC', 'https://acme.test/pricing', null]);
+    expect(await landing('https://acme.test/pricing?plan=pro', undefined)).toEqual([
+      'DIRECT_TRAFFIC',
+      'https://acme.test/pricing',
+      null,
+    ]);
+    expect(await landing('https://acme.test/pricing', '')).toEqual([
+      'DIRECT_TRAFFIC',
+      'https://acme.test/pricing',
+      null,
+    ]);
   });
 
   it('14. a contact made through the contacts API is OFFLINE (API); later visits are its latest source, not its original', async () => {
-    const made = await t.call('POST', '/contacts/v1/contact', { body: { properties: [{ property: 'email', value: 'offline@visitors.test' }] } });
+    const made = await t.call('POST', '/contacts/v1/contact', {
+      body: { properties: [{ property: 'email', value: 'offline@visitors.test' }] },
+    });
     expect(made.status).toBe(200);
     let p = await contact('offline@visitors.test');
     expect(source(p)).toEqual(['OFFLINE', 'API', null]);
@@ -185,14 +299,41 @@ describe('sessions', () => {
     expect(latest(p)).toEqual(['DIRECT_TRAFFIC', 'https://acme.test/c', null]);
 
     const rows = await t.platform.services.engine.all(
-      sql<[string], { started_at: number; last_at: number; page_views: number; source: string; referrer: string | null; landing_url: string; vid: number | null }>(
+      sql<
+        [string],
+        {
+          started_at: number;
+          last_at: number;
+          page_views: number;
+          source: string;
+          referrer: string | null;
+          landing_url: string;
+          vid: number | null;
+        }
+      >(
         'SELECT started_at, last_at, page_views, source, referrer, landing_url, vid FROM sessions WHERE utk = ? ORDER BY started_at',
       ),
       vi,
     );
     expect(rows.map(({ vid, ...r }) => ({ ...r, linked: vid !== null }))).toEqual([
-      { started_at: at, last_at: at + 40 * MIN, page_views: 3, source: 'ORGANIC_SEARCH', referrer: 'https://www.google.com/', landing_url: 'https://acme.test/', linked: true },
-      { started_at: at + 71 * MIN, last_at: at + 71 * MIN, page_views: 1, source: 'DIRECT_TRAFFIC', referrer: null, landing_url: 'https://acme.test/c', linked: true },
+      {
+        started_at: at,
+        last_at: at + 40 * MIN,
+        page_views: 3,
+        source: 'ORGANIC_SEARCH',
+        referrer: 'https://www.google.com/',
+        landing_url: 'https://acme.test/',
+        linked: true,
+      },
+      {
+        started_at: at + 71 * MIN,
+        last_at: at + 71 * MIN,
+        page_views: 1,
+        source: 'DIRECT_TRAFFIC',
+        referrer: null,
+        landing_url: 'https://acme.test/c',
+        linked: true,
+      },
     ]);
   });
 
@@ -204,7 +345,9 @@ describe('sessions', () => {
       view(vi, 'https://acme.test/a', undefined, at + MIN), // typed in: same session
       view(vi, 'https://acme.test/?utm_campaign=summer&utm_source=partner', undefined, at + 2 * MIN), // another campaign
       view(vi, 'https://acme.test/b', 'https://acme.test/', at + 3 * MIN),
-      view(vi, 'https://acme.test/c', 'https://www.widgets.example/list', at + 4 * MIN, { i: 'email=campaigns%40visitors.test' }), // a referral
+      view(vi, 'https://acme.test/c', 'https://www.widgets.example/list', at + 4 * MIN, {
+        i: 'email=campaigns%40visitors.test',
+      }), // a referral
     );
     const p = await contact('campaigns@visitors.test');
     expect(p.svc_analytics_num_visits).toBe('3');
@@ -219,11 +362,20 @@ describe('sessions', () => {
     const vi = visitor();
     const at = (t.clock.now += 60 * MIN);
     // A page view every 20 minutes for 13 hours, the last one identifying.
-    const views = Array.from({ length: 40 }, (_, i) => view(vi, `https://acme.test/live?${i}`, i ? 'https://acme.test/live' : 'https://www.google.com/', at + i * 20 * MIN));
+    const views = Array.from({ length: 40 }, (_, i) =>
+      view(
+        vi,
+        `https://acme.test/live?${i}`,
+        i ? 'https://acme.test/live' : 'https://www.google.com/',
+        at + i * 20 * MIN,
+      ),
+    );
     Object.assign(views.at(-1)!, { i: 'email=kiosk%40visitors.test' });
     for (let i = 0; i < views.length; i += 10) await collect(...views.slice(i, i + 10));
     const rows = await t.platform.services.engine.all(
-      sql<[string], { started_at: number; last_at: number; page_views: number; source: string }>('SELECT started_at, last_at, page_views, source FROM sessions WHERE utk = ? ORDER BY started_at'),
+      sql<[string], { started_at: number; last_at: number; page_views: number; source: string }>(
+        'SELECT started_at, last_at, page_views, source FROM sessions WHERE utk = ? ORDER BY started_at',
+      ),
       vi,
     );
     // 36 page views fill 11 h 40 min; the 37th would make it 12 h: it starts the next session.
@@ -231,13 +383,20 @@ describe('sessions', () => {
       { started_at: at, last_at: at + 35 * 20 * MIN, page_views: 36, source: 'ORGANIC_SEARCH' },
       { started_at: at + 36 * 20 * MIN, last_at: at + 39 * 20 * MIN, page_views: 4, source: 'DIRECT_TRAFFIC' },
     ]);
-    expect(await contact('kiosk@visitors.test')).toMatchObject({ svc_analytics_num_visits: '2', svc_analytics_num_page_views: '40', svc_analytics_average_page_views: '20' });
+    expect(await contact('kiosk@visitors.test')).toMatchObject({
+      svc_analytics_num_visits: '2',
+      svc_analytics_num_page_views: '40',
+      svc_analytics_average_page_views: '20',
+    });
   });
 
   it('sessions of several visitors grow in one batch, each by its own page views (one statement for all on PostgreSQL)', async () => {
     const [a, b] = [visitor(), visitor()];
     const at = (t.clock.now += 60 * MIN);
-    await collect(view(a, 'https://acme.test/', 'https://www.google.com/', at), view(b, 'https://acme.test/', 'https://www.bing.com/', at));
+    await collect(
+      view(a, 'https://acme.test/', 'https://www.google.com/', at),
+      view(b, 'https://acme.test/', 'https://www.bing.com/', at),
+    );
     // One batch with both visitors' next page views, within their sessions; the first of b's is
     // older than its session's start, which moves.
     await collect(
@@ -249,9 +408,17 @@ describe('sessions', () => {
       sql<[string, string], { utk: string; started_at: number; last_at: number; page_views: number; source: string }>(
         'SELECT utk, started_at, last_at, page_views, source FROM sessions WHERE utk IN (?, ?) ORDER BY utk, started_at',
       ),
-      a, b,
+      a,
+      b,
     );
-    expect(rows.map((r) => ({ ...r, started_at: Number(r.started_at), last_at: Number(r.last_at), page_views: Number(r.page_views) }))).toEqual([
+    expect(
+      rows.map((r) => ({
+        ...r,
+        started_at: Number(r.started_at),
+        last_at: Number(r.last_at),
+        page_views: Number(r.page_views),
+      })),
+    ).toEqual([
       { utk: a, started_at: at, last_at: at + 9 * MIN, page_views: 3, source: 'ORGANIC_SEARCH' },
       { utk: b, started_at: at - 2 * MIN, last_at: at, page_views: 2, source: 'ORGANIC_SEARCH' },
     ]);
@@ -273,15 +440,24 @@ describe('sessions', () => {
   it("a known contact's later visits count as they come, batch by batch", async () => {
     const vi = visitor();
     let at = (t.clock.now += 60 * MIN);
-    await collect(view(vi, 'https://acme.test/', 'https://www.reddit.com/r/widgets', at, { i: 'email=known%40visitors.test' }));
+    await collect(
+      view(vi, 'https://acme.test/', 'https://www.reddit.com/r/widgets', at, { i: 'email=known%40visitors.test' }),
+    );
     for (let day = 1; day <= 3; day++) {
       at += 24 * 60 * MIN;
-      await collect(view(vi, 'https://acme.test/', undefined, at), view(vi, 'https://acme.test/x', 'https://acme.test/', at + MIN));
+      await collect(
+        view(vi, 'https://acme.test/', undefined, at),
+        view(vi, 'https://acme.test/x', 'https://acme.test/', at + MIN),
+      );
     }
     at += 24 * 60 * MIN;
     await collect(view(vi, 'https://acme.test/?gclid=abc', 'https://www.google.com/', at));
     const p = await contact('known@visitors.test');
-    expect(p).toMatchObject({ svc_analytics_num_visits: '5', svc_analytics_num_page_views: '8', svc_analytics_average_page_views: '1.6' });
+    expect(p).toMatchObject({
+      svc_analytics_num_visits: '5',
+      svc_analytics_num_page_views: '8',
+      svc_analytics_average_page_views: '1.6',
+    });
     expect(source(p)).toEqual(['SOCIAL_MEDIA', 'Reddit', 'https://www.reddit.com/r/widgets']);
     expect(latest(p)).toEqual(['PAID_SEARCH', 'Google', null]);
     expect(p.svc_analytics_first_referrer).toBe('https://www.reddit.com/r/widgets');
@@ -294,9 +470,21 @@ describe('anonymous history', () => {
     const vi = visitor();
     const at = (t.clock.now += 60 * MIN);
     await collect(view(vi, 'https://acme.test/', 'https://www.ecosia.org/', at));
-    await collect(view(vi, 'https://acme.test/?utm_source=newsletter&utm_medium=email&utm_campaign=may', undefined, at + 2 * 24 * 60 * MIN));
-    const form = (await t.call('POST', '/contacts/v1/forms', { body: { name: 'Attribution', fields: [{ name: 'email' }] } })).json;
-    const body = new URLSearchParams({ email: 'former@visitors.test', svc_context: JSON.stringify({ svcutk: vi, pageUrl: 'https://acme.test/contact' }) });
+    await collect(
+      view(
+        vi,
+        'https://acme.test/?utm_source=newsletter&utm_medium=email&utm_campaign=may',
+        undefined,
+        at + 2 * 24 * 60 * MIN,
+      ),
+    );
+    const form = (
+      await t.call('POST', '/contacts/v1/forms', { body: { name: 'Attribution', fields: [{ name: 'email' }] } })
+    ).json;
+    const body = new URLSearchParams({
+      email: 'former@visitors.test',
+      svc_context: JSON.stringify({ svcutk: vi, pageUrl: 'https://acme.test/contact' }),
+    });
     const res = await t.call('POST', `${t.formsUrl}/uploads/form/v2/${PORTAL}/${form.guid}`, {
       body: body.toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -304,7 +492,11 @@ describe('anonymous history', () => {
     });
     expect(res.status).toBeLessThan(300);
     const p = await contact('former@visitors.test');
-    expect(p).toMatchObject({ svc_analytics_num_visits: '2', svc_analytics_num_page_views: '2', svc_analytics_average_page_views: '1' });
+    expect(p).toMatchObject({
+      svc_analytics_num_visits: '2',
+      svc_analytics_num_page_views: '2',
+      svc_analytics_average_page_views: '1',
+    });
     expect(source(p)).toEqual(['ORGANIC_SEARCH', 'Ecosia', null]);
     expect(latest(p)).toEqual(['EMAIL_MARKETING', 'may', null]);
   });
@@ -314,8 +506,12 @@ describe('anonymous history', () => {
     const at = (t.clock.now += 60 * MIN);
     await collect(view(vi, 'https://acme.test/', 'https://www.widget-reviews.example/', at));
     t.clock.now = at + 5 * MIN;
-    await t.call('POST', '/contacts/v1/contact', { body: { properties: [{ property: 'email', value: 'earlier@visitors.test' }] } });
-    await collect(view(vi, 'https://acme.test/b', 'https://acme.test/', at + 6 * MIN, { i: 'email=earlier%40visitors.test' }));
+    await t.call('POST', '/contacts/v1/contact', {
+      body: { properties: [{ property: 'email', value: 'earlier@visitors.test' }] },
+    });
+    await collect(
+      view(vi, 'https://acme.test/b', 'https://acme.test/', at + 6 * MIN, { i: 'email=earlier%40visitors.test' }),
+    );
     const p = await contact('earlier@visitors.test');
     expect(source(p)).toEqual(['REFERRALS', 'widget-reviews.example', 'https://www.widget-reviews.example/']);
     expect(p.svc_analytics_num_visits).toBe('1');
@@ -325,7 +521,11 @@ describe('anonymous history', () => {
 describe('the events API', () => {
   it('keeps the source it is given; a contact it makes without one is OFFLINE (API)', async () => {
     const given = await t.call('POST', '/v1/event', {
-      body: { eventName: 'purchase', email: 'server@visitors.test', properties: { svc_analytics_source: 'PAID_SOCIAL', svc_analytics_source_data_1: 'Pinterest', firstname: 'Sam' } },
+      body: {
+        eventName: 'purchase',
+        email: 'server@visitors.test',
+        properties: { svc_analytics_source: 'PAID_SOCIAL', svc_analytics_source_data_1: 'Pinterest', firstname: 'Sam' },
+      },
     });
     expect(given.status).toBe(204);
     let p = await contact('server@visitors.test');
@@ -334,13 +534,19 @@ describe('the events API', () => {
     expect(latest(p)).toEqual(['PAID_SOCIAL', 'Pinterest', null]);
 
     // A later event with another source is the latest; the original stays.
-    await t.call('GET', `/v1/event?_n=renewal&_a=${PORTAL}&email=server%40visitors.test&svc_analytics_source=EMAIL_MARKETING&svc_analytics_source_data_1=renewals`, { portal: null });
+    await t.call(
+      'GET',
+      `/v1/event?_n=renewal&_a=${PORTAL}&email=server%40visitors.test&svc_analytics_source=EMAIL_MARKETING&svc_analytics_source_data_1=renewals`,
+      { portal: null },
+    );
     p = await contact('server@visitors.test');
     expect(source(p)).toEqual(['PAID_SOCIAL', 'Pinterest', null]);
     expect(latest(p)).toEqual(['EMAIL_MARKETING', 'renewals', null]);
 
     // No source, or one that is not a source type: an offline contact.
-    await t.call('POST', '/v1/event', { body: { eventName: 'signup', email: 'plain@visitors.test', properties: { svc_analytics_source: 'BILLBOARD' } } });
+    await t.call('POST', '/v1/event', {
+      body: { eventName: 'signup', email: 'plain@visitors.test', properties: { svc_analytics_source: 'BILLBOARD' } },
+    });
     expect(source(await contact('plain@visitors.test'))).toEqual(['OFFLINE', 'API', null]);
   });
 
@@ -349,7 +555,10 @@ describe('the events API', () => {
     const at = (t.clock.now += 60 * MIN);
     await collect(view(vi, 'https://acme.test/', 'https://www.linkedin.com/feed/', at));
     t.clock.now = at + 10 * MIN;
-    expect((await t.call('POST', '/v1/event', { body: { eventName: 'checkout', email: 'tokened@visitors.test', utk: vi } })).status).toBe(204);
+    expect(
+      (await t.call('POST', '/v1/event', { body: { eventName: 'checkout', email: 'tokened@visitors.test', utk: vi } }))
+        .status,
+    ).toBe(204);
     const p = await contact('tokened@visitors.test');
     expect(source(p)).toEqual(['SOCIAL_MEDIA', 'LinkedIn', 'https://www.linkedin.com/feed/']);
     expect(p.svc_analytics_num_visits).toBe('1');

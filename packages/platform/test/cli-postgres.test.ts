@@ -45,14 +45,25 @@ describe.skipIf(!havePostgres)('svc-platform --database postgres://…', () => {
     const get = async (base: string, path: string) => (await fetch(base + path, { headers: auth })).json();
 
     // The demo portal's data is in PostgreSQL, served by the process.
-    expect((await get(first.baseUrl, '/email/public/v1/subscriptions')).subscriptionDefinitions.length).toBeGreaterThan(2);
+    expect((await get(first.baseUrl, '/email/public/v1/subscriptions')).subscriptionDefinitions.length).toBeGreaterThan(
+      2,
+    );
     expect((await get(first.baseUrl, '/email/public/v1/campaigns')).campaigns.length).toBeGreaterThan(1);
-    expect((await get(first.baseUrl, '/content/api/v2/blogs')).objects[0].root_url).toBe(`${first.baseUrl}/sites/62515/blog`);
-    expect((await get(first.baseUrl, '/broadcast/v1/channels/setting/publish/current')).map((c: { type: string }) => c.type)).toEqual(['Twitter', 'LinkedIn']);
+    expect((await get(first.baseUrl, '/content/api/v2/blogs')).objects[0].root_url).toBe(
+      `${first.baseUrl}/sites/62515/blog`,
+    );
+    expect(
+      (await get(first.baseUrl, '/broadcast/v1/channels/setting/publish/current')).map((c: { type: string }) => c.type),
+    ).toEqual(['Twitter', 'LinkedIn']);
     const token = await fetch(first.baseUrl + '/auth/v1/refresh', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', client_id: creds.oauth.clientId, client_secret: creds.oauth.clientSecret, refresh_token: creds.oauth.refreshToken }),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        client_id: creds.oauth.clientId,
+        client_secret: creds.oauth.clientSecret,
+        refresh_token: creds.oauth.refreshToken,
+      }),
     });
     expect(token.status).toBe(200);
     const { access_token } = await token.json();
@@ -61,8 +72,13 @@ describe.skipIf(!havePostgres)('svc-platform --database postgres://…', () => {
     // The same database through DATABASE_URL: nothing seeded twice, the token issued before works.
     const second = await startCli(['--credentials', file], children, { DATABASE_URL: url });
     expect(second.output()).not.toContain('Seeded');
-    expect((await fetch(`${second.baseUrl}/content/api/v2/blogs`, { headers: { authorization: `Bearer ${access_token}` } })).status).toBe(200);
-    const inspect = await fetch(`${second.baseUrl}/_inspector/api/portals`, { headers: { authorization: `Bearer ${creds.inspectorKey}` } });
+    expect(
+      (await fetch(`${second.baseUrl}/content/api/v2/blogs`, { headers: { authorization: `Bearer ${access_token}` } }))
+        .status,
+    ).toBe(200);
+    const inspect = await fetch(`${second.baseUrl}/_inspector/api/portals`, {
+      headers: { authorization: `Bearer ${creds.inspectorKey}` },
+    });
     expect(inspect.status).toBe(200);
     expect(await stopped(second)).toBe(0);
   }, 60_000);
@@ -71,20 +87,26 @@ describe.skipIf(!havePostgres)('svc-platform --database postgres://…', () => {
     const flag = await startCli(['--database', url, '--credentials', file], children, { DATABASE_URL: NOWHERE });
     await expect.poll(() => flag.output()).toContain('data: PostgreSQL');
     expect(await stopped(flag)).toBe(0);
-    const memory = await startCli(['--memory', '--credentials', join(dir, 'memory.json')], children, { DATABASE_URL: NOWHERE });
+    const memory = await startCli(['--memory', '--credentials', join(dir, 'memory.json')], children, {
+      DATABASE_URL: NOWHERE,
+    });
     await expect.poll(() => memory.output()).toContain('data: in memory');
     expect(await stopped(memory)).toBe(0);
   }, 30_000);
 
   it('refuses two places for the data, a --database or DATABASE_URL that is not PostgreSQL, and says when it cannot reach it', async () => {
-    await expect(startCli(['--database', url, '--memory'], children)).rejects.toThrow('--database and --data/--memory name two places for the data: give one');
+    await expect(startCli(['--database', url, '--memory'], children)).rejects.toThrow(
+      '--database and --data/--memory name two places for the data: give one',
+    );
     await expect(startCli(['--database', join(dir, 'p.db')], children)).rejects.toThrow(
       `--database takes a PostgreSQL URL (postgres://…), not "${join(dir, 'p.db')}"; a SQLite file is --data FILE`,
     );
-    await expect(startCli(['--credentials', file], children, { DATABASE_URL: 'mysql://root:hidden@db/x' })).rejects.toThrow(
-      'DATABASE_URL must be a PostgreSQL URL (postgres://…), not "mysql://root:***@db/x"',
-    );
+    await expect(
+      startCli(['--credentials', file], children, { DATABASE_URL: 'mysql://root:hidden@db/x' }),
+    ).rejects.toThrow('DATABASE_URL must be a PostgreSQL URL (postgres://…), not "mysql://root:***@db/x"');
     const unreachable = startCli(['--database', NOWHERE, '--credentials', file], children);
-    await expect(unreachable).rejects.toThrow(`cannot open the data (PostgreSQL ${NOWHERE}): the database is unavailable; try again shortly`);
+    await expect(unreachable).rejects.toThrow(
+      `cannot open the data (PostgreSQL ${NOWHERE}): the database is unavailable; try again shortly`,
+    );
   }, 30_000);
 });

@@ -14,7 +14,10 @@ export interface Running {
 
 /** `env`: added to this process's environment (`DATABASE_URL`). */
 export function startCli(args: string[], started: ChildProcess[], env: Record<string, string> = {}): Promise<Running> {
-  const child = spawn(process.execPath, [CLI, '--port', '0', '--forms-port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [CLI, '--port', '0', '--forms-port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   started.push(child);
   let out = '';
   return new Promise((resolve, reject) => {

@@ -20,7 +20,10 @@ it('answers a request Node cannot parse with a JSON 400 (it was an empty 400), o
       const answer = await raw(url, 'GET /contacts/v1/contacts HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');
       expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
       expect(answer).toContain('Content-Type: application/json');
-      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ status: 'error', message: 'the request is not valid HTTP' });
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({
+        status: 'error',
+        message: 'the request is not valid HTTP',
+      });
     }
     const huge = await raw(t.baseUrl, `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(huge).toMatch(/^HTTP\/1\.1 431 /);

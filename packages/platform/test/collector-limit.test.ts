@@ -9,7 +9,17 @@ import { startPlatform, type TestPlatform } from './harness';
 
 let n = 0;
 const hex = () => (++n).toString(16).padStart(32, 'c');
-const view = (t: TestPlatform, vi: string) => ({ eid: hex(), k: '1', a: '62515', v: '1', cts: String(t.clock.now), pu: 'https://acme.test/', t: 'Page', po: '/', vi });
+const view = (t: TestPlatform, vi: string) => ({
+  eid: hex(),
+  k: '1',
+  a: '62515',
+  v: '1',
+  cts: String(t.clock.now),
+  pu: 'https://acme.test/',
+  t: 'Page',
+  po: '/',
+  vi,
+});
 /** A batch of `size` page views of one visitor, from `address` (the forwarded address: the test
  * is on loopback, a trusted proxy). */
 const batch = (t: TestPlatform, address: string, vi: string, size = 10, body?: string) =>
@@ -22,7 +32,9 @@ const pixel = (t: TestPlatform, address: string, vi: string) =>
   fetch(`${t.baseUrl}/collect/p.gif?${new URLSearchParams(view(t, vi))}`, { headers: { 'x-forwarded-for': address } });
 /** Events stored for visitor `vi`. */
 const stored = (t: TestPlatform, vi: string) =>
-  t.platform.services.engine.value(sql<[string], { n: number }>('SELECT count(*) AS n FROM tracking_events WHERE utk = ?'), vi).then(Number);
+  t.platform.services.engine
+    .value(sql<[string], { n: number }>('SELECT count(*) AS n FROM tracking_events WHERE utk = ?'), vi)
+    .then(Number);
 
 /** A 429 of the per-address limit, as every public route answers it, readable cross-origin. */
 function expectLimited(res: { status: number; headers: Headers }, json: Record<string, unknown>, max: number) {
@@ -47,13 +59,18 @@ describe('the collector limit per address', () => {
   let t: TestPlatform;
   beforeAll(async () => {
     // The other public routes' limit is lower still: the collector has its own.
-    t = await startPlatform({ portals: [{ id: 62515 }], collectorRateLimit: { max: 3, windowMs: 60_000 }, publicRateLimit: { max: 1, windowMs: 60_000 } });
+    t = await startPlatform({
+      portals: [{ id: 62515 }],
+      collectorRateLimit: { max: 3, windowMs: 60_000 },
+      publicRateLimit: { max: 1, windowMs: 60_000 },
+    });
   });
   afterAll(() => t.close());
 
   it('counts a batch once, whatever it holds, and answers 429 with Retry-After past the limit, recording nothing of it', async () => {
     const vi = 'a'.repeat(32);
-    for (let i = 0; i < 3; i++) expect([(await batch(t, '203.0.113.1', vi, 10)).json]).toEqual([{ accepted: 10, duplicates: 0, rejected: [] }]);
+    for (let i = 0; i < 3; i++)
+      expect([(await batch(t, '203.0.113.1', vi, 10)).json]).toEqual([{ accepted: 10, duplicates: 0, rejected: [] }]);
     const over = await batch(t, '203.0.113.1', vi, 10);
     expectLimited(over, over.json, 3);
     expect(await stored(t, vi)).toBe(30);
@@ -77,7 +94,10 @@ describe('the collector limit per address', () => {
     expect((await batch(t, '203.0.113.2', vi, 1)).status).toBe(200);
     expect((await pixel(t, '203.0.113.2', vi)).status).toBe(200);
     expect((await batch(t, '203.0.113.1', vi, 1)).status).toBe(429);
-    const preflight = await fetch(`${t.baseUrl}/collect/e`, { method: 'OPTIONS', headers: { 'x-forwarded-for': '203.0.113.1' } });
+    const preflight = await fetch(`${t.baseUrl}/collect/e`, {
+      method: 'OPTIONS',
+      headers: { 'x-forwarded-for': '203.0.113.1' },
+    });
     expect(preflight.status).toBe(204);
     expect((await fetch(`${t.baseUrl}/collect/e`, { headers: { 'x-forwarded-for': '203.0.113.1' } })).status).toBe(405);
     t.clock.now += 61_000;
@@ -88,7 +108,9 @@ describe('the collector limit per address', () => {
   it('lets exactly the limit through of a burst from one address', async () => {
     t.clock.now += 61_000;
     const vi = 'e'.repeat(32);
-    const statuses = await Promise.all(Array.from({ length: 12 }, () => batch(t, '203.0.113.3', vi, 2).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, () => batch(t, '203.0.113.3', vi, 2).then((r) => r.status)),
+    );
     expect(statuses.sort()).toEqual([200, 200, 200, ...Array(9).fill(429)]);
     expect(await stored(t, vi)).toBe(6);
   });
@@ -102,10 +124,22 @@ describe('the collector limit per address', () => {
       ['PUT', '/collect/p.gif?k=1', 'GET, OPTIONS'],
     ];
     for (const [method, path, allow] of cases) {
-      const res = await t.call(method, path, { portal: null, ...(method == 'GET' || method == 'DELETE' ? {} : { body: '[]', headers: { 'content-type': 'text/plain' } }) });
+      const res = await t.call(method, path, {
+        portal: null,
+        ...(method == 'GET' || method == 'DELETE' ? {} : { body: '[]', headers: { 'content-type': 'text/plain' } }),
+      });
       const use = allow.split(',')[0];
-      expect([res.status, res.headers.get('allow'), res.headers.get('access-control-allow-origin')]).toEqual([405, allow, '*']);
-      expect(res.json).toEqual({ status: 'error', message: `${method} is not allowed here; use ${use}`, correlationId: expect.any(String), requestId: expect.any(String) });
+      expect([res.status, res.headers.get('allow'), res.headers.get('access-control-allow-origin')]).toEqual([
+        405,
+        allow,
+        '*',
+      ]);
+      expect(res.json).toEqual({
+        status: 'error',
+        message: `${method} is not allowed here; use ${use}`,
+        correlationId: expect.any(String),
+        requestId: expect.any(String),
+      });
     }
     const vi = 'f'.repeat(32);
     const head = await fetch(`${t.baseUrl}/collect/p.gif?${new URLSearchParams(view(t, vi))}`, { method: 'HEAD' });
@@ -118,7 +152,10 @@ describe('the collector limit by default, and off', () => {
   let byDefault: TestPlatform;
   let off: TestPlatform;
   beforeAll(async () => {
-    [byDefault, off] = await Promise.all([startPlatform({ portals: [] }), startPlatform({ portals: [], collectorRateLimit: false, publicRateLimit: { max: 1, windowMs: 60_000 } })]);
+    [byDefault, off] = await Promise.all([
+      startPlatform({ portals: [] }),
+      startPlatform({ portals: [], collectorRateLimit: false, publicRateLimit: { max: 1, windowMs: 60_000 } }),
+    ]);
   });
   afterAll(async () => {
     await byDefault?.close();
@@ -130,7 +167,13 @@ describe('the collector limit by default, and off', () => {
   async function emptyBatches(t: TestPlatform, count: number) {
     const statuses: number[] = [];
     for (let i = 0; i < count; i += 20)
-      statuses.push(...(await Promise.all(Array.from({ length: Math.min(20, count - i) }, () => batch(t, '198.51.100.7', '', 0, '[]').then((r) => r.status)))));
+      statuses.push(
+        ...(await Promise.all(
+          Array.from({ length: Math.min(20, count - i) }, () =>
+            batch(t, '198.51.100.7', '', 0, '[]').then((r) => r.status),
+          ),
+        )),
+      );
     return statuses;
   }
 

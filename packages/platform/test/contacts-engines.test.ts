@@ -35,13 +35,24 @@ for (const [name, available, open] of engines) {
     let engine: Engine;
     beforeAll(async () => {
       engine = await open();
-      await engine.tx((t) => createPortal(t, { content: contentEngine(engine, now), social: socialStore(engine, now) }, { id: PORTAL, name: 'p', tier: 'enterprise', now: now() }));
+      await engine.tx((t) =>
+        createPortal(
+          t,
+          { content: contentEngine(engine, now), social: socialStore(engine, now) },
+          { id: PORTAL, name: 'p', tier: 'enterprise', now: now() },
+        ),
+      );
     });
     afterAll(() => engine?.close());
 
     it('writes a contact with its history, finds it by email, pages and searches, forgets a deleted property', async () => {
       const { properties, contacts, heard } = stores(engine);
-      await properties.create(engine, PORTAL, 'shoe_size', { label: 'Shoe size', groupName: 'contactinformation', type: 'number', fieldType: 'number' });
+      await properties.create(engine, PORTAL, 'shoe_size', {
+        label: 'Shoe size',
+        groupName: 'contactinformation',
+        type: 'number',
+        fieldType: 'number',
+      });
       const vid = await contacts.create(engine, PORTAL, [
         { property: 'email', value: 'Ada@Example.test' },
         { property: 'firstname', value: 'Ada' },
@@ -53,13 +64,17 @@ for (const [name, available, open] of engines) {
       expect(row.vid).toBe(vid);
       const record = await contacts.record(engine, row, { profile: true });
       expect(record.properties.firstname.versions!.map((v) => v.value)).toEqual(['Augusta', 'Ada']);
-      expect((await contacts.search(engine, PORTAL, 'augus', 10, 0, { property: 'shoe_size' })).rows.map((r) => r.vid)).toEqual([vid]);
+      expect(
+        (await contacts.search(engine, PORTAL, 'augus', 10, 0, { property: 'shoe_size' })).rows.map((r) => r.vid),
+      ).toEqual([vid]);
       expect((await contacts.page(engine, PORTAL, 10)).rows.map((r) => r.vid)).toEqual([vid]);
       await properties.remove(engine, PORTAL, 'shoe_size');
       expect(await contacts.forgetProperty(engine, PORTAL, 'shoe_size')).toBe(1);
       expect(JSON.parse((await contacts.get(engine, PORTAL, vid))!.properties)).not.toHaveProperty('shoe_size');
       // A value of a property that no longer exists is refused.
-      await expect(contacts.update(engine, PORTAL, vid, [{ property: 'shoe_size', value: '39' }])).rejects.toMatchObject({ kind: 'invalid' });
+      await expect(
+        contacts.update(engine, PORTAL, vid, [{ property: 'shoe_size', value: '39' }]),
+      ).rejects.toMatchObject({ kind: 'invalid' });
     });
 
     it('gathers what a transaction announces in its context, savepoints included (txContext)', async () => {
@@ -91,7 +106,12 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
     const a = stores(one);
     const b = stores(two);
     expect(await b.properties.validate(two, PORTAL, [{ property: 'hat_size', value: '7' }])).toHaveLength(1); // cached now
-    await a.properties.create(one, PORTAL, 'hat_size', { label: 'Hat size', groupName: 'contactinformation', type: 'number', fieldType: 'number' });
+    await a.properties.create(one, PORTAL, 'hat_size', {
+      label: 'Hat size',
+      groupName: 'contactinformation',
+      type: 'number',
+      fieldType: 'number',
+    });
     expect(await b.properties.validate(two, PORTAL, [{ property: 'hat_size', value: '7' }])).toEqual([]);
     await a.properties.update(one, PORTAL, 'hat_size', { label: 'Hat' });
     expect((await b.properties.get(two, PORTAL, 'hat_size')).label).toBe('Hat');
@@ -102,7 +122,12 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
     await one.tx(async (t) => {
       const cap = [{ property: 'cap_size', value: '1' }];
       expect(await a.properties.validate(t, PORTAL, cap)).toHaveLength(1);
-      await a.properties.create(t, PORTAL, 'cap_size', { label: 'Cap', groupName: 'contactinformation', type: 'number', fieldType: 'number' }); // a savepoint
+      await a.properties.create(t, PORTAL, 'cap_size', {
+        label: 'Cap',
+        groupName: 'contactinformation',
+        type: 'number',
+        fieldType: 'number',
+      }); // a savepoint
       expect(await a.properties.validate(t, PORTAL, cap)).toEqual([]);
     });
   });
@@ -130,12 +155,27 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
       // Overlapping new emails in opposite orders: one batch's insert finds some taken by the other.
       const emails = Array.from({ length: 40 }, (_, i) => `batch${round}-${i}@example.test`);
       await Promise.all([
-        a.contacts.batch(one, PORTAL, emails.slice(0, 30).map((email) => ({ email, properties: [{ property: 'firstname', value: 'One' }] }))),
-        b.contacts.batch(two, PORTAL, emails.slice(10).reverse().map((email) => ({ email, properties: [{ property: 'lastname', value: 'Two' }] }))),
+        a.contacts.batch(
+          one,
+          PORTAL,
+          emails.slice(0, 30).map((email) => ({ email, properties: [{ property: 'firstname', value: 'One' }] })),
+        ),
+        b.contacts.batch(
+          two,
+          PORTAL,
+          emails
+            .slice(10)
+            .reverse()
+            .map((email) => ({ email, properties: [{ property: 'lastname', value: 'Two' }] })),
+        ),
       ]);
       for (const [i, email] of emails.entries()) {
         const props = JSON.parse((await a.contacts.getByEmail(one, PORTAL, email))!.properties);
-        expect(props).toMatchObject({ email, ...(i < 30 ? { firstname: 'One' } : {}), ...(i >= 10 ? { lastname: 'Two' } : {}) });
+        expect(props).toMatchObject({
+          email,
+          ...(i < 30 ? { firstname: 'One' } : {}),
+          ...(i >= 10 ? { lastname: 'Two' } : {}),
+        });
       }
     }
   });
@@ -144,13 +184,29 @@ describe.skipIf(!havePostgres)('two processes on one PostgreSQL database', () =>
     const a = stores(one);
     const b = stores(two);
     const emails = Array.from({ length: 60 }, (_, i) => `shared${i}@example.test`);
-    await a.contacts.batch(one, PORTAL, emails.map((email) => ({ email, properties: [] })));
-    const shuffled = (seed: number) => [...emails].sort((x, y) => ((x.length * 31 + seed * x.charCodeAt(6) + y.charCodeAt(7)) % 7) - 3);
+    await a.contacts.batch(
+      one,
+      PORTAL,
+      emails.map((email) => ({ email, properties: [] })),
+    );
+    const shuffled = (seed: number) =>
+      [...emails].sort((x, y) => ((x.length * 31 + seed * x.charCodeAt(6) + y.charCodeAt(7)) % 7) - 3);
     for (let round = 0; round < 5; round++) {
-      const writes = [0, 1, 2, 3].map((k) => shuffled(round * 4 + k).map((email) => ({ email, properties: [{ property: 'company', value: `Batch ${round}-${k}` }] })));
-      await Promise.all(writes.map((items, k) => (k % 2 ? b.contacts.batch(two, PORTAL, items.reverse()) : a.contacts.batch(one, PORTAL, items))));
+      const writes = [0, 1, 2, 3].map((k) =>
+        shuffled(round * 4 + k).map((email) => ({
+          email,
+          properties: [{ property: 'company', value: `Batch ${round}-${k}` }],
+        })),
+      );
+      await Promise.all(
+        writes.map((items, k) =>
+          k % 2 ? b.contacts.batch(two, PORTAL, items.reverse()) : a.contacts.batch(one, PORTAL, items),
+        ),
+      );
     }
-    const companies = await Promise.all(emails.map(async (email) => JSON.parse((await a.contacts.getByEmail(one, PORTAL, email))!.properties).company));
+    const companies = await Promise.all(
+      emails.map(async (email) => JSON.parse((await a.contacts.getByEmail(one, PORTAL, email))!.properties).company),
+    );
     expect(companies.every((c) => /^Batch 4-[0-3]$/.test(c))).toBe(true);
   });
 

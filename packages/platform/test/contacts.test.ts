@@ -7,17 +7,33 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const props = (o: Record<string, string>) => ({ properties: Object.entries(o).map(([property, value]) => ({ property, value })) });
+const props = (o: Record<string, string>) => ({
+  properties: Object.entries(o).map(([property, value]) => ({ property, value })),
+});
 
 describe('contacts', () => {
   it('creates a contact and reads it by vid and email with history', async () => {
-    const created = await t.call('POST', '/contacts/v1/contact', { body: props({ email: 'Ada@Example.com', firstname: 'Ada' }) });
+    const created = await t.call('POST', '/contacts/v1/contact', {
+      body: props({ email: 'Ada@Example.com', firstname: 'Ada' }),
+    });
     expect(created.status).toBe(200);
-    expect(created.json).toMatchObject({ 'portal-id': 62515, 'is-contact': true, properties: { email: { value: 'ada@example.com' }, firstname: { value: 'Ada' } } });
+    expect(created.json).toMatchObject({
+      'portal-id': 62515,
+      'is-contact': true,
+      properties: { email: { value: 'ada@example.com' }, firstname: { value: 'Ada' } },
+    });
     const vid = created.json.vid;
     const byVid = await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile`);
-    expect(byVid.json.properties.firstname.versions[0]).toMatchObject({ value: 'Ada', 'source-type': 'API', selected: true });
-    expect(byVid.json['identity-profiles'][0].identities[0]).toMatchObject({ type: 'EMAIL', value: 'ada@example.com', 'is-primary': true });
+    expect(byVid.json.properties.firstname.versions[0]).toMatchObject({
+      value: 'Ada',
+      'source-type': 'API',
+      selected: true,
+    });
+    expect(byVid.json['identity-profiles'][0].identities[0]).toMatchObject({
+      type: 'EMAIL',
+      value: 'ada@example.com',
+      'is-primary': true,
+    });
     const byEmail = await t.call('GET', '/contacts/v1/contact/email/ada@example.com/profile');
     expect(byEmail.json.vid).toBe(vid);
   });
@@ -25,22 +41,32 @@ describe('contacts', () => {
   it('answers 409 CONTACT_EXISTS with the identity profile, and 400 validationResults for a bad email', async () => {
     const dup = await t.call('POST', '/contacts/v1/contact', { body: props({ email: 'ada@example.com' }) });
     expect(dup.status).toBe(409);
-    expect(dup.json).toMatchObject({ status: 'error', error: 'CONTACT_EXISTS', identityProfile: { identity: [{ type: 'EMAIL', value: 'ada@example.com', isPrimary: true }] } });
+    expect(dup.json).toMatchObject({
+      status: 'error',
+      error: 'CONTACT_EXISTS',
+      identityProfile: { identity: [{ type: 'EMAIL', value: 'ada@example.com', isPrimary: true }] },
+    });
     expect(dup.json.correlationId).toMatch(/^[0-9a-f-]{36}$/);
     const bad = await t.call('POST', '/contacts/v1/contact', { body: props({ email: 'not-an-email' }) });
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({
       message: 'Property values were not valid',
-      validationResults: [{ isValid: false, error: 'INVALID_EMAIL', name: 'email', message: 'Email address not-an-email is invalid' }],
+      validationResults: [
+        { isValid: false, error: 'INVALID_EMAIL', name: 'email', message: 'Email address not-an-email is invalid' },
+      ],
     });
   });
 
   it('pages all contacts by vid with count and vidOffset', async () => {
-    for (let i = 0; i < 25; i++) await t.call('POST', '/contacts/v1/contact', { body: props({ email: `p${i}@example.com`, firstname: `P${i}` }) });
+    for (let i = 0; i < 25; i++)
+      await t.call('POST', '/contacts/v1/contact', { body: props({ email: `p${i}@example.com`, firstname: `P${i}` }) });
     const first = await t.call('GET', '/contacts/v1/lists/all/contacts/all');
     expect(first.json.contacts).toHaveLength(20);
     expect(first.json['has-more']).toBe(true);
-    const second = await t.call('GET', `/contacts/v1/lists/all/contacts/all?count=100&vidOffset=${first.json['vid-offset']}`);
+    const second = await t.call(
+      'GET',
+      `/contacts/v1/lists/all/contacts/all?count=100&vidOffset=${first.json['vid-offset']}`,
+    );
     expect(second.json['has-more']).toBe(false);
     expect(first.json.contacts.length + second.json.contacts.length).toBe(26);
     expect(second.json.contacts[0].vid).toBeGreaterThan(first.json['vid-offset']);
@@ -68,7 +94,10 @@ describe('auth', () => {
     const none = await t.call('GET', '/contacts/v1/lists/all/contacts/all', { portal: null });
     expect(none.status).toBe(401);
     expect(none.json.category).toBe('INVALID_AUTHENTICATION');
-    const wrong = await t.call('GET', '/contacts/v1/lists/all/contacts/all', { portal: null, headers: { authorization: 'Bearer svc-pat-nope' } });
+    const wrong = await t.call('GET', '/contacts/v1/lists/all/contacts/all', {
+      portal: null,
+      headers: { authorization: 'Bearer svc-pat-nope' },
+    });
     expect(wrong.status).toBe(401);
     expect(wrong.text).not.toContain('svc-pat-nope');
   });

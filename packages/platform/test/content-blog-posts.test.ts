@@ -21,14 +21,22 @@ async function post(body: Record<string, unknown> = {}) {
   return res.json;
 }
 const get = async (id: number) => (await t.call('GET', `${POSTS}/${id}`)).json;
-const publish = (id: number, action = 'schedule-publish') => t.call('POST', `${POSTS}/${id}/publish-action`, { body: { action } });
+const publish = (id: number, action = 'schedule-publish') =>
+  t.call('POST', `${POSTS}/${id}/publish-action`, { body: { action } });
 const page = (url: string) => fetch(url).then(async (r) => ({ status: r.status, text: await r.text() }));
 const runDue = () => t.platform.services.scheduler.runDue();
 
 describe('blog post states (§3)', () => {
   it('creates a draft whose URL is a 404 until it is published', async () => {
     const p = await post({ name: 'Draft one', post_body: '<p>Body one</p>' });
-    expect(p).toMatchObject({ state: 'DRAFT', is_draft: true, content_group_id: blogId, slug: 'blog/draft-one', deleted_at: 0, portal_id: 62515 });
+    expect(p).toMatchObject({
+      state: 'DRAFT',
+      is_draft: true,
+      content_group_id: blogId,
+      slug: 'blog/draft-one',
+      deleted_at: 0,
+      portal_id: 62515,
+    });
     expect(p.url).toBe(`${t.baseUrl}/sites/62515/blog/draft-one`);
     expect((await page(p.url)).status).toBe(404);
   });
@@ -36,11 +44,25 @@ describe('blog post states (§3)', () => {
   it('never publishes on update, even with a past publish_date or a state in the body', async () => {
     const p = await post({ name: 'Update only' });
     const res = await t.call('PUT', `${POSTS}/${p.id}`, {
-      body: { publish_date: t.clock.now - HOUR, state: 'PUBLISHED', is_draft: false, deleted_at: 5, id: 1, post_body: '<p>new</p>' },
+      body: {
+        publish_date: t.clock.now - HOUR,
+        state: 'PUBLISHED',
+        is_draft: false,
+        deleted_at: 5,
+        id: 1,
+        post_body: '<p>new</p>',
+      },
     });
     expect(res.status).toBe(200);
     // deleted_at is set only by DELETE (§2.1), the id never changes.
-    expect(res.json).toMatchObject({ id: p.id, state: 'DRAFT', is_draft: true, deleted_at: 0, post_body: '<p>new</p>', publish_date: t.clock.now - HOUR });
+    expect(res.json).toMatchObject({
+      id: p.id,
+      state: 'DRAFT',
+      is_draft: true,
+      deleted_at: 0,
+      post_body: '<p>new</p>',
+      publish_date: t.clock.now - HOUR,
+    });
     await runDue();
     expect((await get(p.id)).state).toBe('DRAFT');
     expect((await page(p.url)).status).toBe(404);
@@ -48,12 +70,22 @@ describe('blog post states (§3)', () => {
 
   it('publishes at once with schedule-publish when publish_immediately is null or true, recording no job when nothing is sent', async () => {
     for (const publish_immediately of [undefined, true]) {
-      const p = await post({ name: `Now ${publish_immediately}`, post_body: '<p>Live text</p>', publish_immediately, publish_date: t.clock.now + HOUR });
+      const p = await post({
+        name: `Now ${publish_immediately}`,
+        post_body: '<p>Live text</p>',
+        publish_immediately,
+        publish_date: t.clock.now + HOUR,
+      });
       const res = await publish(p.id);
       expect(res.status).toBe(204);
       expect(res.text).toBe('');
       const live = await get(p.id);
-      expect(live).toMatchObject({ state: 'PUBLISHED', is_draft: false, publish_date: t.clock.now, published_url: p.url });
+      expect(live).toMatchObject({
+        state: 'PUBLISHED',
+        is_draft: false,
+        publish_date: t.clock.now,
+        published_url: p.url,
+      });
       const served = await page(p.url);
       expect(served.status).toBe(200);
       expect(served.text).toContain('<p>Live text</p>');
@@ -64,7 +96,12 @@ describe('blog post states (§3)', () => {
 
   it('schedules with publish_immediately false: invisible until publish_date, then the scheduler publishes it and runs its job', async () => {
     const at = t.clock.now + 2 * HOUR;
-    const p = await post({ name: 'Later', publish_immediately: false, publish_date: at, is_social_publishing_enabled: true });
+    const p = await post({
+      name: 'Later',
+      publish_immediately: false,
+      publish_date: at,
+      is_social_publishing_enabled: true,
+    });
     expect((await publish(p.id)).status).toBe(204);
     expect((await get(p.id)).state).toBe('SCHEDULED');
     expect((await t.call('GET', `${POSTS}?state=SCHEDULED&id=${p.id}`)).json.total).toBe(1);
@@ -160,11 +197,24 @@ describe('blog post states (§3)', () => {
 describe('concurrent writes of one post', () => {
   it('keeps every field of updates sent at once (each reads the post as the one before it left it)', async () => {
     const p = await post({ name: 'Many hands' });
-    const fields = ['meta_description', 'html_title', 'post_summary', 'post_body', 'head_html', 'footer_html', 'featured_image', 'featured_image_alt_text'];
-    const answers = await Promise.all(fields.map((field) => t.call('PUT', `${POSTS}/${p.id}`, { body: { [field]: `set ${field}` } })));
+    const fields = [
+      'meta_description',
+      'html_title',
+      'post_summary',
+      'post_body',
+      'head_html',
+      'footer_html',
+      'featured_image',
+      'featured_image_alt_text',
+    ];
+    const answers = await Promise.all(
+      fields.map((field) => t.call('PUT', `${POSTS}/${p.id}`, { body: { [field]: `set ${field}` } })),
+    );
     expect(answers.map((a) => a.status)).toEqual(fields.map(() => 200));
     const now = await get(p.id);
-    expect(Object.fromEntries(fields.map((f) => [f, now[f]]))).toEqual(Object.fromEntries(fields.map((f) => [f, `set ${f}`])));
+    expect(Object.fromEntries(fields.map((f) => [f, now[f]]))).toEqual(
+      Object.fromEntries(fields.map((f) => [f, `set ${f}`])),
+    );
     // Each update a version of its own.
     expect((await t.call('GET', `${POSTS}/${p.id}/versions`)).json.length).toBeGreaterThanOrEqual(fields.length);
   });
@@ -173,7 +223,9 @@ describe('concurrent writes of one post', () => {
 describe('blog post buffer and versions', () => {
   it('keeps the live post apart from the buffer until it is pushed live', async () => {
     const p = await post({ name: 'Buffered', post_body: '<p>v1</p>' });
-    expect((await t.call('GET', `${POSTS}/${p.id}/has-buffered-changes`)).json).toEqual({ has_buffered_changes: false });
+    expect((await t.call('GET', `${POSTS}/${p.id}/has-buffered-changes`)).json).toEqual({
+      has_buffered_changes: false,
+    });
     expect((await t.call('GET', `${POSTS}/${p.id}/buffer`)).json.post_body).toBe('<p>v1</p>');
     const buf = await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { post_body: '<p>v2</p>' } });
     expect(buf.json.post_body).toBe('<p>v2</p>');
@@ -193,7 +245,9 @@ describe('blog post buffer and versions', () => {
     expect((await get(p.id)).post_body).toBe('<p>v3</p>');
 
     await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { post_body: '<p>v4</p>' } });
-    const putPushed = await t.call('PUT', `${POSTS}/${p.id}/push-buffer-live`, { body: { meta_description: 'and this' } });
+    const putPushed = await t.call('PUT', `${POSTS}/${p.id}/push-buffer-live`, {
+      body: { meta_description: 'and this' },
+    });
     expect(putPushed.json).toMatchObject({ post_body: '<p>v4</p>', meta_description: 'and this' });
     expect((await t.call('GET', `${POSTS}/${p.id}/has-buffered-changes`)).json.has_buffered_changes).toBe(false);
   });
@@ -219,8 +273,12 @@ describe('blog post buffer and versions', () => {
     expect(restored.json).toMatchObject({ post_body: 'one', state: 'DRAFT' });
     expect((await t.call('GET', `${POSTS}/${p.id}/versions`)).json).toHaveLength(4);
     const other = await post({ name: 'Other' });
-    expect((await t.call('POST', `${POSTS}/${other.id}/versions/restore`, { body: { version_id: first.id } })).status).toBe(404);
-    expect((await t.call('POST', `${POSTS}/${p.id}/versions/restore`, { body: {} })).json.message).toBe('body.version_id: is required');
+    expect(
+      (await t.call('POST', `${POSTS}/${other.id}/versions/restore`, { body: { version_id: first.id } })).status,
+    ).toBe(404);
+    expect((await t.call('POST', `${POSTS}/${p.id}/versions/restore`, { body: {} })).json.message).toBe(
+      'body.version_id: is required',
+    );
   });
 
   it('clones into a new draft', async () => {
@@ -228,14 +286,24 @@ describe('blog post buffer and versions', () => {
     await publish(p.id);
     const res = await t.call('POST', `${POSTS}/${p.id}/clone`, { body: { name: 'Copy' } });
     expect(res.status).toBe(201);
-    expect(res.json).toMatchObject({ name: 'Copy', post_body: '<p>same</p>', state: 'DRAFT', cloned_from: p.id, slug: 'blog/copy' });
+    expect(res.json).toMatchObject({
+      name: 'Copy',
+      post_body: '<p>same</p>',
+      state: 'DRAFT',
+      cloned_from: p.id,
+      slug: 'blog/copy',
+    });
     expect(res.json.id).not.toBe(p.id);
   });
 });
 
 describe('what a post shows of other objects', () => {
   it('embeds its author as blog_author (null without one), following changes to the author', async () => {
-    const author = (await t.call('POST', '/content/api/v2/blog-authors', { body: { full_name: 'Mary Shelley', email: 'mary@posts.test' } })).json;
+    const author = (
+      await t.call('POST', '/content/api/v2/blog-authors', {
+        body: { full_name: 'Mary Shelley', email: 'mary@posts.test' },
+      })
+    ).json;
     const p = await post({ name: 'Authored', blog_author_id: author.id });
     expect(p.blog_author).toMatchObject({ id: author.id, full_name: 'Mary Shelley', email: 'mary@posts.test' });
     await t.call('PUT', `/content/api/v2/blog-authors/${author.id}`, { body: { bio: 'Wrote Frankenstein' } });
@@ -244,16 +312,22 @@ describe('what a post shows of other objects', () => {
     expect(listed.blog_author.full_name).toBe('Mary Shelley');
     // Written by no one, or back to no one.
     expect((await post({ name: 'Anonymous' })).blog_author).toBeNull();
-    expect((await t.call('PUT', `${POSTS}/${p.id}`, { body: { blog_author_id: null, blog_author: { id: 1 } } })).json.blog_author).toBeNull();
+    expect(
+      (await t.call('PUT', `${POSTS}/${p.id}`, { body: { blog_author_id: null, blog_author: { id: 1 } } })).json
+        .blog_author,
+    ).toBeNull();
     // A computed key is not a filter.
-    expect((await t.call('GET', `${POSTS}?comment_count__gt=0`)).json.message).toBe('query.comment_count__gt: unknown field comment_count');
+    expect((await t.call('GET', `${POSTS}?comment_count__gt=0`)).json.message).toBe(
+      'query.comment_count__gt: unknown field comment_count',
+    );
   });
 
   it('counts its live comments in comment_count, in reads and lists', async () => {
     const p = await post({ name: 'Discussed', comment_count: 99 });
     const other = await post({ name: 'Quiet' });
     expect(p.comment_count).toBe(0);
-    const comment = (text: string) => t.call('POST', '/content/api/v2/comments', { body: { content_id: p.id, comment: text } });
+    const comment = (text: string) =>
+      t.call('POST', '/content/api/v2/comments', { body: { content_id: p.id, comment: text } });
     const ids = [];
     for (const text of ['one', 'two', 'three']) ids.push((await comment(text)).json.id);
     expect((await get(p.id)).comment_count).toBe(3);
@@ -268,9 +342,15 @@ describe('what a post shows of other objects', () => {
 
 describe('blog post input and auth', () => {
   it('answers 400 naming the field, 404 for unknown or foreign ids', async () => {
-    expect((await t.call('POST', POSTS, { body: { name: 'x' } })).json.message).toBe('body.content_group_id: is required');
-    expect((await t.call('POST', POSTS, { body: { name: 'x', content_group_id: 1 } })).json.message).toContain('body.content_group_id: no blog');
-    expect((await t.call('POST', POSTS, { body: { name: 'x', content_group_id: blogId, topic_ids: [5] } })).status).toBe(400);
+    expect((await t.call('POST', POSTS, { body: { name: 'x' } })).json.message).toBe(
+      'body.content_group_id: is required',
+    );
+    expect((await t.call('POST', POSTS, { body: { name: 'x', content_group_id: 1 } })).json.message).toContain(
+      'body.content_group_id: no blog',
+    );
+    expect(
+      (await t.call('POST', POSTS, { body: { name: 'x', content_group_id: blogId, topic_ids: [5] } })).status,
+    ).toBe(400);
     expect((await t.call('GET', `${POSTS}/abc`)).json.message).toBe('path.blog_post_id: must be a positive integer');
     const p = await post();
     expect((await t.call('GET', `${POSTS}/${p.id}`, { portal: t.portals[1] })).status).toBe(404);
@@ -292,7 +372,10 @@ describe('content that never goes live by mistake (issue 16)', () => {
     await publish(p.id);
     try {
       const later = at + 2 * HOUR;
-      expect((await t.call('PUT', `${POSTS}/${p.id}`, { body: { publish_date: later } })).json).toMatchObject({ state: 'SCHEDULED', publish_date: later });
+      expect((await t.call('PUT', `${POSTS}/${p.id}`, { body: { publish_date: later } })).json).toMatchObject({
+        state: 'SCHEDULED',
+        publish_date: later,
+      });
       t.clock.now = at;
       await runDue();
       expect((await get(p.id)).state).toBe('SCHEDULED');
@@ -340,7 +423,9 @@ describe('content that never goes live by mistake (issue 16)', () => {
     expect((await publish(first.id)).status).toBe(204);
     const refused = await publish(second.id);
     expect(refused.status).toBe(409);
-    expect(refused.json.message).toBe(`slug ${first.slug} is the URL of published blog post ${first.id}: change the slug, or unpublish that one first`);
+    expect(refused.json.message).toBe(
+      `slug ${first.slug} is the URL of published blog post ${first.id}: change the slug, or unpublish that one first`,
+    );
     expect(refused.json).toMatchObject({ slug: first.slug, conflictingId: first.id });
     expect((await get(second.id)).state).toBe('DRAFT');
     expect((await page(first.url)).text).toContain('<p>first</p>');
@@ -348,7 +433,9 @@ describe('content that never goes live by mistake (issue 16)', () => {
     // A live post's slug cannot move onto another live post's URL either.
     await t.call('PUT', `${POSTS}/${second.id}`, { body: { slug: 'blog/same-slug-2' } });
     expect((await publish(second.id)).status).toBe(204);
-    const moved = await t.call('PUT', `${POSTS}/${second.id}`, { body: { slug: first.slug, post_body: '<p>changed</p>' } });
+    const moved = await t.call('PUT', `${POSTS}/${second.id}`, {
+      body: { slug: first.slug, post_body: '<p>changed</p>' },
+    });
     expect(moved.status).toBe(409);
     expect(moved.json.message).toContain(`slug ${first.slug} is the URL of published blog post ${first.id}`);
     expect(await get(second.id)).toMatchObject({ slug: 'blog/same-slug-2', post_body: '<p>second</p>' });
@@ -388,36 +475,60 @@ describe('content that never goes live by mistake (issue 16)', () => {
     expect((await t.call('DELETE', `/content/api/v2/topics/${gone.id}`)).status).toBe(204);
     expect((await t.call('DELETE', `/content/api/v2/blog-authors/${author.id}`)).status).toBe(204);
     expect(await get(p.id)).toMatchObject({ topic_ids: [keep.id], blog_author_id: null });
-    expect((await t.call('GET', `${POSTS}/${p.id}/buffer`)).json).toMatchObject({ topic_ids: [], post_summary: 'buffered' });
+    expect((await t.call('GET', `${POSTS}/${p.id}/buffer`)).json).toMatchObject({
+      topic_ids: [],
+      post_summary: 'buffered',
+    });
 
     expect((await t.call('PUT', `${POSTS}/${p.id}`, { body: { name: 'Referring post, edited' } })).status).toBe(200);
-    expect((await t.call('POST', `${POSTS}/${p.id}/push-buffer-live`)).json).toMatchObject({ topic_ids: [], post_summary: 'buffered' });
+    expect((await t.call('POST', `${POSTS}/${p.id}/push-buffer-live`)).json).toMatchObject({
+      topic_ids: [],
+      post_summary: 'buffered',
+    });
     expect((await publish(p.id)).status).toBe(204);
     expect((await get(p.id)).state).toBe('PUBLISHED');
 
-    expect((await t.call('POST', `${POSTS}/${deleted.id}/restore-deleted`)).json).toMatchObject({ topic_ids: [], blog_author_id: null });
+    expect((await t.call('POST', `${POSTS}/${deleted.id}/restore-deleted`)).json).toMatchObject({
+      topic_ids: [],
+      blog_author_id: null,
+    });
     expect((await t.call('PUT', `${POSTS}/${deleted.id}`, { body: { post_body: 'x' } })).status).toBe(200);
     // Restoring the topic does not bring the references back; naming a deleted one is still refused.
     await t.call('POST', `/content/api/v2/topics/${gone.id}/restore-deleted`);
     expect((await get(p.id)).topic_ids).toEqual([]);
     await t.call('DELETE', `/content/api/v2/topics/${gone.id}`);
-    expect((await t.call('PUT', `${POSTS}/${p.id}`, { body: { topic_ids: [gone.id] } })).json.message).toBe(`body.topic_ids.0: no topic with id ${gone.id}`);
+    expect((await t.call('PUT', `${POSTS}/${p.id}`, { body: { topic_ids: [gone.id] } })).json.message).toBe(
+      `body.topic_ids.0: no topic with id ${gone.id}`,
+    );
   });
 
   it('a comment can still be edited after its post is deleted', async () => {
     const p = await post({ name: 'Post of a comment' });
     const c = (await t.call('POST', '/content/api/v2/comments', { body: { content_id: p.id, comment: 'Hello' } })).json;
-    const reply = (await t.call('POST', '/content/api/v2/comments', { body: { content_id: p.id, comment: 'Reply', parent_id: c.id } })).json;
+    const reply = (
+      await t.call('POST', '/content/api/v2/comments', {
+        body: { content_id: p.id, comment: 'Reply', parent_id: c.id },
+      })
+    ).json;
     await t.call('DELETE', `/content/api/v2/comments/${c.id}`);
     await t.call('DELETE', `${POSTS}/${p.id}`);
-    const edited = await t.call('PUT', `/content/api/v2/comments/${reply.id}`, { body: { comment: 'Edited', state: 'REJECTED' } });
+    const edited = await t.call('PUT', `/content/api/v2/comments/${reply.id}`, {
+      body: { comment: 'Edited', state: 'REJECTED' },
+    });
     expect(edited.status).toBe(200);
-    expect(edited.json).toMatchObject({ comment: 'Edited', state: 'REJECTED', content_id: p.id, content_title: 'Post of a comment' });
+    expect(edited.json).toMatchObject({
+      comment: 'Edited',
+      state: 'REJECTED',
+      content_id: p.id,
+      content_title: 'Post of a comment',
+    });
     // Moving it to a post that is not there is refused, naming the field.
     const moved = await t.call('PUT', `/content/api/v2/comments/${reply.id}`, { body: { content_id: 424242 } });
     expect(moved.status).toBe(400);
     expect(moved.json.message).toBe('body.content_id: no blog post with id 424242');
-    expect((await t.call('POST', '/content/api/v2/comments', { body: { content_id: p.id, comment: 'Late' } })).status).toBe(400);
+    expect(
+      (await t.call('POST', '/content/api/v2/comments', { body: { content_id: p.id, comment: 'Late' } })).status,
+    ).toBe(400);
   });
 });
 
@@ -427,7 +538,10 @@ describe('push-buffer-live keeps live edits (issue 16)', () => {
     await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { post_body: '<p>v2</p>' } });
     await t.call('PUT', `${POSTS}/${p.id}`, { body: { meta_description: 'edited live' } });
     // The buffer shows the live object with its edits over it.
-    expect((await t.call('GET', `${POSTS}/${p.id}/buffer`)).json).toMatchObject({ post_body: '<p>v2</p>', meta_description: 'edited live' });
+    expect((await t.call('GET', `${POSTS}/${p.id}/buffer`)).json).toMatchObject({
+      post_body: '<p>v2</p>',
+      meta_description: 'edited live',
+    });
     const pushed = await t.call('POST', `${POSTS}/${p.id}/push-buffer-live`);
     expect(pushed.json).toMatchObject({ post_body: '<p>v2</p>', meta_description: 'edited live' });
     expect(await get(p.id)).toMatchObject({ post_body: '<p>v2</p>', meta_description: 'edited live' });
@@ -443,7 +557,9 @@ describe('push-buffer-live keeps live edits (issue 16)', () => {
     expect(refused.json.message).toMatch(/^post_body changed on the live blog post after the buffer's edit/);
     expect((await get(p.id)).post_body).toBe('<p>live</p>');
     // The PUT variant that sets the field decides it; so does editing it in the buffer again.
-    expect((await t.call('PUT', `${POSTS}/${p.id}/push-buffer-live`, { body: { post_body: '<p>both</p>' } })).json).toMatchObject({ post_body: '<p>both</p>', post_summary: 'sum' });
+    expect(
+      (await t.call('PUT', `${POSTS}/${p.id}/push-buffer-live`, { body: { post_body: '<p>both</p>' } })).json,
+    ).toMatchObject({ post_body: '<p>both</p>', post_summary: 'sum' });
     await t.call('PUT', `${POSTS}/${p.id}/buffer`, { body: { post_body: '<p>buffer 2</p>' } });
     await t.call('PUT', `${POSTS}/${p.id}`, { body: { post_body: '<p>live 2</p>' } });
     expect((await t.call('POST', `${POSTS}/${p.id}/push-buffer-live`)).status).toBe(409);
@@ -468,7 +584,8 @@ describe('publish-action by PUT (issue 16: an older client sends PUT)', () => {
       ['/content/api/v2/pages', { name: 'Put published page' }],
     ] as const) {
       const p = (await t.call('POST', coll, { body })).json;
-      const put = (action?: string) => t.call('PUT', `${coll}/${p.id}/publish-action`, { body: action === undefined ? undefined : { action } });
+      const put = (action?: string) =>
+        t.call('PUT', `${coll}/${p.id}/publish-action`, { body: action === undefined ? undefined : { action } });
       const res = await put('schedule-publish');
       expect(res.status).toBe(204);
       expect((await t.call('GET', `${coll}/${p.id}`)).json.state).toBe('PUBLISHED');

@@ -24,9 +24,24 @@ describe('full-CRUD collections', () => {
   const cases: [string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>][] = [
     ['blog-authors', { full_name: 'Ada Lovelace', email: 'ada@x.test' }, { slug: 'ada-lovelace' }, { bio: 'Analyst' }],
     ['topics', { name: 'API Docs' }, { slug: 'api-docs' }, { description: 'All about the API' }],
-    ['pages', { name: 'About us' }, { slug: 'about-us', state: 'DRAFT', subcategory: 'site_page' }, { html_title: 'About' }],
-    ['templates', { path: 'custom/page/home.html', source: '<html></html>' }, { folder: 'custom/page', filename: 'home.html' }, { label: 'Home' }],
-    ['url-mappings', { route_prefix: '/old', destination: '/new', redirect_style: 301 }, { precedence: 0 }, { redirect_style: 302 }],
+    [
+      'pages',
+      { name: 'About us' },
+      { slug: 'about-us', state: 'DRAFT', subcategory: 'site_page' },
+      { html_title: 'About' },
+    ],
+    [
+      'templates',
+      { path: 'custom/page/home.html', source: '<html></html>' },
+      { folder: 'custom/page', filename: 'home.html' },
+      { label: 'Home' },
+    ],
+    [
+      'url-mappings',
+      { route_prefix: '/old', destination: '/new', redirect_style: 301 },
+      { precedence: 0 },
+      { redirect_style: 302 },
+    ],
   ];
   for (const [coll, body, derived, change] of cases) {
     it(`${coll}: create, get, update, list, delete, restore`, async () => {
@@ -47,12 +62,18 @@ describe('full-CRUD collections', () => {
     const post = await create('blog-posts', { name: 'Commented', content_group_id: blogId });
     const c = await create('comments', { content_id: post.id, comment: 'First!', user_name: 'Grace' });
     expect(c).toMatchObject({ collection_id: blogId, content_title: 'Commented', state: 'APPROVED' });
-    expect((await t.call('POST', `${V2}/comments`, { body: { content_id: 424242, comment: 'x' } })).json.message).toContain('body.content_id');
+    expect(
+      (await t.call('POST', `${V2}/comments`, { body: { content_id: 424242, comment: 'x' } })).json.message,
+    ).toContain('body.content_id');
     await t.call('PUT', `${V2}/comments/${c.id}`, { body: { comment: 'Edited' } });
     const versions = (await t.call('GET', `${V2}/comments/${c.id}/versions`)).json;
     expect(versions.map((v: { object: { comment: string } }) => v.object.comment)).toEqual(['Edited', 'First!']);
-    expect((await t.call('GET', `${V2}/comments/${c.id}/versions/${versions[1].id}`)).json.object.comment).toBe('First!');
-    const back = await t.call('POST', `${V2}/comments/${c.id}/versions/restore`, { body: { version_id: versions[1].id } });
+    expect((await t.call('GET', `${V2}/comments/${c.id}/versions/${versions[1].id}`)).json.object.comment).toBe(
+      'First!',
+    );
+    const back = await t.call('POST', `${V2}/comments/${c.id}/versions/restore`, {
+      body: { version_id: versions[1].id },
+    });
     expect(back.json.comment).toBe('First!');
     expect((await t.call('GET', `${V2}/comments?content_id=${post.id}`)).json.total).toBe(1);
   });
@@ -61,15 +82,29 @@ describe('full-CRUD collections', () => {
     const m = await create('url-mappings', { route_prefix: '/a', destination: '/b', redirect_style: 302 });
     await t.call('PUT', `${V2}/url-mappings/${m.id}`, { body: { destination: '/c' } });
     const versions = (await t.call('GET', `${V2}/url-mappings/${m.id}/versions`)).json;
-    expect((await t.call('POST', `${V2}/url-mappings/${m.id}/versions/restore`, { body: { version_id: versions[1].id } })).json.destination).toBe('/b');
-    expect((await t.call('GET', `${V2}/url-mappings/${m.id}/versions/${versions[0].id}`)).json.object.destination).toBe('/c');
-    expect((await t.call('POST', `${V2}/url-mappings`, { body: { route_prefix: '/a', destination: '/b', redirect_style: 307 } })).status).toBe(400);
+    expect(
+      (await t.call('POST', `${V2}/url-mappings/${m.id}/versions/restore`, { body: { version_id: versions[1].id } }))
+        .json.destination,
+    ).toBe('/b');
+    expect((await t.call('GET', `${V2}/url-mappings/${m.id}/versions/${versions[0].id}`)).json.object.destination).toBe(
+      '/c',
+    );
+    expect(
+      (
+        await t.call('POST', `${V2}/url-mappings`, {
+          body: { route_prefix: '/a', destination: '/b', redirect_style: 307 },
+        })
+      ).status,
+    ).toBe(400);
 
     const tpl = await create('templates', { path: 'a/b.html' });
     await t.call('PUT', `${V2}/templates/${tpl.id}`, { body: { source: 'new' } });
     const tv = (await t.call('GET', `${V2}/templates/${tpl.id}/versions`)).json;
     expect((await t.call('GET', `${V2}/templates/${tpl.id}/versions/${tv[0].id}`)).json.object.source).toBe('new');
-    expect((await t.call('POST', `${V2}/templates/${tpl.id}/versions/restore`, { body: { version_id: tv[1].id } })).json.source).toBe('');
+    expect(
+      (await t.call('POST', `${V2}/templates/${tpl.id}/versions/restore`, { body: { version_id: tv[1].id } })).json
+        .source,
+    ).toBe('');
   });
 
   it('templates have the buffer family', async () => {
@@ -82,7 +117,10 @@ describe('full-CRUD collections', () => {
     await t.call('PUT', `${T}/buffer`, { body: { source: 'edited again' } });
     expect((await t.call('POST', `${T}/push-buffer-live`)).json.source).toBe('edited again');
     await t.call('PUT', `${T}/buffer`, { body: { source: 'third' } });
-    expect((await t.call('PUT', `${T}/push-buffer-live`, { body: { label: 'L' } })).json).toMatchObject({ source: 'third', label: 'L' });
+    expect((await t.call('PUT', `${T}/push-buffer-live`, { body: { label: 'L' } })).json).toMatchObject({
+      source: 'third',
+      label: 'L',
+    });
   });
 
   it('pages publish like posts, clone, and take push-buffer-live as a publish action', async () => {
@@ -95,7 +133,11 @@ describe('full-CRUD collections', () => {
     expect((await t.call('POST', `${P}/publish-action`, { body: { action: 'push-buffer-live' } })).status).toBe(204);
     expect((await t.call('GET', P)).json).toMatchObject({ html_title: 'Buffered title', state: 'DRAFT' });
     expect((await t.call('POST', `${P}/publish-action`, { body: { action: 'schedule-publish' } })).status).toBe(204);
-    expect((await t.call('GET', P)).json).toMatchObject({ state: 'PUBLISHED', is_draft: false, current_state: 'PUBLISHED' });
+    expect((await t.call('GET', P)).json).toMatchObject({
+      state: 'PUBLISHED',
+      is_draft: false,
+      current_state: 'PUBLISHED',
+    });
     expect((await fetch(p.url)).status).toBe(200);
     const copy = await t.call('POST', `${P}/clone`, { body: { name: 'Landing 2' } });
     expect(copy.json).toMatchObject({ name: 'Landing 2', state: 'DRAFT', slug: 'landing-2', cloned_from: p.id });
@@ -106,7 +148,9 @@ describe('full-CRUD collections', () => {
     const versions = (await t.call('GET', `${P}/versions`)).json;
     expect(versions[0].object.name).toBe('Landing page');
     expect((await t.call('GET', `${P}/versions/${versions[0].id}`)).json.id).toBe(versions[0].id);
-    expect((await t.call('POST', `${P}/versions/restore`, { body: { version_id: versions.at(-1).id } })).json).toMatchObject({ name: 'Landing', state: 'PUBLISHED' });
+    expect(
+      (await t.call('POST', `${P}/versions/restore`, { body: { version_id: versions.at(-1).id } })).json,
+    ).toMatchObject({ name: 'Landing', state: 'PUBLISHED' });
   });
 });
 
@@ -129,14 +173,19 @@ describe('read-only collections', () => {
     for (const coll of ['site-maps', 'layouts']) {
       const [one] = (await t.call('GET', `${V2}/${coll}`)).json.objects;
       expect((await t.call('GET', `${V2}/${coll}/${one.id}/buffer`)).json).toEqual(one);
-      expect((await t.call('GET', `${V2}/${coll}/${one.id}/has-buffered-changes`)).json).toEqual({ has_buffered_changes: false });
+      expect((await t.call('GET', `${V2}/${coll}/${one.id}/has-buffered-changes`)).json).toEqual({
+        has_buffered_changes: false,
+      });
     }
   });
 
   it('blogs: discard-buffer and push-buffer-live answer the live blog', async () => {
     const blog = (await t.call('GET', `${V2}/blogs/${blogId}`)).json;
     expect((await t.call('POST', `${V2}/blogs/${blogId}/discard-buffer`)).json).toEqual(blog);
-    expect((await t.call('PUT', `${V2}/blogs/${blogId}/push-buffer-live`)).json).toMatchObject({ id: blogId, name: 'Blog' });
+    expect((await t.call('PUT', `${V2}/blogs/${blogId}/push-buffer-live`)).json).toMatchObject({
+      id: blogId,
+      name: 'Blog',
+    });
   });
 });
 
@@ -160,9 +209,14 @@ describe('url mappings on the served site', () => {
     expect(await visit('/m/old')).toEqual(moved);
     expect(await visit('/m/old/')).toEqual(moved);
     // The query goes along: a campaign link's utm_ parameters still say where the visit came from.
-    expect(await visit('/m/old?utm_source=ad&utm_campaign=spring')).toEqual({ ...moved, location: `${moved.location}?utm_source=ad&utm_campaign=spring` });
+    expect(await visit('/m/old?utm_source=ad&utm_campaign=spring')).toEqual({
+      ...moved,
+      location: `${moved.location}?utm_source=ad&utm_campaign=spring`,
+    });
     expect((await visit('/m/old/deeper')).status).toBe(404);
-    await t.call('PUT', `${V2}/url-mappings/${m.id}`, { body: { redirect_style: 302, destination: 'https://elsewhere.test/x?y=1#top' } });
+    await t.call('PUT', `${V2}/url-mappings/${m.id}`, {
+      body: { redirect_style: 302, destination: 'https://elsewhere.test/x?y=1#top' },
+    });
     expect(await visit('/m/old')).toEqual({ status: 302, location: 'https://elsewhere.test/x?y=1#top' });
     expect((await visit('/m/old?utm_source=ad')).location).toBe('https://elsewhere.test/x?y=1&utm_source=ad#top');
     await t.call('DELETE', `${V2}/url-mappings/${m.id}`);
@@ -208,10 +262,13 @@ describe('url mappings on the served site', () => {
   });
 
   it('refuses a mapping without route_prefix, destination or a known redirect_style', async () => {
-    const bad = async (body: Record<string, unknown>) => (await t.call('POST', `${V2}/url-mappings`, { body })).json.message;
+    const bad = async (body: Record<string, unknown>) =>
+      (await t.call('POST', `${V2}/url-mappings`, { body })).json.message;
     expect(await bad({ destination: '/x', redirect_style: 301 })).toBe('body.route_prefix: is required');
     expect(await bad({ route_prefix: '/x', redirect_style: 301 })).toBe('body.destination: is required');
-    expect(await bad({ route_prefix: '/x', destination: '/y', redirect_style: 307 })).toMatch(/^body\.redirect_style: /);
+    expect(await bad({ route_prefix: '/x', destination: '/y', redirect_style: 307 })).toMatch(
+      /^body\.redirect_style: /,
+    );
   });
 });
 
@@ -230,20 +287,35 @@ describe('addresses in records follow the served address', () => {
     try {
       const blog = (await behind.call('GET', `${V2}/blogs`)).json.objects[0];
       expect(blog.root_url).toBe('https://svc.example.test/edge/sites/4242/blog');
-      const post = (await behind.call('POST', `${V2}/blog-posts`, { body: { name: 'Behind a proxy', content_group_id: blog.id } })).json;
+      const post = (
+        await behind.call('POST', `${V2}/blog-posts`, { body: { name: 'Behind a proxy', content_group_id: blog.id } })
+      ).json;
       expect(post.url).toBe('https://svc.example.test/edge/sites/4242/blog/behind-a-proxy');
       const form = new FormData();
       form.append('files', new Blob(['x'], { type: 'text/plain' }), 'a.txt');
-      const res = await fetch(`${behind.baseUrl}${V2}/files`, { method: 'POST', headers: behind.portals[0].auth, body: form });
-      expect(((await res.json()) as { objects: { url: string }[] }).objects[0].url).toMatch(/^https:\/\/svc\.example\.test\/edge\/hubfs\/4242\//);
+      const res = await fetch(`${behind.baseUrl}${V2}/files`, {
+        method: 'POST',
+        headers: behind.portals[0].auth,
+        body: form,
+      });
+      expect(((await res.json()) as { objects: { url: string }[] }).objects[0].url).toMatch(
+        /^https:\/\/svc\.example\.test\/edge\/hubfs\/4242\//,
+      );
     } finally {
       await behind.close();
     }
   });
 
   it('refuses a publicUrl that cannot start a URL', async () => {
-    for (const publicUrl of ['svc.example.test', 'ftp://svc.example.test', 'https://svc.example.test/?a=1', 'https://u:p@svc.example.test'])
-      await expect(startPlatform({ publicUrl }), publicUrl).rejects.toThrow(/^publicUrl \(--public-url\) must be an http or https URL/);
+    for (const publicUrl of [
+      'svc.example.test',
+      'ftp://svc.example.test',
+      'https://svc.example.test/?a=1',
+      'https://u:p@svc.example.test',
+    ])
+      await expect(startPlatform({ publicUrl }), publicUrl).rejects.toThrow(
+        /^publicUrl \(--public-url\) must be an http or https URL/,
+      );
   });
 });
 
@@ -252,9 +324,18 @@ describe('lists: paging, filters, order', () => {
   beforeAll(async () => {
     const blog = (await t.call('GET', `${V2}/blogs`, { portal: t.portals[1] })).json.objects[0].id;
     ids = [];
-    for (const [i, name] of ['Spring launch', 'Summer SALE', 'Autumn notes', 'Winter launch', 'Spring recap'].entries()) {
+    for (const [i, name] of [
+      'Spring launch',
+      'Summer SALE',
+      'Autumn notes',
+      'Winter launch',
+      'Spring recap',
+    ].entries()) {
       t.clock.now += 1000;
-      const res = await t.call('POST', `${V2}/blog-posts`, { body: { name, content_group_id: blog, publish_date: 1000 * (i + 1) }, portal: t.portals[1] });
+      const res = await t.call('POST', `${V2}/blog-posts`, {
+        body: { name, content_group_id: blog, publish_date: 1000 * (i + 1) },
+        portal: t.portals[1],
+      });
       ids.push(res.json.id);
     }
   });
@@ -294,7 +375,8 @@ describe('lists: paging, filters, order', () => {
   });
 
   it('refuses unknown fields, operators and bad values with a 400 naming them', async () => {
-    const bad = async (query: string) => (await t.call('GET', `${V2}/blog-posts?${query}`, { portal: t.portals[1] })).json.message;
+    const bad = async (query: string) =>
+      (await t.call('GET', `${V2}/blog-posts?${query}`, { portal: t.portals[1] })).json.message;
     expect(await bad('colour=red')).toBe('query.colour: unknown field colour');
     expect(await bad('url__contains=blog')).toBe('query.url__contains: unknown field url');
     expect(await bad('name__like=x')).toMatch(/^query\.name__like: unknown operator like/);
@@ -310,7 +392,9 @@ describe('lists: paging, filters, order', () => {
     expect(await bad('publish_date__range=1,a')).toBe("query.publish_date__range: publish_date is a number, not 'a'");
     expect(await bad('id__in=1.5,2')).toBe("query.id__in: id is a whole number, not '1.5'");
     expect(await bad('id__ne=abc')).toBe("query.id__ne: id is a whole number, not 'abc'");
-    expect(await bad('deleted_at__gte=99999999999999999999')).toBe("query.deleted_at__gte: deleted_at is a whole number, not '99999999999999999999'");
+    expect(await bad('deleted_at__gte=99999999999999999999')).toBe(
+      "query.deleted_at__gte: deleted_at is a whole number, not '99999999999999999999'",
+    );
   });
 
   it('searches a number column as its digits, and compares it with fractions', async () => {
@@ -322,17 +406,25 @@ describe('lists: paging, filters, order', () => {
 
 describe('pages never go live by mistake (issue 16)', () => {
   const HOUR = 3_600_000;
-  const publish = (id: number, action = 'schedule-publish') => t.call('POST', `${V2}/pages/${id}/publish-action`, { body: { action } });
+  const publish = (id: number, action = 'schedule-publish') =>
+    t.call('POST', `${V2}/pages/${id}/publish-action`, { body: { action } });
 
   it('a scheduled page goes live at its current publish_date, moved earlier', async () => {
     const start = t.clock.now;
-    const p = await create('pages', { name: 'Scheduled page', publish_immediately: false, publish_date: start + 3 * HOUR });
+    const p = await create('pages', {
+      name: 'Scheduled page',
+      publish_immediately: false,
+      publish_date: start + 3 * HOUR,
+    });
     expect((await publish(p.id)).status).toBe(204);
     await t.call('PUT', `${V2}/pages/${p.id}`, { body: { publish_date: start + HOUR } });
     try {
       t.clock.now = start + HOUR;
       await t.platform.services.scheduler.runDue();
-      expect((await t.call('GET', `${V2}/pages/${p.id}`)).json).toMatchObject({ state: 'PUBLISHED', publish_date: start + HOUR });
+      expect((await t.call('GET', `${V2}/pages/${p.id}`)).json).toMatchObject({
+        state: 'PUBLISHED',
+        publish_date: start + HOUR,
+      });
       expect((await fetch(p.url)).status).toBe(200);
     } finally {
       t.clock.now = start;
@@ -346,10 +438,15 @@ describe('pages never go live by mistake (issue 16)', () => {
     expect((await publish(a.id)).status).toBe(204);
     const res = await publish(b.id);
     expect(res.status).toBe(409);
-    expect(res.json.message).toBe(`slug ${a.slug} is the URL of published page ${a.id}: change the slug, or unpublish that one first`);
+    expect(res.json.message).toBe(
+      `slug ${a.slug} is the URL of published page ${a.id}: change the slug, or unpublish that one first`,
+    );
     // A post cannot take a live page's URL either: both are served at /sites/<portal>/<slug>.
     const post = await create('blog-posts', { name: 'Post at a page URL', content_group_id: blogId, slug: a.slug });
-    expect((await t.call('POST', `${V2}/blog-posts/${post.id}/publish-action`, { body: { action: 'schedule-publish' } })).status).toBe(409);
+    expect(
+      (await t.call('POST', `${V2}/blog-posts/${post.id}/publish-action`, { body: { action: 'schedule-publish' } }))
+        .status,
+    ).toBe(409);
     // push-buffer-live of a slug onto a live page's URL is refused too, and the buffer is kept.
     await t.call('PUT', `${V2}/pages/${b.id}`, { body: { slug: 'shared-page-b' } });
     expect((await publish(b.id)).status).toBe(204);

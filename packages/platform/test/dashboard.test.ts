@@ -20,24 +20,52 @@ let t: TestPlatform;
 let n = 0;
 const eid = () => (++n).toString(16).padStart(32, '0');
 const view = (vi: string, pu: string, r: string | undefined, at: number, extra: Record<string, string> = {}) => ({
-  eid: eid(), k: '1', a: String(PORTAL), v: '1', cts: String(at), pu, t: 'Page', vi, ...(r === undefined ? {} : { r }), ...extra,
+  eid: eid(),
+  k: '1',
+  a: String(PORTAL),
+  v: '1',
+  cts: String(at),
+  pu,
+  t: 'Page',
+  vi,
+  ...(r === undefined ? {} : { r }),
+  ...extra,
 });
-const custom = (vi: string, name: string, at: number, value?: number) => ({ eid: eid(), k: '3', a: String(PORTAL), v: '1', cts: String(at), n: name, vi, ...(value ? { m: String(value) } : {}) });
+const custom = (vi: string, name: string, at: number, value?: number) => ({
+  eid: eid(),
+  k: '3',
+  a: String(PORTAL),
+  v: '1',
+  cts: String(at),
+  n: name,
+  vi,
+  ...(value ? { m: String(value) } : {}),
+});
 
 /** Sends a batch once its events have happened (the collector dates none after it arrives). */
 async function collect(batch: object[], address = '127.0.0.1') {
   t.clock.now = Math.max(t.clock.now, ...batch.map((e) => Number((e as { cts: string }).cts)));
-  const res = await t.call('POST', '/collect/e', { body: JSON.stringify(batch), headers: { 'content-type': 'text/plain', 'x-forwarded-for': address }, portal: null });
+  const res = await t.call('POST', '/collect/e', {
+    body: JSON.stringify(batch),
+    headers: { 'content-type': 'text/plain', 'x-forwarded-for': address },
+    portal: null,
+  });
   expect(res.json).toMatchObject({ accepted: batch.length, rejected: [] });
 }
 const panel = (name: string, query = '', key = KEY) =>
-  t.call('GET', `/_inspector/api/dashboard/${name}?portal=${PORTAL}${query}`, { headers: key ? { authorization: `Bearer ${key}` } : {}, portal: null });
+  t.call('GET', `/_inspector/api/dashboard/${name}?portal=${PORTAL}${query}`, {
+    headers: key ? { authorization: `Bearer ${key}` } : {},
+    portal: null,
+  });
 
 let formGuid: string;
 beforeAll(async () => {
   t = await startPlatform({ inspectorKey: KEY });
   t.clock.now = NOON - 2 * DAY;
-  await collect([view(C, 'https://acme.test/blog', 'https://blog.example.org/widgets', t.clock.now), view(C, 'https://acme.test/pricing', 'https://acme.test/blog', t.clock.now + MIN)]);
+  await collect([
+    view(C, 'https://acme.test/blog', 'https://blog.example.org/widgets', t.clock.now),
+    view(C, 'https://acme.test/pricing', 'https://acme.test/blog', t.clock.now + MIN),
+  ]);
   t.clock.now = NOON;
   await collect([
     view(A, 'https://acme.test/', 'https://www.google.com/', NOON),
@@ -45,13 +73,34 @@ beforeAll(async () => {
     custom(A, 'buy', NOON + 2000, 100),
     custom(A, 'buy', NOON + 3000, 50),
   ]);
-  await collect([view(B, 'https://acme.test/?utm_source=newsletter&utm_medium=email&utm_campaign=spring', undefined, NOON + 4000), custom(B, 'signup', NOON + 5000)], '192.0.2.5');
-  const form = await t.call('POST', '/contacts/v1/forms', { body: { name: 'Demo request', fields: [{ name: 'email' }] } });
+  await collect(
+    [
+      view(B, 'https://acme.test/?utm_source=newsletter&utm_medium=email&utm_campaign=spring', undefined, NOON + 4000),
+      custom(B, 'signup', NOON + 5000),
+    ],
+    '192.0.2.5',
+  );
+  const form = await t.call('POST', '/contacts/v1/forms', {
+    body: { name: 'Demo request', fields: [{ name: 'email' }] },
+  });
   formGuid = form.json.guid;
-  const fields = new URLSearchParams({ email: 'bob@visitors.test', svc_context: JSON.stringify({ svcutk: B, pageUrl: 'https://acme.test/' }) });
-  const submitted = await t.call('POST', `${t.formsUrl}/uploads/form/v2/${PORTAL}/${formGuid}`, { body: fields.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' }, portal: null });
+  const fields = new URLSearchParams({
+    email: 'bob@visitors.test',
+    svc_context: JSON.stringify({ svcutk: B, pageUrl: 'https://acme.test/' }),
+  });
+  const submitted = await t.call('POST', `${t.formsUrl}/uploads/form/v2/${PORTAL}/${formGuid}`, {
+    body: fields.toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    portal: null,
+  });
   expect(submitted.status).toBe(204);
-  expect((await t.call('POST', '/contacts/v1/contact', { body: { properties: [{ property: 'email', value: 'cat@api.test' }] } })).status).toBe(200);
+  expect(
+    (
+      await t.call('POST', '/contacts/v1/contact', {
+        body: { properties: [{ property: 'email', value: 'cat@api.test' }] },
+      })
+    ).status,
+  ).toBe(200);
   t.clock.now = NOON + MIN;
 });
 afterAll(() => t.close());
@@ -60,7 +109,12 @@ describe('dashboard endpoints', () => {
   it('traffic: visitors, sessions and page views per hour today and per day over 7 days', async () => {
     const today = await panel('traffic', '&range=today');
     expect(today.status).toBe(200);
-    expect(today.json.range).toEqual({ name: 'today', from: NOON - 12 * 60 * MIN, to: NOON + 12 * 60 * MIN, grain: 'hour' });
+    expect(today.json.range).toEqual({
+      name: 'today',
+      from: NOON - 12 * 60 * MIN,
+      to: NOON + 12 * 60 * MIN,
+      grain: 'hour',
+    });
     expect(today.json.buckets).toHaveLength(24);
     const noon = today.json.buckets.indexOf(NOON);
     expect([today.json.views[noon], today.json.sessions[noon], today.json.visitors[noon]]).toEqual([3, 2, 2]);
@@ -100,13 +154,22 @@ describe('dashboard endpoints', () => {
       { source: 'ORGANIC_SEARCH', detail: 'Google', sessions: 1, contacts: 1, conversionRate: 1 },
       { source: 'REFERRALS', detail: 'blog.example.org', sessions: 1, contacts: 0, conversionRate: 0 },
     ]);
-    expect(json.referrers).toEqual([{ host: 'blog.example.org', sessions: 1 }, { host: 'google.com', sessions: 1 }]);
+    expect(json.referrers).toEqual([
+      { host: 'blog.example.org', sessions: 1 },
+      { host: 'google.com', sessions: 1 },
+    ]);
   });
 
   it('campaigns, countries, conversions and custom events', async () => {
-    expect((await panel('campaigns', '&range=7d')).json.campaigns).toEqual([{ campaign: 'spring', source: 'EMAIL_MARKETING', sessions: 1 }]);
+    expect((await panel('campaigns', '&range=7d')).json.campaigns).toEqual([
+      { campaign: 'spring', source: 'EMAIL_MARKETING', sessions: 1 },
+    ]);
     expect((await panel('countries', '&range=7d')).json.countries).toEqual([{ country: 'United States', views: 1 }]);
-    expect((await panel('conversions', '&range=7d')).json).toMatchObject({ forms: [{ guid: formGuid, name: 'Demo request', submissions: 1 }], submissions: 1, contacts: 3 });
+    expect((await panel('conversions', '&range=7d')).json).toMatchObject({
+      forms: [{ guid: formGuid, name: 'Demo request', submissions: 1 }],
+      submissions: 1,
+      contacts: 3,
+    });
     expect((await panel('events', '&range=today')).json.events).toEqual([
       { name: 'buy', count: 2, revenue: 150 },
       { name: 'signup', count: 1, revenue: 0 },
@@ -116,7 +179,13 @@ describe('dashboard endpoints', () => {
   it('live: the visitors with a page view in the last 5 minutes, newest first', async () => {
     const { json } = await panel('live');
     expect(json.visitors).toBe(2);
-    expect(json.sessions.map((s: { visitor: string; source: string; pageViews: number }) => [s.visitor, s.source, s.pageViews])).toEqual([
+    expect(
+      json.sessions.map((s: { visitor: string; source: string; pageViews: number }) => [
+        s.visitor,
+        s.source,
+        s.pageViews,
+      ]),
+    ).toEqual([
       [B.slice(0, 8), 'EMAIL_MARKETING', 1],
       [A.slice(0, 8), 'ORGANIC_SEARCH', 2],
     ]);
@@ -126,7 +195,10 @@ describe('dashboard endpoints', () => {
   });
 
   it('another portal sees none of it', async () => {
-    const other = await t.call('GET', '/_inspector/api/dashboard/traffic?portal=99999&range=7d', { headers: { authorization: `Bearer ${KEY}` }, portal: null });
+    const other = await t.call('GET', '/_inspector/api/dashboard/traffic?portal=99999&range=7d', {
+      headers: { authorization: `Bearer ${KEY}` },
+      portal: null,
+    });
     expect(other.json.totals).toEqual({ views: 0, visitors: 0, sessions: 0 });
   });
 
@@ -134,7 +206,10 @@ describe('dashboard endpoints', () => {
     expect((await panel('traffic', '&range=7d', '')).status).toBe(401);
     const bad = await panel('traffic', '&range=yesterday');
     expect([bad.status, bad.json.message]).toEqual([400, 'range must be one of today, 7d, 30d, 90d; got "yesterday"']);
-    const twice = await t.call('GET', `/_inspector/api/dashboard/pages?portal=${PORTAL}&range=7d&range=30d`, { headers: { authorization: `Bearer ${KEY}` }, portal: null });
+    const twice = await t.call('GET', `/_inspector/api/dashboard/pages?portal=${PORTAL}&range=7d&range=30d`, {
+      headers: { authorization: `Bearer ${KEY}` },
+      portal: null,
+    });
     expect(twice.status).toBe(400);
     const unknown = await panel('revenue', '&range=7d');
     expect([unknown.status, unknown.json.message]).toEqual([404, 'no inspector data at /dashboard/revenue']);

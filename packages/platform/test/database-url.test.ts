@@ -7,7 +7,9 @@ describe('withoutPassword', () => {
     expect(withoutPassword('postgres://app:s3cret@db.example:5432/svc')).toBe('postgres://app:***@db.example:5432/svc');
     expect(withoutPassword('postgres://app@db.example:5432/svc')).toBe('postgres://app@db.example:5432/svc');
     expect(withoutPassword('postgres://db.example:5432/svc')).toBe('postgres://db.example:5432/svc');
-    expect(withoutPassword('postgres://root@%2Fvar%2Frun%2Fpostgresql/test')).toBe('postgres://root@%2Fvar%2Frun%2Fpostgresql/test');
+    expect(withoutPassword('postgres://root@%2Fvar%2Frun%2Fpostgresql/test')).toBe(
+      'postgres://root@%2Fvar%2Frun%2Fpostgresql/test',
+    );
   });
 
   it('masks a password holding an unescaped @, / or ?', () => {
@@ -18,7 +20,9 @@ describe('withoutPassword', () => {
   });
 
   it('masks a password parameter, wherever it is in the query', () => {
-    expect(withoutPassword('postgres:///svc?host=/var/run/postgresql&password=s3cret&user=app')).toBe('postgres:///svc?host=/var/run/postgresql&password=***&user=app');
+    expect(withoutPassword('postgres:///svc?host=/var/run/postgresql&password=s3cret&user=app')).toBe(
+      'postgres:///svc?host=/var/run/postgresql&password=***&user=app',
+    );
     expect(withoutPassword('postgres://db/svc?PASSWORD=s3cret')).toBe('postgres://db/svc?PASSWORD=***');
   });
 

@@ -15,13 +15,17 @@ afterAll(() => {
 });
 
 const start = () =>
-  startCli(['--data', join(dir, 'platform.db'), '--credentials', join(dir, 'credentials.json'), '--rate-limit', '100000'], children);
+  startCli(
+    ['--data', join(dir, 'platform.db'), '--credentials', join(dir, 'credentials.json'), '--rate-limit', '100000'],
+    children,
+  );
 
 /** Lets the writers run for 1.5 s, and on past that until `enough()` holds (30 s at most): the
  * suite runs files side by side on two cores, where 1.5 s could see 71 writes acknowledged. */
 async function underLoad(enough: () => boolean) {
   const started = Date.now();
-  while ((Date.now() - started < 1500 || !enough()) && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 20));
+  while ((Date.now() - started < 1500 || !enough()) && Date.now() - started < 30_000)
+    await new Promise((r) => setTimeout(r, 20));
 }
 
 describe('durability', () => {
@@ -57,8 +61,15 @@ describe('durability', () => {
     const missing: string[] = [];
     for (let i = 0; i < acknowledged.length; i += 100) {
       const batch = acknowledged.slice(i, i + 100);
-      const res = await fetch(`${second.baseUrl}/contacts/v1/contact/emails/batch/${batch.map(encodeURIComponent).join(',')}`, { headers });
-      const found = new Set(Object.values(await res.json()).map((c) => (c as { properties: { email: { value: string } } }).properties.email.value));
+      const res = await fetch(
+        `${second.baseUrl}/contacts/v1/contact/emails/batch/${batch.map(encodeURIComponent).join(',')}`,
+        { headers },
+      );
+      const found = new Set(
+        Object.values(await res.json()).map(
+          (c) => (c as { properties: { email: { value: string } } }).properties.email.value,
+        ),
+      );
       missing.push(...batch.filter((e) => !found.has(e)));
     }
     expect(missing).toEqual([]);
@@ -78,11 +89,19 @@ describe('durability', () => {
     const writer = async (w: number) => {
       for (let i = 0; !killed; i++) {
         try {
-          const made = await fetch(first.baseUrl + POSTS, { method: 'POST', headers, body: JSON.stringify({ name: `W${w} ${i}`, content_group_id: blogId, post_body: 'v1' }) });
+          const made = await fetch(first.baseUrl + POSTS, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ name: `W${w} ${i}`, content_group_id: blogId, post_body: 'v1' }),
+          });
           if (made.status != 201) continue;
           const { id } = await made.json();
           acknowledged.set(id, { body: 'v1', writes: 1 });
-          const updated = await fetch(`${first.baseUrl}${POSTS}/${id}`, { method: 'PUT', headers, body: JSON.stringify({ post_body: 'v2' }) });
+          const updated = await fetch(`${first.baseUrl}${POSTS}/${id}`, {
+            method: 'PUT',
+            headers,
+            body: JSON.stringify({ post_body: 'v2' }),
+          });
           if (updated.status == 200) acknowledged.set(id, { body: 'v2', writes: 2 });
         } catch {
           return; // the server is gone
@@ -102,8 +121,10 @@ describe('durability', () => {
       const post = await (await fetch(`${second.baseUrl}${POSTS}/${id}`, { headers })).json();
       const versions = await (await fetch(`${second.baseUrl}${POSTS}/${id}/versions`, { headers })).json();
       // A later write may have landed unacknowledged; an acknowledged one is never missing.
-      if (post.post_body != body && !(body == 'v1' && post.post_body == 'v2')) wrong.push(`${id}: ${post.post_body} instead of ${body}`);
-      if (!Array.isArray(versions) || versions.length < writes) wrong.push(`${id}: ${versions.length} versions, ${writes} acknowledged writes`);
+      if (post.post_body != body && !(body == 'v1' && post.post_body == 'v2'))
+        wrong.push(`${id}: ${post.post_body} instead of ${body}`);
+      if (!Array.isArray(versions) || versions.length < writes)
+        wrong.push(`${id}: ${versions.length} versions, ${writes} acknowledged writes`);
     }
     expect(wrong).toEqual([]);
     second.child.kill('SIGTERM');

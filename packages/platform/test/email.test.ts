@@ -10,7 +10,9 @@ beforeAll(async () => {
   t = await startPlatform();
   for (const p of t.portals) await seedEmailDefaults(t.platform.services.engine, p.portalId, t.clock.now);
   const defs = await t.call('GET', '/email/public/v1/subscriptions');
-  types = Object.fromEntries(defs.json.subscriptionDefinitions.map((d: { name: string; id: number }) => [d.name, d.id]));
+  types = Object.fromEntries(
+    defs.json.subscriptionDefinitions.map((d: { name: string; id: number }) => [d.name, d.id]),
+  );
 });
 afterAll(() => t.close());
 
@@ -22,7 +24,9 @@ async function allEvents(campaignId: number, query = '', portal = t.portals[0]) 
   const events = [];
   let offset = '';
   for (;;) {
-    const page = await t.call('GET', `/email/public/v1/campaigns/${campaignId}/events?offset=${offset}${query}`, { portal });
+    const page = await t.call('GET', `/email/public/v1/campaigns/${campaignId}/events?offset=${offset}${query}`, {
+      portal,
+    });
     expect(page.status).toBe(200);
     events.push(...page.json.events);
     if (!page.json.hasMore) return events;
@@ -54,7 +58,9 @@ describe('subscription types and status', () => {
       category: 'Marketing',
       channel: 'EMAIL',
     });
-    expect(res.json.subscriptionDefinitions.find((d: { name: string }) => d.name == 'Webinar Invitations').active).toBe(false);
+    expect(res.json.subscriptionDefinitions.find((d: { name: string }) => d.name == 'Webinar Invitations').active).toBe(
+      false,
+    );
     expect(await campaignIds()).toHaveLength(3);
   });
 
@@ -77,7 +83,14 @@ describe('subscription types and status', () => {
   it('unsubscribes one type (case-insensitively) and records a STATUSCHANGE event', async () => {
     t.clock.now += 1000;
     const res = await put('Jerry@Example.org', {
-      subscriptionStatuses: [{ id: types['Weekly Newsletter'], subscribed: false, legalBasis: 'CONSENT_WITH_NOTICE', legalBasisExplanation: 'asked by phone' }],
+      subscriptionStatuses: [
+        {
+          id: types['Weekly Newsletter'],
+          subscribed: false,
+          legalBasis: 'CONSENT_WITH_NOTICE',
+          legalBasisExplanation: 'asked by phone',
+        },
+      ],
     });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ status: 'ok' });
@@ -106,7 +119,14 @@ describe('subscription types and status', () => {
         emailCampaignId: campaignId,
         source: 'SOURCE_API',
         portalSubscriptionStatus: 'SUBSCRIBED',
-        subscriptions: [{ id: types['Weekly Newsletter'], status: 'UNSUBSCRIBED', legalBasis: 'CONSENT_WITH_NOTICE', legalBasisExplanation: 'asked by phone' }],
+        subscriptions: [
+          {
+            id: types['Weekly Newsletter'],
+            status: 'UNSUBSCRIBED',
+            legalBasis: 'CONSENT_WITH_NOTICE',
+            legalBasisExplanation: 'asked by phone',
+          },
+        ],
       }),
     ]);
     const campaign = await t.call('GET', `/email/public/v1/campaigns/${campaignId}`);
@@ -117,11 +137,16 @@ describe('subscription types and status', () => {
     t.clock.now += 1000;
     expect((await put('jerry@example.org', { subscribed: true })).status).toBe(200);
     const status = await t.call('GET', subs('jerry@example.org'));
-    const active = ['Marketing Information', 'Weekly Newsletter', 'Product Updates'].map((n) => types[n]).sort((a, b) => a - b);
+    const active = ['Marketing Information', 'Weekly Newsletter', 'Product Updates']
+      .map((n) => types[n])
+      .sort((a, b) => a - b);
     expect(status.json.subscriptionStatuses.map((s: { id: number }) => s.id)).toEqual(active);
-    for (const s of status.json.subscriptionStatuses) expect(s).toMatchObject({ subscribed: true, optState: 'OPT_IN', updatedAt: t.clock.now });
+    for (const s of status.json.subscriptionStatuses)
+      expect(s).toMatchObject({ subscribed: true, optState: 'OPT_IN', updatedAt: t.clock.now });
     // The legal basis given earlier is kept when a later change gives none.
-    expect(status.json.subscriptionStatuses.find((s: { id: number }) => s.id == types['Weekly Newsletter']).legalBasis).toBe('CONSENT_WITH_NOTICE');
+    expect(
+      status.json.subscriptionStatuses.find((s: { id: number }) => s.id == types['Weekly Newsletter']).legalBasis,
+    ).toBe('CONSENT_WITH_NOTICE');
   });
 
   it('makes unsubscribeFromAll irreversible: any later subscribe answers 400', async () => {
@@ -132,10 +157,18 @@ describe('subscription types and status', () => {
     expect(status.json.subscriptionStatuses).toHaveLength(4);
     expect(status.json.subscriptionStatuses.every((s: { subscribed: boolean }) => !s.subscribed)).toBe(true);
 
-    for (const body of [{ subscribed: true }, { subscriptionStatuses: [{ id: types['Product Updates'], subscribed: true }] }, { unsubscribeFromAll: false }]) {
+    for (const body of [
+      { subscribed: true },
+      { subscriptionStatuses: [{ id: types['Product Updates'], subscribed: true }] },
+      { unsubscribeFromAll: false },
+    ]) {
       const again = await put('JERRY@example.org', body);
       expect(again.status).toBe(400);
-      expect(again.json).toMatchObject({ status: 'error', message: 'jerry@example.org has unsubscribed from all email of this portal; that cannot be undone through the API' });
+      expect(again.json).toMatchObject({
+        status: 'error',
+        message:
+          'jerry@example.org has unsubscribed from all email of this portal; that cannot be undone through the API',
+      });
     }
     expect((await t.call('GET', subs('jerry@example.org'))).json.subscribed).toBe(false);
 
@@ -144,7 +177,12 @@ describe('subscription types and status', () => {
   });
 
   it('is unsubscribed once opted out of every active type one by one', async () => {
-    const body = { subscriptionStatuses: ['Marketing Information', 'Weekly Newsletter', 'Product Updates'].map((n) => ({ id: types[n], subscribed: false })) };
+    const body = {
+      subscriptionStatuses: ['Marketing Information', 'Weekly Newsletter', 'Product Updates'].map((n) => ({
+        id: types[n],
+        subscribed: false,
+      })),
+    };
     expect((await put('quiet@example.com', body)).status).toBe(200);
     const status = await t.call('GET', subs('quiet@example.com'));
     expect(status.json).toMatchObject({ subscribed: false, status: 'unsubscribed', unsubscribeFromPortal: false });
@@ -176,7 +214,12 @@ describe('campaigns and events', () => {
     for (;;) {
       const page = await t.call('GET', `/email/public/v1/campaigns?limit=1${offset ? `&offset=${offset}` : ''}`);
       expect(page.json.campaigns.length).toBeLessThanOrEqual(1);
-      expect(page.json.campaigns[0]).toEqual({ id: expect.any(Number), appId: expect.any(Number), appName: expect.any(String), lastUpdatedTime: expect.any(Number) });
+      expect(page.json.campaigns[0]).toEqual({
+        id: expect.any(Number),
+        appId: expect.any(Number),
+        appName: expect.any(String),
+        lastUpdatedTime: expect.any(Number),
+      });
       paged.push(page.json.campaigns[0].id);
       offset = page.json.offset;
       expect(offset).toMatch(/^[\w-]+$/);
@@ -252,7 +295,10 @@ describe('campaigns and events', () => {
     expect(recorded.length).toBeGreaterThan(0);
     for (const e of recorded) expect(e).not.toHaveProperty('simulated');
     // The portal-wide read says the same.
-    const wide = (await t.call('GET', '/email/public/v1/events?limit=1000')).json.events as { type: string; simulated?: true }[];
+    const wide = (await t.call('GET', '/email/public/v1/events?limit=1000')).json.events as {
+      type: string;
+      simulated?: true;
+    }[];
     expect(wide.filter((e) => e.type == 'STATUSCHANGE').every((e) => e.simulated === undefined)).toBe(true);
     expect(wide.filter((e) => e.type != 'STATUSCHANGE').every((e) => e.simulated === true)).toBe(true);
   });
@@ -276,11 +322,20 @@ describe('portals', () => {
   it('keeps subscription statuses, types and campaigns apart', async () => {
     const other = t.portals[1];
     const status = await t.call('GET', subs('jerry@example.org'), { portal: other });
-    expect(status.json).toMatchObject({ portalId: 99999, subscribed: true, unsubscribeFromPortal: false, subscriptionStatuses: [] });
+    expect(status.json).toMatchObject({
+      portalId: 99999,
+      subscribed: true,
+      unsubscribeFromPortal: false,
+      subscriptionStatuses: [],
+    });
 
     const defs = await t.call('GET', '/email/public/v1/subscriptions', { portal: other });
     expect(defs.json.subscriptionDefinitions.every((d: { portalId: number }) => d.portalId == 99999)).toBe(true);
-    const foreignType = await put('jerry@example.org', { subscriptionStatuses: [{ id: types['Weekly Newsletter'], subscribed: false }] }, other);
+    const foreignType = await put(
+      'jerry@example.org',
+      { subscriptionStatuses: [{ id: types['Weekly Newsletter'], subscribed: false }] },
+      other,
+    );
     expect(foreignType.status).toBe(400);
 
     const mine = await campaignIds();

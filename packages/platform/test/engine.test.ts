@@ -19,8 +19,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('placeholders for PostgreSQL', () => {
   it('numbers ? outside literals, identifiers and comments, and quotes mixed-case aliases', () => {
-    expect(toPostgres("SELECT a AS typeId, b AS plain, '?' AS \"q?\" FROM t -- why?\nWHERE a = ? AND b = 'it''s ?' AND c IN (?, ?)")).toBe(
-      'SELECT a AS "typeId", b AS plain, \'?\' AS "q?" FROM t -- why?\nWHERE a = $1 AND b = \'it\'\'s ?\' AND c IN ($2, $3)',
+    expect(
+      toPostgres(
+        "SELECT a AS typeId, b AS plain, '?' AS \"q?\" FROM t -- why?\nWHERE a = ? AND b = 'it''s ?' AND c IN (?, ?)",
+      ),
+    ).toBe(
+      "SELECT a AS \"typeId\", b AS plain, '?' AS \"q?\" FROM t -- why?\nWHERE a = $1 AND b = 'it''s ?' AND c IN ($2, $3)",
     );
     expect(toPostgres('SELECT CAST(? AS DOUBLE PRECISION) AS n')).toBe('SELECT CAST($1 AS DOUBLE PRECISION) AS n');
   });
@@ -29,13 +33,17 @@ describe('placeholders for PostgreSQL', () => {
 for (const [name, available, open] of engines) {
   describe.skipIf(!available)(`the engine on ${name}`, () => {
     let db: Engine;
-    const insert = sql<[string, number, string], { id: number }>('INSERT INTO items (name, n, data) VALUES (?, ?, ?) RETURNING id');
+    const insert = sql<[string, number, string], { id: number }>(
+      'INSERT INTO items (name, n, data) VALUES (?, ?, ?) RETURNING id',
+    );
     const count = sql<[], { n: number }>('SELECT count(*) AS n FROM items');
     const names = sql<[], { name: string }>('SELECT name FROM items ORDER BY id');
 
     beforeAll(async () => {
       db = open();
-      await db.exec(`CREATE TABLE items (id ${db.dialect.autoId}, name TEXT NOT NULL UNIQUE, n INTEGER NOT NULL, data TEXT NOT NULL DEFAULT '{}')`);
+      await db.exec(
+        `CREATE TABLE items (id ${db.dialect.autoId}, name TEXT NOT NULL UNIQUE, n INTEGER NOT NULL, data TEXT NOT NULL DEFAULT '{}')`,
+      );
     });
     afterAll(() => db.close());
 
@@ -80,11 +88,21 @@ for (const [name, available, open] of engines) {
     });
 
     it('reads rows, one row, one value; writes say how many rows they changed', async () => {
-      const first = await db.get(insert, 'Ada', 1, JSON.stringify({ kind: 'person', score: 7.5, tags: { main: 'math' } }));
+      const first = await db.get(
+        insert,
+        'Ada',
+        1,
+        JSON.stringify({ kind: 'person', score: 7.5, tags: { main: 'math' } }),
+      );
       const second = await db.get(insert, 'grace', 2, JSON.stringify({ kind: 'person', score: 12 }));
       expect(second!.id).toBe(first!.id + 1);
       expect(await db.value(count)).toBe(2); // a count is a number on both, not a bigint or a string
-      expect(await db.get(sql<[number], { id: number; name: string; n: number }>('SELECT id, name, n FROM items WHERE id = ?'), first!.id)).toEqual({
+      expect(
+        await db.get(
+          sql<[number], { id: number; name: string; n: number }>('SELECT id, name, n FROM items WHERE id = ?'),
+          first!.id,
+        ),
+      ).toEqual({
         id: first!.id,
         name: 'Ada',
         n: 1,
@@ -92,14 +110,23 @@ for (const [name, available, open] of engines) {
       expect(await db.get(sql<[number], { id: number }>('SELECT id FROM items WHERE id = ?'), 999)).toBeUndefined();
       expect(await db.run(sql<[number]>('UPDATE items SET n = n + ? WHERE n > 0'), 10)).toBe(2);
       expect(await db.run(sql<[string]>('UPDATE items SET n = 0 WHERE name = ?'), 'nobody')).toBe(0);
-      expect(await db.get(sql<[string], { typeId: number; literal: string }>("SELECT n AS typeId, '?' AS literal FROM items WHERE name = ?"), 'grace')).toEqual({
+      expect(
+        await db.get(
+          sql<[string], { typeId: number; literal: string }>(
+            "SELECT n AS typeId, '?' AS literal FROM items WHERE name = ?",
+          ),
+          'grace',
+        ),
+      ).toEqual({
         typeId: 12,
         literal: '?',
       });
     });
 
-    it("inserts a row and answers its auto-numbered key (returningKey), or nothing when it inserted none", async () => {
-      const add = sql<[string, number]>(`INSERT INTO items (name, n) VALUES (?, ?) ON CONFLICT (name) DO NOTHING${db.dialect.returningKey('id')}`);
+    it('inserts a row and answers its auto-numbered key (returningKey), or nothing when it inserted none', async () => {
+      const add = sql<[string, number]>(
+        `INSERT INTO items (name, n) VALUES (?, ?) ON CONFLICT (name) DO NOTHING${db.dialect.returningKey('id')}`,
+      );
       const id = await db.insert(add, 'keyed-1', 1);
       expect(typeof id).toBe('number');
       expect(await db.value(sql<[string], { id: number }>('SELECT id FROM items WHERE name = ?'), 'keyed-1')).toBe(id);
@@ -120,31 +147,51 @@ for (const [name, available, open] of engines) {
         { kind: 'person', score: 7.5, main: 'math' },
         { kind: 'person', score: 12, main: null },
       ]);
-      expect(await db.all(sql<[string], { name: string }>(`SELECT name FROM items WHERE ${d.ilike('name', '?')}`), 'GRA%')).toEqual([{ name: 'grace' }]);
-      expect(await db.value(sql<[], { joined: string }>(`SELECT ${d.groupConcat('name', "','")} AS joined FROM (SELECT name FROM items ORDER BY id) t`))).toBe('Ada,grace');
+      expect(
+        await db.all(sql<[string], { name: string }>(`SELECT name FROM items WHERE ${d.ilike('name', '?')}`), 'GRA%'),
+      ).toEqual([{ name: 'grace' }]);
+      expect(
+        await db.value(
+          sql<[], { joined: string }>(
+            `SELECT ${d.groupConcat('name', "','")} AS joined FROM (SELECT name FROM items ORDER BY id) t`,
+          ),
+        ),
+      ).toBe('Ada,grace');
       // The content engine's and the stores' JSON fragments.
-      const flags = sql<[string, string], { name: string; flag: number | null }>(`SELECT ? AS name, ${d.jsonBoolean('?', '$.on')} AS flag`);
+      const flags = sql<[string, string], { name: string; flag: number | null }>(
+        `SELECT ? AS name, ${d.jsonBoolean('?', '$.on')} AS flag`,
+      );
       expect(await db.get(flags, 'yes', '{"on": true}')).toEqual({ name: 'yes', flag: 1 });
       expect(await db.get(flags, 'no', '{"on": false}')).toEqual({ name: 'no', flag: 0 });
       expect(await db.get(flags, 'absent', '{}')).toEqual({ name: 'absent', flag: null });
-      const has = sql<[string, number], { yes: number }>(`SELECT CASE WHEN ${d.jsonHas('?', '$.ids', '?')} THEN 1 ELSE 0 END AS yes`);
+      const has = sql<[string, number], { yes: number }>(
+        `SELECT CASE WHEN ${d.jsonHas('?', '$.ids', '?')} THEN 1 ELSE 0 END AS yes`,
+      );
       expect(await db.value(has, '{"ids": [3, 5]}', 5)).toBe(1);
       expect(await db.value(has, '{"ids": 5}', 5)).toBe(1);
       expect(await db.value(has, '{"ids": [3]}', 5)).toBe(0);
       expect(await db.value(has, '{"ids": null}', 5)).toBe(0);
       expect(await db.value(has, '{}', 5)).toBe(0);
-      const picked = sql<[string], { n: number }>(`SELECT n FROM items WHERE ${d.inJsonArray('n', '?', 'real')} ORDER BY n`);
+      const picked = sql<[string], { n: number }>(
+        `SELECT n FROM items WHERE ${d.inJsonArray('n', '?', 'real')} ORDER BY n`,
+      );
       expect((await db.all(picked, JSON.stringify([12, 99]))).map((r) => r.n)).toEqual([12]);
       expect(await db.all(picked, '[]')).toEqual([]);
-      const named = sql<[string], { name: string }>(`SELECT name FROM items WHERE ${d.inJsonArray('name', '?', 'text')} ORDER BY name`);
+      const named = sql<[string], { name: string }>(
+        `SELECT name FROM items WHERE ${d.inJsonArray('name', '?', 'text')} ORDER BY name`,
+      );
       expect(await db.all(named, JSON.stringify(['grace', 'nobody']))).toEqual([{ name: 'grace' }]);
-      const byIds = sql<[string], { id: number; name: string }>(`SELECT id, name FROM items WHERE ${d.inJsonArray('id', '?', 'integer')} ORDER BY id`);
+      const byIds = sql<[string], { id: number; name: string }>(
+        `SELECT id, name FROM items WHERE ${d.inJsonArray('id', '?', 'integer')} ORDER BY id`,
+      );
       const [ada, grace] = await db.all(sql<[], { id: number }>('SELECT id FROM items ORDER BY id'));
       expect(await db.all(byIds, JSON.stringify([grace.id, 424242, ada.id]))).toEqual([
         { id: ada.id, name: 'Ada' },
         { id: grace.id, name: 'grace' },
       ]);
-      expect(await db.all(sql<[string], { id: number }>(`SELECT id FROM (${d.jsonIds('?')}) ids ORDER BY id`), '[3, 1, 2]')).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
+      expect(
+        await db.all(sql<[string], { id: number }>(`SELECT id FROM (${d.jsonIds('?')}) ids ORDER BY id`), '[3, 1, 2]'),
+      ).toEqual([{ id: 1 }, { id: 2 }, { id: 3 }]);
       const sorted = sql<[], { k: string }>(
         `SELECT k FROM (SELECT 'a' AS k, '{"v": 10}' AS data UNION ALL SELECT 'b', '{"v": 9}' UNION ALL SELECT 'c', '{"v": "x"}' UNION ALL SELECT 'd', '{}') t ORDER BY ${d.jsonSortKey('data', '$.v')}`,
       );
@@ -152,12 +199,18 @@ for (const [name, available, open] of engines) {
       // A contact's properties without one of them (a deleted property), and whether it has it.
       const without = sql<[string, string], { rest: string }>(`SELECT ${d.jsonRemoveKey('?', '?')} AS rest`);
       expect(JSON.parse((await db.value(without, '{"a": "1", "b": "2"}', 'a'))!)).toEqual({ b: '2' });
-      const hasKey = sql<[string, string], { yes: number }>(`SELECT CASE WHEN ${d.jsonHasKey('?', '?')} THEN 1 ELSE 0 END AS yes`);
+      const hasKey = sql<[string, string], { yes: number }>(
+        `SELECT CASE WHEN ${d.jsonHasKey('?', '?')} THEN 1 ELSE 0 END AS yes`,
+      );
       expect(await db.value(hasKey, '{"a": ""}', 'a')).toBe(1);
       expect(await db.value(hasKey, '{"a": "1"}', 'b')).toBe(0);
       // Many rows as one JSON parameter, typed; a missing field is null.
-      const rows = sql<[string], { n: number; s: string | null }>(`SELECT n, s FROM (${d.jsonRows('?', { n: 'integer', s: 'text' })}) AS x ORDER BY n`);
-      expect(await db.all(rows, JSON.stringify([{ n: 2, s: 'two' }, { n: 1 }, { n: 17_000_000_000_000, s: '{"a":1}' }]))).toEqual([
+      const rows = sql<[string], { n: number; s: string | null }>(
+        `SELECT n, s FROM (${d.jsonRows('?', { n: 'integer', s: 'text' })}) AS x ORDER BY n`,
+      );
+      expect(
+        await db.all(rows, JSON.stringify([{ n: 2, s: 'two' }, { n: 1 }, { n: 17_000_000_000_000, s: '{"a":1}' }])),
+      ).toEqual([
         { n: 1, s: null },
         { n: 2, s: 'two' },
         { n: 17_000_000_000_000, s: '{"a":1}' },
@@ -166,7 +219,13 @@ for (const [name, available, open] of engines) {
       const next = sql<[number], { id: number }>(d.nextIds('items', 'id', '?'));
       const taken = await db.tx(async (t) => {
         const ids = (await t.all(next, 3)).map((r) => r.id);
-        for (const [i, id] of ids.entries()) await t.run(sql<[number, string, number]>('INSERT INTO items (id, name, n) VALUES (?, ?, ?)'), id, `taken ${i}`, i);
+        for (const [i, id] of ids.entries())
+          await t.run(
+            sql<[number, string, number]>('INSERT INTO items (id, name, n) VALUES (?, ?, ?)'),
+            id,
+            `taken ${i}`,
+            i,
+          );
         return ids;
       });
       const before = await db.all(sql<[], { id: number }>("SELECT id FROM items WHERE name NOT LIKE 'taken %'"));
@@ -207,7 +266,15 @@ for (const [name, available, open] of engines) {
         // Two savepoints started side by side run one after the other.
         await Promise.all([t.tx((s) => s.get(insert, 'ken', 9, '{}')), t.tx((s) => s.get(insert, 'dennis', 10, '{}'))]);
       });
-      expect((await db.all(names)).map((r) => r.name)).toEqual(['Ada', 'grace', 'linus', 'barbara', 'margaret', 'ken', 'dennis']);
+      expect((await db.all(names)).map((r) => r.name)).toEqual([
+        'Ada',
+        'grace',
+        'linus',
+        'barbara',
+        'margaret',
+        'ken',
+        'dennis',
+      ]);
     });
 
     it('keeps a transaction to itself: a read that waits for settled() never sees its writes before it commits, nor after it rolls back', async () => {
@@ -257,7 +324,9 @@ for (const [name, available, open] of engines) {
         expect(await other.exclusive('publish', job)).toBe('done'); // free again once it ended
         expect(await other.exclusive('another', async () => 'its own')).toBe('its own');
         await expect(db.exclusive('failing', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-        expect(await other.exclusive('failing', async () => 'released after a failure')).toBe('released after a failure');
+        expect(await other.exclusive('failing', async () => 'released after a failure')).toBe(
+          'released after a failure',
+        );
       } finally {
         if (other !== db) await other.close();
       }
@@ -314,7 +383,8 @@ for (const [name, available, open] of engines) {
         );
         expect(seen).toHaveLength(20);
         // They share names: one at a time (SQLite: always).
-        for (let k = 0; k < 20; k += 2) expect([seen[k].split(' ')[0], seen[k + 1]]).toEqual(['in', seen[k].replace('in', 'out')]);
+        for (let k = 0; k < 20; k += 2)
+          expect([seen[k].split(' ')[0], seen[k + 1]]).toEqual(['in', seen[k].replace('in', 'out')]);
         // Nothing to take is nothing to wait for.
         await db.tx((t) => t.lock([]));
       } finally {
@@ -344,7 +414,9 @@ for (const [name, available, open] of engines) {
         await Promise.all([
           holding(db, 'shared', 'a', () => (name == 'postgres' ? happened('b in') : sleep(5)).then(() => sleep(30))),
           sleep(5).then(() => holding(other, 'shared', 'b', () => sleep(5))),
-          (name == 'postgres' ? happened('b in') : sleep(15)).then(() => holding(other, 'exclusive', 'c', () => sleep(1))),
+          (name == 'postgres' ? happened('b in') : sleep(15)).then(() =>
+            holding(other, 'exclusive', 'c', () => sleep(1)),
+          ),
         ]);
         // Two sharers at once; the exclusive one after both (on SQLite the transactions run in turn).
         if (name == 'postgres') expect(events).toEqual(['a in', 'b in', 'b out', 'a out', 'c in', 'c out']);
@@ -357,10 +429,18 @@ for (const [name, available, open] of engines) {
     it('reads on one connection (reading): reads issued at once each get their answer, a failed one fails alone, a write goes to a transaction of its own', async () => {
       const byName = sql<[string], { n: number }>('SELECT n FROM items WHERE name = ?');
       const broken = sql<[], { n: number }>('SELECT n FROM no_such_table');
-      await db.tx((t) => t.run(sql<[string, number, string]>('INSERT INTO items (name, n, data) VALUES (?, ?, ?)'), 'Known', 3, '{}'));
+      await db.tx((t) =>
+        t.run(sql<[string, number, string]>('INSERT INTO items (name, n, data) VALUES (?, ?, ?)'), 'Known', 3, '{}'),
+      );
       const out = await db.reading(async (r) => {
-        const [failed, ada, none] = await Promise.allSettled([r.value(broken), r.value(byName, 'Known'), r.get(byName, 'nobody')]);
-        await r.tx((t) => t.run(sql<[string, number, string]>('INSERT INTO items (name, n, data) VALUES (?, ?, ?)'), 'Reader', 7, '{}'));
+        const [failed, ada, none] = await Promise.allSettled([
+          r.value(broken),
+          r.value(byName, 'Known'),
+          r.get(byName, 'nobody'),
+        ]);
+        await r.tx((t) =>
+          t.run(sql<[string, number, string]>('INSERT INTO items (name, n, data) VALUES (?, ?, ?)'), 'Reader', 7, '{}'),
+        );
         return { ada, none, failed, after: await r.value(byName, 'Reader'), again: await r.value(byName, 'Known') };
       });
       expect(out.ada).toEqual({ status: 'fulfilled', value: 3 });
@@ -379,7 +459,9 @@ for (const [name, available, open] of engines) {
         });
       const before = await db.value(sql<[string], { n: number }>('SELECT n FROM items WHERE name = ?'), 'Ada');
       await Promise.all(Array.from({ length: 10 }, bump));
-      expect(await db.value(sql<[string], { n: number }>('SELECT n FROM items WHERE name = ?'), 'Ada')).toBe(before! + 20);
+      expect(await db.value(sql<[string], { n: number }>('SELECT n FROM items WHERE name = ?'), 'Ada')).toBe(
+        before! + 20,
+      );
     });
   });
 }
@@ -389,9 +471,14 @@ describe.skipIf(!havePostgres)('reading on PostgreSQL', () => {
     const db = postgresEngine(PG_URL, { schema, max: 4 });
     try {
       const pid = sql<[], { pid: number }>('SELECT pg_backend_pid() AS pid');
-      const pids = await db.reading(async (r) => [...(await Promise.all([r.value(pid), r.value(pid), r.value(pid)])), await r.value(pid)]);
+      const pids = await db.reading(async (r) => [
+        ...(await Promise.all([r.value(pid), r.value(pid), r.value(pid)])),
+        await r.value(pid),
+      ]);
       expect(new Set(pids).size).toBe(1);
-      await expect(db.reading(async (r) => r.value(sql<[], { n: number }>('SELECT n FROM no_such_table')))).rejects.toThrow();
+      await expect(
+        db.reading(async (r) => r.value(sql<[], { n: number }>('SELECT n FROM no_such_table'))),
+      ).rejects.toThrow();
       expect(db.pool.totalCount - db.pool.idleCount).toBe(0);
       // One of two sent at once fails first: the connection goes back once the other has its answer.
       let slowDone = false;
@@ -414,7 +501,11 @@ describe.skipIf(!havePostgres)('advisory locks on PostgreSQL', () => {
   it("are named within the schema: another schema's exclusive job or transaction lock of the same name neither skips nor waits", async () => {
     // Two platforms in schemas of their own on one database (as the tests run them, side by side)
     // share no data, and so no turn: one's scheduler run must not make the other's skip.
-    const [here, again, there] = [postgresEngine(PG_URL, { schema }), postgresEngine(PG_URL, { schema }), postgresEngine(PG_URL, { schema: elsewhere })];
+    const [here, again, there] = [
+      postgresEngine(PG_URL, { schema }),
+      postgresEngine(PG_URL, { schema }),
+      postgresEngine(PG_URL, { schema: elsewhere }),
+    ];
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     try {
@@ -449,7 +540,10 @@ describe('group commit on SQLite', () => {
   const names = sql<[], { name: string }>('SELECT name FROM items ORDER BY id');
 
   beforeAll(async () => {
-    db = sqliteEngine(openDatabase(':memory:'), { groupCommit: true, afterCommit: () => commits.push(commits.length + 1) });
+    db = sqliteEngine(openDatabase(':memory:'), {
+      groupCommit: true,
+      afterCommit: () => commits.push(commits.length + 1),
+    });
     await db.exec(`CREATE TABLE items (id ${db.dialect.autoId}, name TEXT NOT NULL UNIQUE)`);
   });
   afterAll(() => db.close());
@@ -516,7 +610,11 @@ describe.skipIf(!havePostgres)('PostgreSQL going away', () => {
       const one = sql<[], { one: number }>('SELECT 1 AS one');
       expect(await db.value(one)).toBe(1);
       await proxy.stop(); // the server "restarts": connections cut, new ones refused
-      for (const attempt of [() => db.value(one), () => db.tx((t) => t.value(one)), () => db.reading((r) => r.value(one))]) {
+      for (const attempt of [
+        () => db.value(one),
+        () => db.tx((t) => t.value(one)),
+        () => db.reading((r) => r.value(one)),
+      ]) {
         const err = await attempt().catch((e: unknown) => e);
         expect(err).toBeInstanceOf(PlatformError);
         expect(err).toMatchObject({ kind: 'unavailable', headers: { 'Retry-After': '1' } });

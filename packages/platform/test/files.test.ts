@@ -31,10 +31,20 @@ const bytesAt = async (url: string) => {
 describe('files', () => {
   it('uploads a file whose bytes come back at its URL, with its metadata', async () => {
     const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3, 255]);
-    const res = await upload(F, [{ bytes: png, filename: 'logo.png', type: 'image/png' }], { folder_paths: '/brand/logos' });
+    const res = await upload(F, [{ bytes: png, filename: 'logo.png', type: 'image/png' }], {
+      folder_paths: '/brand/logos',
+    });
     expect(res.status).toBe(201);
     const [file] = res.json.objects;
-    expect(file).toMatchObject({ name: 'logo', extension: 'png', type: 'IMG', size: 9, archived: false, hidden: false, deleted_at: 0 });
+    expect(file).toMatchObject({
+      name: 'logo',
+      extension: 'png',
+      type: 'IMG',
+      size: 9,
+      archived: false,
+      hidden: false,
+      deleted_at: 0,
+    });
     expect(file.url).toBe(`${t.baseUrl}/hubfs/62515/${file.id}/logo.png`);
     const served = await bytesAt(file.url);
     expect(served.status).toBe(200);
@@ -47,14 +57,23 @@ describe('files', () => {
   });
 
   it('uploads several files at once, names the first with file_names, numbers duplicates, overwrites when asked', async () => {
-    const res = await upload(F, [{ bytes: 'a', filename: 'a.txt' }, { bytes: 'b', filename: 'b.txt' }], { file_names: 'first.txt' });
+    const res = await upload(
+      F,
+      [
+        { bytes: 'a', filename: 'a.txt' },
+        { bytes: 'b', filename: 'b.txt' },
+      ],
+      { file_names: 'first.txt' },
+    );
     expect(res.json.objects.map((f: { name: string }) => f.name)).toEqual(['first', 'b']);
     const again = await upload(F, [{ bytes: 'b2', filename: 'b.txt' }]);
     expect(again.json.objects[0].name).toBe('b-1');
     const over = await upload(F, [{ bytes: 'b3', filename: 'b.txt' }], { overwrite: 'true' });
     expect(over.json.objects[0].id).toBe(res.json.objects[1].id);
     expect((await bytesAt(over.json.objects[0].url)).body.toString()).toBe('b3');
-    const reject = await upload(F, [{ bytes: 'b4', filename: 'b.txt' }], { options: JSON.stringify({ duplicateValidationStrategy: 'REJECT' }) });
+    const reject = await upload(F, [{ bytes: 'b4', filename: 'b.txt' }], {
+      options: JSON.stringify({ duplicateValidationStrategy: 'REJECT' }),
+    });
     expect(reject.status).toBe(409);
   });
 
@@ -73,7 +92,8 @@ describe('files', () => {
 
   it('reports an image’s width and height (none for other files or unreadable images), and follows a replacement', async () => {
     // A GIF's header is its size: 'GIF89a', then width and height as 16-bit little-endian.
-    const gif = (w: number, h: number) => Uint8Array.from([...Buffer.from('GIF89a'), w & 255, w >> 8, h & 255, h >> 8, 0, 0, 0, 0x3b]);
+    const gif = (w: number, h: number) =>
+      Uint8Array.from([...Buffer.from('GIF89a'), w & 255, w >> 8, h & 255, h >> 8, 0, 0, 0, 0x3b]);
     const svg = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="30"></svg>';
     const res = await upload(F, [
       { bytes: gif(300, 2), filename: 'wide.gif', type: 'image/gif' },
@@ -83,10 +103,17 @@ describe('files', () => {
     ]);
     expect(res.status).toBe(201);
     const sizes = res.json.objects.map((f: { width: unknown; height: unknown }) => [f.width, f.height]);
-    expect(sizes).toEqual([[300, 2], [40, 30], [null, null], [null, null]]);
+    expect(sizes).toEqual([
+      [300, 2],
+      [40, 30],
+      [null, null],
+      [null, null],
+    ]);
     const wide = res.json.objects[0];
     expect((await t.call('GET', `${F}/${wide.id}`)).json).toMatchObject({ width: 300, height: 2 });
-    const replaced = await upload(`${F}/${wide.id}`, [{ bytes: gif(16, 512), filename: 'wide.gif', type: 'image/gif' }]);
+    const replaced = await upload(`${F}/${wide.id}`, [
+      { bytes: gif(16, 512), filename: 'wide.gif', type: 'image/gif' },
+    ]);
     expect(replaced.json).toMatchObject({ id: wide.id, width: 16, height: 512 });
     expect((await t.call('GET', `${F}?width=16&id=${wide.id}`)).json.total).toBe(1);
   });
@@ -113,20 +140,38 @@ describe('files', () => {
 
   it('moves a file to another folder and renames it', async () => {
     const [file] = (await upload(F, [{ bytes: 'x', filename: 'move-me.txt' }])).json.objects;
-    const moved = await t.call('POST', `${F}/${file.id}/move-file`, { body: { folder_path: '/archive/2026', name: 'moved.txt' } });
+    const moved = await t.call('POST', `${F}/${file.id}/move-file`, {
+      body: { folder_path: '/archive/2026', name: 'moved.txt' },
+    });
     expect(moved.json).toMatchObject({ name: 'moved', extension: 'txt' });
     expect((await t.call('GET', `${D}/${moved.json.folder_id}`)).json.full_path).toBe('/archive/2026');
     expect((await bytesAt(moved.json.url)).body.toString()).toBe('x');
-    expect((await t.call('POST', `${F}/${file.id}/move-file`, { body: { folder_id: 424242 } })).json.message).toBe('body.folder_id: no folder with id 424242');
-    expect((await t.call('POST', `${F}/${file.id}/move-file`, { body: {} })).json.message).toMatch(/give folder_path, folder_id or name/);
+    expect((await t.call('POST', `${F}/${file.id}/move-file`, { body: { folder_id: 424242 } })).json.message).toBe(
+      'body.folder_id: no folder with id 424242',
+    );
+    expect((await t.call('POST', `${F}/${file.id}/move-file`, { body: {} })).json.message).toMatch(
+      /give folder_path, folder_id or name/,
+    );
   });
 
   it('lists files with filters and paging', async () => {
     const p = t.portals[1];
-    await upload(F, [{ bytes: '1', filename: 'one.txt' }, { bytes: '22', filename: 'two.csv', type: 'text/csv' }, { bytes: '333', filename: 'three.txt' }], {}, p);
+    await upload(
+      F,
+      [
+        { bytes: '1', filename: 'one.txt' },
+        { bytes: '22', filename: 'two.csv', type: 'text/csv' },
+        { bytes: '333', filename: 'three.txt' },
+      ],
+      {},
+      p,
+    );
     const list = async (q: string) => (await t.call('GET', `${F}?${q}`, { portal: p })).json;
     expect((await list('')).total).toBe(3);
-    expect((await list('extension=txt&order_by=-size')).objects.map((f: { name: string }) => f.name)).toEqual(['three', 'one']);
+    expect((await list('extension=txt&order_by=-size')).objects.map((f: { name: string }) => f.name)).toEqual([
+      'three',
+      'one',
+    ]);
     expect((await list('size__gt=1&limit=1')).objects).toHaveLength(1);
     expect((await list('name__icontains=TW')).objects[0].name).toBe('two');
   });
@@ -157,13 +202,19 @@ describe('files', () => {
     expect((await t.call('POST', D, { body: { name: '..' } })).json.message).toMatch(/^body\.name: /);
     expect(readdirSync(t.platform.services.filesRoot, { recursive: true }).length).toBe(before);
     const [file] = (await upload(F, [{ bytes: 'y', filename: 'stay.txt' }])).json.objects;
-    expect((await t.call('POST', `${F}/${file.id}/move-file`, { body: { name: '../x.txt' } })).json.message).toMatch(/^body\.name: /);
-    expect((await t.call('POST', `${F}/${file.id}/move-file`, { body: { folder_path: '/a/../../b' } })).json.message).toMatch(/^body\.folder_path/);
+    expect((await t.call('POST', `${F}/${file.id}/move-file`, { body: { name: '../x.txt' } })).json.message).toMatch(
+      /^body\.name: /,
+    );
+    expect(
+      (await t.call('POST', `${F}/${file.id}/move-file`, { body: { folder_path: '/a/../../b' } })).json.message,
+    ).toMatch(/^body\.folder_path/);
     expect((await t.call('GET', `${D}?name=..`)).json.total).toBe(0);
   });
 
   it('caps the size, checks the content type and the encoding', async () => {
-    const big = await upload(F, [{ bytes: new Uint8Array(10 * 1024 * 1024 + 1), filename: 'big.bin', type: 'application/zip' }]);
+    const big = await upload(F, [
+      { bytes: new Uint8Array(10 * 1024 * 1024 + 1), filename: 'big.bin', type: 'application/zip' },
+    ]);
     expect(big.status).toBe(413);
     const html = await upload(F, [{ bytes: '<script>alert(1)</script>', filename: 'x.html', type: 'text/html' }]);
     expect(html.status).toBe(415);
@@ -172,7 +223,10 @@ describe('files', () => {
     expect(exe.status).toBe(415);
     // One bad part refuses the whole upload, and nothing of it is kept.
     const before = readdirSync(t.platform.services.filesRoot, { recursive: true }).length;
-    const mixed = await upload(F, [{ bytes: 'fine and new', filename: 'fine.txt' }, { bytes: 'MZ', filename: 'y.exe', type: 'application/x-msdownload' }]);
+    const mixed = await upload(F, [
+      { bytes: 'fine and new', filename: 'fine.txt' },
+      { bytes: 'MZ', filename: 'y.exe', type: 'application/x-msdownload' },
+    ]);
     expect(mixed.status).toBe(415);
     expect(readdirSync(t.platform.services.filesRoot, { recursive: true }).length).toBe(before);
     expect((await t.call('GET', `${F}?name=fine`)).json.total).toBe(0);
@@ -186,13 +240,21 @@ describe('files', () => {
     expect((await cut.json()).message).toBe('the multipart body is malformed');
     expect((await t.call('GET', `${F}?limit=1`)).status).toBe(200);
     // Refused before the body is read: no credentials, no upload.
-    const anonymous = await fetch(t.baseUrl + F, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=b' }, body: 'x'.repeat(1000) });
+    const anonymous = await fetch(t.baseUrl + F, {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=b' },
+      body: 'x'.repeat(1000),
+    });
     expect(anonymous.status).toBe(401);
     const json = await t.call('POST', F, { body: { files: 'x' } });
     expect(json.status).toBe(415);
     expect((await upload(F, [])).json.message).toBe('files: give at least one file in the multipart part "files"');
-    expect((await upload(F, [{ bytes: 'x', filename: 'y.txt' }], { options: '{not json' })).json.message).toBe('body.options: must be JSON');
-    expect((await upload(F, [{ bytes: 'x', filename: 'y.txt' }], { folder_id: 'abc' })).json.message).toBe('body.folder_id: must be a positive integer');
+    expect((await upload(F, [{ bytes: 'x', filename: 'y.txt' }], { options: '{not json' })).json.message).toBe(
+      'body.options: must be JSON',
+    );
+    expect((await upload(F, [{ bytes: 'x', filename: 'y.txt' }], { folder_id: 'abc' })).json.message).toBe(
+      'body.folder_id: must be a positive integer',
+    );
   });
 });
 
@@ -211,17 +273,27 @@ describe('folders', () => {
     const moved = await t.call('POST', `${D}/${child.id}/move-folder`, { body: { parent_folder_id: null } });
     expect(moved.json.full_path).toBe('/child');
     expect((await t.call('GET', `${D}/${grand.id}`)).json.full_path).toBe('/child/grand');
-    expect((await t.call('POST', `${D}/${child.id}/move-folder`, { body: { parent_folder_id: grand.id } })).json.message).toMatch(/into itself/);
-    expect((await t.call('POST', `${D}/${child.id}/move-folder`, { body: { folder_path: '/elsewhere/deep' } })).json.full_path).toBe('/elsewhere/deep/child');
+    expect(
+      (await t.call('POST', `${D}/${child.id}/move-folder`, { body: { parent_folder_id: grand.id } })).json.message,
+    ).toMatch(/into itself/);
+    expect(
+      (await t.call('POST', `${D}/${child.id}/move-folder`, { body: { folder_path: '/elsewhere/deep' } })).json
+        .full_path,
+    ).toBe('/elsewhere/deep/child');
 
-    expect((await t.call('GET', `${D}?parent_folder_id=${child.id}`)).json.objects.map((f: { name: string }) => f.name)).toEqual(['grand']);
+    expect(
+      (await t.call('GET', `${D}?parent_folder_id=${child.id}`)).json.objects.map((f: { name: string }) => f.name),
+    ).toEqual(['grand']);
     expect((await t.call('DELETE', `${D}/${child.id}`)).json.message).toMatch(/not empty/);
     expect((await t.call('DELETE', `${D}/${grand.id}`)).status).toBe(204);
     expect((await t.call('POST', `${D}/${grand.id}/restore-deleted`)).json.deleted_at).toBe(0);
 
     const versions = (await t.call('GET', `${D}/${top.id}/versions`)).json;
     expect((await t.call('GET', `${D}/${top.id}/versions/${versions.at(-1).id}`)).json.object.name).toBe('top');
-    expect((await t.call('POST', `${D}/${top.id}/versions/restore`, { body: { version_id: versions.at(-1).id } })).json.full_path).toBe('/top');
+    expect(
+      (await t.call('POST', `${D}/${top.id}/versions/restore`, { body: { version_id: versions.at(-1).id } })).json
+        .full_path,
+    ).toBe('/top');
     expect((await t.call('GET', `${D}/${top.id}`, { portal: t.portals[1] })).status).toBe(404);
   });
 

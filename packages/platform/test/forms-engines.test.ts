@@ -34,11 +34,16 @@ for (const [name, available, open] of engines) {
     let forms: FormStore;
     let clock = 1_000_000;
     const now = () => clock;
-    const propertiesOf = async (email: string) => JSON.parse((await contacts.getByEmail(db, PORTAL, email))!.properties) as Record<string, string>;
+    const propertiesOf = async (email: string) =>
+      JSON.parse((await contacts.getByEmail(db, PORTAL, email))!.properties) as Record<string, string>;
 
     beforeAll(async () => {
       db = await open();
-      await createPortal(db, { content: contentEngine(db, now), social: socialStore(db, now) }, { id: PORTAL, name: 'Seven', tier: 'starter', now: clock });
+      await createPortal(
+        db,
+        { content: contentEngine(db, now), social: socialStore(db, now) },
+        { id: PORTAL, name: 'Seven', tier: 'starter', now: clock },
+      );
       const properties = propertyStore(db, now);
       contacts = contactStore(db, properties, now, () => {});
       forms = formStore(db, contacts, properties, now);
@@ -46,14 +51,28 @@ for (const [name, available, open] of engines) {
     afterAll(() => db?.close());
 
     it('creates the contact and its form_submissions row on a submission, and counts the next one on the same contact', async () => {
-      const form = await forms.create(db, PORTAL, { name: 'Signup', fields: [{ name: 'email', required: true }, { name: 'firstname' }, { name: 'company' }] });
+      const form = await forms.create(db, PORTAL, {
+        name: 'Signup',
+        fields: [{ name: 'email', required: true }, { name: 'firstname' }, { name: 'company' }],
+      });
       const context = { pageUrl: 'https://x.test/signup', pageName: 'Sign up' };
-      const first = await forms.submit(db, PORTAL, form.guid, { email: 'Ada@Example.test', firstname: 'Ada', company: '' }, context);
+      const first = await forms.submit(
+        db,
+        PORTAL,
+        form.guid,
+        { email: 'Ada@Example.test', firstname: 'Ada', company: '' },
+        context,
+      );
       expect(first.redirect).toBeUndefined();
       const ada = await contacts.getByEmail(db, PORTAL, 'ada@example.test');
       expect(ada?.vid).toBe(first.vid);
       // A blank value is left out rather than written.
-      expect(await propertiesOf('ada@example.test')).toMatchObject({ email: 'ada@example.test', firstname: 'Ada', num_conversion_events: '1', recent_conversion_date: String(clock) });
+      expect(await propertiesOf('ada@example.test')).toMatchObject({
+        email: 'ada@example.test',
+        firstname: 'Ada',
+        num_conversion_events: '1',
+        recent_conversion_date: String(clock),
+      });
       expect((await propertiesOf('ada@example.test')).company).toBeUndefined();
       expect(await db.all(submissions, PORTAL)).toEqual([
         {
@@ -71,9 +90,15 @@ for (const [name, available, open] of engines) {
 
       // In a caller's transaction (a request's): the same contact, counted again.
       clock += 1000;
-      const second = await db.tx((t) => forms.submit(t, PORTAL, form.guid, { email: 'ada@example.test', firstname: 'Augusta' }, {}));
+      const second = await db.tx((t) =>
+        forms.submit(t, PORTAL, form.guid, { email: 'ada@example.test', firstname: 'Augusta' }, {}),
+      );
       expect(second.vid).toBe(first.vid);
-      expect(await propertiesOf('ada@example.test')).toMatchObject({ firstname: 'Augusta', num_conversion_events: '2', recent_conversion_date: String(clock) });
+      expect(await propertiesOf('ada@example.test')).toMatchObject({
+        firstname: 'Augusta',
+        num_conversion_events: '2',
+        recent_conversion_date: String(clock),
+      });
       expect((await db.all(submissions, PORTAL)).map((s) => [s.vid, s.timestamp, s.page_url])).toEqual([
         [first.vid, clock - 1000, context.pageUrl],
         [first.vid, clock, null],
@@ -82,7 +107,11 @@ for (const [name, available, open] of engines) {
 
     it('counts every submission of one visitor made at once (each in a transaction of its own), with one contact', async () => {
       const form = await forms.create(db, PORTAL, { name: 'Rush', fields: [{ name: 'email' }, { name: 'firstname' }] });
-      const made = await Promise.all([1, 2, 3, 4, 5].map((n) => db.tx((t) => forms.submit(t, PORTAL, form.guid, { email: 'rush@example.test', firstname: `R${n}` }, {}))));
+      const made = await Promise.all(
+        [1, 2, 3, 4, 5].map((n) =>
+          db.tx((t) => forms.submit(t, PORTAL, form.guid, { email: 'rush@example.test', firstname: `R${n}` }, {})),
+        ),
+      );
       expect(new Set(made.map((m) => m.vid)).size).toBe(1);
       expect(await propertiesOf('rush@example.test')).toMatchObject({ num_conversion_events: '5' });
       expect((await db.all(submissions, PORTAL)).filter((s) => s.form_guid == form.guid)).toHaveLength(5);
@@ -97,20 +126,27 @@ for (const [name, available, open] of engines) {
           throw new Error('the request failed later');
         }),
       ).rejects.toThrow('the request failed later');
-      await expect(forms.submit(db, PORTAL, form.guid, { email: 'bob@example.test', shoe_size: '42' }, {})).rejects.toThrow("Field 'shoe_size' is not on the form");
+      await expect(
+        forms.submit(db, PORTAL, form.guid, { email: 'bob@example.test', shoe_size: '42' }, {}),
+      ).rejects.toThrow("Field 'shoe_size' is not on the form");
       expect(await contacts.getByEmail(db, PORTAL, 'bob@example.test')).toBeUndefined();
       expect(await db.all(submissions, PORTAL)).toEqual(before);
-      await expect(forms.submit(db, PORTAL, 'no-such-form', { email: 'bob@example.test' }, {})).rejects.toThrow("No form found with guid 'no-such-form'");
+      await expect(forms.submit(db, PORTAL, 'no-such-form', { email: 'bob@example.test' }, {})).rejects.toThrow(
+        "No form found with guid 'no-such-form'",
+      );
     });
 
     it('lists forms made in the same millisecond in the order they were made, updates and removes them', async () => {
       const made: string[] = [];
-      for (const name of ['Tie 1', 'Tie 2', 'Tie 3']) made.push((await forms.create(db, PORTAL, { name, fields: [{ name: 'email' }] })).guid);
+      for (const name of ['Tie 1', 'Tie 2', 'Tie 3'])
+        made.push((await forms.create(db, PORTAL, { name, fields: [{ name: 'email' }] })).guid);
       const order = async () => (await forms.list(db, PORTAL)).map((f) => f.guid).filter((guid) => made.includes(guid));
       expect(await order()).toEqual(made);
 
       clock += 1000;
-      const updated = await db.tx((t) => forms.update(t, PORTAL, made[0], { submitText: 'Go', fields: [{ name: 'email' }, { name: 'phone' }] }));
+      const updated = await db.tx((t) =>
+        forms.update(t, PORTAL, made[0], { submitText: 'Go', fields: [{ name: 'email' }, { name: 'phone' }] }),
+      );
       expect(updated).toMatchObject({ name: 'Tie 1', submitText: 'Go', updatedAt: clock });
       expect(await forms.get(db, PORTAL, made[0])).toEqual(updated);
       expect((await forms.fields(db, PORTAL, made[0])).map((f) => f.name)).toEqual(['email', 'phone']);
@@ -119,7 +155,9 @@ for (const [name, available, open] of engines) {
 
       // Updates at once (on PostgreSQL each in a transaction of its own) each keep the others' changes.
       await Promise.all(
-        (['submitText', 'inlineMessage', 'cssClass', 'notifyRecipients', 'action'] as const).map((key) => db.tx((t) => forms.update(t, PORTAL, made[2], { [key]: `${key} set` }))),
+        (['submitText', 'inlineMessage', 'cssClass', 'notifyRecipients', 'action'] as const).map((key) =>
+          db.tx((t) => forms.update(t, PORTAL, made[2], { [key]: `${key} set` })),
+        ),
       );
       expect(await forms.get(db, PORTAL, made[2])).toMatchObject({
         submitText: 'submitText set',
@@ -151,7 +189,11 @@ describe.skipIf(!havePostgres)('forms in two processes on one PostgreSQL databas
       const contacts = contactStore(db, properties, now, () => {});
       two.push({ db, contacts, forms: formStore(db, contacts, properties, now) });
     }
-    await createPortal(two[0].db, { content: contentEngine(two[0].db, now), social: socialStore(two[0].db, now) }, { id: PORTAL, name: 'Seven', tier: 'starter', now: now() });
+    await createPortal(
+      two[0].db,
+      { content: contentEngine(two[0].db, now), social: socialStore(two[0].db, now) },
+      { id: PORTAL, name: 'Seven', tier: 'starter', now: now() },
+    );
   });
   afterAll(() => Promise.all(two.map((p) => p.db.close())));
 
@@ -159,8 +201,11 @@ describe.skipIf(!havePostgres)('forms in two processes on one PostgreSQL databas
     const [a, b] = two;
     const form = await a.forms.create(a.db, PORTAL, { name: 'Shared', fields: [{ name: 'email' }] });
     // Read (and kept) by both.
-    for (const p of two) await p.db.tx((t) => p.forms.submit(t, PORTAL, form.guid, { email: 'first@example.test' }, {}));
-    await expect(b.forms.submit(b.db, PORTAL, form.guid, { email: 'x@example.test', firstname: 'X' }, {})).rejects.toThrow("Field 'firstname' is not on the form");
+    for (const p of two)
+      await p.db.tx((t) => p.forms.submit(t, PORTAL, form.guid, { email: 'first@example.test' }, {}));
+    await expect(
+      b.forms.submit(b.db, PORTAL, form.guid, { email: 'x@example.test', firstname: 'X' }, {}),
+    ).rejects.toThrow("Field 'firstname' is not on the form");
 
     // A change that rolls back changes nothing for either.
     await expect(
@@ -169,16 +214,30 @@ describe.skipIf(!havePostgres)('forms in two processes on one PostgreSQL databas
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
-    for (const p of two) await expect(p.forms.submit(p.db, PORTAL, form.guid, { email: 'x@example.test', firstname: 'X' }, {})).rejects.toThrow("Field 'firstname' is not on the form");
+    for (const p of two)
+      await expect(
+        p.forms.submit(p.db, PORTAL, form.guid, { email: 'x@example.test', firstname: 'X' }, {}),
+      ).rejects.toThrow("Field 'firstname' is not on the form");
 
-    await a.db.tx((t) => a.forms.update(t, PORTAL, form.guid, { fields: [{ name: 'email' }, { name: 'firstname', required: true }] }));
-    await expect(b.forms.submit(b.db, PORTAL, form.guid, { email: 'y@example.test' }, {})).rejects.toThrow("Required field 'firstname' is missing");
-    const made = await b.db.tx((t) => b.forms.submit(t, PORTAL, form.guid, { email: 'y@example.test', firstname: 'Yan' }, {}));
+    await a.db.tx((t) =>
+      a.forms.update(t, PORTAL, form.guid, { fields: [{ name: 'email' }, { name: 'firstname', required: true }] }),
+    );
+    await expect(b.forms.submit(b.db, PORTAL, form.guid, { email: 'y@example.test' }, {})).rejects.toThrow(
+      "Required field 'firstname' is missing",
+    );
+    const made = await b.db.tx((t) =>
+      b.forms.submit(t, PORTAL, form.guid, { email: 'y@example.test', firstname: 'Yan' }, {}),
+    );
     expect(JSON.parse((await b.contacts.get(b.db, PORTAL, made.vid!))!.properties)).toMatchObject({ firstname: 'Yan' });
-    expect((await b.forms.get(b.db, PORTAL, form.guid)).formFieldGroups.map((g) => g.fields[0].name)).toEqual(['email', 'firstname']);
+    expect((await b.forms.get(b.db, PORTAL, form.guid)).formFieldGroups.map((g) => g.fields[0].name)).toEqual([
+      'email',
+      'firstname',
+    ]);
 
     await b.forms.remove(b.db, PORTAL, form.guid);
-    await expect(a.forms.submit(a.db, PORTAL, form.guid, { email: 'z@example.test', firstname: 'Zoe' }, {})).rejects.toThrow(`No form found with guid '${form.guid}'`);
+    await expect(
+      a.forms.submit(a.db, PORTAL, form.guid, { email: 'z@example.test', firstname: 'Zoe' }, {}),
+    ).rejects.toThrow(`No form found with guid '${form.guid}'`);
     await expect(a.forms.get(a.db, PORTAL, form.guid)).rejects.toThrow('No form found');
   });
 });

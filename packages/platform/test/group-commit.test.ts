@@ -85,27 +85,42 @@ describe('group commit', () => {
     const summing = (engine: ReturnType<typeof sqliteEngine>, flushes: number[][] = []) => {
       const KEY = {};
       const add = (n: number) =>
-        engine.atCommit!(KEY, () => [] as number[], async (t, sum) => {
-          flushes.push([...sum]);
-          await t.run(sql<[string]>('INSERT INTO notes (text) VALUES (?)'), `sum ${sum.reduce((a, b) => a + b, 0)}`);
-        })!.push(n);
+        engine.atCommit!(
+          KEY,
+          () => [] as number[],
+          async (t, sum) => {
+            flushes.push([...sum]);
+            await t.run(sql<[string]>('INSERT INTO notes (text) VALUES (?)'), `sum ${sum.reduce((a, b) => a + b, 0)}`);
+          },
+        )!.push(n);
       return { add, flushes };
     };
 
     it("keeps one state for a group's members, flushed once in their transaction before it commits", async () => {
       const { file, engine, run, insert } = setup();
       const { add, flushes } = summing(engine);
-      expect(engine.atCommit!({}, () => 1, async () => {})).toBeUndefined(); // no transaction open
+      expect(
+        engine.atCommit!(
+          {},
+          () => 1,
+          async () => {},
+        ),
+      ).toBeUndefined(); // no transaction open
       const members = [1, 2, 3].map((n) => run(() => (insert.run(`member ${n}`), add(n))));
       await Promise.all(members);
       expect(flushes).toEqual([[1, 2, 3]]);
-      expect(committed(file, 'SELECT text FROM notes ORDER BY id')).toEqual(['member 1', 'member 2', 'member 3', 'sum 6']);
+      expect(committed(file, 'SELECT text FROM notes ORDER BY id')).toEqual([
+        'member 1',
+        'member 2',
+        'member 3',
+        'sum 6',
+      ]);
       // The next group starts afresh.
       await run(() => add(10));
       expect(flushes).toEqual([[1, 2, 3], [10]]);
     });
 
-    it("rolls the whole group back when its flush fails, every member told so", async () => {
+    it('rolls the whole group back when its flush fails, every member told so', async () => {
       const { file, engine, run, insert } = setup();
       insert.run('sum 3'); // the flush's insert will break the UNIQUE constraint
       const { add } = summing(engine);
@@ -159,13 +174,17 @@ describe('schema migration', () => {
     old.close();
 
     const db = openDatabase(file);
-    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
+    expect(db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(
+      String(SCHEMA_VERSION),
+    );
     expect(db.prepare('SELECT eid, utk, vid FROM tracking_events ORDER BY seq').all()).toEqual([
       { eid: 'a'.repeat(32), utk: 'f'.repeat(32), vid: null },
       { eid: 'b'.repeat(32), utk: '', vid: 7 },
     ]);
     // The new key deduplicates per visitor.
-    const insert = db.prepare("INSERT OR IGNORE INTO tracking_events (eid, portal_id, kind, utk, timestamp, received_at, data) VALUES (?, 1, 1, ?, 1, 1, '{}')");
+    const insert = db.prepare(
+      "INSERT OR IGNORE INTO tracking_events (eid, portal_id, kind, utk, timestamp, received_at, data) VALUES (?, 1, 1, ?, 1, 1, '{}')",
+    );
     expect(insert.run('a'.repeat(32), 'f'.repeat(32)).changes).toBe(0);
     db.close();
     // Opening again changes nothing.
@@ -178,6 +197,8 @@ describe('schema migration', () => {
     const db = new Database(file);
     db.prepare("UPDATE meta SET value = '99' WHERE key = 'schema_version'").run();
     db.close();
-    expect(() => openDatabase(file)).toThrow(`the database has schema version 99; this platform knows up to ${SCHEMA_VERSION}`);
+    expect(() => openDatabase(file)).toThrow(
+      `the database has schema version 99; this platform knows up to ${SCHEMA_VERSION}`,
+    );
   });
 });

@@ -7,7 +7,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPlatform, createPortal, issuePortalCredentials, type Platform, type PlatformOptions, type PortalCredentials, type Tier } from '../src';
+import {
+  createPlatform,
+  createPortal,
+  issuePortalCredentials,
+  type Platform,
+  type PlatformOptions,
+  type PortalCredentials,
+  type Tier,
+} from '../src';
 
 export interface TestPortal extends PortalCredentials {
   /** `Authorization` header with the private-app token. */
@@ -15,7 +23,8 @@ export interface TestPortal extends PortalCredentials {
 }
 
 export const TEST_ENGINE = process.env.SVC_TEST_ENGINE || 'sqlite';
-if (TEST_ENGINE != 'sqlite' && TEST_ENGINE != 'postgres') throw new Error(`SVC_TEST_ENGINE must be sqlite or postgres, not "${TEST_ENGINE}"`);
+if (TEST_ENGINE != 'sqlite' && TEST_ENGINE != 'postgres')
+  throw new Error(`SVC_TEST_ENGINE must be sqlite or postgres, not "${TEST_ENGINE}"`);
 
 /** Where a test platform keeps its data, and how to remove it after. */
 async function testDatabase(): Promise<{ database: string; filesDir?: string; drop: () => Promise<void> }> {
@@ -45,7 +54,14 @@ export async function startPlatform(options: PlatformOptions & { portals?: { id:
   };
   // Whatever fails while starting (a bad option throws in createPlatform), its database goes too.
   try {
-    const platform = (started = createPlatform({ database, filesDir, logger: false, checkResponses: true, now: () => clock.now, ...options }));
+    const platform = (started = createPlatform({
+      database,
+      filesDir,
+      logger: false,
+      checkResponses: true,
+      now: () => clock.now,
+      ...options,
+    }));
     const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
     const { engine } = platform.services;
     const portals: TestPortal[] = [];
@@ -56,8 +72,20 @@ export async function startPlatform(options: PlatformOptions & { portals?: { id:
     }
 
     /** fetch on {base_url} (or a full URL) with the portal's token; JSON bodies are encoded. */
-    const call = (method: string, path: string, { body, headers, portal = portals[0] }: { body?: unknown; headers?: Record<string, string>; portal?: TestPortal | null } = {}) =>
-      fetchJson(path.startsWith('http') ? path : baseUrl + path, { method, body, headers: { ...(portal ? portal.auth : {}), ...headers } });
+    const call = (
+      method: string,
+      path: string,
+      {
+        body,
+        headers,
+        portal = portals[0],
+      }: { body?: unknown; headers?: Record<string, string>; portal?: TestPortal | null } = {},
+    ) =>
+      fetchJson(path.startsWith('http') ? path : baseUrl + path, {
+        method,
+        body,
+        headers: { ...(portal ? portal.auth : {}), ...headers },
+      });
 
     return { platform, baseUrl, formsUrl, portals, clock, call, close };
   } catch (err) {
@@ -77,7 +105,10 @@ export function sqliteOf(t: TestPlatform) {
 
 /** fetch without following redirects: a body that is not a string is sent as JSON; the answer's
  * JSON is decoded (undefined when it is not JSON). Shared with the companion's tests. */
-export async function fetchJson(url: string, { method = 'GET', body, headers = {} }: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+export async function fetchJson(
+  url: string,
+  { method = 'GET', body, headers = {} }: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const asJson = body !== undefined && typeof body != 'string';
   const res = await fetch(url, {
     method,

@@ -26,7 +26,12 @@ describe('the root pages', () => {
     const html = await res.text();
     expect(html).toContain('<title>svc platform</title>');
     expect(html).toContain(`<code>${t.baseUrl}</code>`);
-    expect(hrefs(html)).toEqual([`${t.baseUrl}/openapi.json`, `${t.baseUrl}/_inspector/`, `${t.baseUrl}/_inspector/mail.html`, `${t.formsUrl}/`]);
+    expect(hrefs(html)).toEqual([
+      `${t.baseUrl}/openapi.json`,
+      `${t.baseUrl}/_inspector/`,
+      `${t.baseUrl}/_inspector/mail.html`,
+      `${t.formsUrl}/`,
+    ]);
     for (const href of hrefs(html)) expect((await fetch(href)).status, href).toBe(200);
     // The key is never on the page: whoever has it reads every portal.
     expect(html).not.toContain('inspector-key-of-the-test-0123');

@@ -20,34 +20,59 @@ let n = 0;
 const hex = () => (++n).toString(16).padStart(32, '0');
 const visitor = () => hex().replace(/^0/, 'b');
 const view = (vi: string, pu: string, extra: Record<string, string> = {}) => ({
-  eid: hex(), k: '1', a: '62515', v: '1', cts: String(t.clock.now), pu, t: 'Page', po: new URL(pu).pathname, vi, ...extra,
+  eid: hex(),
+  k: '1',
+  a: '62515',
+  v: '1',
+  cts: String(t.clock.now),
+  pu,
+  t: 'Page',
+  po: new URL(pu).pathname,
+  vi,
+  ...extra,
 });
 const collect = (batch: unknown) =>
-  t.call('POST', '/collect/e', { body: JSON.stringify(batch), headers: { 'content-type': 'text/plain;charset=UTF-8' }, portal: null });
+  t.call('POST', '/collect/e', {
+    body: JSON.stringify(batch),
+    headers: { 'content-type': 'text/plain;charset=UTF-8' },
+    portal: null,
+  });
 const profile = async (email: string) => {
   const res = await t.call('GET', `/contacts/v1/contact/email/${email}/profile?propertyMode=value_only`);
-  return Object.fromEntries(Object.entries(res.json.properties as Record<string, { value: string }>).map(([k, v]) => [k, v.value]));
+  return Object.fromEntries(
+    Object.entries(res.json.properties as Record<string, { value: string }>).map(([k, v]) => [k, v.value]),
+  );
 };
 
 describe('collector batches in bulk', () => {
   it('takes the batches of one turn together, and those that arrive during a write in the next, each answered for its own events', async () => {
     const { services } = t.platform;
     const sizes: number[] = [];
-    const counted: typeof services.write = (fn) => services.write(async (db) => {
-      const out = (await fn(db)) as Intake[][];
-      sizes.push(out.length);
-      return out as never;
-    });
+    const counted: typeof services.write = (fn) =>
+      services.write(async (db) => {
+        const out = (await fn(db)) as Intake[][];
+        sizes.push(out.length);
+        return out as never;
+      });
     const bulk = intakeBulk(counted, services.intake, { inFlight: 1 });
     const repeated = view(visitor(), 'https://acme.test/');
-    const batches = Array.from({ length: 6 }, (_, i) => (i == 5 ? [repeated] : [view(visitor(), 'https://acme.test/'), ...(i == 4 ? [repeated] : [])]));
+    const batches = Array.from({ length: 6 }, (_, i) =>
+      i == 5 ? [repeated] : [view(visitor(), 'https://acme.test/'), ...(i == 4 ? [repeated] : [])],
+    );
     const accept = (b: ReturnType<typeof view>[]) => bulk.accept(b.map(fromWire), '127.0.0.1');
     // Two in one turn of the event loop; the other four once their bulk is being written.
     const early = batches.slice(0, 2).map(accept);
     await new Promise((resolve) => setImmediate(resolve));
     const answers = await Promise.all([...early, ...batches.slice(2).map(accept)]);
     expect(sizes).toEqual([2, 4]);
-    expect(answers.map((a) => a.map((o) => (o.kept ? 'kept' : o.reason)))).toEqual([['kept'], ['kept'], ['kept'], ['kept'], ['kept', 'kept'], ['duplicate']]);
+    expect(answers.map((a) => a.map((o) => (o.kept ? 'kept' : o.reason)))).toEqual([
+      ['kept'],
+      ['kept'],
+      ['kept'],
+      ['kept'],
+      ['kept', 'kept'],
+      ['duplicate'],
+    ]);
   });
 
   it('retries a failed bulk one batch at a time: a batch never fails for another', async () => {
@@ -63,13 +88,22 @@ describe('collector batches in bulk', () => {
         return out as never;
       });
     const bulk = intakeBulk(failing, services.intake, { inFlight: 1 });
-    const batches = [[view(visitor(), 'https://acme.test/a')], [view(visitor(), 'https://acme.test/b')], [poisoned], [view(visitor(), 'https://acme.test/c')]];
+    const batches = [
+      [view(visitor(), 'https://acme.test/a')],
+      [view(visitor(), 'https://acme.test/b')],
+      [poisoned],
+      [view(visitor(), 'https://acme.test/c')],
+    ];
     const settled = await Promise.allSettled(batches.map((b) => bulk.accept(b.map(fromWire))));
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     // The four together (failed: rolled back), then each of them alone.
     expect(sizes).toEqual([4, 1, 1, 1, 1]);
     // What the failed bulk wrote was rolled back: the retried batches were stored once, not refused as repeats.
-    expect(settled.filter((s) => s.status == 'fulfilled').map((s) => (s as PromiseFulfilledResult<{ kept: boolean }[]>).value[0].kept)).toEqual([true, true, true]);
+    expect(
+      settled
+        .filter((s) => s.status == 'fulfilled')
+        .map((s) => (s as PromiseFulfilledResult<{ kept: boolean }[]>).value[0].kept),
+    ).toEqual([true, true, true]);
   });
 
   it('fails every batch of a bulk at once, without retries, when the database is unreachable', async () => {
@@ -89,19 +123,28 @@ describe('collector batches in bulk', () => {
     await new Promise((resolve) => setImmediate(resolve)); // its bulk is being written
     const rest = [0, 1, 2].map(() => bulk.accept([view(visitor(), 'https://acme.test/down')].map(fromWire)));
     expect((await first)[0].kept).toBe(true);
-    expect((await Promise.allSettled(rest)).map((r) => (r.status == 'rejected' ? r.reason : r.value))).toEqual([down, down, down]);
+    expect((await Promise.allSettled(rest)).map((r) => (r.status == 'rejected' ? r.reason : r.value))).toEqual([
+      down,
+      down,
+      down,
+    ]);
     expect(sizes).toEqual([1, 3]);
   });
 
   it('over HTTP: concurrent batches of the same visitors count as one after the other would', async () => {
     const visitors = Array.from({ length: 4 }, visitor);
     // Known contacts first: each visitor identifies.
-    for (const [i, vi] of visitors.entries()) await collect([view(vi, 'https://acme.test/', { i: `email=bulk${i}%40acme.test` })]);
+    for (const [i, vi] of visitors.entries())
+      await collect([view(vi, 'https://acme.test/', { i: `email=bulk${i}%40acme.test` })]);
     t.clock.now += 60_000;
     // Three batches per visitor at once, with one event id sent twice (in two batches).
     const twice = view(visitors[0], 'https://acme.test/twice');
-    const sent = visitors.flatMap((vi, i) => [0, 1, 2].map((k) => [view(vi, `https://acme.test/p${k}`), ...(i == 0 && k < 2 ? [twice] : [])]));
-    const answers = (await Promise.all(sent.map(collect))).map((r) => r.json as { accepted: number; duplicates: number });
+    const sent = visitors.flatMap((vi, i) =>
+      [0, 1, 2].map((k) => [view(vi, `https://acme.test/p${k}`), ...(i == 0 && k < 2 ? [twice] : [])]),
+    );
+    const answers = (await Promise.all(sent.map(collect))).map(
+      (r) => r.json as { accepted: number; duplicates: number },
+    );
     expect(answers.reduce((sum, a) => sum + a.accepted, 0)).toBe(13);
     expect(answers.reduce((sum, a) => sum + a.duplicates, 0)).toBe(1);
     for (const [i] of visitors.entries()) {
@@ -136,7 +179,11 @@ describe('how the collector commits', () => {
     const synced = await startPlatform({ portals: [{ id: 62515 }], syncTrackingCommits: true });
     try {
       const syncedSpy = vi.spyOn(synced.platform.services.tracking, 'commitUnflushed');
-      const res = await synced.call('POST', '/collect/e', { body: JSON.stringify([view(visitor(), 'https://acme.test/flushed')]), headers: { 'content-type': 'text/plain' }, portal: null });
+      const res = await synced.call('POST', '/collect/e', {
+        body: JSON.stringify([view(visitor(), 'https://acme.test/flushed')]),
+        headers: { 'content-type': 'text/plain' },
+        portal: null,
+      });
       expect([res.json.accepted, syncedSpy.mock.calls.length]).toEqual([1, 0]);
     } finally {
       await synced.close();

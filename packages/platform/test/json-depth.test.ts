@@ -27,7 +27,10 @@ describe('depthOver', () => {
   });
 
   it('finds the deep value anywhere among wide siblings', () => {
-    const items = Array.from({ length: 1000 }, (_, i) => ({ email: `c${i}@depth.test`, properties: [{ property: 'company', value: 'x' }] }));
+    const items = Array.from({ length: 1000 }, (_, i) => ({
+      email: `c${i}@depth.test`,
+      properties: [{ property: 'company', value: 'x' }],
+    }));
     // A property's value: in the array, an item, its properties, one of them.
     expect(depthOver(items, 4)).toBe(false);
     expect(depthOver(items, 3)).toBe(true);

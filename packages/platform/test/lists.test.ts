@@ -5,16 +5,24 @@ import { startPlatform, type TestPlatform } from './harness';
 let t: TestPlatform;
 beforeAll(async () => {
   // The third portal is for the listing tests; the rate limit is not under test here.
-  t = await startPlatform({ portals: [{ id: 62515 }, { id: 99999 }, { id: 77777 }], rateLimit: { max: 10_000, windowMs: 10_000 } });
+  t = await startPlatform({
+    portals: [{ id: 62515 }, { id: 99999 }, { id: 77777 }],
+    rateLimit: { max: 10_000, windowMs: 10_000 },
+  });
 });
 afterAll(() => t.close());
 
-const props = (o: Record<string, string>) => ({ properties: Object.entries(o).map(([property, value]) => ({ property, value })) });
-const createContact = async (o: Record<string, string>) => (await t.call('POST', '/contacts/v1/contact', { body: props(o) })).json.vid as number;
+const props = (o: Record<string, string>) => ({
+  properties: Object.entries(o).map(([property, value]) => ({ property, value })),
+});
+const createContact = async (o: Record<string, string>) =>
+  (await t.call('POST', '/contacts/v1/contact', { body: props(o) })).json.vid as number;
 const createList = async (body: object) => (await t.call('POST', '/contacts/v1/lists', { body })).json;
 /** The vids of a list's contacts, first page. */
 const memberVids = async (listId: number) =>
-  (await t.call('GET', `/contacts/v1/lists/${listId}/contacts/all?count=100`)).json.contacts.map((c: { vid: number }) => c.vid);
+  (await t.call('GET', `/contacts/v1/lists/${listId}/contacts/all?count=100`)).json.contacts.map(
+    (c: { vid: number }) => c.vid,
+  );
 
 describe('lists', () => {
   it('creates, reads, updates and deletes a static list', async () => {
@@ -34,7 +42,12 @@ describe('lists', () => {
 
     t.clock.now += 1000;
     const updated = await t.call('POST', `/contacts/v1/lists/${listId}`, { body: { name: 'Renamed' } });
-    expect(updated.json).toMatchObject({ listId, internalListId, name: 'Renamed', updatedAt: created.json.updatedAt + 1000 });
+    expect(updated.json).toMatchObject({
+      listId,
+      internalListId,
+      name: 'Renamed',
+      updatedAt: created.json.updatedAt + 1000,
+    });
 
     expect((await t.call('DELETE', `/contacts/v1/lists/${listId}`)).status).toBe(204);
     const gone = await t.call('GET', `/contacts/v1/lists/${listId}`);
@@ -44,17 +57,35 @@ describe('lists', () => {
   });
 
   it('normalises filters and gives a new internalListId when they change', async () => {
-    const list = await createList({ name: 'Dyn', dynamic: true, filters: [[{ operator: 'EQ', property: 'city', value: 'Paris', type: 'string' }]] });
+    const list = await createList({
+      name: 'Dyn',
+      dynamic: true,
+      filters: [[{ operator: 'EQ', property: 'city', value: 'Paris', type: 'string' }]],
+    });
     expect(list).toMatchObject({
       dynamic: true,
       listType: 'DYNAMIC',
       metaData: { processing: 'DONE' },
-      filters: [[{ operator: 'EQ', property: 'city', value: 'Paris', type: 'string', filterFamily: 'PropertyValue', withinTimeMode: 'PAST' }]],
+      filters: [
+        [
+          {
+            operator: 'EQ',
+            property: 'city',
+            value: 'Paris',
+            type: 'string',
+            filterFamily: 'PropertyValue',
+            withinTimeMode: 'PAST',
+          },
+        ],
+      ],
     });
     const renamed = (await t.call('POST', `/contacts/v1/lists/${list.listId}`, { body: { name: 'Dyn 2' } })).json;
     expect(renamed.internalListId).toBe(list.internalListId);
-    const refiltered = (await t.call('POST', `/contacts/v1/lists/${list.listId}`, { body: { filters: [[{ operator: 'IS_NOT_EMPTY', property: 'city' }]] } }))
-      .json;
+    const refiltered = (
+      await t.call('POST', `/contacts/v1/lists/${list.listId}`, {
+        body: { filters: [[{ operator: 'IS_NOT_EMPTY', property: 'city' }]] },
+      })
+    ).json;
     expect(refiltered.internalListId).not.toBe(list.internalListId);
     expect(refiltered.filters[0][0]).toMatchObject({ operator: 'IS_NOT_EMPTY', filterFamily: 'PropertyValue' });
   });
@@ -65,14 +96,22 @@ describe('lists', () => {
     expect(noName.json.message).toMatch(/^body\.name: /);
     const blank = await t.call('POST', '/contacts/v1/lists', { body: { name: '  ' } });
     expect(blank.status).toBe(400);
-    const badOperator = await t.call('POST', '/contacts/v1/lists', { body: { name: 'x', dynamic: true, filters: [[{ operator: 'LIKE', property: 'a', value: 'b' }]] } });
+    const badOperator = await t.call('POST', '/contacts/v1/lists', {
+      body: { name: 'x', dynamic: true, filters: [[{ operator: 'LIKE', property: 'a', value: 'b' }]] },
+    });
     expect(badOperator.status).toBe(400);
     expect(badOperator.json.message).toMatch(/^body\.filters\.0\.0\.operator: /);
-    const noValue = await t.call('POST', '/contacts/v1/lists', { body: { name: 'x', dynamic: true, filters: [[{ operator: 'EQ', property: 'a' }]] } });
+    const noValue = await t.call('POST', '/contacts/v1/lists', {
+      body: { name: 'x', dynamic: true, filters: [[{ operator: 'EQ', property: 'a' }]] },
+    });
     expect(noValue.json.message).toBe('body.filters.0.0.value: EQ needs a value');
-    const notNumber = await t.call('POST', '/contacts/v1/lists', { body: { name: 'x', dynamic: true, filters: [[{ operator: 'GT', property: 'a', value: 'big' }]] } });
+    const notNumber = await t.call('POST', '/contacts/v1/lists', {
+      body: { name: 'x', dynamic: true, filters: [[{ operator: 'GT', property: 'a', value: 'big' }]] },
+    });
     expect(notNumber.json.message).toBe('body.filters.0.0.value: GT needs a number');
-    const noForm = await t.call('POST', '/contacts/v1/lists', { body: { name: 'x', dynamic: true, filters: [[{ operator: 'HAS_FILLED_OUT_FORM' }]] } });
+    const noForm = await t.call('POST', '/contacts/v1/lists', {
+      body: { name: 'x', dynamic: true, filters: [[{ operator: 'HAS_FILLED_OUT_FORM' }]] },
+    });
     expect(noForm.status).toBe(400);
     const badId = await t.call('GET', '/contacts/v1/lists/abc');
     expect(badId.status).toBe(400);
@@ -80,7 +119,10 @@ describe('lists', () => {
 
   it('counts a deleted member as a size change of its static lists, when it was deleted', async () => {
     const list = await createList({ name: 'Leavers' });
-    const [a, b] = [await createContact({ email: 'leaver1@example.com' }), await createContact({ email: 'leaver2@example.com' })];
+    const [a, b] = [
+      await createContact({ email: 'leaver1@example.com' }),
+      await createContact({ email: 'leaver2@example.com' }),
+    ];
     const path = `/contacts/v1/lists/${list.listId}`;
     await t.call('POST', `${path}/add`, { body: { vids: [a, b] } });
     t.clock.now += 5000;
@@ -94,8 +136,15 @@ describe('lists', () => {
     const b = await createContact({ email: 'm2@example.com' });
     const path = `/contacts/v1/lists/${list.listId}`;
 
-    const added = await t.call('POST', `${path}/add`, { body: { vids: [a, 999999], emails: ['M2@example.com', 'nobody@example.com'] } });
-    expect(added.json).toEqual({ updated: [a, b], discarded: [], invalidVids: [999999], invalidEmails: ['nobody@example.com'] });
+    const added = await t.call('POST', `${path}/add`, {
+      body: { vids: [a, 999999], emails: ['M2@example.com', 'nobody@example.com'] },
+    });
+    expect(added.json).toEqual({
+      updated: [a, b],
+      discarded: [],
+      invalidVids: [999999],
+      invalidEmails: ['nobody@example.com'],
+    });
     const again = await t.call('POST', `${path}/add`, { body: { vids: [a], emails: ['m1@example.com'] } });
     expect(again.json).toEqual({ updated: [], discarded: [a], invalidVids: [], invalidEmails: [] });
     const read = (await t.call('GET', path)).json;
@@ -132,7 +181,13 @@ describe('lists', () => {
     await t.call('POST', `/contacts/v1/lists/${list.listId}/add`, { body: { vids: [vid] } });
     const read = await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile?showListMemberships=true`);
     expect(read.json['list-memberships']).toEqual([
-      { 'static-list-id': list.listId, 'internal-list-id': list.internalListId, timestamp: t.clock.now, vid, 'is-member': true },
+      {
+        'static-list-id': list.listId,
+        'internal-list-id': list.internalListId,
+        timestamp: t.clock.now,
+        vid,
+        'is-member': true,
+      },
     ]);
     await t.call('DELETE', `/contacts/v1/lists/${list.listId}`);
     const after = await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile?showListMemberships=true`);
@@ -145,7 +200,11 @@ describe('lists', () => {
   });
 
   it('refuses manual changes to a dynamic list, and refreshes with 204', async () => {
-    const list = await createList({ name: 'Auto', dynamic: true, filters: [[{ operator: 'IS_NOT_EMPTY', property: 'zip' }]] });
+    const list = await createList({
+      name: 'Auto',
+      dynamic: true,
+      filters: [[{ operator: 'IS_NOT_EMPTY', property: 'zip' }]],
+    });
     for (const op of ['add', 'remove']) {
       const res = await t.call('POST', `/contacts/v1/lists/${list.listId}/${op}`, { body: { vids: [1] } });
       expect(res.status).toBe(400);
@@ -163,7 +222,10 @@ describe('dynamic membership', () => {
     const list = await createList({
       name: 'Ada or Acme',
       dynamic: true,
-      filters: [[{ operator: 'EQ', property: 'firstname', value: 'Ada' }], [{ operator: 'CONTAINS', property: 'email', value: '@ACME.com' }]],
+      filters: [
+        [{ operator: 'EQ', property: 'firstname', value: 'Ada' }],
+        [{ operator: 'CONTAINS', property: 'email', value: '@ACME.com' }],
+      ],
     });
     const before = await createContact({ email: 'boss@acme.com' });
     expect(await memberVids(list.listId)).toEqual([before]);
@@ -186,17 +248,26 @@ describe('dynamic membership', () => {
     await t.call('POST', `/contacts/v1/contact/vid/${ada}/profile`, { body: props({ firstname: 'Augusta' }) });
     await t.call('DELETE', `/contacts/v1/contact/vid/${before}`);
     expect(await memberVids(list.listId)).toEqual([bob]);
-    expect((await t.call('GET', `/contacts/v1/lists/${list.listId}`)).json.metaData).toMatchObject({ size: 1, lastSizeChangeAt: t.clock.now });
+    expect((await t.call('GET', `/contacts/v1/lists/${list.listId}`)).json.metaData).toMatchObject({
+      size: 1,
+      lastSizeChangeAt: t.clock.now,
+    });
 
     await t.call('POST', '/contacts/v1/contact/batch/', {
-      body: [{ email: 'new@acme.com', properties: [{ property: 'firstname', value: 'N' }] }, { vid: ada, properties: [{ property: 'firstname', value: 'Ada' }] }],
+      body: [
+        { email: 'new@acme.com', properties: [{ property: 'firstname', value: 'N' }] },
+        { vid: ada, properties: [{ property: 'firstname', value: 'Ada' }] },
+      ],
     });
     expect(await memberVids(list.listId)).toHaveLength(3);
 
     // A contact written twice in one batch is judged by its last write.
     const twice = (first: string, second: string) =>
       t.call('POST', '/contacts/v1/contact/batch/', {
-        body: [first, second].map((firstname) => ({ email: 'twice@example.org', properties: [{ property: 'firstname', value: firstname }] })),
+        body: [first, second].map((firstname) => ({
+          email: 'twice@example.org',
+          properties: [{ property: 'firstname', value: firstname }],
+        })),
       });
     await twice('Ada', 'Grace');
     const vid = (await t.call('GET', '/contacts/v1/contact/email/twice@example.org/profile')).json.vid;
@@ -206,12 +277,34 @@ describe('dynamic membership', () => {
   });
 
   it('evaluates the operators on create and update of the list', async () => {
-    const a = await createContact({ email: 'op-a@example.com', firstname: 'Opa', city: 'Paris', zip: '1500', lifecyclestage: 'lead' });
-    const b = await createContact({ email: 'op-b@example.com', firstname: 'Opb', city: 'Lyon', zip: '90', lifecyclestage: 'customer' });
+    const a = await createContact({
+      email: 'op-a@example.com',
+      firstname: 'Opa',
+      city: 'Paris',
+      zip: '1500',
+      lifecyclestage: 'lead',
+    });
+    const b = await createContact({
+      email: 'op-b@example.com',
+      firstname: 'Opb',
+      city: 'Lyon',
+      zip: '90',
+      lifecyclestage: 'customer',
+    });
     const c = await createContact({ email: 'op-c@example.com', firstname: 'Opc' });
     const only = (vids: number[]) => vids.filter((v) => [a, b, c].includes(v));
     const evaluate = async (...filters: object[]) =>
-      only(await memberVids((await createList({ name: 'ops', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: 'op-' }, ...filters]] })).listId));
+      only(
+        await memberVids(
+          (
+            await createList({
+              name: 'ops',
+              dynamic: true,
+              filters: [[{ operator: 'CONTAINS', property: 'email', value: 'op-' }, ...filters]],
+            })
+          ).listId,
+        ),
+      );
 
     expect(await evaluate({ operator: 'EQ', property: 'city', value: 'PARIS' })).toEqual([a]);
     expect(await evaluate({ operator: 'NEQ', property: 'city', value: 'paris' })).toEqual([b, c]);
@@ -221,50 +314,128 @@ describe('dynamic membership', () => {
     expect(await evaluate({ operator: 'IS_EMPTY', property: 'city' })).toEqual([c]);
     expect(await evaluate({ operator: 'GT', property: 'zip', value: 100, type: 'number' })).toEqual([a]);
     expect(await evaluate({ operator: 'LT', property: 'zip', value: '100' })).toEqual([b]);
-    expect(await evaluate({ operator: 'SET_ANY', property: 'lifecyclestage', value: 'Customer;LEAD;other' })).toEqual([a, b]);
+    expect(await evaluate({ operator: 'SET_ANY', property: 'lifecyclestage', value: 'Customer;LEAD;other' })).toEqual([
+      a,
+      b,
+    ]);
     // A form the portal does not have (unknown, or another portal's) is refused where it is named.
-    const noForm = await t.call('POST', '/contacts/v1/lists', { body: { name: 'ops', dynamic: true, filters: [[{ operator: 'HAS_FILLED_OUT_FORM', form: 'no-such-form' }]] } });
-    expect([noForm.status, noForm.json.message]).toEqual([404, 'body.filters.0.0.form: no form no-such-form in this portal']);
+    const noForm = await t.call('POST', '/contacts/v1/lists', {
+      body: { name: 'ops', dynamic: true, filters: [[{ operator: 'HAS_FILLED_OUT_FORM', form: 'no-such-form' }]] },
+    });
+    expect([noForm.status, noForm.json.message]).toEqual([
+      404,
+      'body.filters.0.0.form: no form no-such-form in this portal',
+    ]);
 
-    const list = await createList({ name: 'switch', dynamic: true, filters: [[{ operator: 'EQ', property: 'city', value: 'Paris' }]] });
-    const updated = await t.call('POST', `/contacts/v1/lists/${list.listId}`, { body: { filters: [[{ operator: 'EQ', property: 'city', value: 'Lyon' }]] } });
+    const list = await createList({
+      name: 'switch',
+      dynamic: true,
+      filters: [[{ operator: 'EQ', property: 'city', value: 'Paris' }]],
+    });
+    const updated = await t.call('POST', `/contacts/v1/lists/${list.listId}`, {
+      body: { filters: [[{ operator: 'EQ', property: 'city', value: 'Lyon' }]] },
+    });
     expect(updated.json.metaData.size).toBe(1);
     expect(await memberVids(list.listId)).toEqual([b]);
   });
 
   it('moves a contact between lists by the properties each reads, new contacts by what they lack too, analytics counters included', async () => {
-    const byCity = await createList({ name: 'Parisians', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: 'mv-' }, { operator: 'EQ', property: 'city', value: 'Paris' }]] });
-    const noPhone = await createList({ name: 'No phone', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: 'mv-' }, { operator: 'IS_EMPTY', property: 'phone' }]] });
-    const engaged = await createList({ name: 'Engaged', dynamic: true, filters: [[{ operator: 'CONTAINS', property: 'email', value: 'mv-' }, { operator: 'GT', property: 'svc_analytics_num_page_views', value: 1 }]] });
+    const byCity = await createList({
+      name: 'Parisians',
+      dynamic: true,
+      filters: [
+        [
+          { operator: 'CONTAINS', property: 'email', value: 'mv-' },
+          { operator: 'EQ', property: 'city', value: 'Paris' },
+        ],
+      ],
+    });
+    const noPhone = await createList({
+      name: 'No phone',
+      dynamic: true,
+      filters: [
+        [
+          { operator: 'CONTAINS', property: 'email', value: 'mv-' },
+          { operator: 'IS_EMPTY', property: 'phone' },
+        ],
+      ],
+    });
+    const engaged = await createList({
+      name: 'Engaged',
+      dynamic: true,
+      filters: [
+        [
+          { operator: 'CONTAINS', property: 'email', value: 'mv-' },
+          { operator: 'GT', property: 'svc_analytics_num_page_views', value: 1 },
+        ],
+      ],
+    });
     // New: joins the list it matches by a property it lacks.
     const vid = await createContact({ email: 'mv-1@example.com', city: 'Paris' });
-    expect([await memberVids(byCity.listId), await memberVids(noPhone.listId), await memberVids(engaged.listId)]).toEqual([[vid], [vid], []]);
+    expect([
+      await memberVids(byCity.listId),
+      await memberVids(noPhone.listId),
+      await memberVids(engaged.listId),
+    ]).toEqual([[vid], [vid], []]);
     // A write of what one list reads moves it there only.
-    await t.call('POST', `/contacts/v1/contact/vid/${vid}/profile`, { body: props({ phone: '555', lastname: 'Moved' }) });
+    await t.call('POST', `/contacts/v1/contact/vid/${vid}/profile`, {
+      body: props({ phone: '555', lastname: 'Moved' }),
+    });
     expect([await memberVids(byCity.listId), await memberVids(noPhone.listId)]).toEqual([[vid], []]);
     await t.call('POST', `/contacts/v1/contact/vid/${vid}/profile`, { body: props({ city: 'Lyon' }) });
     expect([await memberVids(byCity.listId), await memberVids(noPhone.listId)]).toEqual([[], []]);
     // Page views counted by the collector (the analytics properties) move it too.
     const vi = '9a'.repeat(16);
-    const view = (n: number, i?: string) => ({ eid: `${'0'.repeat(31)}${n}`, k: '1', a: '62515', v: '1', cts: String(t.clock.now + n), pu: `https://acme.test/${n}`, t: 'Page', vi, ...(i ? { i } : {}) });
-    await t.call('POST', '/collect/e', { body: JSON.stringify([view(1, 'email=mv-1%40example.com')]), headers: { 'content-type': 'text/plain' }, portal: null });
+    const view = (n: number, i?: string) => ({
+      eid: `${'0'.repeat(31)}${n}`,
+      k: '1',
+      a: '62515',
+      v: '1',
+      cts: String(t.clock.now + n),
+      pu: `https://acme.test/${n}`,
+      t: 'Page',
+      vi,
+      ...(i ? { i } : {}),
+    });
+    await t.call('POST', '/collect/e', {
+      body: JSON.stringify([view(1, 'email=mv-1%40example.com')]),
+      headers: { 'content-type': 'text/plain' },
+      portal: null,
+    });
     expect(await memberVids(engaged.listId)).toEqual([]);
-    await t.call('POST', '/collect/e', { body: JSON.stringify([view(2)]), headers: { 'content-type': 'text/plain' }, portal: null });
+    await t.call('POST', '/collect/e', {
+      body: JSON.stringify([view(2)]),
+      headers: { 'content-type': 'text/plain' },
+      portal: null,
+    });
     expect(await memberVids(engaged.listId)).toEqual([vid]);
     // Made and changed in one request (a batch): where its last write puts it.
-    await t.call('POST', '/contacts/v1/contact/batch/', { body: [{ email: 'mv-2@example.com', properties: [{ property: 'city', value: 'Paris' }] }, { email: 'mv-2@example.com', properties: [{ property: 'phone', value: '1' }] }] });
+    await t.call('POST', '/contacts/v1/contact/batch/', {
+      body: [
+        { email: 'mv-2@example.com', properties: [{ property: 'city', value: 'Paris' }] },
+        { email: 'mv-2@example.com', properties: [{ property: 'phone', value: '1' }] },
+      ],
+    });
     const two = (await t.call('GET', '/contacts/v1/contact/email/mv-2@example.com/profile')).json.vid;
     expect([await memberVids(byCity.listId), await memberVids(noPhone.listId)]).toEqual([[two], []]);
   });
 
   it('matches HAS_FILLED_OUT_FORM on form submissions, picked up by refresh', async () => {
     const vid = await createContact({ email: 'former@example.com' });
-    const { guid } = (await t.call('POST', '/contacts/v1/forms', { body: { name: 'Filtered on', fields: [{ name: 'email' }] } })).json;
-    const list = await createList({ name: 'Form', dynamic: true, filters: [[{ operator: 'HAS_FILLED_OUT_FORM', form: guid }]] });
+    const { guid } = (
+      await t.call('POST', '/contacts/v1/forms', { body: { name: 'Filtered on', fields: [{ name: 'email' }] } })
+    ).json;
+    const list = await createList({
+      name: 'Form',
+      dynamic: true,
+      filters: [[{ operator: 'HAS_FILLED_OUT_FORM', form: guid }]],
+    });
     expect(await memberVids(list.listId)).toEqual([]);
     // Written directly (no contact write announces it): the forms area owns the submission path.
     await t.platform.services.engine.run(
-      sql<[number, string]>("INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, values_json) VALUES ('c1', 62515, ?, ?, 1, '[]')"),
+      sql<[number, string]>(
+        "INSERT INTO form_submissions (conversion_id, portal_id, vid, form_guid, timestamp, values_json) VALUES ('c1', 62515, ?, ?, 1, '[]')",
+      ),
       vid,
       guid,
     );
@@ -273,12 +444,22 @@ describe('dynamic membership', () => {
   });
 
   it('puts a contact in the lists of the forms it has submitted as it submits one, counting its earlier submissions', async () => {
-    const form = async (name: string) => (await t.call('POST', '/contacts/v1/forms', { body: { name, fields: [{ name: 'email' }, { name: 'firstname' }] } })).json.guid as string;
+    const form = async (name: string) =>
+      (
+        await t.call('POST', '/contacts/v1/forms', {
+          body: { name, fields: [{ name: 'email' }, { name: 'firstname' }] },
+        })
+      ).json.guid as string;
     const [a, b] = [await form('Form A'), await form('Form B')];
     const submitted = (guid: string) => ({ operator: 'HAS_FILLED_OUT_FORM', form: guid });
     const lists: { listId: number }[] = [];
     // A, B, A and B, A or B.
-    for (const filters of [[[submitted(a)]], [[submitted(b)]], [[submitted(a), submitted(b)]], [[submitted(a)], [submitted(b)]]])
+    for (const filters of [
+      [[submitted(a)]],
+      [[submitted(b)]],
+      [[submitted(a), submitted(b)]],
+      [[submitted(a)], [submitted(b)]],
+    ])
       lists.push(await createList({ name: `Submitted ${lists.length}`, dynamic: true, filters }));
     const membersOf = () => Promise.all(lists.map((l) => memberVids(l.listId)));
     // The test platform's clock stands still: each submission's date is the one before's.
@@ -292,7 +473,8 @@ describe('dynamic membership', () => {
     const known = await createContact({ email: 'known-submitter@example.com' });
     expect((await submit(a, 'known-submitter@example.com')).status).toBe(204);
     expect((await submit(b, 'new-submitter@example.com')).status).toBe(204);
-    const made = (await t.call('GET', '/contacts/v1/contact/email/new-submitter@example.com/profile')).json.vid as number;
+    const made = (await t.call('GET', '/contacts/v1/contact/email/new-submitter@example.com/profile')).json
+      .vid as number;
     const sorted = (vids: number[]) => vids.sort((x, y) => x - y);
     expect(await membersOf()).toEqual([[known], [made], [], sorted([known, made])]);
     // The other form, and the same one again: the earlier submissions count too.
@@ -300,7 +482,9 @@ describe('dynamic membership', () => {
     expect((await submit(b, 'new-submitter@example.com')).status).toBe(204);
     expect(await membersOf()).toEqual([[known], sorted([known, made]), [known], sorted([known, made])]);
     for (const vid of [known, made])
-      expect((await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile`)).json.properties.num_conversion_events.value).toBe('2');
+      expect(
+        (await t.call('GET', `/contacts/v1/contact/vid/${vid}/profile`)).json.properties.num_conversion_events.value,
+      ).toBe('2');
   });
 
   it('turns a static list dynamic and back', async () => {
@@ -326,7 +510,8 @@ describe('listing and paging', () => {
   const call = (path: string) => t.call('GET', path, { portal: mine() });
 
   it('pages lists by offset, and filters static and dynamic', async () => {
-    for (let i = 0; i < 5; i++) await t.call('POST', '/contacts/v1/lists', { body: { name: `L${i}`, dynamic: i % 2 == 1 }, portal: mine() });
+    for (let i = 0; i < 5; i++)
+      await t.call('POST', '/contacts/v1/lists', { body: { name: `L${i}`, dynamic: i % 2 == 1 }, portal: mine() });
     const first = (await call('/contacts/v1/lists?count=2')).json;
     expect(first).toMatchObject({ offset: 2, 'has-more': true });
     expect(first.lists.map((l: { name: string }) => l.name)).toEqual(['L0', 'L1']);
@@ -352,7 +537,12 @@ describe('listing and paging', () => {
     const list = (await t.call('POST', '/contacts/v1/lists', { body: { name: 'Paged' }, portal: mine() })).json;
     const vids: number[] = [];
     for (let i = 0; i < 5; i++) {
-      const vid = (await t.call('POST', '/contacts/v1/contact', { body: props({ email: `pg${i}@example.com`, firstname: `Pg${i}` }), portal: mine() })).json.vid;
+      const vid = (
+        await t.call('POST', '/contacts/v1/contact', {
+          body: props({ email: `pg${i}@example.com`, firstname: `Pg${i}` }),
+          portal: mine(),
+        })
+      ).json.vid;
       t.clock.now += 10;
       // Joined in reverse vid order, so "recent" order differs from vid order.
       vids.unshift(vid);
@@ -366,14 +556,24 @@ describe('listing and paging', () => {
     expect(first.contacts.map((c: { vid: number }) => c.vid)).toEqual(byVid.slice(0, 3));
     expect(first).toMatchObject({ 'has-more': true, 'vid-offset': byVid[2] });
     expect(Object.keys(first.contacts[0].properties)).toEqual(['email']);
-    const second = (await call(`/contacts/v1/lists/${list.listId}/contacts/all?count=3&vidOffset=${first['vid-offset']}`)).json;
+    const second = (
+      await call(`/contacts/v1/lists/${list.listId}/contacts/all?count=3&vidOffset=${first['vid-offset']}`)
+    ).json;
     expect(second.contacts.map((c: { vid: number }) => c.vid)).toEqual(byVid.slice(3));
     expect(second['has-more']).toBe(false);
 
     const recent = (await call(`/contacts/v1/lists/${list.listId}/contacts/recent?count=2`)).json;
     expect(recent.contacts.map((c: { vid: number }) => c.vid)).toEqual([vids[4], vids[3]]);
-    expect(recent).toMatchObject({ 'has-more': true, 'vid-offset': vids[3], 'time-offset': recent.contacts[1].addedAt });
-    const older = (await call(`/contacts/v1/lists/${list.listId}/contacts/recent?count=5&timeOffset=${recent['time-offset']}&vidOffset=${recent['vid-offset']}`)).json;
+    expect(recent).toMatchObject({
+      'has-more': true,
+      'vid-offset': vids[3],
+      'time-offset': recent.contacts[1].addedAt,
+    });
+    const older = (
+      await call(
+        `/contacts/v1/lists/${list.listId}/contacts/recent?count=5&timeOffset=${recent['time-offset']}&vidOffset=${recent['vid-offset']}`,
+      )
+    ).json;
     expect(older.contacts.map((c: { vid: number }) => c.vid)).toEqual([vids[2], vids[1], vids[0]]);
     expect(older['has-more']).toBe(false);
     expect((await call('/contacts/v1/lists/999999/contacts/all')).status).toBe(404);
@@ -396,17 +596,31 @@ describe('portals', () => {
     expect((await t.call('POST', `${path}/refresh`, { portal: other })).status).toBe(404);
     expect((await t.call('GET', `${path}/contacts/all`, { portal: other })).status).toBe(404);
     expect((await t.call('DELETE', path, { portal: other })).status).toBe(404);
-    expect((await t.call('GET', `/contacts/v1/lists/batch?listId=${list.listId}`, { portal: other })).json).toEqual({ lists: [] });
+    expect((await t.call('GET', `/contacts/v1/lists/batch?listId=${list.listId}`, { portal: other })).json).toEqual({
+      lists: [],
+    });
     expect((await t.call('GET', '/contacts/v1/lists?count=250', { portal: other })).json.lists).toEqual([]);
     expect((await t.call('GET', path)).json).toMatchObject({ name: 'Private', metaData: { size: 1 } });
 
     // Their own lists see none of this portal's contacts.
     const theirs = (await t.call('POST', '/contacts/v1/lists', { body: { name: 'Theirs' }, portal: other })).json;
-    const added = await t.call('POST', `/contacts/v1/lists/${theirs.listId}/add`, { body: { vids: [vid], emails: ['owned@example.com'] }, portal: other });
-    expect(added.json).toEqual({ updated: [], discarded: [], invalidVids: [vid], invalidEmails: ['owned@example.com'] });
+    const added = await t.call('POST', `/contacts/v1/lists/${theirs.listId}/add`, {
+      body: { vids: [vid], emails: ['owned@example.com'] },
+      portal: other,
+    });
+    expect(added.json).toEqual({
+      updated: [],
+      discarded: [],
+      invalidVids: [vid],
+      invalidEmails: ['owned@example.com'],
+    });
     const dynamic = (
       await t.call('POST', '/contacts/v1/lists', {
-        body: { name: 'Their owned', dynamic: true, filters: [[{ operator: 'EQ', property: 'firstname', value: 'Owned' }]] },
+        body: {
+          name: 'Their owned',
+          dynamic: true,
+          filters: [[{ operator: 'EQ', property: 'firstname', value: 'Owned' }]],
+        },
         portal: other,
       })
     ).json;

@@ -34,7 +34,9 @@ const PORTAL = 62515;
 const inspect = (p: TestPlatform, path: string, key: string | null = KEY) =>
   p.call('GET', `/_inspector/api/${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {}, portal: null });
 
-const props = (o: Record<string, string>) => ({ properties: Object.entries(o).map(([property, value]) => ({ property, value })) });
+const props = (o: Record<string, string>) => ({
+  properties: Object.entries(o).map(([property, value]) => ({ property, value })),
+});
 
 async function campaignNamed(p: TestPlatform, name: string) {
   const listed = (await p.call('GET', '/email/public/v1/campaigns')).json.campaigns as { id: number }[];
@@ -46,11 +48,28 @@ async function campaignNamed(p: TestPlatform, name: string) {
 }
 
 /** Makes a contact, a workflow that emails `campaignId`, enrols the contact and runs the step. */
-async function mail(p: TestPlatform, email: string, campaignId: number, properties: Record<string, string> = {}, workflowName = 'Thank leads') {
-  expect((await p.call('POST', '/contacts/v1/contact/createOrUpdate/email/' + encodeURIComponent(email), { body: props(properties) })).status).toBe(200);
-  const wf = await p.call('POST', '/automation/v2/workflows', { body: { name: workflowName, actions: [{ type: 'EMAIL', emailCampaignId: campaignId }] } });
+async function mail(
+  p: TestPlatform,
+  email: string,
+  campaignId: number,
+  properties: Record<string, string> = {},
+  workflowName = 'Thank leads',
+) {
+  expect(
+    (
+      await p.call('POST', '/contacts/v1/contact/createOrUpdate/email/' + encodeURIComponent(email), {
+        body: props(properties),
+      })
+    ).status,
+  ).toBe(200);
+  const wf = await p.call('POST', '/automation/v2/workflows', {
+    body: { name: workflowName, actions: [{ type: 'EMAIL', emailCampaignId: campaignId }] },
+  });
   expect(wf.status).toBe(200);
-  expect((await p.call('POST', `/automation/v2/workflows/${wf.json.id}/enrollments/contacts/${encodeURIComponent(email)}`)).status).toBe(204);
+  expect(
+    (await p.call('POST', `/automation/v2/workflows/${wf.json.id}/enrollments/contacts/${encodeURIComponent(email)}`))
+      .status,
+  ).toBe(204);
   p.clock.now += 1000;
   await p.platform.services.workflows.runDue();
   return wf.json.id as number;
@@ -67,7 +86,15 @@ describe('the mail catcher', () => {
     expect(list).toMatchObject({ preferenceLinks: true, hasMore: false });
     expect(list.howToConfigure).toBeUndefined();
     expect(list.messages).toEqual([
-      expect.objectContaining({ to: 'ada@acme.test', subject: welcome.subject, campaignId: welcome.id, workflowId, workflowName: 'Thank leads', sentAt: t.clock.now, preferenceLink: true }),
+      expect.objectContaining({
+        to: 'ada@acme.test',
+        subject: welcome.subject,
+        campaignId: welcome.id,
+        workflowId,
+        workflowName: 'Thank leads',
+        sentAt: t.clock.now,
+        preferenceLink: true,
+      }),
     ]);
     const message = (await inspect(t, `mail/${list.messages[0].id}?portal=${PORTAL}`)).json;
     expect(message.from).toBe('"portal 62515" <no-reply@example.invalid>');
@@ -80,13 +107,20 @@ describe('the mail catcher', () => {
     expect(message.html).toMatch(/>Unsubscribe<\/a>/);
     const url = new URL(link);
     expect(url.origin + url.pathname).toBe(PAGE);
-    expect(verify(SECRET, 'preferences', url.searchParams.get(PREFERENCE_TOKEN_PARAM), t.clock.now)).toEqual({ ok: true, subject: 'ada@acme.test' });
+    expect(verify(SECRET, 'preferences', url.searchParams.get(PREFERENCE_TOKEN_PARAM), t.clock.now)).toEqual({
+      ok: true,
+      subject: 'ada@acme.test',
+    });
     // Valid for 30 days, then not; never a CSRF token.
-    expect(verify(SECRET, 'preferences', url.searchParams.get(PREFERENCE_TOKEN_PARAM), t.clock.now + 30 * 86_400_000)).toEqual({ ok: false, reason: 'expired' });
+    expect(
+      verify(SECRET, 'preferences', url.searchParams.get(PREFERENCE_TOKEN_PARAM), t.clock.now + 30 * 86_400_000),
+    ).toEqual({ ok: false, reason: 'expired' });
     expect(verify(SECRET, 'csrf', url.searchParams.get(PREFERENCE_TOKEN_PARAM), t.clock.now).ok).toBe(false);
 
     // In the same transaction as its SENT event: one message per SENT.
-    const sent = (await t.call('GET', `/email/public/v1/campaigns/${welcome.id}/events?recipient=ada@acme.test&eventType=SENT`)).json.events;
+    const sent = (
+      await t.call('GET', `/email/public/v1/campaigns/${welcome.id}/events?recipient=ada@acme.test&eventType=SENT`)
+    ).json.events;
     expect(sent).toHaveLength(1);
     expect(sent[0].created).toBe(message.sentAt);
   });
@@ -94,10 +128,16 @@ describe('the mail catcher', () => {
   it('catches no dropped email: an address that unsubscribed gets none', async () => {
     const newsletter = await campaignNamed(t, 'Weekly Newsletter #42');
     const before = (await caught(t)).messages.length;
-    expect((await t.call('POST', '/contacts/v1/contact', { body: props({ email: 'gone@acme.test' }) })).status).toBe(200);
-    expect((await t.call('PUT', '/email/public/v1/subscriptions/gone@acme.test', { body: { unsubscribeFromAll: true } })).status).toBe(200);
+    expect((await t.call('POST', '/contacts/v1/contact', { body: props({ email: 'gone@acme.test' }) })).status).toBe(
+      200,
+    );
+    expect(
+      (await t.call('PUT', '/email/public/v1/subscriptions/gone@acme.test', { body: { unsubscribeFromAll: true } }))
+        .status,
+    ).toBe(200);
     await mail(t, 'gone@acme.test', newsletter.id);
-    const events = (await t.call('GET', `/email/public/v1/campaigns/${newsletter.id}/events?recipient=gone@acme.test`)).json.events;
+    const events = (await t.call('GET', `/email/public/v1/campaigns/${newsletter.id}/events?recipient=gone@acme.test`))
+      .json.events;
     expect(events.map((e: { type: string }) => e.type)).toEqual(['PROCESSED', 'DROPPED']);
     const after = (await caught(t)).messages;
     expect(after).toHaveLength(before);
@@ -124,7 +164,11 @@ describe('the mail catcher', () => {
       },
       t.clock.now,
     );
-    await t.platform.services.engine.run(sql<[string, number]>('UPDATE portals SET name = ? WHERE id = ?'), `Acme "Evil" ${hostile}`, PORTAL);
+    await t.platform.services.engine.run(
+      sql<[string, number]>('UPDATE portals SET name = ? WHERE id = ?'),
+      `Acme "Evil" ${hostile}`,
+      PORTAL,
+    );
     await mail(t, 'mallory@acme.test', id, { firstname: `${hostile}\r\nX-Injected: yes` });
     const [summary] = (await caught(t)).messages;
     expect(summary.to).toBe('mallory@acme.test');
@@ -139,7 +183,11 @@ describe('the mail catcher', () => {
     expect(m.html.match(/<a /g)).toHaveLength(2); // the footer's two links only
     // The text keeps what was written, as text, and the greeting on one line.
     expect(m.text.split('\n')[0]).toBe(`Hi ${hostile} X-Injected: yes,`);
-    await t.platform.services.engine.run(sql<[string, number]>('UPDATE portals SET name = ? WHERE id = ?'), 'portal 62515', PORTAL);
+    await t.platform.services.engine.run(
+      sql<[string, number]>('UPDATE portals SET name = ? WHERE id = ?'),
+      'portal 62515',
+      PORTAL,
+    );
   });
 
   it('keeps only the newest messages of each portal', async () => {
@@ -147,23 +195,34 @@ describe('the mail catcher', () => {
     for (let i = 0; i < KEEP + 2; i++) await mail(t, `reader${i}@acme.test`, welcome.id, {}, `Flow ${i}`);
     const { messages, hasMore } = await caught(t);
     expect(hasMore).toBe(false);
-    expect(messages.map((m: { to: string }) => m.to)).toEqual(['reader6@acme.test', 'reader5@acme.test', 'reader4@acme.test', 'reader3@acme.test', 'reader2@acme.test']);
+    expect(messages.map((m: { to: string }) => m.to)).toEqual([
+      'reader6@acme.test',
+      'reader5@acme.test',
+      'reader4@acme.test',
+      'reader3@acme.test',
+      'reader2@acme.test',
+    ]);
     // Newest first; the oldest are gone, not just hidden.
     const ids = messages.map((m: { id: number }) => m.id);
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     expect((await inspect(t, `mail/${ids.at(-1) - 1}?portal=${PORTAL}`)).status).toBe(404);
-    const rows = await t.platform.services.engine.value(sql<[number], { n: number }>('SELECT count(*) AS n FROM email_outbox WHERE portal_id = ?'), PORTAL);
+    const rows = await t.platform.services.engine.value(
+      sql<[number], { n: number }>('SELECT count(*) AS n FROM email_outbox WHERE portal_id = ?'),
+      PORTAL,
+    );
     expect(Number(rows)).toBe(KEEP);
     // Another portal's messages are not this one's.
     expect((await inspect(t, `mail?portal=99999`)).json.messages).toEqual([]);
     expect((await inspect(t, `mail/${ids[0]}?portal=99999`)).status).toBe(404);
   });
 
-  it('serves the mail page under the inspector\'s strict CSP, showing an email\'s HTML only in a sandboxed frame', async () => {
+  it("serves the mail page under the inspector's strict CSP, showing an email's HTML only in a sandboxed frame", async () => {
     const page = await t.call('GET', '/_inspector/mail.html', { portal: null });
     expect(page.status).toBe(200);
     expect(page.text).toContain('<script type="module" src="mail.js"></script>');
-    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'; script-src 'self'; style-src 'self'");
+    expect(page.headers.get('content-security-policy')).toContain(
+      "default-src 'none'; script-src 'self'; style-src 'self'",
+    );
     const script = (await t.call('GET', '/_inspector/mail.js', { portal: null })).text;
     expect(script).not.toContain('innerHTML');
     // The email's HTML goes into a frame's srcdoc only, and the frame may run no script.
@@ -183,7 +242,8 @@ describe('the mail catcher', () => {
     }
     const list = await inspect(t, `mail?portal=${PORTAL}`);
     expect(list.text).not.toContain(SECRET);
-    for (const m of list.json.messages) expect((await inspect(t, `mail/${m.id}?portal=${PORTAL}`)).text).not.toContain(SECRET);
+    for (const m of list.json.messages)
+      expect((await inspect(t, `mail/${m.id}?portal=${PORTAL}`)).text).not.toContain(SECRET);
     expect((await inspect(t, `mail/not-a-number?portal=${PORTAL}`)).status).toBe(404);
   });
 
@@ -210,7 +270,8 @@ describe('a message that cannot be kept', () => {
       const welcome = await campaignNamed(p, 'Welcome email');
       await p.platform.services.engine.exec('DROP TABLE email_outbox');
       const workflowId = await mail(p, 'ada@acme.test', welcome.id);
-      const events = (await p.call('GET', `/email/public/v1/campaigns/${welcome.id}/events?recipient=ada@acme.test`)).json.events;
+      const events = (await p.call('GET', `/email/public/v1/campaigns/${welcome.id}/events?recipient=ada@acme.test`))
+        .json.events;
       expect(events).toEqual([]);
       const { vid } = (await p.call('GET', '/contacts/v1/contact/email/ada@acme.test/profile')).json;
       const log = (await p.call('GET', `/automation/v2/workflows/${workflowId}/logevents/contacts/${vid}/past`)).json;
@@ -223,8 +284,11 @@ describe('a message that cannot be kept', () => {
 
 describe('the preference links setting', () => {
   it('refuses a bad page address or a short secret, naming the option and never the secret', () => {
-    const open = (preferenceLinks: { url: string; secret: string; ttlMs?: number }) => () => createPlatform({ database: ':memory:', logger: false, preferenceLinks });
-    expect(open({ url: 'javascript:alert(1)', secret: SECRET })).toThrow(/preferenceLinks\.url \(SVC_PREFERENCES_URL\) must be the http or https address/);
+    const open = (preferenceLinks: { url: string; secret: string; ttlMs?: number }) => () =>
+      createPlatform({ database: ':memory:', logger: false, preferenceLinks });
+    expect(open({ url: 'javascript:alert(1)', secret: SECRET })).toThrow(
+      /preferenceLinks\.url \(SVC_PREFERENCES_URL\) must be the http or https address/,
+    );
     expect(open({ url: '/svc/preferences', secret: SECRET })).toThrow(/preferenceLinks\.url/);
     const short = 'short-secret-123';
     let message = '';

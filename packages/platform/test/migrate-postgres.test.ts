@@ -48,7 +48,11 @@ describe.skipIf(!havePostgres)('svc-platform migrate', () => {
     expect(stdout).toMatch(/^Copied \d+ rows of \d+ tables from .*platform\.db to postgres:\/\//m);
     expect(stderr).toMatch(/Copying \[.*\] \d+\/\d+ rows \(100%\)/);
 
-    const tables = await lite.all(sql<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"));
+    const tables = await lite.all(
+      sql<[], { name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      ),
+    );
     const canonical = (rows: Record<string, unknown>[]) => rows.map((r) => JSON.stringify(r)).sort();
     let compared = 0;
     for (const { name } of tables) {
@@ -60,7 +64,11 @@ describe.skipIf(!havePostgres)('svc-platform migrate', () => {
     expect(compared).toBeGreaterThan(2_500);
 
     const maxVid = await lite.value(sql<[], { v: number }>('SELECT max(vid) AS v FROM contacts'));
-    const next = await pg.get(sql<[], { vid: number }>("INSERT INTO contacts (portal_id, email, created_at, updated_at) VALUES (62515, 'after@example.com', 0, 0) RETURNING vid"));
+    const next = await pg.get(
+      sql<[], { vid: number }>(
+        "INSERT INTO contacts (portal_id, email, created_at, updated_at) VALUES (62515, 'after@example.com', 0, 0) RETURNING vid",
+      ),
+    );
     expect(next!.vid).toBe(maxVid! + 1);
   }, 60_000);
 
@@ -71,9 +79,18 @@ describe.skipIf(!havePostgres)('svc-platform migrate', () => {
     expect(again.stderr).toMatch(/the target database is not empty: table \w+ has rows/);
     expect(await pg.value(sql<[], { n: number }>('SELECT count(*) AS n FROM contacts'))).toBe(before);
 
-    const missing = await run(process.execPath, [CLI, 'migrate', '--from', join(dir, 'nope.db'), '--to', target]).catch((err) => err);
+    const missing = await run(process.execPath, [CLI, 'migrate', '--from', join(dir, 'nope.db'), '--to', target]).catch(
+      (err) => err,
+    );
     expect(missing.stderr).toMatch(/--from .*nope\.db: no such file/);
-    const wrong = await run(process.execPath, [CLI, 'migrate', '--from', file, '--to', 'mysql://secret:hunter2@host/db']).catch((err) => err);
+    const wrong = await run(process.execPath, [
+      CLI,
+      'migrate',
+      '--from',
+      file,
+      '--to',
+      'mysql://secret:hunter2@host/db',
+    ]).catch((err) => err);
     expect(wrong.stderr).toMatch(/--to must be a postgres:\/\/ URL, not "mysql:\/\/secret:\*\*\*@host\/db"/);
     expect(wrong.stderr).not.toContain('hunter2');
   });

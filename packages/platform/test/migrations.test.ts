@@ -30,7 +30,9 @@ const PROPERTY_HISTORY_V4 = `
   CREATE INDEX property_history_vid ON property_history(vid, name, timestamp);`;
 
 /** Version 5's tracking events: no named columns, everything in the wire fields of \`data\`. */
-const TRACKING_EVENTS_V5 = ['source', 'url', 'title', 'event_name', 'value', 'external_id'].map((c) => `ALTER TABLE tracking_events DROP COLUMN ${c};`).join('\n');
+const TRACKING_EVENTS_V5 = ['source', 'url', 'title', 'event_name', 'value', 'external_id']
+  .map((c) => `ALTER TABLE tracking_events DROP COLUMN ${c};`)
+  .join('\n');
 
 /** The platform on a SQLite file, ready (migrated, older portals seeded), with its better-sqlite3
  * database: these tests are about SQLite files. */
@@ -41,7 +43,17 @@ async function open(file: string, now?: () => number) {
   return { ...platform, db: platform.db };
 }
 
-const PART2_TABLES = ['content_objects', 'content_versions', 'content_history', 'keywords', 'settings', 'social_channels', 'broadcasts', 'prospect_views', 'prospect_hidden'];
+const PART2_TABLES = [
+  'content_objects',
+  'content_versions',
+  'content_history',
+  'keywords',
+  'settings',
+  'social_channels',
+  'broadcasts',
+  'prospect_views',
+  'prospect_hidden',
+];
 
 describe('schema migrations', () => {
   it('brings a version 2 database and its portals up to date', async () => {
@@ -56,16 +68,29 @@ describe('schema migrations', () => {
 
     const platform = await open(file);
     try {
-      expect(platform.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
-      expect((await platform.services.content.list(platform.services.engine, 7, 'blogs', { limit: 5 }, new Set())).objects.map((b) => b.name)).toEqual(['Blog']);
-      expect((await platform.services.content.list(platform.services.engine, 7, 'domains', { limit: 5 }, new Set())).total).toBe(1);
-      expect((await platform.services.social.listChannels(platform.services.engine, 7)).map((c) => c.type)).toEqual(['Twitter', 'LinkedIn']);
+      expect(platform.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(
+        String(SCHEMA_VERSION),
+      );
+      expect(
+        (
+          await platform.services.content.list(platform.services.engine, 7, 'blogs', { limit: 5 }, new Set())
+        ).objects.map((b) => b.name),
+      ).toEqual(['Blog']);
+      expect(
+        (await platform.services.content.list(platform.services.engine, 7, 'domains', { limit: 5 }, new Set())).total,
+      ).toBe(1);
+      expect((await platform.services.social.listChannels(platform.services.engine, 7)).map((c) => c.type)).toEqual([
+        'Twitter',
+        'LinkedIn',
+      ]);
     } finally {
       await platform.close();
     }
     // Opening again seeds nothing twice.
     const again = await open(file);
-    expect((await again.services.content.list(again.services.engine, 7, 'blogs', { limit: 5 }, new Set())).total).toBe(1);
+    expect((await again.services.content.list(again.services.engine, 7, 'blogs', { limit: 5 }, new Set())).total).toBe(
+      1,
+    );
     expect(await again.services.social.listChannels(again.services.engine, 7)).toHaveLength(2);
     await again.close();
   });
@@ -74,16 +99,23 @@ describe('schema migrations', () => {
     const file = join(dir, 'v3.db');
     const made = await open(file);
     made.db.exec(PROPERTY_HISTORY_V4 + TRACKING_EVENTS_V5);
-    made.db.exec('CREATE INDEX content_group ON content_objects(portal_id, collection, content_group_id, deleted_at, publish_date)');
+    made.db.exec(
+      'CREATE INDEX content_group ON content_objects(portal_id, collection, content_group_id, deleted_at, publish_date)',
+    );
     made.db.prepare("UPDATE meta SET value = '3' WHERE key = 'schema_version'").run();
     await made.close();
     const platform = await open(file);
-    const indexes = platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'content_objects'").pluck().all();
+    const indexes = platform.db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'content_objects'")
+      .pluck()
+      .all();
     expect(indexes).toContain('content_group_state');
     expect(indexes).not.toContain('content_group');
     await platform.close();
     const check = new Database(file);
-    expect(check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
+    expect(check.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(
+      String(SCHEMA_VERSION),
+    );
     check.close();
   });
 
@@ -91,8 +123,17 @@ describe('schema migrations', () => {
     const file = join(dir, 'v4.db');
     const made = await open(file);
     await createPortal(made.services.engine, made.services, { id: 9, name: 'Portal', tier: 'starter', now: 1 });
-    const properties = JSON.stringify({ email: 'ada@example.test', firstname: 'Augusta', lifecyclestage: 'lead', createdate: '100' });
-    made.db.prepare("INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at) VALUES (5, 9, 'ada@example.test', ?, 100, 300)").run(properties);
+    const properties = JSON.stringify({
+      email: 'ada@example.test',
+      firstname: 'Augusta',
+      lifecyclestage: 'lead',
+      createdate: '100',
+    });
+    made.db
+      .prepare(
+        "INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at) VALUES (5, 9, 'ada@example.test', ?, 100, 300)",
+      )
+      .run(properties);
     made.db.exec(PROPERTY_HISTORY_V4 + TRACKING_EVENTS_V5);
     // A create (two properties, one write), an update by a form, and an API update later.
     made.db.exec(`INSERT INTO property_history VALUES
@@ -106,22 +147,51 @@ describe('schema migrations', () => {
       const tables = platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all();
       expect(tables).toContain('contact_history');
       expect(tables).not.toContain('property_history');
-      const history = platform.db.prepare('SELECT seq, prev, timestamp, source_type, source_id, changes FROM contact_history WHERE vid = 5 ORDER BY seq').all();
+      const history = platform.db
+        .prepare(
+          'SELECT seq, prev, timestamp, source_type, source_id, changes FROM contact_history WHERE vid = 5 ORDER BY seq',
+        )
+        .all();
       expect(history).toEqual([
-        { seq: 1, prev: null, timestamp: 100, source_type: 'API', source_id: null, changes: JSON.stringify({ email: 'ada@example.test', firstname: 'Ada' }) },
-        { seq: 2, prev: 1, timestamp: 200, source_type: 'FORM', source_id: 'form-guid', changes: JSON.stringify({ firstname: 'Augusta' }) },
-        { seq: 3, prev: 2, timestamp: 300, source_type: 'API', source_id: null, changes: JSON.stringify({ lifecyclestage: 'lead' }) },
+        {
+          seq: 1,
+          prev: null,
+          timestamp: 100,
+          source_type: 'API',
+          source_id: null,
+          changes: JSON.stringify({ email: 'ada@example.test', firstname: 'Ada' }),
+        },
+        {
+          seq: 2,
+          prev: 1,
+          timestamp: 200,
+          source_type: 'FORM',
+          source_id: 'form-guid',
+          changes: JSON.stringify({ firstname: 'Augusta' }),
+        },
+        {
+          seq: 3,
+          prev: 2,
+          timestamp: 300,
+          source_type: 'API',
+          source_id: null,
+          changes: JSON.stringify({ lifecyclestage: 'lead' }),
+        },
       ]);
       expect(platform.db.prepare('SELECT history_head FROM contacts WHERE vid = 5').pluck().get()).toBe(3);
       const { contacts, engine } = platform.services;
-      const { properties: read } = await contacts.record(engine, await contacts.require(engine, 9, 5), { profile: true });
+      const { properties: read } = await contacts.record(engine, await contacts.require(engine, 9, 5), {
+        profile: true,
+      });
       expect(read.firstname.versions!.map((v) => [v.value, v['source-type'], v.timestamp, v.selected])).toEqual([
         ['Augusta', 'FORM', 200, true],
         ['Ada', 'API', 100, false],
       ]);
       // A write after the migration continues the contact's chain.
       await platform.services.write((t) => contacts.update(t, 9, 5, [{ property: 'firstname', value: 'Ada' }]));
-      const { properties: after } = await contacts.record(engine, await contacts.require(engine, 9, 5), { profile: true });
+      const { properties: after } = await contacts.record(engine, await contacts.require(engine, 9, 5), {
+        profile: true,
+      });
       expect(after.firstname.versions!.map((v) => v.value)).toEqual(['Ada', 'Augusta', 'Ada']);
       expect(after.lifecyclestage.versions!.map((v) => v.value)).toEqual(['lead']);
     } finally {
@@ -133,21 +203,87 @@ describe('schema migrations', () => {
     const file = join(dir, 'v5.db');
     const made = await open(file);
     made.db.exec(TRACKING_EVENTS_V5);
-    const insert = made.db.prepare('INSERT INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data) VALUES (?, 1, ?, ?, NULL, ?, ?, ?)');
-    insert.run('a'.repeat(32), 1, 'f'.repeat(32), 10, 11, JSON.stringify({ eid: 'a'.repeat(32), k: '1', pu: 'https://x.test/pricing', t: 'Pricing' }));
-    insert.run('b'.repeat(32), 3, 'f'.repeat(32), 20, 21, JSON.stringify({ eid: 'b'.repeat(32), k: '3', n: 'clicked-buy', m: '49' }));
-    insert.run('c'.repeat(32), 3, '', 30, 31, JSON.stringify({ _n: 'signup', _a: 1, _m: 5, email: 'a@x.test', via: 'http-get', externalId: 'ext-1' }));
-    insert.run('api:x1', 3, '', 40, 41, JSON.stringify({ eventName: 'paid', value: 9.5, via: 'http-post', m: 9.5, n: 'paid', id: 'x1' }));
+    const insert = made.db.prepare(
+      'INSERT INTO tracking_events (eid, portal_id, kind, utk, vid, timestamp, received_at, data) VALUES (?, 1, ?, ?, NULL, ?, ?, ?)',
+    );
+    insert.run(
+      'a'.repeat(32),
+      1,
+      'f'.repeat(32),
+      10,
+      11,
+      JSON.stringify({ eid: 'a'.repeat(32), k: '1', pu: 'https://x.test/pricing', t: 'Pricing' }),
+    );
+    insert.run(
+      'b'.repeat(32),
+      3,
+      'f'.repeat(32),
+      20,
+      21,
+      JSON.stringify({ eid: 'b'.repeat(32), k: '3', n: 'clicked-buy', m: '49' }),
+    );
+    insert.run(
+      'c'.repeat(32),
+      3,
+      '',
+      30,
+      31,
+      JSON.stringify({ _n: 'signup', _a: 1, _m: 5, email: 'a@x.test', via: 'http-get', externalId: 'ext-1' }),
+    );
+    insert.run(
+      'api:x1',
+      3,
+      '',
+      40,
+      41,
+      JSON.stringify({ eventName: 'paid', value: 9.5, via: 'http-post', m: 9.5, n: 'paid', id: 'x1' }),
+    );
     made.db.prepare("UPDATE meta SET value = '5' WHERE key = 'schema_version'").run();
     await made.close();
 
     const platform = await open(file);
     try {
-      expect(platform.db.prepare('SELECT eid, source, url, title, event_name, value, external_id FROM tracking_events ORDER BY seq').all()).toEqual([
-        { eid: 'a'.repeat(32), source: 'tracker', url: 'https://x.test/pricing', title: 'Pricing', event_name: null, value: null, external_id: null },
-        { eid: 'b'.repeat(32), source: 'tracker', url: null, title: null, event_name: 'clicked-buy', value: 49, external_id: null },
-        { eid: 'c'.repeat(32), source: 'events-get', url: null, title: null, event_name: 'signup', value: 5, external_id: 'ext-1' },
-        { eid: 'api:x1', source: 'events-post', url: null, title: null, event_name: 'paid', value: 9.5, external_id: 'x1' },
+      expect(
+        platform.db
+          .prepare('SELECT eid, source, url, title, event_name, value, external_id FROM tracking_events ORDER BY seq')
+          .all(),
+      ).toEqual([
+        {
+          eid: 'a'.repeat(32),
+          source: 'tracker',
+          url: 'https://x.test/pricing',
+          title: 'Pricing',
+          event_name: null,
+          value: null,
+          external_id: null,
+        },
+        {
+          eid: 'b'.repeat(32),
+          source: 'tracker',
+          url: null,
+          title: null,
+          event_name: 'clicked-buy',
+          value: 49,
+          external_id: null,
+        },
+        {
+          eid: 'c'.repeat(32),
+          source: 'events-get',
+          url: null,
+          title: null,
+          event_name: 'signup',
+          value: 5,
+          external_id: 'ext-1',
+        },
+        {
+          eid: 'api:x1',
+          source: 'events-post',
+          url: null,
+          title: null,
+          event_name: 'paid',
+          value: 9.5,
+          external_id: 'x1',
+        },
       ]);
     } finally {
       await platform.close();
@@ -168,10 +304,24 @@ describe('schema migrations', () => {
     const platform = await open(file);
     try {
       expect(platform.db.prepare('SELECT * FROM form_submissions').all()).toEqual([
-        { conversion_id: 'conv-1', portal_id: 1, vid: 5, form_guid: 'guid-1', timestamp: 100, page_url: 'https://x.test/', page_title: 'Home', values_json: '{"email":"a@x.test"}' },
+        {
+          conversion_id: 'conv-1',
+          portal_id: 1,
+          vid: 5,
+          form_guid: 'guid-1',
+          timestamp: 100,
+          page_url: 'https://x.test/',
+          page_title: 'Home',
+          values_json: '{"email":"a@x.test"}',
+        },
       ]);
-      platform.db.prepare("INSERT INTO form_submissions VALUES ('conv-2', 1, NULL, 'guid-1', 200, NULL, NULL, '{}')").run();
-      const indexes = platform.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'form_submissions'").pluck().all();
+      platform.db
+        .prepare("INSERT INTO form_submissions VALUES ('conv-2', 1, NULL, 'guid-1', 200, NULL, NULL, '{}')")
+        .run();
+      const indexes = platform.db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'form_submissions'")
+        .pluck()
+        .all();
       expect(indexes).toContain('form_submissions_vid');
     } finally {
       await platform.close();
@@ -185,7 +335,8 @@ describe('schema migrations', () => {
     await createPortal(engine, made.services, { id: 7, name: 'Portal', tier: 'starter', now: 1 });
     const [twitter] = await social.listChannels(engine, 7);
     // Made in the same millisecond (the clock stands still): only the insertion order tells them apart.
-    for (const body of ['one', 'two', 'three', 'four']) await social.create(engine, 7, { channelGuid: twitter.channelGuid, status: 'DRAFT', content: { body } });
+    for (const body of ['one', 'two', 'three', 'four'])
+      await social.create(engine, 7, { channelGuid: twitter.channelGuid, status: 'DRAFT', content: { body } });
     // Back to version 7's tables (no seq), their rowids running against the guids' order and the
     // order above, so that only the rowids can give the order.
     made.db.exec(`
@@ -203,8 +354,14 @@ describe('schema migrations', () => {
       DROP TABLE social_channels_v8; DROP TABLE broadcasts_v8;`);
     made.db.prepare("UPDATE meta SET value = '7' WHERE key = 'schema_version'").run();
     // What version 7 listed: channels by rowid, broadcasts newest first and then by rowid, descending.
-    const channelsThen = made.db.prepare('SELECT guid FROM social_channels WHERE portal_id = 7 ORDER BY rowid').pluck().all();
-    const broadcastsThen = made.db.prepare('SELECT guid FROM broadcasts WHERE portal_id = 7 ORDER BY created_at DESC, rowid DESC').pluck().all();
+    const channelsThen = made.db
+      .prepare('SELECT guid FROM social_channels WHERE portal_id = 7 ORDER BY rowid')
+      .pluck()
+      .all();
+    const broadcastsThen = made.db
+      .prepare('SELECT guid FROM broadcasts WHERE portal_id = 7 ORDER BY created_at DESC, rowid DESC')
+      .pluck()
+      .all();
     expect(broadcastsThen).toHaveLength(4);
     await made.close();
 
@@ -212,16 +369,25 @@ describe('schema migrations', () => {
     try {
       const { engine, social } = platform.services;
       expect((await social.listChannels(engine, 7)).map((c) => c.channelGuid)).toEqual(channelsThen);
-      expect((await social.list(engine, 7, { withChannelKeys: [] })).map((b) => b.broadcastGuid)).toEqual(broadcastsThen);
+      expect((await social.list(engine, 7, { withChannelKeys: [] })).map((b) => b.broadcastGuid)).toEqual(
+        broadcastsThen,
+      );
       // A broadcast made now comes after them all, even in the same millisecond.
-      const later = await social.create(engine, 7, { channelGuid: twitter.channelGuid, status: 'DRAFT', content: { body: 'five' } });
-      expect((await social.list(engine, 7, { withChannelKeys: [] })).map((b) => b.broadcastGuid)).toEqual([later.broadcastGuid, ...broadcastsThen]);
+      const later = await social.create(engine, 7, {
+        channelGuid: twitter.channelGuid,
+        status: 'DRAFT',
+        content: { body: 'five' },
+      });
+      expect((await social.list(engine, 7, { withChannelKeys: [] })).map((b) => b.broadcastGuid)).toEqual([
+        later.broadcastGuid,
+        ...broadcastsThen,
+      ]);
       const columns = platform.db.prepare("SELECT name FROM pragma_table_info('broadcasts')").pluck().all();
       expect(columns).toEqual(['seq', 'guid', 'portal_id', 'status', 'trigger_at', 'created_at', 'data']);
-      } finally {
-        await platform.close();
-      }
-    });
+    } finally {
+      await platform.close();
+    }
+  });
 
   it('numbers version 8 forms in the order they were made (their rowid), guids still unique', async () => {
     const file = join(dir, 'v8-forms.db');
@@ -236,18 +402,27 @@ describe('schema migrations', () => {
 
     const platform = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
     try {
-      expect(platform.db!.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
+      expect(platform.db!.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(
+        String(SCHEMA_VERSION),
+      );
       expect(platform.db!.prepare('SELECT seq, guid FROM forms ORDER BY seq').all()).toEqual([
         { seq: 1, guid: 'c' },
         { seq: 2, guid: 'b' },
         { seq: 3, guid: 'a' },
       ]);
       // New forms are numbered after them; a guid is still taken once.
-      const add = platform.db!.prepare("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES (?, 7, '{}', 100, 100)");
+      const add = platform.db!.prepare(
+        "INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES (?, 7, '{}', 100, 100)",
+      );
       add.run('d');
-      expect(platform.db!.prepare('SELECT guid FROM forms WHERE portal_id = 7 ORDER BY created_at, seq').pluck().all()).toEqual(['c', 'b', 'a', 'd']);
+      expect(
+        platform.db!.prepare('SELECT guid FROM forms WHERE portal_id = 7 ORDER BY created_at, seq').pluck().all(),
+      ).toEqual(['c', 'b', 'a', 'd']);
       expect(() => add.run('a')).toThrow(/UNIQUE/);
-      const indexes = platform.db!.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'forms'").pluck().all();
+      const indexes = platform
+        .db!.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'forms'")
+        .pluck()
+        .all();
       expect(indexes).toContain('forms_portal');
     } finally {
       await platform.close();
@@ -258,8 +433,15 @@ describe('schema migrations', () => {
     const file = join(dir, 'v9.db');
     const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
     await createPortal(made.services.engine, made.services, { id: 9, name: 'Portal', tier: 'starter', now: 1 });
-    const definition = { name: 'Flow', type: 'DRIP_DELAY', enabled: true, allowContactToTriggerMultipleTimes: false, actions: [{ type: 'DELAY', delayMillis: 10 }] };
-    made.db!.exec(`INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at) VALUES (5, 9, 'ada@example.test', '{"email":"ada@example.test"}', 1, 1);
+    const definition = {
+      name: 'Flow',
+      type: 'DRIP_DELAY',
+      enabled: true,
+      allowContactToTriggerMultipleTimes: false,
+      actions: [{ type: 'DELAY', delayMillis: 10 }],
+    };
+    made.db!
+      .exec(`INSERT INTO contacts (vid, portal_id, email, properties, created_at, updated_at) VALUES (5, 9, 'ada@example.test', '{"email":"ada@example.test"}', 1, 1);
       INSERT INTO workflows (id, portal_id, definition, created_at, updated_at) VALUES (3, 9, '${JSON.stringify(definition)}', 1, 1);
       INSERT INTO enrollments (id, workflow_id, portal_id, vid, step, next_run_at, status, enrolled_at) VALUES (1, 3, 9, 5, 0, 1, 'unenrolled', 1), (2, 3, 9, 5, 0, 1, 'active', 1);
       DROP INDEX enrollments_active;
@@ -273,13 +455,16 @@ describe('schema migrations', () => {
         { id: 1, status: 'unenrolled', claimed_until: null },
         { id: 2, status: 'active', claimed_until: null },
       ]);
-      expect(platform.db!.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'enrollments' ORDER BY name").pluck().all()).toEqual([
-        'enrollments_active',
-        'enrollments_due',
-        'enrollments_vid',
-      ]);
+      expect(
+        platform
+          .db!.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'enrollments' ORDER BY name")
+          .pluck()
+          .all(),
+      ).toEqual(['enrollments_active', 'enrollments_due', 'enrollments_vid']);
       expect(await platform.services.workflows.runDue()).toBe(1);
-      expect(platform.db!.prepare('SELECT event_type, step_id FROM workflow_log WHERE workflow_id = 3').all()).toEqual([{ event_type: 'DELAY', step_id: 0 }]);
+      expect(platform.db!.prepare('SELECT event_type, step_id FROM workflow_log WHERE workflow_id = 3').all()).toEqual([
+        { event_type: 'DELAY', step_id: 0 },
+      ]);
     } finally {
       await platform.close();
     }
@@ -300,20 +485,47 @@ describe('schema migrations', () => {
 
     const platform = await open(file);
     try {
-      expect(platform.db.prepare("SELECT count(*) FROM properties WHERE portal_id = 10 AND name = 'svc_analytics_latest_source'").pluck().get()).toBe(1);
+      expect(
+        platform.db
+          .prepare("SELECT count(*) FROM properties WHERE portal_id = 10 AND name = 'svc_analytics_latest_source'")
+          .pluck()
+          .get(),
+      ).toBe(1);
       const { baseUrl } = await platform.listen({ basePort: 0, formsPort: 0 });
-      const view = { eid: 'cd'.repeat(16), k: '1', a: '10', v: '1', cts: '5000', pu: 'https://acme.test/', r: 'https://www.bing.com/', vi: utk };
-      const res = await fetch(`${baseUrl}/collect/e`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify([view]) });
+      const view = {
+        eid: 'cd'.repeat(16),
+        k: '1',
+        a: '10',
+        v: '1',
+        cts: '5000',
+        pu: 'https://acme.test/',
+        r: 'https://www.bing.com/',
+        vi: utk,
+      };
+      const res = await fetch(`${baseUrl}/collect/e`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: JSON.stringify([view]),
+      });
       expect(await res.json()).toMatchObject({ accepted: 1, rejected: [] });
-      const p = JSON.parse(platform.db.prepare('SELECT properties FROM contacts WHERE vid = 5').pluck().get() as string);
-      expect(p).toMatchObject({ svc_analytics_num_visits: '1', svc_analytics_source: 'ORGANIC_SEARCH', svc_analytics_source_data_1: 'Bing', svc_analytics_latest_source: 'ORGANIC_SEARCH' });
-      expect(platform.db.prepare('SELECT vid, page_views, source FROM sessions').all()).toEqual([{ vid: 5, page_views: 1, source: 'ORGANIC_SEARCH' }]);
+      const p = JSON.parse(
+        platform.db.prepare('SELECT properties FROM contacts WHERE vid = 5').pluck().get() as string,
+      );
+      expect(p).toMatchObject({
+        svc_analytics_num_visits: '1',
+        svc_analytics_source: 'ORGANIC_SEARCH',
+        svc_analytics_source_data_1: 'Bing',
+        svc_analytics_latest_source: 'ORGANIC_SEARCH',
+      });
+      expect(platform.db.prepare('SELECT vid, page_views, source FROM sessions').all()).toEqual([
+        { vid: 5, page_views: 1, source: 'ORGANIC_SEARCH' },
+      ]);
     } finally {
       await platform.close();
     }
   });
 
-  it('gives version 15 databases the mail catcher\'s outbox, and the demo portal its thanks email once', async () => {
+  it("gives version 15 databases the mail catcher's outbox, and the demo portal its thanks email once", async () => {
     const file = join(dir, 'v15.db');
     const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
     await made.ready;
@@ -348,15 +560,27 @@ describe('schema migrations', () => {
 
     const platform = await open(file);
     try {
-      const index = (name: string) => platform.db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').pluck().get(name);
-      expect(index('tracking_events_vid')).toBe('CREATE INDEX tracking_events_vid ON tracking_events(vid, timestamp) WHERE vid IS NOT NULL');
-      expect(index('sessions_vid')).toBe('CREATE INDEX sessions_vid ON sessions(vid, started_at) WHERE vid IS NOT NULL');
+      const index = (name: string) =>
+        platform.db.prepare('SELECT sql FROM sqlite_master WHERE name = ?').pluck().get(name);
+      expect(index('tracking_events_vid')).toBe(
+        'CREATE INDEX tracking_events_vid ON tracking_events(vid, timestamp) WHERE vid IS NOT NULL',
+      );
+      expect(index('sessions_vid')).toBe(
+        'CREATE INDEX sessions_vid ON sessions(vid, started_at) WHERE vid IS NOT NULL',
+      );
       const byContact = 'SELECT eid FROM tracking_events WHERE vid = ? ORDER BY timestamp DESC';
       expect(platform.db.prepare(byContact).pluck().all(7)).toEqual(['e3', 'e2']);
-      expect(platform.db.prepare(`EXPLAIN QUERY PLAN ${byContact}`).all(7).map((r) => (r as { detail: string }).detail)).toEqual([
-        'SEARCH tracking_events USING INDEX tracking_events_vid (vid=?)',
+      expect(
+        platform.db
+          .prepare(`EXPLAIN QUERY PLAN ${byContact}`)
+          .all(7)
+          .map((r) => (r as { detail: string }).detail),
+      ).toEqual(['SEARCH tracking_events USING INDEX tracking_events_vid (vid=?)']);
+      expect(platform.db.prepare('SELECT eid FROM tracking_events ORDER BY seq').pluck().all()).toEqual([
+        'e1',
+        'e2',
+        'e3',
       ]);
-      expect(platform.db.prepare('SELECT eid FROM tracking_events ORDER BY seq').pluck().all()).toEqual(['e1', 'e2', 'e3']);
     } finally {
       await platform.close();
     }
@@ -365,7 +589,8 @@ describe('schema migrations', () => {
     const file = join(dir, 'v17.db');
     const made = createPlatform({ database: file, logger: false, filesDir: join(dir, 'files') });
     await made.ready;
-    made.db!.exec(`CREATE TABLE rollup_visitors (portal_id INTEGER NOT NULL, grain TEXT NOT NULL, bucket INTEGER NOT NULL, utk TEXT NOT NULL,
+    made.db!
+      .exec(`CREATE TABLE rollup_visitors (portal_id INTEGER NOT NULL, grain TEXT NOT NULL, bucket INTEGER NOT NULL, utk TEXT NOT NULL,
         PRIMARY KEY (portal_id, grain, bucket, utk)) WITHOUT ROWID;
       INSERT INTO rollup_visitors VALUES (9, 'd', 0, 'u1');
       INSERT INTO rollups (portal_id, metric, bucket, dim, dim2, n, amount) VALUES (9, 'visitors.d', 0, '', '', 1, 0);
@@ -374,9 +599,15 @@ describe('schema migrations', () => {
 
     const platform = await open(file);
     try {
-      expect(platform.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'rollup_visitors'").pluck().get()).toBe(0);
-      expect(platform.db.prepare('SELECT metric, n FROM rollups WHERE portal_id = 9').all()).toEqual([{ metric: 'visitors.d', n: 1 }]);
-      expect(platform.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(String(SCHEMA_VERSION));
+      expect(
+        platform.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'rollup_visitors'").pluck().get(),
+      ).toBe(0);
+      expect(platform.db.prepare('SELECT metric, n FROM rollups WHERE portal_id = 9').all()).toEqual([
+        { metric: 'visitors.d', n: 1 },
+      ]);
+      expect(platform.db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get()).toBe(
+        String(SCHEMA_VERSION),
+      );
     } finally {
       await platform.close();
     }

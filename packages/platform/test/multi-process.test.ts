@@ -25,7 +25,18 @@ const RATE_LIMIT = 40;
 
 /** One platform process on the shared database (the first seeds the demo portal). */
 const start = (rateLimit = 1_000_000) =>
-  startCli(['--database', url.toString(), '--credentials', join(dir, 'credentials.json'), '--rate-limit', String(rateLimit), '--no-inspector'], children);
+  startCli(
+    [
+      '--database',
+      url.toString(),
+      '--credentials',
+      join(dir, 'credentials.json'),
+      '--rate-limit',
+      String(rateLimit),
+      '--no-inspector',
+    ],
+    children,
+  );
 
 /** Polls `check` until it holds (background work runs on one-second timers). */
 async function eventually(check: () => Promise<boolean>, timeoutMs = 15_000) {
@@ -41,12 +52,15 @@ describe.skipIf(!havePostgres)('two platform processes on one PostgreSQL databas
   let b: Running;
   let headers: Record<string, string>;
   let db: Engine;
-  const call = (p: Running, method: string, path: string, body?: unknown) => fetchJson(p.baseUrl + path, { method, body, headers });
+  const call = (p: Running, method: string, path: string, body?: unknown) =>
+    fetchJson(p.baseUrl + path, { method, body, headers });
 
   beforeAll(async () => {
     a = await start();
     b = await start();
-    headers = { authorization: `Bearer ${JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).privateAppToken}` };
+    headers = {
+      authorization: `Bearer ${JSON.parse(readFileSync(join(dir, 'credentials.json'), 'utf8')).privateAppToken}`,
+    };
     db = postgresEngine(url.toString());
   }, 60_000);
   afterAll(async () => {
@@ -59,7 +73,12 @@ describe.skipIf(!havePostgres)('two platform processes on one PostgreSQL databas
     // First, while nothing else has spent the portal's budget in this window: two more processes
     // with a small budget (the others' is too large to reach; the count is one for all four).
     const [c, d] = await Promise.all([start(RATE_LIMIT), start(RATE_LIMIT)]);
-    const burst = (n: number) => Promise.all(Array.from({ length: n }, (_, i) => call(i % 2 ? c : d, 'GET', '/contacts/v1/lists/all/contacts/all?count=1').then((r) => r.status)));
+    const burst = (n: number) =>
+      Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          call(i % 2 ? c : d, 'GET', '/contacts/v1/lists/all/contacts/all?count=1').then((r) => r.status),
+        ),
+      );
     // The whole budget at once, half through each; then 20 more at once, half through each, which
     // each process alone would still let through. The 20 go from the next second on: the limit
     // counts in one-second slices, and a request still in flight as a slice ends is missed by
@@ -73,28 +92,69 @@ describe.skipIf(!havePostgres)('two platform processes on one PostgreSQL databas
   }, 30_000);
 
   it('reads through one what was written through the other, at once', async () => {
-    expect((await call(a, 'PUT', '/contacts/v1/properties/seat', { label: 'Seat', groupName: 'contactinformation', type: 'number', fieldType: 'number' })).status).toBe(200);
-    const made = await call(b, 'POST', '/contacts/v1/contact', { properties: [{ property: 'email', value: 'both@multi.test' }, { property: 'seat', value: '12' }] });
+    expect(
+      (
+        await call(a, 'PUT', '/contacts/v1/properties/seat', {
+          label: 'Seat',
+          groupName: 'contactinformation',
+          type: 'number',
+          fieldType: 'number',
+        })
+      ).status,
+    ).toBe(200);
+    const made = await call(b, 'POST', '/contacts/v1/contact', {
+      properties: [
+        { property: 'email', value: 'both@multi.test' },
+        { property: 'seat', value: '12' },
+      ],
+    });
     expect(made.status).toBe(200);
     const read = await call(a, 'GET', `/contacts/v1/contact/vid/${made.json.vid}/profile`);
     expect(read.json.properties.seat.value).toBe('12');
-    expect((await call(a, 'POST', `/contacts/v1/contact/vid/${made.json.vid}/profile`, { properties: [{ property: 'seat', value: '13' }] })).status).toBe(204);
-    expect((await call(b, 'GET', `/contacts/v1/contact/vid/${made.json.vid}/profile`)).json.properties.seat.value).toBe('13');
+    expect(
+      (
+        await call(a, 'POST', `/contacts/v1/contact/vid/${made.json.vid}/profile`, {
+          properties: [{ property: 'seat', value: '13' }],
+        })
+      ).status,
+    ).toBe(204);
+    expect((await call(b, 'GET', `/contacts/v1/contact/vid/${made.json.vid}/profile`)).json.properties.seat.value).toBe(
+      '13',
+    );
   });
 
   it('counts one visitor’s page views sent through both at once in one session, every view counted', async () => {
     const hex = (n: number) => n.toString(16).padStart(32, '0');
     const vi = `c${hex(Date.now()).slice(1)}`;
     const at = Date.now();
-    const batch = (i: number) => [{ eid: hex(at * 100 + i), k: '1', a: '62515', v: '1', cts: String(at + i), pu: `https://acme.test/p${i}`, t: 'Page', po: `/p${i}`, vi }];
+    const batch = (i: number) => [
+      {
+        eid: hex(at * 100 + i),
+        k: '1',
+        a: '62515',
+        v: '1',
+        cts: String(at + i),
+        pu: `https://acme.test/p${i}`,
+        t: 'Page',
+        po: `/p${i}`,
+        vi,
+      },
+    ];
     // Twenty batches of one visitor, ten through each process, all at once.
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        fetch(`${(i % 2 ? a : b).baseUrl}/collect/e`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify(batch(i)) }).then((r) => r.json()),
+        fetch(`${(i % 2 ? a : b).baseUrl}/collect/e`, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain' },
+          body: JSON.stringify(batch(i)),
+        }).then((r) => r.json()),
       ),
     );
     expect(answers.map((x) => x.accepted)).toEqual(Array(20).fill(1));
-    const sessions = await db.all(sql<[string], { page_views: number }>('SELECT page_views FROM sessions WHERE utk = ?'), vi);
+    const sessions = await db.all(
+      sql<[string], { page_views: number }>('SELECT page_views FROM sessions WHERE utk = ?'),
+      vi,
+    );
     expect(sessions.map((x) => Number(x.page_views))).toEqual([20]);
   });
 
@@ -104,12 +164,25 @@ describe.skipIf(!havePostgres)('two platform processes on one PostgreSQL databas
     const ids: number[] = [];
     for (let i = 0; i < 100; i++) {
       const via = i % 2 ? a : b;
-      const post = await call(via, 'POST', '/content/api/v2/blog-posts', { name: `Same second ${i}`, content_group_id: blogId, publish_immediately: false, publish_date: at });
+      const post = await call(via, 'POST', '/content/api/v2/blog-posts', {
+        name: `Same second ${i}`,
+        content_group_id: blogId,
+        publish_immediately: false,
+        publish_date: at,
+      });
       expect(post.status).toBe(201);
-      expect((await call(via, 'POST', `/content/api/v2/blog-posts/${post.json.id}/publish-action`, { action: 'schedule-publish' })).status).toBe(204);
+      expect(
+        (
+          await call(via, 'POST', `/content/api/v2/blog-posts/${post.json.id}/publish-action`, {
+            action: 'schedule-publish',
+          })
+        ).status,
+      ).toBe(204);
       ids.push(post.json.id);
     }
-    await eventually(async () => (await call(b, 'GET', '/content/api/v2/blog-posts?state=PUBLISHED&limit=300')).json.total >= 100);
+    await eventually(
+      async () => (await call(b, 'GET', '/content/api/v2/blog-posts?state=PUBLISHED&limit=300')).json.total >= 100,
+    );
     // Each went live once: one PUBLISHED version each (its history records no job, since nothing
     // was sent: these posts have no social publishing).
     const content = contentEngine(db, Date.now);
@@ -121,10 +194,12 @@ describe.skipIf(!havePostgres)('two platform processes on one PostgreSQL databas
     const calls: string[] = [];
     const hooks: Server = createServer((req, res) => {
       let body = '';
-      req.on('data', (c) => (body += c)).on('end', () => {
-        calls.push(JSON.parse(body).vid);
-        res.end('ok');
-      });
+      req
+        .on('data', (c) => (body += c))
+        .on('end', () => {
+          calls.push(JSON.parse(body).vid);
+          res.end('ok');
+        });
     });
     await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
     try {
@@ -133,14 +208,19 @@ describe.skipIf(!havePostgres)('two platform processes on one PostgreSQL databas
         name: 'Once',
         type: 'DRIP_DELAY',
         enabled: true,
-        actions: [{ type: 'DELAY', delayMillis: 1000 }, { type: 'WEBHOOK', url: hookUrl, method: 'POST' }],
+        actions: [
+          { type: 'DELAY', delayMillis: 1000 },
+          { type: 'WEBHOOK', url: hookUrl, method: 'POST' },
+        ],
       });
       expect(flow.status).toBe(200);
       const emails = Array.from({ length: 20 }, (_, i) => `flow${i}@multi.test`);
       for (const [i, email] of emails.entries()) {
         const via = i % 2 ? a : b;
         await call(via, 'POST', `/contacts/v1/contact/createOrUpdate/email/${email}`, { properties: [] });
-        expect((await call(via, 'POST', `/automation/v2/workflows/${flow.json.id}/enrollments/contacts/${email}`)).status).toBe(204);
+        expect(
+          (await call(via, 'POST', `/automation/v2/workflows/${flow.json.id}/enrollments/contacts/${email}`)).status,
+        ).toBe(204);
       }
       await eventually(async () => calls.length >= emails.length);
       await new Promise((r) => setTimeout(r, 2_500)); // two more turns of both timers: nothing runs again
@@ -182,7 +262,9 @@ describe.skipIf(!havePostgres)('two platform processes on one PostgreSQL databas
     for (let i = 0; i < acknowledged.length; i += 50) {
       const batch = acknowledged.slice(i, i + 50);
       const res = await call(b, 'GET', `/contacts/v1/contact/emails/batch/${batch.map(encodeURIComponent).join(',')}`);
-      const found = new Set(Object.values(res.json).map((c) => (c as { properties: { email: { value: string } } }).properties.email.value));
+      const found = new Set(
+        Object.values(res.json).map((c) => (c as { properties: { email: { value: string } } }).properties.email.value),
+      );
       missing.push(...batch.filter((e) => !found.has(e)));
     }
     expect(missing).toEqual([]);

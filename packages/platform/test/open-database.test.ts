@@ -33,7 +33,8 @@ describe('openDatabase', () => {
     const keys = Array.from({ length: 40_000 }, (_, i) => `${((i * 2_654_435_761) % 4_294_967_296).toString(16)}-${i}`);
     db.transaction(() => keys.forEach((k, i) => insert.run(k, `${i}:${'x'.repeat(500)}`)))();
     const update = db.prepare('UPDATE rows SET data = ? WHERE k = ?');
-    for (let i = 0; i < 200; i++) db.transaction(() => keys.slice(i * 50, i * 50 + 50).forEach((k, j) => update.run(`${i * 50 + j}:updated`, k)))();
+    for (let i = 0; i < 200; i++)
+      db.transaction(() => keys.slice(i * 50, i * 50 + 50).forEach((k, j) => update.run(`${i * 50 + j}:updated`, k)))();
     db.close();
     db = openDatabase(file);
     expect(Number(db.pragma('page_count', { simple: true })) * 4096).toBeGreaterThan(2 * 8192 * 1024);

@@ -43,7 +43,11 @@ describe('bad input on part-2 routes', () => {
     const part2 = routes.filter((r) => r.milestone == 2);
     for (const route of part2) {
       const params = Object.keys(route.params.shape);
-      const at = (value: string) => params.reduce((p, name) => p.replace(`:${name}`, name == 'ext' ? 'json' : name == 'search_type' ? 'city' : value), route.path);
+      const at = (value: string) =>
+        params.reduce(
+          (p, name) => p.replace(`:${name}`, name == 'ext' ? 'json' : name == 'search_type' ? 'city' : value),
+          route.path,
+        );
       const bodies: ([string, string] | undefined)[] = route.bodyType == 'none' ? [undefined] : BODIES;
       // Each odd path value, each odd query and each odd body once (not every combination).
       const cases: [string, string, [string, string] | undefined][] = [
@@ -58,8 +62,12 @@ describe('bad input on part-2 routes', () => {
           body: body?.[1],
         });
         const text = await res.text();
-        if (res.status >= 500) failures.push(`${route.method} ${path}${query} ${body?.[1].slice(0, 40) ?? ''} → ${res.status} ${text.slice(0, 200)}`);
-        else if (res.status >= 400 && !res.headers.get('content-type')?.includes('json')) failures.push(`${route.method} ${path}${query} → ${res.status} not JSON`);
+        if (res.status >= 500)
+          failures.push(
+            `${route.method} ${path}${query} ${body?.[1].slice(0, 40) ?? ''} → ${res.status} ${text.slice(0, 200)}`,
+          );
+        else if (res.status >= 400 && !res.headers.get('content-type')?.includes('json'))
+          failures.push(`${route.method} ${path}${query} → ${res.status} not JSON`);
       }
     }
     expect(failures).toEqual([]);
@@ -73,8 +81,13 @@ describe('bad input on part-2 routes', () => {
     const nul = 'must not contain the NUL character (\\u0000)';
     expect(await refused('GET', '/keywords/v1/keywords/a%00b.json')).toEqual([400, `path.keyword_guid: ${nul}`]);
     expect(await refused('GET', '/keywords/v1/keywords.json?search=a%00')).toEqual([400, `query.search: ${nul}`]);
-    expect(await refused('PUT', '/keywords/v1/keywords.json', [{ keyword: 'fine' }, { keyword: 'not\u0000fine' }])).toEqual([400, `body.1.keyword: ${nul}`]);
-    expect(await refused('POST', '/content/api/v2/topics', { name: 'Topic', extra: { ['odd\u0000key']: 1 } })).toEqual([400, `body.extra: keys ${nul}`]);
+    expect(
+      await refused('PUT', '/keywords/v1/keywords.json', [{ keyword: 'fine' }, { keyword: 'not\u0000fine' }]),
+    ).toEqual([400, `body.1.keyword: ${nul}`]);
+    expect(await refused('POST', '/content/api/v2/topics', { name: 'Topic', extra: { ['odd\u0000key']: 1 } })).toEqual([
+      400,
+      `body.extra: keys ${nul}`,
+    ]);
     // Nothing of a refused request was written.
     expect((await t.call('GET', '/keywords/v1/keywords.json?search=fine')).json.keywords).toEqual([]);
     expect((await t.call('GET', '/content/api/v2/topics?name=Topic')).json.total).toBe(0);

@@ -16,7 +16,10 @@ describe.skipIf(!havePostgres)('PostgreSQL restarted under load', () => {
   let proxy: Awaited<ReturnType<typeof pgProxy>>;
   /** What the platform logs: the background work's errors. */
   const logged: { msg: string }[] = [];
-  const logger = pino({ level: 'error' }, new Writable({ write: (line, _, done) => (logged.push(JSON.parse(String(line))), done()) }));
+  const logger = pino(
+    { level: 'error' },
+    new Writable({ write: (line, _, done) => (logged.push(JSON.parse(String(line))), done()) }),
+  );
   beforeAll(async () => {
     proxy = await pgProxy(schema);
     t = await startPlatform({ database: proxy.url, rateLimit: { max: 1_000_000, windowMs: 10_000 }, logger });
@@ -35,7 +38,9 @@ describe.skipIf(!havePostgres)('PostgreSQL restarted under load', () => {
     const worker = async (w: number) => {
       for (let i = 0; running; i++) {
         const email = `outage${w}-${i}@example.test`;
-        const write = await t.call('POST', `/contacts/v1/contact/createOrUpdate/email/${email}`, { body: { properties: [{ property: 'firstname', value: 'Out' }] } });
+        const write = await t.call('POST', `/contacts/v1/contact/createOrUpdate/email/${email}`, {
+          body: { properties: [{ property: 'firstname', value: 'Out' }] },
+        });
         statuses.push(write.status);
         if (write.status == 200) acknowledged.push(email);
         if (write.status == 503) retryAfter = write.headers.get('retry-after');
@@ -65,10 +70,15 @@ describe.skipIf(!havePostgres)('PostgreSQL restarted under load', () => {
     expect(retryAfter).toBe('1');
     expect(statuses.slice(-16)).toEqual(Array(16).fill(200));
     const missing = [];
-    for (const email of acknowledged) if ((await t.call('GET', `/contacts/v1/contact/email/${email}/profile`)).status != 200) missing.push(email);
+    for (const email of acknowledged)
+      if ((await t.call('GET', `/contacts/v1/contact/email/${email}/profile`)).status != 200) missing.push(email);
     expect(missing).toEqual([]);
     // The timers of the background work ran each second while it was gone: each said so once.
-    for (const what of ['scheduler', 'workflow engine']) expect(logged.filter((l) => l.msg.startsWith(what)).length, what).toBeLessThanOrEqual(1);
-    expect(logged.filter((l) => l.msg.startsWith('scheduler')).length + logged.filter((l) => l.msg.startsWith('workflow engine')).length).toBeGreaterThan(0);
+    for (const what of ['scheduler', 'workflow engine'])
+      expect(logged.filter((l) => l.msg.startsWith(what)).length, what).toBeLessThanOrEqual(1);
+    expect(
+      logged.filter((l) => l.msg.startsWith('scheduler')).length +
+        logged.filter((l) => l.msg.startsWith('workflow engine')).length,
+    ).toBeGreaterThan(0);
   }, 40_000);
 });

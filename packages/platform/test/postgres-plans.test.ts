@@ -26,7 +26,14 @@ function recorder(rowsFor: (text: string) => unknown[] = () => []) {
   const sent: { text: string; params: Param[] }[] = [];
   const record = async (query: Query, ...params: Param[]) => void sent.push({ text: query.text, params });
   const all = async (q: Query, ...p: Param[]) => (await record(q, ...p), rowsFor(q.text));
-  const db = { lock: async () => {}, get: record, all, value: record, run: async (q: Query, ...p: Param[]) => (await record(q, ...p), 0), send: record };
+  const db = {
+    lock: async () => {},
+    get: record,
+    all,
+    value: record,
+    run: async (q: Query, ...p: Param[]) => (await record(q, ...p), 0),
+    send: record,
+  };
   return { db: db as unknown as Queryable, sent };
 }
 
@@ -34,7 +41,9 @@ function recorder(rowsFor: (text: string) => unknown[] = () => []) {
 async function genericPlan(client: pg.Client, text: string, params: Param[]) {
   await client.query('DEALLOCATE ALL');
   await client.query(`PREPARE s AS ${toPostgres(text)}`);
-  const literals = params.map((p) => (p === null ? 'NULL' : typeof p == 'number' ? String(p) : client.escapeLiteral(String(p))));
+  const literals = params.map((p) =>
+    p === null ? 'NULL' : typeof p == 'number' ? String(p) : client.escapeLiteral(String(p)),
+  );
   const { rows } = await client.query(`EXPLAIN EXECUTE s(${literals.join(', ')})`);
   return rows.map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN']).join('\n');
 }
@@ -42,7 +51,10 @@ async function genericPlan(client: pg.Client, text: string, params: Param[]) {
 describe.skipIf(!havePostgres)('PostgreSQL plans of the statements over many visitors', () => {
   let client: pg.Client;
   const engine = { kind: 'postgres', dialect: postgresDialect } as Engine;
-  const visitors = [{ portal_id: 1, utk: 'u1' }, { portal_id: 1, utk: 'u2' }];
+  const visitors = [
+    { portal_id: 1, utk: 'u1' },
+    { portal_id: 1, utk: 'u2' },
+  ];
 
   beforeAll(async () => {
     await (await openPostgres(PG_URL, { schema })).close();
@@ -83,7 +95,10 @@ describe.skipIf(!havePostgres)('PostgreSQL plans of the statements over many vis
     await sessions.latestOfAll(newest.db, visitors);
     await check(newest.sent, 'sessions');
     const spans = recorder();
-    await sessions.spansOfAll(spans.db, visitors.map((v) => ({ ...v, from: 0, to: 86_400_000 })));
+    await sessions.spansOfAll(
+      spans.db,
+      visitors.map((v) => ({ ...v, from: 0, to: 86_400_000 })),
+    );
     await check(spans.sent, 'sessions');
   });
 
@@ -97,7 +112,10 @@ describe.skipIf(!havePostgres)('PostgreSQL plans of the statements over many vis
 
   it('updates grown sessions by the primary key', async () => {
     const { db, sent } = recorder();
-    const grown = (id: number) => ({ session: { id, started_at: 1, last_at: 2, page_views: 2 } as Session, startMoved: false });
+    const grown = (id: number) => ({
+      session: { id, started_at: 1, last_at: 2, page_views: 2 } as Session,
+      startMoved: false,
+    });
     await sessionStore(engine).updateAll(db, [grown(1), grown(2)]);
     await check(sent, 'sessions');
   });

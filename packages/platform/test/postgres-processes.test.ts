@@ -12,22 +12,37 @@ describe.skipIf(!havePostgres)('two platforms on one PostgreSQL database', () =>
   let b: TestPlatform;
   // One clock: the rate limits' windows are the same time on both.
   const clock = { now: Date.now() };
-  const options = { database: withSearchPath(PG_URL, schema), now: () => clock.now, rateLimit: { max: 5, windowMs: 10_000 }, publicRateLimit: { max: 3, windowMs: 60_000 }, collectorRateLimit: { max: 3, windowMs: 60_000 } };
+  const options = {
+    database: withSearchPath(PG_URL, schema),
+    now: () => clock.now,
+    rateLimit: { max: 5, windowMs: 10_000 },
+    publicRateLimit: { max: 3, windowMs: 60_000 },
+    collectorRateLimit: { max: 3, windowMs: 60_000 },
+  };
 
   beforeAll(async () => {
     // Started together: one migrates, the other waits for it under the migration lock.
-    [a, b] = await Promise.all([startPlatform({ ...options, portals: [{ id: 62515 }, { id: 99999 }] }), startPlatform({ ...options, portals: [] })]);
+    [a, b] = await Promise.all([
+      startPlatform({ ...options, portals: [{ id: 62515 }, { id: 99999 }] }),
+      startPlatform({ ...options, portals: [] }),
+    ]);
   });
   afterAll(async () => {
     await a?.close();
     await b?.close();
   });
 
-  const settings = (p: TestPlatform, headers: Record<string, string>) => p.call('GET', '/settings/v1/settings', { portal: null, headers });
+  const settings = (p: TestPlatform, headers: Record<string, string>) =>
+    p.call('GET', '/settings/v1/settings', { portal: null, headers });
   const refresh = (p: TestPlatform, refreshToken: string) => {
     const { clientId, clientSecret } = a.portals[0].oauth;
     return p.call('POST', '/auth/v1/refresh', {
-      body: new URLSearchParams({ grant_type: 'refresh_token', client_id: clientId, client_secret: clientSecret, refresh_token: refreshToken }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        client_id: clientId,
+        client_secret: clientSecret,
+        refresh_token: refreshToken,
+      }).toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': '203.0.113.9' },
       portal: null,
     });
@@ -35,7 +50,10 @@ describe.skipIf(!havePostgres)('two platforms on one PostgreSQL database', () =>
 
   it('has no SQLite database, and serves what either wrote', async () => {
     expect(a.platform.db).toBeUndefined();
-    expect((await b.call('PUT', '/settings/v1/settings', { body: { name: 'theme', value: 'dark' }, portal: a.portals[0] })).status).toBe(204);
+    expect(
+      (await b.call('PUT', '/settings/v1/settings', { body: { name: 'theme', value: 'dark' }, portal: a.portals[0] }))
+        .status,
+    ).toBe(204);
     expect((await a.call('GET', '/settings/v1/settings?name=theme')).json).toEqual({ name: 'theme', value: 'dark' });
   });
 
@@ -52,7 +70,11 @@ describe.skipIf(!havePostgres)('two platforms on one PostgreSQL database', () =>
     for (const p of [a, b, a, b, a, b]) statuses.push((await settings(p, auth)).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
     const last = await settings(a, auth);
-    expect([last.status, last.headers.get('x-svc-ratelimit-remaining'), last.json.policyName]).toEqual([429, '0', 'TEN_SECONDLY_ROLLING']);
+    expect([last.status, last.headers.get('x-svc-ratelimit-remaining'), last.json.policyName]).toEqual([
+      429,
+      '0',
+      'TEN_SECONDLY_ROLLING',
+    ]);
     clock.now += 10_000;
     expect((await settings(b, auth)).status).toBe(200);
   });
@@ -69,7 +91,17 @@ describe.skipIf(!havePostgres)('two platforms on one PostgreSQL database', () =>
     const vi = '9'.repeat(32);
     const collect = (p: TestPlatform, i: number) =>
       p.call('POST', '/collect/e', {
-        body: JSON.stringify([{ eid: String(i).padStart(32, '9'), k: '1', a: '62515', v: '1', cts: String(clock.now), pu: 'https://acme.test/', vi }]),
+        body: JSON.stringify([
+          {
+            eid: String(i).padStart(32, '9'),
+            k: '1',
+            a: '62515',
+            v: '1',
+            cts: String(clock.now),
+            pu: 'https://acme.test/',
+            vi,
+          },
+        ]),
         headers: { 'content-type': 'text/plain', 'x-forwarded-for': '203.0.113.9' },
         portal: null,
       });

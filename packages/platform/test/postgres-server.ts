@@ -22,6 +22,9 @@ async function reachable() {
 
 export const havePostgres = await reachable();
 if (!havePostgres) {
-  if (process.env.CI) throw new Error(`PostgreSQL is not reachable at ${PG_URL}: CI needs it (set SVC_TEST_DATABASE_URL)`);
-  console.warn(`PostgreSQL is not reachable at ${PG_URL}: the PostgreSQL tests are skipped (set SVC_TEST_DATABASE_URL)`);
+  if (process.env.CI)
+    throw new Error(`PostgreSQL is not reachable at ${PG_URL}: CI needs it (set SVC_TEST_DATABASE_URL)`);
+  console.warn(
+    `PostgreSQL is not reachable at ${PG_URL}: the PostgreSQL tests are skipped (set SVC_TEST_DATABASE_URL)`,
+  );
 }

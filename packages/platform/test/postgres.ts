@@ -40,7 +40,8 @@ export async function pgSchema(name: string) {
 /** A database of its own for one platform (test/harness.ts): a fresh schema, named in the URL's
  * search_path as a user's own options would; `drop` removes it with everything in it. */
 export async function pgDatabase(name: string) {
-  if (!havePostgres) throw new Error(`PostgreSQL is not reachable at ${PG_URL} (set SVC_TEST_DATABASE_URL, or SVC_TEST_ENGINE=sqlite)`);
+  if (!havePostgres)
+    throw new Error(`PostgreSQL is not reachable at ${PG_URL} (set SVC_TEST_DATABASE_URL, or SVC_TEST_ENGINE=sqlite)`);
   const schema = schemaName(name);
   await admin(`CREATE SCHEMA ${schema}`);
   return { url: withSearchPath(PG_URL, schema), drop: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`) };

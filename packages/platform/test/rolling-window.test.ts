@@ -35,7 +35,12 @@ function model(max: number, windowMs: number) {
 
 /** Requests of `keys` at the clock's steps (ms, each ≥ 0), one after another: the window's verdicts
  * and the model's. */
-async function against(hit: (key: string) => Promise<{ allowed: boolean }>, c: { t: number }, expected: (key: string, at: number) => boolean, steps: [number, string][]) {
+async function against(
+  hit: (key: string) => Promise<{ allowed: boolean }>,
+  c: { t: number },
+  expected: (key: string, at: number) => boolean,
+  steps: [number, string][],
+) {
   const got: boolean[] = [];
   const want: boolean[] = [];
   for (const [step, key] of steps) {
@@ -49,15 +54,28 @@ async function against(hit: (key: string) => Promise<{ allowed: boolean }>, c: {
 describe('rolling window', () => {
   it('agrees with a count of every slice, however the clock moves on (the earlier slices kept as the window rolls)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 2_500 }), fc.integer({ min: 0, max: 25_000 })), fc.constantFrom('a', 'b')), { maxLength: 120 }), async (steps) => {
-        const c = clock(5_000_000);
-        const { got, want } = await against(rollingWindow({ max: 5, windowMs: 10_000 }, c.now), c, model(5, 10_000), steps);
-        expect(got).toEqual(want);
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.tuple(
+            fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 2_500 }), fc.integer({ min: 0, max: 25_000 })),
+            fc.constantFrom('a', 'b'),
+          ),
+          { maxLength: 120 },
+        ),
+        async (steps) => {
+          const c = clock(5_000_000);
+          const { got, want } = await against(
+            rollingWindow({ max: 5, windowMs: 10_000 }, c.now),
+            c,
+            model(5, 10_000),
+            steps,
+          );
+          expect(got).toEqual(want);
+        },
+      ),
       { numRuns: 200, seed: 38 },
     );
   });
-
 
   it('lets max through, then refuses, per key', async () => {
     const c = clock(1_000_000);
@@ -99,7 +117,18 @@ describe('rolling window', () => {
     const verdicts = await Promise.all([...Array(10).keys()].map(() => hit('k')));
     // The first alone, the nine that came while it was kept in one more; another key apart.
     expect(consumed).toEqual([1, 9]);
-    expect(verdicts.map((v) => (v.allowed ? v.remaining : 'refused'))).toEqual([5, 4, 3, 2, 1, 0, 'refused', 'refused', 'refused', 'refused']);
+    expect(verdicts.map((v) => (v.allowed ? v.remaining : 'refused'))).toEqual([
+      5,
+      4,
+      3,
+      2,
+      1,
+      0,
+      'refused',
+      'refused',
+      'refused',
+      'refused',
+    ]);
     // The refused ones gave their counts back: the slice holds six (its counter's key is the slice's number).
     expect((await counters.get(`k:${Math.floor(c.t / 1_000)}`))?.consumedPoints).toBe(6);
     c.t += 1_000;
@@ -122,7 +151,9 @@ describe.skipIf(!havePostgres)('rolling window on PostgreSQL counters', () => {
     try {
       const clock = { now: 1_000_000 };
       const options = { max: 10, windowMs: 10_000 };
-      const hits = [a, b].map((e) => rollingWindow(options, () => clock.now, postgresCounters(e.pool, options.windowMs, 'api')));
+      const hits = [a, b].map((e) =>
+        rollingWindow(options, () => clock.now, postgresCounters(e.pool, options.windowMs, 'api')),
+      );
       const verdicts = [];
       for (let i = 0; i < 20; i++) verdicts.push(await hits[i % 2]('portal-1'));
       expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
@@ -151,7 +182,9 @@ describe.skipIf(!havePostgres)('rolling window on PostgreSQL counters', () => {
       // the six are read in one statement (the library's `get` took 54); each address's count is
       // two statements (its first request, then the seven that came while it was kept); each
       // refused request's count is given back.
-      const verdicts = await Promise.all(Array.from({ length: 48 }, (_, i) => hit(`address-${i % 6}`).then((v) => [i % 6, v.allowed] as const)));
+      const verdicts = await Promise.all(
+        Array.from({ length: 48 }, (_, i) => hit(`address-${i % 6}`).then((v) => [i % 6, v.allowed] as const)),
+      );
       for (let k = 0; k < 6; k++) expect(verdicts.filter(([key, allowed]) => key == k && allowed)).toHaveLength(5);
       expect(statements).toBe(1 + 6 * 2 + 6 * 3);
       (e.pool as { query: unknown }).query = query;

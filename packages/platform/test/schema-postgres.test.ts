@@ -62,10 +62,14 @@ describe.skipIf(!havePostgres)('the schema on PostgreSQL', () => {
 
   it('has every table of the SQLite schema, with the same columns', async () => {
     const sqliteColumns = await lite.all(
-      sql<[], { t: string; c: string }>("SELECT m.name AS t, p.name AS c FROM sqlite_master m, pragma_table_xinfo(m.name) p WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY 1, 2"),
+      sql<[], { t: string; c: string }>(
+        "SELECT m.name AS t, p.name AS c FROM sqlite_master m, pragma_table_xinfo(m.name) p WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY 1, 2",
+      ),
     );
     const pgColumns = await pg.all(
-      sql<[string], { t: string; c: string }>('SELECT table_name AS t, column_name AS c FROM information_schema.columns WHERE table_schema = ? ORDER BY 1, 2'),
+      sql<[string], { t: string; c: string }>(
+        'SELECT table_name AS t, column_name AS c FROM information_schema.columns WHERE table_schema = ? ORDER BY 1, 2',
+      ),
       schema,
     );
     expect(sqliteColumns.length).toBeGreaterThan(100);
@@ -73,9 +77,11 @@ describe.skipIf(!havePostgres)('the schema on PostgreSQL', () => {
     expect(shared.map((r) => `${r.t}.${r.c}`).sort()).toEqual(sqliteColumns.map((r) => `${r.t}.${r.c}`).sort());
   });
 
-  it('keeps the rate limits\' counters out of the WAL (unlogged), and every other table in it', async () => {
+  it("keeps the rate limits' counters out of the WAL (unlogged), and every other table in it", async () => {
     const persistence = await pg.all(
-      sql<[string], { t: string; p: string }>("SELECT c.relname AS t, c.relpersistence AS p FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relkind = 'r'"),
+      sql<[string], { t: string; p: string }>(
+        "SELECT c.relname AS t, c.relpersistence AS p FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relkind = 'r'",
+      ),
       schema,
     );
     expect(persistence.filter((r) => r.p == 'u').map((r) => r.t)).toEqual(['rate_limits']);
@@ -83,12 +89,30 @@ describe.skipIf(!havePostgres)('the schema on PostgreSQL', () => {
   });
 
   it('numbers rows, keeps 64-bit timestamps, and reads generated columns as SQLite does', async () => {
-    const data = JSON.stringify({ created: 1795635195075, updated: 1795635195076.0, name: 'Hello', slug: 'hello', state: 'DRAFT', publish_date: 1795635195000, content_group_id: 7 });
-    const insert = sql<[string], { id: number }>("INSERT INTO content_objects (portal_id, collection, data) VALUES (62515, 'blog-posts', ?) RETURNING id");
-    const read = sql<[number], Record<string, unknown>>('SELECT id, created, updated, name, slug, state, publish_date, content_group_id FROM content_objects WHERE id = ?');
+    const data = JSON.stringify({
+      created: 1795635195075,
+      updated: 1795635195076.0,
+      name: 'Hello',
+      slug: 'hello',
+      state: 'DRAFT',
+      publish_date: 1795635195000,
+      content_group_id: 7,
+    });
+    const insert = sql<[string], { id: number }>(
+      "INSERT INTO content_objects (portal_id, collection, data) VALUES (62515, 'blog-posts', ?) RETURNING id",
+    );
+    const read = sql<[number], Record<string, unknown>>(
+      'SELECT id, created, updated, name, slug, state, publish_date, content_group_id FROM content_objects WHERE id = ?',
+    );
     const [a, b] = [await lite.get(insert, data), await pg.get(insert, data)];
     expect(await pg.get(read, b!.id)).toEqual(await lite.get(read, a!.id));
-    expect(await pg.get(read, b!.id)).toMatchObject({ id: 1, created: 1795635195075, publish_date: 1795635195000, content_group_id: 7, slug: 'hello' });
+    expect(await pg.get(read, b!.id)).toMatchObject({
+      id: 1,
+      created: 1795635195075,
+      publish_date: 1795635195000,
+      content_group_id: 7,
+      slug: 'hello',
+    });
     // A field that is not a number leaves a number column empty (the row is still written).
     const odd = await pg.get(insert, JSON.stringify({ created: 'yesterday', name: 'Odd' }));
     expect(odd!.id).toBe(2);
@@ -126,7 +150,9 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
     const engines = await Promise.all([1, 2, 3].map(() => openPostgres(PG_URL, { schema: fresh })));
     const version = sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'");
     for (const e of engines) expect(await e.value(version)).toBe(String(SCHEMA_VERSION));
-    await engines[0].run(sql<[]>("INSERT INTO portals (id, name, tier, created_at) VALUES (62515, 'p', 'enterprise', 0)"));
+    await engines[0].run(
+      sql<[]>("INSERT INTO portals (id, name, tier, created_at) VALUES (62515, 'p', 'enterprise', 0)"),
+    );
     await Promise.all(engines.map((e) => e.close()));
     const again = await openPostgres(PG_URL, { schema: fresh });
     expect(await again.value(sql<[], { n: number }>('SELECT count(*) AS n FROM portals'))).toBe(1);
@@ -140,12 +166,18 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
     await made.close();
     const db = await openPostgres(PG_URL, { schema: v9 });
     try {
-      expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(String(SCHEMA_VERSION));
-      expect(await db.all(sql<[], Record<string, unknown>>('SELECT vid, status, claimed_until FROM enrollments'))).toEqual([{ vid: 5, status: 'active', claimed_until: null }]);
+      expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(
+        String(SCHEMA_VERSION),
+      );
+      expect(
+        await db.all(sql<[], Record<string, unknown>>('SELECT vid, status, claimed_until FROM enrollments')),
+      ).toEqual([{ vid: 5, status: 'active', claimed_until: null }]);
       const newer = await openPostgres(PG_URL, { schema: current });
       try {
         const expected = await shape(newer, current, ['enrollments']);
-        expect(expected.indexes.map((i) => i.indexdef)).toContain("CREATE UNIQUE INDEX enrollments_active ON enrollments USING btree (workflow_id, vid) WHERE (status = 'active'::text)");
+        expect(expected.indexes.map((i) => i.indexdef)).toContain(
+          "CREATE UNIQUE INDEX enrollments_active ON enrollments USING btree (workflow_id, vid) WHERE (status = 'active'::text)",
+        );
         expect(await shape(db, v9, ['enrollments'])).toEqual(expected);
       } finally {
         await newer.close();
@@ -165,8 +197,13 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
     await made.close();
     const db = await openPostgres(PG_URL, { schema: v16 });
     try {
-      expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(String(SCHEMA_VERSION));
-      expect(await db.all(sql<[], { eid: string }>('SELECT eid FROM tracking_events ORDER BY seq'))).toEqual([{ eid: 'e1' }, { eid: 'e2' }]);
+      expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(
+        String(SCHEMA_VERSION),
+      );
+      expect(await db.all(sql<[], { eid: string }>('SELECT eid FROM tracking_events ORDER BY seq'))).toEqual([
+        { eid: 'e1' },
+        { eid: 'e2' },
+      ]);
       const newer = await openPostgres(PG_URL, { schema: current });
       try {
         const expected = await shape(newer, current, ['tracking_events', 'sessions']);
@@ -194,9 +231,20 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
     await made.close();
     const db = await openPostgres(PG_URL, { schema: v17 });
     try {
-      expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(String(SCHEMA_VERSION));
-      expect(await db.value(sql<[string], { n: number }>("SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = ? AND table_name = 'rollup_visitors'"), v17)).toBe(0);
-      expect(await db.all(sql<[], { metric: string; n: number }>('SELECT metric, n FROM rollups'))).toEqual([{ metric: 'visitors.d', n: 1 }]);
+      expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(
+        String(SCHEMA_VERSION),
+      );
+      expect(
+        await db.value(
+          sql<[string], { n: number }>(
+            "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = ? AND table_name = 'rollup_visitors'",
+          ),
+          v17,
+        ),
+      ).toBe(0);
+      expect(await db.all(sql<[], { metric: string; n: number }>('SELECT metric, n FROM rollups'))).toEqual([
+        { metric: 'visitors.d', n: 1 },
+      ]);
     } finally {
       await db.close();
     }
@@ -204,9 +252,14 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
 
   it('refuses a database of a newer schema version, and closes its connections', async () => {
     const newer = await openPostgres(PG_URL, { schema: fresh });
-    await newer.run(sql<[string]>("UPDATE meta SET value = ? WHERE key = 'schema_version'"), String(SCHEMA_VERSION + 1));
+    await newer.run(
+      sql<[string]>("UPDATE meta SET value = ? WHERE key = 'schema_version'"),
+      String(SCHEMA_VERSION + 1),
+    );
     await newer.close();
-    await expect(openPostgres(PG_URL, { schema: fresh })).rejects.toThrow(`the database has schema version ${SCHEMA_VERSION + 1}; this platform knows up to ${SCHEMA_VERSION}`);
+    await expect(openPostgres(PG_URL, { schema: fresh })).rejects.toThrow(
+      `the database has schema version ${SCHEMA_VERSION + 1}; this platform knows up to ${SCHEMA_VERSION}`,
+    );
   });
 
   it('brings a version 7 database up to date: social channels and broadcasts numbered in the order they lie in, as a new database has them', async () => {
@@ -218,31 +271,56 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
       ALTER TABLE broadcasts DROP COLUMN seq; ALTER TABLE broadcasts DROP CONSTRAINT broadcasts_guid_key; ALTER TABLE broadcasts ADD PRIMARY KEY (guid);
       UPDATE meta SET value = '7' WHERE key = 'schema_version';`);
     // Guids out of their sorted order, so that only the order of insertion can give the order.
-    for (const guid of ['c-2', 'c-3', 'c-1']) await v7.run(sql<[string]>("INSERT INTO social_channels (guid, portal_id, data) VALUES (?, 7, '{}')"), guid);
+    for (const guid of ['c-2', 'c-3', 'c-1'])
+      await v7.run(sql<[string]>("INSERT INTO social_channels (guid, portal_id, data) VALUES (?, 7, '{}')"), guid);
     for (const guid of ['b-2', 'b-3', 'b-1'])
-      await v7.run(sql<[string]>("INSERT INTO broadcasts (guid, portal_id, status, trigger_at, created_at, data) VALUES (?, 7, 'DRAFT', NULL, 5, '{}')"), guid);
+      await v7.run(
+        sql<[string]>(
+          "INSERT INTO broadcasts (guid, portal_id, status, trigger_at, created_at, data) VALUES (?, 7, 'DRAFT', NULL, 5, '{}')",
+        ),
+        guid,
+      );
     await v7.close();
 
     const migrated = await openPostgres(PG_URL, { schema: older });
     const made = await openPostgres(PG_URL, { schema: current });
     try {
-      const bySeq = (table: string) => sql<[], { seq: number; guid: string }>(`SELECT seq, guid FROM ${table} ORDER BY seq`);
-      expect(await migrated.all(bySeq('social_channels'))).toEqual([{ seq: 1, guid: 'c-2' }, { seq: 2, guid: 'c-3' }, { seq: 3, guid: 'c-1' }]);
-      expect(await migrated.all(bySeq('broadcasts'))).toEqual([{ seq: 1, guid: 'b-2' }, { seq: 2, guid: 'b-3' }, { seq: 3, guid: 'b-1' }]);
+      const bySeq = (table: string) =>
+        sql<[], { seq: number; guid: string }>(`SELECT seq, guid FROM ${table} ORDER BY seq`);
+      expect(await migrated.all(bySeq('social_channels'))).toEqual([
+        { seq: 1, guid: 'c-2' },
+        { seq: 2, guid: 'c-3' },
+        { seq: 3, guid: 'c-1' },
+      ]);
+      expect(await migrated.all(bySeq('broadcasts'))).toEqual([
+        { seq: 1, guid: 'b-2' },
+        { seq: 2, guid: 'b-3' },
+        { seq: 3, guid: 'b-1' },
+      ]);
       // New rows are numbered after them.
-      const added = await migrated.get(sql<[], { seq: number }>("INSERT INTO social_channels (guid, portal_id, data) VALUES ('c-4', 7, '{}') RETURNING seq"));
+      const added = await migrated.get(
+        sql<[], { seq: number }>(
+          "INSERT INTO social_channels (guid, portal_id, data) VALUES ('c-4', 7, '{}') RETURNING seq",
+        ),
+      );
       expect(added!.seq).toBe(4);
-      await expect(migrated.run(sql("INSERT INTO broadcasts (guid, portal_id, status, created_at, data) VALUES ('b-1', 7, 'DRAFT', 5, '{}')"))).rejects.toMatchObject({ kind: 'conflict' }); // guid is unique
+      await expect(
+        migrated.run(
+          sql("INSERT INTO broadcasts (guid, portal_id, status, created_at, data) VALUES ('b-1', 7, 'DRAFT', 5, '{}')"),
+        ),
+      ).rejects.toMatchObject({ kind: 'conflict' }); // guid is unique
 
       // The same columns, keys and indexes as a new database.
       const expected = await shape(made, current, ['social_channels', 'broadcasts']);
-      expect(expected.indexes.map((i) => i.indexdef)).toContain('CREATE UNIQUE INDEX broadcasts_guid_key ON broadcasts USING btree (guid)');
+      expect(expected.indexes.map((i) => i.indexdef)).toContain(
+        'CREATE UNIQUE INDEX broadcasts_guid_key ON broadcasts USING btree (guid)',
+      );
       expect(await shape(migrated, older, ['social_channels', 'broadcasts'])).toEqual(expected);
     } finally {
       await migrated.close();
       await made.close();
-      }
-    });
+    }
+  });
 
   it('brings a version 8 database up to date: forms numbered in the order they were stored, guids still unique', async () => {
     const made = await openPostgres(PG_URL, { schema: v8 });
@@ -255,7 +333,9 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
 
     const db = await openPostgres(PG_URL, { schema: v8 });
     try {
-      expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(String(SCHEMA_VERSION));
+      expect(await db.value(sql<[], { value: string }>("SELECT value FROM meta WHERE key = 'schema_version'"))).toBe(
+        String(SCHEMA_VERSION),
+      );
       const forms = sql<[], { seq: number; guid: string }>('SELECT seq, guid FROM forms ORDER BY created_at, seq');
       expect(await db.all(forms)).toEqual([
         { seq: 1, guid: 'c' },
@@ -263,9 +343,15 @@ describe.skipIf(!havePostgres)('opening a PostgreSQL database', () => {
         { seq: 3, guid: 'a' },
       ]);
       // New forms are numbered after them; a guid is still taken once.
-      await db.run(sql("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('d', 7, '{}', 100, 100)"));
+      await db.run(
+        sql("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('d', 7, '{}', 100, 100)"),
+      );
       expect((await db.all(forms)).map((f) => f.guid)).toEqual(['c', 'b', 'a', 'd']);
-      await expect(db.run(sql("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('a', 7, '{}', 1, 1)"))).rejects.toMatchObject({ kind: 'conflict' });
+      await expect(
+        db.run(
+          sql("INSERT INTO forms (guid, portal_id, definition, created_at, updated_at) VALUES ('a', 7, '{}', 1, 1)"),
+        ),
+      ).rejects.toMatchObject({ kind: 'conflict' });
       expect(await db.value(sql<[], { n: number }>('SELECT count(*) AS n FROM forms'))).toBe(4);
       // The same columns, keys and indexes as a new database.
       const newer = await openPostgres(PG_URL, { schema: current });

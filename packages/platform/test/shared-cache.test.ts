@@ -12,7 +12,9 @@ import { readVersionsAhead, sharedCache } from '../src/db/shared-cache';
 import { havePostgres, PG_URL, pgSchema } from './postgres';
 
 const schema = await pgSchema('shared_cache');
-const setValue = sql<[string, string]>('INSERT INTO kv (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v');
+const setValue = sql<[string, string]>(
+  'INSERT INTO kv (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v',
+);
 const getValue = sql<[string], { v: string }>('SELECT v FROM kv WHERE k = ?');
 
 /** A cache of the kv table, and how many times it loaded a value and read versions. */
@@ -33,7 +35,9 @@ describe.skipIf(!havePostgres)('the shared cache on PostgreSQL', () => {
   beforeAll(async () => {
     one = postgresEngine(PG_URL, { schema });
     other = postgresEngine(PG_URL, { schema });
-    await one.exec('CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT NOT NULL); CREATE TABLE IF NOT EXISTS cache_versions (name TEXT PRIMARY KEY, version TEXT NOT NULL)');
+    await one.exec(
+      'CREATE TABLE kv (k TEXT PRIMARY KEY, v TEXT NOT NULL); CREATE TABLE IF NOT EXISTS cache_versions (name TEXT PRIMARY KEY, version TEXT NOT NULL)',
+    );
   });
   afterAll(async () => {
     await one.close();

@@ -30,8 +30,10 @@ function counting() {
   return { sizes, write };
 }
 
-const upsert = (db: Queryable, address: string) => t.platform.services.contacts.upsertByEmail(db, PORTAL, address, [{ property: 'firstname', value: 'Bulk' }]);
-const exists = async (address: string) => !!(await t.platform.services.contacts.getByEmail(t.platform.services.engine, PORTAL, address));
+const upsert = (db: Queryable, address: string) =>
+  t.platform.services.contacts.upsertByEmail(db, PORTAL, address, [{ property: 'firstname', value: 'Bulk' }]);
+const exists = async (address: string) =>
+  !!(await t.platform.services.contacts.getByEmail(t.platform.services.engine, PORTAL, address));
 
 describe('writes in bulk', () => {
   it('runs the writes of one turn in one transaction, one after another, and those that arrive during it in the next', async () => {
@@ -46,7 +48,9 @@ describe('writes in bulk', () => {
     ];
     await new Promise((resolve) => setImmediate(resolve));
     // Three more while those are being written: the next bulk.
-    const later = [0, 1, 2].map((i) => bulkWrite(async (db) => (order.push(`later ${i}`), (await upsert(db, email())).isNew)));
+    const later = [0, 1, 2].map((i) =>
+      bulkWrite(async (db) => (order.push(`later ${i}`), (await upsert(db, email())).isNew)),
+    );
     expect(await Promise.all([...early, ...later])).toEqual([true, false, true, true, true]);
     expect(sizes).toEqual([2, 3]);
     expect(order).toEqual(['first', 'second', 'later 0', 'later 1', 'later 2']);
@@ -75,7 +79,12 @@ describe('writes in bulk', () => {
         }),
       ),
     );
-    expect(settled.map((s) => (s.status == 'fulfilled' ? s.value : s.reason))).toEqual([addresses[0], addresses[1], bad, addresses[3]]);
+    expect(settled.map((s) => (s.status == 'fulfilled' ? s.value : s.reason))).toEqual([
+      addresses[0],
+      addresses[1],
+      bad,
+      addresses[3],
+    ]);
     // The four together, one after another up to the failure (rolled back), then each alone:
     // three writes committed, of one each.
     expect(attempts).toEqual([0, 1, 2, 0, 1, 2, 3]);
@@ -98,7 +107,11 @@ describe('writes in bulk', () => {
     await new Promise((resolve) => setImmediate(resolve)); // its bulk is being written
     const rest = [0, 1, 2].map(() => bulkWrite(async () => 'lost'));
     expect(await first).toBe('up');
-    expect((await Promise.allSettled(rest)).map((r) => (r.status == 'rejected' ? r.reason : r.value))).toEqual([down, down, down]);
+    expect((await Promise.allSettled(rest)).map((r) => (r.status == 'rejected' ? r.reason : r.value))).toEqual([
+      down,
+      down,
+      down,
+    ]);
     expect(sizes).toEqual([1, 3]);
   });
 });
@@ -106,7 +119,9 @@ describe('writes in bulk', () => {
 describe('form submissions in bulk, over HTTP', () => {
   let guid: string;
   beforeAll(async () => {
-    const res = await t.call('POST', '/contacts/v1/forms', { body: { name: 'Bulk', fields: [{ name: 'email', required: true }, { name: 'firstname' }] } });
+    const res = await t.call('POST', '/contacts/v1/forms', {
+      body: { name: 'Bulk', fields: [{ name: 'email', required: true }, { name: 'firstname' }] },
+    });
     guid = res.json.guid;
   });
   const submit = (fields: Record<string, string>, form = guid) =>
@@ -115,7 +130,8 @@ describe('form submissions in bulk, over HTTP', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       portal: null,
     });
-  const profile = async (address: string) => (await t.call('GET', `/contacts/v1/contact/email/${address}/profile?formSubmissionMode=all`)).json;
+  const profile = async (address: string) =>
+    (await t.call('GET', `/contacts/v1/contact/email/${address}/profile?formSubmissionMode=all`)).json;
 
   it('counts concurrent submissions of one visitor as one after the other would, and others’ alongside', async () => {
     const repeated = email();
@@ -130,7 +146,9 @@ describe('form submissions in bulk, over HTTP', () => {
     for (const address of others) expect((await profile(address)).properties.num_conversion_events.value).toBe('1');
     if (t.platform.services.engine.kind == 'postgres') {
       // Rows written by one transaction share its id (xmin): the 18 went in fewer transactions.
-      const transactions = sql<[string], { n: number }>('SELECT count(DISTINCT xmin::text) AS n FROM form_submissions WHERE form_guid = ?');
+      const transactions = sql<[string], { n: number }>(
+        'SELECT count(DISTINCT xmin::text) AS n FROM form_submissions WHERE form_guid = ?',
+      );
       expect((await t.platform.services.engine.get(transactions, guid))!.n).toBeLessThan(18);
     }
   });

@@ -16,7 +16,9 @@ const NOT_UTKS = ['ABC', 'A'.repeat(32), 'a'.repeat(31), '../../integrations/v1/
 
 describe('linking a visitor token', () => {
   it('a form submission with a malformed svcutk keeps the lead and links nothing', async () => {
-    const form = (await t.call('POST', '/contacts/v1/forms', { body: { name: 'Utk check', fields: [{ name: 'email' }] } })).json;
+    const form = (
+      await t.call('POST', '/contacts/v1/forms', { body: { name: 'Utk check', fields: [{ name: 'email' }] } })
+    ).json;
     for (const [i, svcutk] of NOT_UTKS.entries()) {
       const body = new URLSearchParams({ email: `utk-${i}@example.com`, svc_context: JSON.stringify({ svcutk }) });
       const res = await t.call('POST', `${t.formsUrl}/uploads/form/v2/${PORTAL}/${form.guid}`, {

@@ -25,24 +25,31 @@ const IV = 16;
 const MAC = 32;
 // The label keeps the companion's name: links signed before this module moved here still verify.
 const derive = (secret: string, use: string) => createHmac('sha256', secret).update(`svc-companion/${use}`).digest();
-const mac = (secret: string, purpose: Purpose, data: Buffer) => createHmac('sha256', derive(secret, 'mac')).update(purpose).update('\0').update(data).digest();
+const mac = (secret: string, purpose: Purpose, data: Buffer) =>
+  createHmac('sha256', derive(secret, 'mac')).update(purpose).update('\0').update(data).digest();
 
 export function sign(secret: string, purpose: Purpose, subject: string, expiresAt: number) {
   const iv = randomBytes(IV);
   const cipher = createCipheriv('aes-256-ctr', derive(secret, 'enc'), iv);
-  const body = Buffer.concat([iv, cipher.update(JSON.stringify({ s: subject, x: expiresAt } satisfies Payload)), cipher.final()]);
+  const body = Buffer.concat([
+    iv,
+    cipher.update(JSON.stringify({ s: subject, x: expiresAt } satisfies Payload)),
+    cipher.final(),
+  ]);
   return Buffer.concat([body, mac(secret, purpose, body)]).toString('base64url');
 }
 
 export type Verified = { ok: true; subject: string } | { ok: false; reason: 'malformed' | 'invalid' | 'expired' };
 
 export function verify(secret: string, purpose: Purpose, token: unknown, now: number): Verified {
-  if (typeof token != 'string' || token.length > 2048 || !/^[\w-]+$/.test(token)) return { ok: false, reason: 'malformed' };
+  if (typeof token != 'string' || token.length > 2048 || !/^[\w-]+$/.test(token))
+    return { ok: false, reason: 'malformed' };
   const raw = Buffer.from(token, 'base64url');
   if (raw.length < IV + MAC + 2) return { ok: false, reason: 'malformed' };
   const body = raw.subarray(0, raw.length - MAC);
   // Tampered, another key or another purpose.
-  if (!timingSafeEqual(raw.subarray(raw.length - MAC), mac(secret, purpose, body))) return { ok: false, reason: 'invalid' };
+  if (!timingSafeEqual(raw.subarray(raw.length - MAC), mac(secret, purpose, body)))
+    return { ok: false, reason: 'invalid' };
   let p: Payload;
   try {
     const decipher = createDecipheriv('aes-256-ctr', derive(secret, 'enc'), body.subarray(0, IV));

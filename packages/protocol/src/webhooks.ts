@@ -19,4 +19,5 @@ export const WEBHOOK_HEADERS = {
 export const WEBHOOK_MAX_AGE_MS = 5 * 60_000;
 
 /** The string the signature covers. */
-export const webhookSignatureBase = (method: string, url: string, body: string, timestamp: string) => method.toUpperCase() + url + body + timestamp;
+export const webhookSignatureBase = (method: string, url: string, body: string, timestamp: string) =>
+  method.toUpperCase() + url + body + timestamp;

@@ -23,16 +23,27 @@ describe('signed tokens', () => {
     for (const i of [0, 20, raw.length - 1]) {
       const changed = Buffer.from(raw);
       changed[i] ^= 1;
-      expect(verify(SECRET, 'preferences', changed.toString('base64url'), NOW)).toEqual({ ok: false, reason: 'invalid' });
+      expect(verify(SECRET, 'preferences', changed.toString('base64url'), NOW)).toEqual({
+        ok: false,
+        reason: 'invalid',
+      });
     }
-    for (const bad of [undefined, 42, '', 'x', 'not base64!', 'A'.repeat(3000)]) expect(verify(SECRET, 'preferences', bad, NOW)).toMatchObject({ ok: false, reason: 'malformed' });
+    for (const bad of [undefined, 42, '', 'x', 'not base64!', 'A'.repeat(3000)])
+      expect(verify(SECRET, 'preferences', bad, NOW)).toMatchObject({ ok: false, reason: 'malformed' });
   });
 
   it('make a preference link: the page with the token as its query parameter', () => {
-    const link = new URL(preferenceLink('https://www.example.com/svc/preferences', SECRET, 'ada@example.com', NOW + 1000));
+    const link = new URL(
+      preferenceLink('https://www.example.com/svc/preferences', SECRET, 'ada@example.com', NOW + 1000),
+    );
     expect(link.origin + link.pathname).toBe('https://www.example.com/svc/preferences');
-    expect(verify(SECRET, 'preferences', link.searchParams.get(PREFERENCE_TOKEN_PARAM), NOW)).toEqual({ ok: true, subject: 'ada@example.com' });
-    const withQuery = new URL(preferenceLink('https://www.example.com/prefs?lang=en', SECRET, 'ada@example.com', NOW + 1000));
+    expect(verify(SECRET, 'preferences', link.searchParams.get(PREFERENCE_TOKEN_PARAM), NOW)).toEqual({
+      ok: true,
+      subject: 'ada@example.com',
+    });
+    const withQuery = new URL(
+      preferenceLink('https://www.example.com/prefs?lang=en', SECRET, 'ada@example.com', NOW + 1000),
+    );
     expect(withQuery.searchParams.get('lang')).toBe('en');
     expect(verify(SECRET, 'preferences', withQuery.searchParams.get(PREFERENCE_TOKEN_PARAM), NOW).ok).toBe(true);
   });

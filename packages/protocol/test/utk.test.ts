@@ -9,13 +9,23 @@ describe('the utk format', () => {
   });
 
   it('refuses other lengths, upper case, other characters and surrounding text', () => {
-    for (const bad of ['', 'a'.repeat(31), 'a'.repeat(33), 'A'.repeat(32), 'g'.repeat(32), ` ${'a'.repeat(31)}`, `${'a'.repeat(32)}\n`, '../../etc'])
+    for (const bad of [
+      '',
+      'a'.repeat(31),
+      'a'.repeat(33),
+      'A'.repeat(32),
+      'g'.repeat(32),
+      ` ${'a'.repeat(31)}`,
+      `${'a'.repeat(32)}\n`,
+      '../../etc',
+    ])
       expect(isUtk(bad), JSON.stringify(bad)).toBe(false);
   });
 
   it('refuses what is not a string, even when it prints as a utk', () => {
     const looksLikeOne = 'a'.repeat(32);
-    for (const bad of [undefined, null, 7, [looksLikeOne], { toString: () => looksLikeOne }]) expect(isUtk(bad)).toBe(false);
+    for (const bad of [undefined, null, 7, [looksLikeOne], { toString: () => looksLikeOne }])
+      expect(isUtk(bad)).toBe(false);
     // The bare pattern coerces; that is why servers use isUtk.
     expect(UTK_PATTERN.test([looksLikeOne] as unknown as string)).toBe(true);
   });

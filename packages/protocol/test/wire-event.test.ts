@@ -3,7 +3,15 @@
  * pixel, and refuses a malformed field with a message naming it. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { openPage, type Page } from '../../tracker/test/harness';
-import { BATCH_FILE, checkWireEvent, eventProperties, PIXEL_FILE, UTK_COOKIE, VISITOR_COOKIE, type WireEvent } from '../src';
+import {
+  BATCH_FILE,
+  checkWireEvent,
+  eventProperties,
+  PIXEL_FILE,
+  UTK_COOKIE,
+  VISITOR_COOKIE,
+  type WireEvent,
+} from '../src';
 
 let page: Page;
 afterEach(() => page?.close());
@@ -32,7 +40,13 @@ describe('checkWireEvent', () => {
     expect(page.cookie(VISITOR_COOKIE)).toBeDefined();
     for (const e of events) expect(problemOf(e), JSON.stringify(e)).toBeUndefined();
     const checked = checkWireEvent(events[1]);
-    expect(checked.ok && checked.event).toMatchObject({ n: 'buy-clicked', m: '49.5', _plan: 'pro', _seats: '3', _trial: 'false' });
+    expect(checked.ok && checked.event).toMatchObject({
+      n: 'buy-clicked',
+      m: '49.5',
+      _plan: 'pro',
+      _seats: '3',
+      _trial: 'false',
+    });
     // The properties the platform shows with the event: the trackEvent keys, and nothing else.
     expect(eventProperties(events[1])).toEqual({ plan: 'pro', seats: '3', trial: 'false' });
     expect(eventProperties(events[2])).toEqual({});
@@ -52,7 +66,14 @@ describe('checkWireEvent', () => {
   });
 
   it('refuses a malformed event, naming the field', () => {
-    const good: WireEvent = { eid: 'a'.repeat(32), k: '1', a: '62515', v: '1', cts: '1795317820408', vi: 'b'.repeat(32) };
+    const good: WireEvent = {
+      eid: 'a'.repeat(32),
+      k: '1',
+      a: '62515',
+      v: '1',
+      cts: '1795317820408',
+      vi: 'b'.repeat(32),
+    };
     expect(problemOf(good)).toBeUndefined();
     const cases: [unknown, string][] = [
       [null, 'must be an object'],
@@ -62,7 +83,10 @@ describe('checkWireEvent', () => {
       [{ ...good, eid: 'A'.repeat(32) }, '"eid" must be 32 lower-case hex characters'],
       [{ ...good, k: '2' }, '"k" must be "1" (page view) or "3" (custom event)'],
       [{ ...good, a: 'acme' }, '"a" must be a portal id'],
-      [Object.fromEntries(Object.entries(good).filter(([k]) => k != 'cts')), '"cts" must be a timestamp in milliseconds'],
+      [
+        Object.fromEntries(Object.entries(good).filter(([k]) => k != 'cts')),
+        '"cts" must be a timestamp in milliseconds',
+      ],
       [{ ...good, k: '3' }, '"n" (the event id or name) is required for a custom event'],
       [{ ...good, k: '3', n: 'x', m: '1e3' }, '"m" must be a number'],
       [{ ...good, vi: '../../etc' }, '"vi" must be a visitor token (32 hex)'],

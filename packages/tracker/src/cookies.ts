@@ -46,7 +46,10 @@ export const readUtk = (): string | undefined => {
 /** Writes with the configured domain; falls back to host-only when the browser refuses it. */
 export function setCookie(name: string, value: string, expires?: number) {
   // js-cookie adds `path=/` by default. A second round, host-only, when the domain did not stick.
-  while ((Cookies.set(name, value, { expires, domain, sameSite: 'Lax', secure: location.protocol == 'https:' }), domain && getCookie(name) != value))
+  while (
+    (Cookies.set(name, value, { expires, domain, sameSite: 'Lax', secure: location.protocol == 'https:' }),
+    domain && getCookie(name) != value)
+  )
     domain = undefined;
 }
 
@@ -67,10 +70,10 @@ export function visit(now: number, pageView: boolean): Ids {
   const utk = found || newId();
   let [first, prev, cur, n] = v.slice(2).map(Number);
   let [, views, start] = (getCookie(SESSION) || '').split('.').map(Number);
-  if (!(n > 0)) (first = prev = cur = now), (n = 0);
+  if (!(n > 0)) ((first = prev = cur = now), (n = 0));
   if (!n || !getCookie(RESTART) || !(start > 0) || !(views >= 0)) {
     // (For a new visitor first, prev and cur are all `now` already.)
-    (prev = cur), (cur = now);
+    ((prev = cur), (cur = now));
     n++;
     views = 0;
     start = now;

@@ -1,5 +1,15 @@
 /** The tracker: runs the `_svcq` command queue, builds events and hands them to the transport. */
-import { CUSTOM_EVENT, DNT_COOKIE as DNT, PROPERTY_PREFIX, OPT_OUT_COOKIE as OPT_OUT, OPTED_IN, OPTED_OUT, PAGE_VIEW, WIRE_VERSION, type WireEvent } from '@svc/protocol';
+import {
+  CUSTOM_EVENT,
+  DNT_COOKIE as DNT,
+  PROPERTY_PREFIX,
+  OPT_OUT_COOKIE as OPT_OUT,
+  OPTED_IN,
+  OPTED_OUT,
+  PAGE_VIEW,
+  WIRE_VERSION,
+  type WireEvent,
+} from '@svc/protocol';
 import { configureCookies, forgetVisitor, getCookie, removeCookie, setCookie, visit } from './cookies';
 import { newId } from './ids';
 import { watchHistory } from './spa';
@@ -117,7 +127,7 @@ export function start(config: TrackerConfig): Tracker {
     },
     doNotTrack(options) {
       if (options?.track) removeCookie(DNT);
-      else setCookie(DNT, 'yes', days), net.clear(), (waiting.length = 0);
+      else (setCookie(DNT, 'yes', days), net.clear(), (waiting.length = 0));
     },
     trackPageView() {
       view = track({ k: PAGE_VIEW, po: path, rpo: previousPath, r: referrer, ct: contentType });
@@ -154,7 +164,10 @@ export function start(config: TrackerConfig): Tracker {
   // The pre-load queue and the automatic page view, hoisted (a stable sort; what is not among the
   // first six commands ranks -1 >>> 0, last; function entries and garbage have no name, so they are
   // never hoisted). The commands' own names: a list of them would cost the bundle its bytes twice.
-  const rank = (e: QueueEntry) => Object.keys(commands).slice(0, 6).indexOf((e as string[] | null)?.[0]!) >>> 0;
+  const rank = (e: QueueEntry) =>
+    Object.keys(commands)
+      .slice(0, 6)
+      .indexOf((e as string[] | null)?.[0]!) >>> 0;
   [...queue.splice(0), ['trackPageView'] as QueueEntry].sort((a, b) => rank(a) - rank(b)).forEach(run);
   queue.push = tracker.push as never;
   queue.t = tracker;

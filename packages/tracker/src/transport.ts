@@ -36,15 +36,18 @@ export function transport(collector: string, canStore: () => boolean | undefined
   };
   /** Drops the batch from the stored queue and, when it failed, appends it again. */
   const update = (batch: WireEvent[], failed: boolean) =>
-    save(load().filter((x) => !batch.some((e) => e.eid == x.eid)).concat(failed ? batch : []));
+    save(
+      load()
+        .filter((x) => !batch.some((e) => e.eid == x.eid))
+        .concat(failed ? batch : []),
+    );
   /** Exponential backoff, 0.5 s doubling to 60 s, with 10 % jitter. */
   const backoff = () => Math.min(60000, 500 * 2 ** failures++) * (0.9 + Math.random() / 5);
 
   /** Online and not blocked: worth a try. */
   const canTry = () => navigator.onLine && blocked < MAX_BLOCKED;
   const schedule = (ms: number) => {
-    if (!retryTimer && canTry() && load().length)
-      retryTimer = setTimeout(retry, ms);
+    if (!retryTimer && canTry() && load().length) retryTimer = setTimeout(retry, ms);
   };
   const retry = () => {
     const q = save(load());
@@ -53,7 +56,10 @@ export function transport(collector: string, canStore: () => boolean | undefined
 
   function post(batch: WireEvent[], stored?: boolean) {
     if (!canTry()) return stored ? (retryTimer = undefined) : update(batch, true);
-    if (!self.fetch) return batch.forEach((e) => (new Image().src = base + PIXEL_FILE + '?' + new URLSearchParams(e as Record<string, string>)));
+    if (!self.fetch)
+      return batch.forEach(
+        (e) => (new Image().src = base + PIXEL_FILE + '?' + new URLSearchParams(e as Record<string, string>)),
+      );
     log('send', batch);
     // In an async function so that a fetch that throws (a broken polyfill) counts as a network error.
     (async () => fetch(base + BATCH_FILE, { method: 'POST', body: JSON.stringify(batch), keepalive: true }))()

@@ -73,8 +73,12 @@ describe('consent modes', () => {
     page.push(['setConsent', true]);
     expect(seen).toEqual([{ allowed: true, categories: { analytics: true } }]);
 
-    const none = openPage({ before: `window.seen = []; _svcq = [['addPrivacyConsentListener', (c) => seen.push(c)]];` });
-    expect((none.window as unknown as { seen: unknown[] }).seen).toEqual([{ allowed: true, categories: { analytics: true } }]);
+    const none = openPage({
+      before: `window.seen = []; _svcq = [['addPrivacyConsentListener', (c) => seen.push(c)]];`,
+    });
+    expect((none.window as unknown as { seen: unknown[] }).seen).toEqual([
+      { allowed: true, categories: { analytics: true } },
+    ]);
     none.close();
   });
 });
@@ -149,7 +153,12 @@ const LISTEN = `window.seen = []; _svcq = [['addPrivacyConsentListener', (c) => 
 
 describe('browser privacy signals', () => {
   const nothingHappens = async (page: Page) => {
-    page.push(['identify', { email: 'ada@example.com' }], ['trackEvent', { id: 'x' }], ['setConsent', true], ['trackPageView']);
+    page.push(
+      ['identify', { email: 'ada@example.com' }],
+      ['trackEvent', { id: 'x' }],
+      ['setConsent', true],
+      ['trackPageView'],
+    );
     await page.tick(60_000);
     page.hide();
     expect(page.sent).toEqual([]);
@@ -157,15 +166,25 @@ describe('browser privacy signals', () => {
     expect(page.storage()).toEqual({});
   };
 
-  for (const [name, signal] of [['Global Privacy Control', GPC], ['navigator.doNotTrack', DNT], ['window.doNotTrack', WINDOW_DNT]])
+  for (const [name, signal] of [
+    ['Global Privacy Control', GPC],
+    ['navigator.doNotTrack', DNT],
+    ['window.doNotTrack', WINDOW_DNT],
+  ])
     it(`opt-in mode honours ${name} by default: a decline that sends nothing and stores nothing, whatever setConsent says`, async () => {
       page = openPage({ attrs: { consent: 'opt-in' }, before: signal + LISTEN });
-      expect((page.window as unknown as { seen: unknown[] }).seen).toEqual([{ allowed: false, categories: { analytics: false } }]);
+      expect((page.window as unknown as { seen: unknown[] }).seen).toEqual([
+        { allowed: false, categories: { analytics: false } },
+      ]);
       await nothingHappens(page);
     });
 
   it('an earlier consent and stored retries are not used while the signal is on', async () => {
-    const first = openPage({ attrs: { consent: 'opt-in' }, before: `_svcq = [['setConsent', true]]`, collector: () => 503 });
+    const first = openPage({
+      attrs: { consent: 'opt-in' },
+      before: `_svcq = [['setConsent', true]]`,
+      collector: () => 503,
+    });
     await first.tick(5000);
     expect(first.storage().svc_retry).toContain('"k":"1"');
     const cookies = first.window.document.cookie;

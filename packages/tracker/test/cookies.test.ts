@@ -143,7 +143,9 @@ describe('identity cookies', () => {
     page = openPage({ before: `document.cookie = 'svcutk=0123456789abcdef0123456789abcdef; path=/';` });
     expect(page.cookie('svcutk')!.value).toBe('0123456789abcdef0123456789abcdef');
     page.close();
-    page = openPage({ before: `document.cookie = 'svcutk=<script>; path=/'; document.cookie = '__svctc=x.y.z; path=/';` });
+    page = openPage({
+      before: `document.cookie = 'svcutk=<script>; path=/'; document.cookie = '__svctc=x.y.z; path=/';`,
+    });
     expect(page.cookie('svcutk')!.value).toMatch(/^[0-9a-f]{32}$/);
     expect(visitorFields(page).session).toBe(1);
   });

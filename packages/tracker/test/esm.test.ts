@@ -32,7 +32,8 @@ describe('ESM build', () => {
 
   it('reads the svcutk cookie for the form embed: only a well-formed one, only under its own name', () => {
     const utk = 'ab'.repeat(16);
-    const clear = () => document.cookie.split('; ').forEach((c) => (document.cookie = `${c.split('=')[0]}=; max-age=0`));
+    const clear = () =>
+      document.cookie.split('; ').forEach((c) => (document.cookie = `${c.split('=')[0]}=; max-age=0`));
     clear();
     expect(readUtk()).toBeUndefined();
     document.cookie = `xsvcutk=${'cd'.repeat(16)}`;

@@ -112,8 +112,7 @@ export function openPage(options: PageOptions = {}) {
     events: () => sent.flatMap((s) => s.events),
     /** The events the collector accepted (2xx), the beacons and the pixels. */
     delivered: () => sent.filter((s) => !s.status || s.status < 300).flatMap((s) => s.events),
-    cookie: (name: string) =>
-      jar.getCookiesSync(window.location.href).find((c) => c.key == name),
+    cookie: (name: string) => jar.getCookiesSync(window.location.href).find((c) => c.key == name),
     storage: () => ({ ...window.localStorage }),
     setOnline(online: boolean) {
       state.online = online;
@@ -131,7 +130,14 @@ export function openPage(options: PageOptions = {}) {
      * attributes carry over; the site's `before` snippet does not. */
     next(more: PageOptions = {}) {
       clock.uninstall();
-      return openPage({ ...options, before: undefined, jar, storage: { ...window.localStorage }, now: clock.now, ...more });
+      return openPage({
+        ...options,
+        before: undefined,
+        jar,
+        storage: { ...window.localStorage },
+        now: clock.now,
+        ...more,
+      });
     },
     close() {
       clock.uninstall();

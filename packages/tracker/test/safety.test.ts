@@ -16,7 +16,15 @@ describe('nothing escapes to the host page', () => {
                         ['identify', 'not an object'], ['setPath', 42], ['doNotTrack', { track: true }]];`,
     });
     page.push(null, ['trackEvent'], ['addPrivacyConsentListener', 'not a function'], ['setConsent', true]);
-    page.push(['trackEvent', { id: 'x' }], ['addPrivacyConsentListener', () => { throw new Error('site bug'); }]);
+    page.push(
+      ['trackEvent', { id: 'x' }],
+      [
+        'addPrivacyConsentListener',
+        () => {
+          throw new Error('site bug');
+        },
+      ],
+    );
     await page.tick(10_000);
     page.push(['trackEvent', { id: 'y' }]);
     page.hide();

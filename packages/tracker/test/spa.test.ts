@@ -49,7 +49,11 @@ describe('single-page apps', () => {
     page.window.fetch = (() => {
       throw new Error('broken');
     }) as typeof fetch;
-    Object.defineProperty(page.window, 'localStorage', { get: () => { throw new Error('denied'); } });
+    Object.defineProperty(page.window, 'localStorage', {
+      get: () => {
+        throw new Error('denied');
+      },
+    });
     page.window.history.pushState({ a: 1 }, '', '/ok');
     expect(page.window.location.pathname).toBe('/ok');
     expect(page.window.history.state).toEqual({ a: 1 });
@@ -177,7 +181,11 @@ const ROUTER = `
   window.go = (path) => (history.pushState({}, '', path), render()); // navigate, then render
   addEventListener('popstate', render, true);
   render();`;
-const TITLES: Record<string, string> = { '/start': 'Acme Widgets', '/pricing': 'Pricing · Acme Widgets', '/about': 'About · Acme Widgets' };
+const TITLES: Record<string, string> = {
+  '/start': 'Acme Widgets',
+  '/pricing': 'Pricing · Acme Widgets',
+  '/about': 'About · Acme Widgets',
+};
 
 /** Each page view's path, title and URL. */
 const views = () => page.events().map((e) => [e.po, e.t, e.pu]);
@@ -261,7 +269,9 @@ describe('titles whatever the order the app and the tracker listen in (issue 38)
     );
     expect(page.events().map((e) => e.r)).toEqual([
       'https://search.example.org/?q=svc',
-      ...['/start', '/pricing', '/about', '/pricing', '/about', '/pricing', '/about'].map((p) => 'https://www.example.com' + p),
+      ...['/start', '/pricing', '/about', '/pricing', '/about', '/pricing', '/about'].map(
+        (p) => 'https://www.example.com' + p,
+      ),
     ]);
   });
 });

@@ -180,7 +180,12 @@ describe('retry', () => {
 
   it('bounds the stored queue to the newest 100 events and 7 days', async () => {
     const old = Date.now() - 8 * 864e5;
-    const ancient = Array.from({ length: 5 }, (_, i) => ({ eid: 'a'.repeat(31) + i, k: '3', a: '62515', cts: String(old) }));
+    const ancient = Array.from({ length: 5 }, (_, i) => ({
+      eid: 'a'.repeat(31) + i,
+      k: '3',
+      a: '62515',
+      cts: String(old),
+    }));
     page = openPage({ online: false, storage: { svc_retry: JSON.stringify(ancient) } });
     events(page, 120);
     await page.tick(10_000);

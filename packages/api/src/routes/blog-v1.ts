@@ -177,7 +177,8 @@ export const blogV1Routes = {
     atomEntry: 'post',
     method: 'POST',
     path: '/blog/v1/:blog_guid/posts.atom',
-    summary: 'Create a post from an Atom entry; it starts as a draft unless draft=false (published, or scheduled for a future published)',
+    summary:
+      'Create a post from an Atom entry; it starts as a draft unless draft=false (published, or scheduled for a future published)',
     params: z.object({ blog_guid: guid }),
     bodyType: 'atom',
     body: postCreate,

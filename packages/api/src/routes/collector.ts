@@ -3,7 +3,13 @@
  * checked by the protocol's `checkWireEvent`, the one check every side of the wire uses; a
  * batch's events are checked one by one (valid ones are kept even when others are refused), so the
  * body schema asks only for an array of the right size and `wireEvent` checks each. */
-import { checkWireEvent, COLLECT_BATCH_PATH, COLLECT_PIXEL_PATH, MAX_BATCH_EVENTS, type WireEvent } from '@svc/protocol';
+import {
+  checkWireEvent,
+  COLLECT_BATCH_PATH,
+  COLLECT_PIXEL_PATH,
+  MAX_BATCH_EVENTS,
+  type WireEvent,
+} from '@svc/protocol';
 import { z } from 'zod';
 import { route } from '../route';
 
@@ -32,7 +38,10 @@ export const collectorRoutes = {
     // Events carry their own id (eid): a repeat is counted once.
     retry: 'safe',
     resource: 'events',
-    body: z.array(z.unknown()).min(1, `must hold 1 to ${MAX_BATCH_EVENTS} events`).max(MAX_BATCH_EVENTS, `must hold 1 to ${MAX_BATCH_EVENTS} events`),
+    body: z
+      .array(z.unknown())
+      .min(1, `must hold 1 to ${MAX_BATCH_EVENTS} events`)
+      .max(MAX_BATCH_EVENTS, `must hold 1 to ${MAX_BATCH_EVENTS} events`),
     response: collectOutcome,
   }),
   'collect.pixel': route({

@@ -12,14 +12,18 @@ const email = z.string().min(1).max(254);
 const utk = z.string().min(1).max(64);
 /** A comma-separated list in the path (`1,2,3`), up to 100 items. */
 const list = <T extends z.ZodType<unknown, string>>(item: T) =>
-  z.string().transform((s) => s.split(',').filter(Boolean)).pipe(z.array(item).max(100));
+  z
+    .string()
+    .transform((s) => s.split(',').filter(Boolean))
+    .pipe(z.array(item).max(100));
 const batchResult = z.record(z.string(), contact);
 
 /** What an item of vids/batch's list is: a vid as numericId takes it, or an email address by the
  * rule a contact's email property is held to (the platform's store/properties.ts). */
 const VID = /^\d{1,15}$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const kindOf = (s: string) => (VID.test(s) ? 'a vid' : s.length <= 254 && EMAIL.test(s) ? 'an email address' : undefined);
+const kindOf = (s: string) =>
+  VID.test(s) ? 'a vid' : s.length <= 254 && EMAIL.test(s) ? 'an email address' : undefined;
 /** `/vids/batch/:contact_ids`, which the spec lists twice: "group by ids" (`:contact_ids`) and
  * "group by emails" (`:contact_emails`). The values tell which: all vids (`1,2,3`) or all email
  * addresses (`a@x.com,b@x.com`), up to 100; a mix, or an item that is neither, is refused, naming
@@ -31,11 +35,15 @@ const vidsOrEmails = list(z.string()).transform((items, ctx) => {
   if (bad >= 0 || other > 0) {
     const at = bad >= 0 ? bad : other;
     const message =
-      bad >= 0 ? 'must be a vid (a positive integer) or an email address' : `is ${kinds[other]}, but item 0 is ${kinds[0]}: give all vids or all email addresses`;
+      bad >= 0
+        ? 'must be a vid (a positive integer) or an email address'
+        : `is ${kinds[other]}, but item 0 is ${kinds[0]}: give all vids or all email addresses`;
     ctx.issues.push({ code: 'custom', input: items[at], path: [at], message });
     return z.NEVER;
   }
-  return kinds[0] == 'an email address' ? { vids: [] as number[], emails: items } : { vids: items.map(Number), emails: [] as string[] };
+  return kinds[0] == 'an email address'
+    ? { vids: [] as number[], emails: items }
+    : { vids: items.map(Number), emails: [] as string[] };
 });
 
 export const contactRoutes = {
@@ -148,7 +156,8 @@ export const contactRoutes = {
     id: 'contacts.getBatchByVids',
     method: 'GET',
     path: '/contacts/v1/contact/vids/batch/:contact_ids',
-    summary: 'Contacts by vids or by email addresses (comma-separated in the path, all one or the other; or repeated `vid`), keyed by vid',
+    summary:
+      'Contacts by vids or by email addresses (comma-separated in the path, all one or the other; or repeated `vid`), keyed by vid',
     scopes: READ,
     params: z.object({ contact_ids: vidsOrEmails }),
     query: z.object({ vid: repeated(numericId), ...contactReadQuery }),

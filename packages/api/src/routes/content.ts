@@ -100,7 +100,10 @@ type Grouped<N extends string, V> = {
 };
 
 /** Names each maker `content.<collection>.<verb>` and builds its route, on the collection's resource. */
-function group<N extends string, V extends Record<string, Maker>>(c: { name: N; resource: string }, verbs: V): Grouped<N, V> {
+function group<N extends string, V extends Record<string, Maker>>(
+  c: { name: N; resource: string },
+  verbs: V,
+): Grouped<N, V> {
   const out: Record<string, unknown> = {};
   for (const [verb, make] of Object.entries(verbs)) {
     const id = `content.${c.name}.${verb}`;
@@ -140,17 +143,19 @@ const list =
       response: listEnvelope(c.record),
     });
 
-const get = <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) => (id: string) =>
-  route({
-    ...V2,
-    id,
-    method: 'GET',
-    path: c.item,
-    summary: `A ${c.label} by id`,
-    scopes: c.scopes,
-    params: c.params,
-    response: c.record,
-  });
+const get =
+  <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) =>
+  (id: string) =>
+    route({
+      ...V2,
+      id,
+      method: 'GET',
+      path: c.item,
+      summary: `A ${c.label} by id`,
+      scopes: c.scopes,
+      params: c.params,
+      response: c.record,
+    });
 
 const update =
   <P extends z.ZodObject, R extends z.ZodType, B extends z.ZodType>(c: Of<P, R>, body: B) =>
@@ -167,16 +172,18 @@ const update =
       response: c.record,
     });
 
-const remove = <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) => (id: string) =>
-  route({
-    ...V2,
-    id,
-    method: 'DELETE',
-    path: c.item,
-    summary: `Soft-delete a ${c.label} (sets deleted_at; restorable)`,
-    scopes: c.scopes,
-    params: c.params,
-  });
+const remove =
+  <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) =>
+  (id: string) =>
+    route({
+      ...V2,
+      id,
+      method: 'DELETE',
+      path: c.item,
+      summary: `Soft-delete a ${c.label} (sets deleted_at; restorable)`,
+      scopes: c.scopes,
+      params: c.params,
+    });
 
 /** A POST on `/X/:id/<suffix>` without a body that answers with the record. */
 const action =
@@ -217,21 +224,28 @@ const readOnly = <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) => ({
   get: get(c),
 });
 
-const getBuffer = <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) => (id: string) =>
-  route({
-    ...V2,
-    id,
-    method: 'GET',
-    path: `${c.item}/buffer`,
-    summary: `The auto-save buffer of a ${c.label} (unsaved edits)`,
-    scopes: c.scopes,
-    params: c.params,
-    response: c.record,
-  });
+const getBuffer =
+  <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) =>
+  (id: string) =>
+    route({
+      ...V2,
+      id,
+      method: 'GET',
+      path: `${c.item}/buffer`,
+      summary: `The auto-save buffer of a ${c.label} (unsaved edits)`,
+      scopes: c.scopes,
+      params: c.params,
+      response: c.record,
+    });
 
 /** PUT on `/X/:id/<suffix>` with the fields to change, answering with the record. */
 const put =
-  <P extends z.ZodObject, R extends z.ZodType, B extends z.ZodType>(c: Of<P, R>, suffix: string, body: B, summary: string) =>
+  <P extends z.ZodObject, R extends z.ZodType, B extends z.ZodType>(
+    c: Of<P, R>,
+    suffix: string,
+    body: B,
+    summary: string,
+  ) =>
   (id: string) =>
     route({
       ...V2,
@@ -249,39 +263,47 @@ const updateBuffer = <P extends z.ZodObject, R extends z.ZodType, B extends z.Zo
   put(c, 'buffer', body, `Update the auto-save buffer of a ${c.label} (the live object is not affected)`);
 
 /** The copy starts as a draft. */
-const clone = <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) => (id: string) =>
-  route({
-    ...V2,
-    id,
-    method: 'POST',
-    path: `${c.item}/clone`,
-    summary: `Clone a ${c.label} (the copy is a new draft)`,
-    scopes: c.scopes,
-    params: c.params,
-    body: z.looseObject({ name: z.string().min(1) }),
-    response: c.record,
-    status: 201,
-  });
+const clone =
+  <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) =>
+  (id: string) =>
+    route({
+      ...V2,
+      id,
+      method: 'POST',
+      path: `${c.item}/clone`,
+      summary: `Clone a ${c.label} (the copy is a new draft)`,
+      scopes: c.scopes,
+      params: c.params,
+      body: z.looseObject({ name: z.string().min(1) }),
+      response: c.record,
+      status: 201,
+    });
 
 const discardBuffer = <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) =>
   action(c, 'discard-buffer', `Discard the buffer of a ${c.label}, keeping the live object (answers with it)`);
 
-const hasBufferedChanges = <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) => (id: string) =>
-  route({
-    ...V2,
-    id,
-    method: 'GET',
-    path: `${c.item}/has-buffered-changes`,
-    summary: `Whether the buffer of a ${c.label} differs from the live object`,
-    scopes: c.scopes,
-    params: c.params,
-    response: z.object({ has_buffered_changes: z.boolean() }),
-  });
+const hasBufferedChanges =
+  <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) =>
+  (id: string) =>
+    route({
+      ...V2,
+      id,
+      method: 'GET',
+      path: `${c.item}/has-buffered-changes`,
+      summary: `Whether the buffer of a ${c.label} differs from the live object`,
+      scopes: c.scopes,
+      params: c.params,
+      response: z.object({ has_buffered_changes: z.boolean() }),
+    });
 
 /** `schedule-publish` is used for every publish, immediate included (§4.1); no response body.
  * The spec names POST; some older clients send PUT, which does the same (`publishPut`). */
 const publish =
-  <P extends z.ZodObject, R extends z.ZodType, A extends readonly [string, ...string[]]>(c: Of<P, R>, actions: A, method: 'POST' | 'PUT' = 'POST') =>
+  <P extends z.ZodObject, R extends z.ZodType, A extends readonly [string, ...string[]]>(
+    c: Of<P, R>,
+    actions: A,
+    method: 'POST' | 'PUT' = 'POST',
+  ) =>
   (id: string) =>
     route({
       ...V2,
@@ -304,20 +326,25 @@ const publish =
 const pushBufferLive = <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) =>
   action(c, 'push-buffer-live', `Copy the buffer of a ${c.label} into the live object`);
 
-const pushBufferLiveAndUpdate = <P extends z.ZodObject, R extends z.ZodType, B extends z.ZodType>(c: Of<P, R>, body: B) =>
+const pushBufferLiveAndUpdate = <P extends z.ZodObject, R extends z.ZodType, B extends z.ZodType>(
+  c: Of<P, R>,
+  body: B,
+) =>
   put(c, 'push-buffer-live', body, `Copy the buffer of a ${c.label} into the live object and update the fields given`);
 
-const validateBuffer = <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) => (id: string) =>
-  route({
-    ...V2,
-    id,
-    method: 'POST',
-    path: `${c.item}/validate-buffer`,
-    summary: `Validate the buffer of a ${c.label} (no request body)`,
-    scopes: c.scopes,
-    params: c.params,
-    response: z.looseObject({ succeeded: z.literal(true) }),
-  });
+const validateBuffer =
+  <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) =>
+  (id: string) =>
+    route({
+      ...V2,
+      id,
+      method: 'POST',
+      path: `${c.item}/validate-buffer`,
+      summary: `Validate the buffer of a ${c.label} (no request body)`,
+      scopes: c.scopes,
+      params: c.params,
+      response: z.looseObject({ succeeded: z.literal(true) }),
+    });
 
 const versions = <P extends z.ZodObject, V extends z.ZodObject, R extends z.ZodType>(c: Coll<string, P, V, R>) => ({
   listVersions: (id: string) =>
@@ -344,18 +371,20 @@ const versions = <P extends z.ZodObject, V extends z.ZodObject, R extends z.ZodT
     }),
 });
 
-const restoreVersion = <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) => (id: string) =>
-  route({
-    ...V2,
-    id,
-    method: 'POST',
-    path: `${c.item}/versions/restore`,
-    summary: `Restore a previous version of a ${c.label}; answers with the restored object`,
-    scopes: c.scopes,
-    params: c.params,
-    body: z.object({ version_id: z.number().int().positive() }),
-    response: c.record,
-  });
+const restoreVersion =
+  <P extends z.ZodObject, R extends z.ZodType>(c: Of<P, R>) =>
+  (id: string) =>
+    route({
+      ...V2,
+      id,
+      method: 'POST',
+      path: `${c.item}/versions/restore`,
+      summary: `Restore a previous version of a ${c.label}; answers with the restored object`,
+      scopes: c.scopes,
+      params: c.params,
+      body: z.object({ version_id: z.number().int().positive() }),
+      response: c.record,
+    });
 
 // ---- collections ----------------------------------------------------------------------------
 
@@ -388,7 +417,9 @@ const pageUpdate = page.partial();
 const pageCreate = pageUpdate.extend({ name: z.string().min(1) });
 const templateUpdate = template.partial();
 const templateCreate = templateUpdate.extend({ path: z.string().min(1) });
-const mappingUpdate = urlMapping.partial().extend({ redirect_style: z.union([z.literal(301), z.literal(302)]).optional() });
+const mappingUpdate = urlMapping
+  .partial()
+  .extend({ redirect_style: z.union([z.literal(301), z.literal(302)]).optional() });
 const mappingCreate = mappingUpdate.extend({
   route_prefix: z.string().min(1),
   destination: z.string().min(1),

@@ -2,7 +2,15 @@
 import { z } from 'zod';
 import { count, numericId, offset } from '../common';
 import { route } from '../route';
-import { addressStatus, campaign, campaignSummary, EMAIL_EVENT_TYPES, emailEvent, statusUpdate, subscriptionDefinition } from '../schemas/email';
+import {
+  addressStatus,
+  campaign,
+  campaignSummary,
+  EMAIL_EVENT_TYPES,
+  emailEvent,
+  statusUpdate,
+  subscriptionDefinition,
+} from '../schemas/email';
 
 const PREFS_READ = ['communication_preferences.read', 'communication_preferences.write'];
 const PREFS_WRITE = ['communication_preferences.write'];
@@ -90,7 +98,8 @@ export const emailRoutes = {
     id: 'email.listEvents',
     method: 'GET',
     path: '/email/public/v1/events',
-    summary: 'Email events of every campaign of the portal, or of `campaignId`, oldest first, paged with an opaque offset',
+    summary:
+      'Email events of every campaign of the portal, or of `campaignId`, oldest first, paged with an opaque offset',
     scopes: ANALYTICS,
     query: eventQuery.extend({ campaignId: numericId.optional() }),
     response: z.object({ events: z.array(emailEvent), hasMore: z.boolean(), offset: z.string() }),

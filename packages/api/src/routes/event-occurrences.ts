@@ -14,7 +14,10 @@ export const PAGE_VIEW_EVENT_TYPE = 'e_visited_page';
 /** A time bound: an ISO 8601 date-time (the real API's form) or milliseconds since the epoch. */
 const instant = z
   .string()
-  .refine((s) => /^\d{1,15}$/.test(s) || (/^\d{4}-\d\d-\d\dT/.test(s) && !Number.isNaN(Date.parse(s))), 'must be an ISO 8601 date-time or milliseconds since the epoch')
+  .refine(
+    (s) => /^\d{1,15}$/.test(s) || (/^\d{4}-\d\d-\d\dT/.test(s) && !Number.isNaN(Date.parse(s))),
+    'must be an ISO 8601 date-time or milliseconds since the epoch',
+  )
   .transform((s) => (/^\d+$/.test(s) ? Number(s) : Date.parse(s)));
 
 export const eventOccurrence = z.object({
@@ -56,7 +59,10 @@ export const eventOccurrenceRoutes = {
         sort: z.enum(['DESCENDING', 'ASCENDING'], 'must be DESCENDING or ASCENDING').default('DESCENDING'),
         limit: count(100, 100),
         /** The cursor of `paging.next.after`. */
-        after: z.string().regex(/^\d{1,15}-\d{1,15}$/, 'must be the paging.next.after of an earlier page').optional(),
+        after: z
+          .string()
+          .regex(/^\d{1,15}-\d{1,15}$/, 'must be the paging.next.after of an earlier page')
+          .optional(),
       })
       .refine((q) => q.objectId !== undefined || q['objectProperty.email'] !== undefined, {
         message: 'give objectId (the contact vid) or objectProperty.email',

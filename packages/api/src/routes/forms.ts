@@ -21,7 +21,13 @@ export const formRoutes = {
       'creates or updates the contact by email and links the visitor utk',
     auth: ['none'],
     redirects: true,
-    params: z.object({ portal_id: z.string().regex(/^\d{1,15}$/, 'must be a portal id').transform(Number), form_guid: guid }),
+    params: z.object({
+      portal_id: z
+        .string()
+        .regex(/^\d{1,15}$/, 'must be a portal id')
+        .transform(Number),
+      form_guid: guid,
+    }),
     bodyType: 'urlencoded',
     body: z.record(z.string(), z.union([z.string(), z.array(z.string())])),
   }),

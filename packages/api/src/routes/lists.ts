@@ -110,7 +110,12 @@ export const listRoutes = {
     summary: 'Contacts recently added to a list, newest first',
     scopes: READ,
     params: listId,
-    query: z.object({ count: count(20, 100), timeOffset: offset.optional(), vidOffset: offset.optional(), ...contactReadQuery }),
+    query: z.object({
+      count: count(20, 100),
+      timeOffset: offset.optional(),
+      vidOffset: offset.optional(),
+      ...contactReadQuery,
+    }),
     response: recentContactPage,
   }),
   'lists.refresh': route({

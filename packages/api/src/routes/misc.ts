@@ -303,7 +303,12 @@ export const miscRoutes = {
     path: '/broadcast/v1/channels/setting/publish/current',
     summary: 'Social channels available for publishing now',
     scopes: SOCIAL,
-    query: z.object({ settings: z.enum(['true', 'false']).transform((v) => v == 'true').optional() }),
+    query: z.object({
+      settings: z
+        .enum(['true', 'false'])
+        .transform((v) => v == 'true')
+        .optional(),
+    }),
     response: z.array(channel),
   }),
   'social.getChannel': route({
@@ -324,7 +329,11 @@ export const miscRoutes = {
     summary: 'Broadcasts, optionally filtered by status, creation time (since) and channel keys',
     scopes: SOCIAL,
     query: z.object({
-      status: z.string().toLowerCase().pipe(z.enum(['success', 'waiting', 'canceled', 'error_fatal'])).optional(),
+      status: z
+        .string()
+        .toLowerCase()
+        .pipe(z.enum(['success', 'waiting', 'canceled', 'error_fatal']))
+        .optional(),
       type: z.enum(['scheduled', 'published', 'failed']).optional(),
       /** createdAt at or after (ms). */
       since: offset.optional(),

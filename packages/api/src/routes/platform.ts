@@ -15,8 +15,15 @@ const limitRow = z.object({
 /** A server-side custom event: event id or name, portal, who (email or utk), value, properties. */
 const eventParams = z.looseObject({
   _n: z.string('is required (the event id or name)').min(1, 'is required (the event id or name)').max(255),
-  _a: z.string().regex(/^\d{1,15}$/, 'must be a portal id').transform(Number),
-  _m: z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a number').transform(Number).optional(),
+  _a: z
+    .string()
+    .regex(/^\d{1,15}$/, 'must be a portal id')
+    .transform(Number),
+  _m: z
+    .string()
+    .regex(/^-?\d+(\.\d+)?$/, 'must be a number')
+    .transform(Number)
+    .optional(),
   email: z.string().max(254).optional(),
   utk: visitorToken.optional(),
   id: z.string().max(255).optional(),
@@ -47,9 +54,21 @@ const refresh = <const Id extends string, const Path extends string>(id: Id, pat
 });
 
 export const platformRoutes = {
-  'auth.refresh': route(refresh('auth.refresh', '/auth/v1/refresh', 'Exchange a refresh token for an access token (urlencoded; rotation is configurable)')),
+  'auth.refresh': route(
+    refresh(
+      'auth.refresh',
+      '/auth/v1/refresh',
+      'Exchange a refresh token for an access token (urlencoded; rotation is configurable)',
+    ),
+  ),
   // The legacy client's refresh helper posts here (the real API's OAuth token endpoint).
-  'auth.token': route(refresh('auth.token', '/oauth/v1/token', 'The same exchange at the OAuth token endpoint, for clients that call it (grant_type=refresh_token)')),
+  'auth.token': route(
+    refresh(
+      'auth.token',
+      '/oauth/v1/token',
+      'The same exchange at the OAuth token endpoint, for clients that call it (grant_type=refresh_token)',
+    ),
+  ),
   'limits.records': route({
     id: 'limits.records',
     method: 'GET',

@@ -89,7 +89,9 @@ export const contactReadQuery = {
 /** The 409 `identityProfile` (camelCase, unlike the profile record). */
 export const conflictIdentityProfile = z.looseObject({
   vid: z.number(),
-  identity: z.array(z.looseObject({ value: z.string(), type: z.string(), timestamp, isPrimary: z.boolean().optional() })),
+  identity: z.array(
+    z.looseObject({ value: z.string(), type: z.string(), timestamp, isPrimary: z.boolean().optional() }),
+  ),
   linkedVid: z.array(z.number()),
   isContact: z.boolean(),
   savedAtTimestamp: timestamp,

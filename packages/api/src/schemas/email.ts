@@ -73,8 +73,19 @@ export const campaignSummary = z.looseObject({
 });
 
 export const EMAIL_EVENT_TYPES = [
-  'SENT', 'DROPPED', 'PROCESSED', 'DELIVERED', 'DEFERRED', 'BOUNCE', 'OPEN', 'CLICK', 'PRINT', 'FORWARD',
-  'STATUSCHANGE', 'SPAMREPORT', 'UNBOUNCE',
+  'SENT',
+  'DROPPED',
+  'PROCESSED',
+  'DELIVERED',
+  'DEFERRED',
+  'BOUNCE',
+  'OPEN',
+  'CLICK',
+  'PRINT',
+  'FORWARD',
+  'STATUSCHANGE',
+  'SPAMREPORT',
+  'UNBOUNCE',
 ] as const;
 
 export const campaign = z.looseObject({

@@ -142,8 +142,14 @@ const fieldWriteShape = {
   labelHidden: z.boolean().optional(),
   prefill: z.boolean().optional(),
   isSmartField: z.boolean().optional(),
-  queryParam: z.string().regex(/^[\w.\-[\]]{1,100}$/, 'must be a query parameter name').optional(),
-  cookieName: z.string().regex(/^[\w.\-]{1,100}$/, 'must be a cookie name').optional(),
+  queryParam: z
+    .string()
+    .regex(/^[\w.\-[\]]{1,100}$/, 'must be a query parameter name')
+    .optional(),
+  cookieName: z
+    .string()
+    .regex(/^[\w.\-]{1,100}$/, 'must be a cookie name')
+    .optional(),
   validation: z
     .object({
       name: z.string().max(255).optional(),
@@ -191,7 +197,13 @@ export const legalConsentOptionsWrite = z.object({
   consentToProcessCheckboxLabel: z.string().max(1024).optional(),
   communicationConsentText: consentText.optional(),
   communicationsCheckboxes: z
-    .array(z.object({ subscriptionTypeId: z.number().int(), label: z.string().min(1).max(1024), required: z.boolean().optional() }))
+    .array(
+      z.object({
+        subscriptionTypeId: z.number().int(),
+        label: z.string().min(1).max(1024),
+        required: z.boolean().optional(),
+      }),
+    )
     .max(20)
     .optional(),
   privacyText: consentText.optional(),
@@ -226,7 +238,9 @@ export const legalConsent = z.object({
     consentToProcess: z.boolean().optional(),
     text: z.string().max(65_536).optional(),
     communications: z
-      .array(z.object({ value: z.boolean(), subscriptionTypeId: z.number().int(), text: z.string().max(65_536).optional() }))
+      .array(
+        z.object({ value: z.boolean(), subscriptionTypeId: z.number().int(), text: z.string().max(65_536).optional() }),
+      )
       .max(20)
       .optional(),
   }),

@@ -4,7 +4,18 @@ import { timestamp } from '../common';
 
 /** One filter on a contact property. */
 export const listFilter = z.looseObject({
-  operator: z.enum(['EQ', 'NEQ', 'CONTAINS', 'NOT_CONTAINS', 'IS_NOT_EMPTY', 'IS_EMPTY', 'GT', 'LT', 'SET_ANY', 'HAS_FILLED_OUT_FORM']),
+  operator: z.enum([
+    'EQ',
+    'NEQ',
+    'CONTAINS',
+    'NOT_CONTAINS',
+    'IS_NOT_EMPTY',
+    'IS_EMPTY',
+    'GT',
+    'LT',
+    'SET_ANY',
+    'HAS_FILLED_OUT_FORM',
+  ]),
   property: z.string().min(1).optional(),
   value: z.union([z.string(), z.number(), z.boolean()]).optional(),
   form: z.string().optional(),

@@ -3,7 +3,18 @@ import { z } from 'zod';
 import { timestamp } from '../common';
 
 export const PROPERTY_TYPES = ['string', 'number', 'date', 'datetime', 'enumeration', 'bool'] as const;
-export const FIELD_TYPES = ['text', 'textarea', 'select', 'radio', 'checkbox', 'booleancheckbox', 'number', 'date', 'file', 'phonenumber'] as const;
+export const FIELD_TYPES = [
+  'text',
+  'textarea',
+  'select',
+  'radio',
+  'checkbox',
+  'booleancheckbox',
+  'number',
+  'date',
+  'file',
+  'phonenumber',
+] as const;
 
 export const propertyOption = z.looseObject({
   label: z.string(),
@@ -38,7 +49,10 @@ export const property = z.looseObject({
 
 /** What a client sends to create or update a property. */
 export const propertyWrite = z.object({
-  name: z.string().regex(/^[a-z][a-z0-9_]{0,99}$/, 'must be lower-case letters, digits and _').optional(),
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,99}$/, 'must be lower-case letters, digits and _')
+    .optional(),
   label: z.string().min(1).max(255),
   description: z.string().max(2000).optional(),
   groupName: z.string().min(1),
@@ -59,7 +73,10 @@ export const propertyGroup = z.looseObject({
 });
 
 export const groupWrite = z.object({
-  name: z.string().regex(/^[a-z][a-z0-9_]{0,99}$/, 'must be lower-case letters, digits and _').optional(),
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,99}$/, 'must be lower-case letters, digits and _')
+    .optional(),
   displayName: z.string().max(255).optional(),
   displayOrder: z.number().int().optional(),
 });

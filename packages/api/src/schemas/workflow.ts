@@ -4,14 +4,27 @@ import { timestamp } from '../common';
 import { listFilters } from './list';
 
 export const workflowAction = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('DELAY'), delayMillis: z.number().int().min(0).max(366 * 864e5) }),
+  z.object({
+    type: z.literal('DELAY'),
+    delayMillis: z
+      .number()
+      .int()
+      .min(0)
+      .max(366 * 864e5),
+  }),
   z.object({ type: z.literal('SET_CONTACT_PROPERTY'), propertyName: z.string().min(1), newValue: z.string() }),
   z.object({ type: z.literal('ADD_TO_LIST'), listId: z.number().int().positive() }),
   // An email of the portal, named by its campaign or its content id (either; the platform fills in
   // the other when the workflow is written).
   z
-    .object({ type: z.literal('EMAIL'), emailCampaignId: z.number().int().positive().optional(), emailContentId: z.number().int().positive().optional() })
-    .refine((a) => a.emailCampaignId !== undefined || a.emailContentId !== undefined, { message: 'an EMAIL step needs emailCampaignId or emailContentId' }),
+    .object({
+      type: z.literal('EMAIL'),
+      emailCampaignId: z.number().int().positive().optional(),
+      emailContentId: z.number().int().positive().optional(),
+    })
+    .refine((a) => a.emailCampaignId !== undefined || a.emailContentId !== undefined, {
+      message: 'an EMAIL step needs emailCampaignId or emailContentId',
+    }),
   z.object({
     type: z.literal('WEBHOOK'),
     url: z.url({ protocol: /^https?$/ }),
@@ -46,7 +59,18 @@ export const workflowWrite = z.object({
   segmentCriteria: listFilters.max(20).optional(),
 });
 
-export const LOG_EVENT_TYPES = ['ENROLLED', 'UNENROLLED', 'DELAY', 'SET_CONTACT_PROPERTY', 'ADD_TO_LIST', 'EMAIL', 'WEBHOOK', 'WEBHOOK_RETRY', 'COMPLETED', 'FAILED'] as const;
+export const LOG_EVENT_TYPES = [
+  'ENROLLED',
+  'UNENROLLED',
+  'DELAY',
+  'SET_CONTACT_PROPERTY',
+  'ADD_TO_LIST',
+  'EMAIL',
+  'WEBHOOK',
+  'WEBHOOK_RETRY',
+  'COMPLETED',
+  'FAILED',
+] as const;
 
 export const logEvent = z.looseObject({
   eventType: z.enum(LOG_EVENT_TYPES),

@@ -11,7 +11,12 @@ import type { Request, Step } from './step';
  * refresh request) stay as they are. */
 export const tokenStoreFailure = (req: Request, err: unknown) =>
   err instanceof TokenStoreError
-    ? req.fail({ status: 0, category: 'TOKEN_STORE_FAILED', cause: err.cause, message: `${req.route.method} ${req.path}: the token store failed (see cause)` })
+    ? req.fail({
+        status: 0,
+        category: 'TOKEN_STORE_FAILED',
+        cause: err.cause,
+        message: `${req.route.method} ${req.path}: the token store failed (see cause)`,
+      })
     : err;
 
 export const bearer =

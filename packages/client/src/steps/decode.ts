@@ -11,14 +11,23 @@ export const decode =
   async (req: Request): Promise<unknown> => {
     const answer = await next(req);
     const { method } = req.route;
-    if ('failure' in answer) throw req.fail({ status: 0, category: answer.failure, message: `${method} ${req.path} failed: ${answer.reason}` });
+    if ('failure' in answer)
+      throw req.fail({
+        status: 0,
+        category: answer.failure,
+        message: `${method} ${req.path} failed: ${answer.reason}`,
+      });
     const { status, headers, bytes } = answer;
     if (status < 300) {
       if (!bytes.length) return undefined;
       try {
         return decodeBody(header(headers, 'content-type') ?? '', bytes).value;
       } catch {
-        throw req.fail({ status, category: 'INVALID_RESPONSE', message: `${method} ${req.path} answered ${status} with a body that is not valid JSON` });
+        throw req.fail({
+          status,
+          category: 'INVALID_RESPONSE',
+          message: `${method} ${req.path} answered ${status} with a body that is not valid JSON`,
+        });
       }
     }
     if (status < 400) return { status, location: header(headers, 'location') };

@@ -21,7 +21,13 @@ export const exchange =
     const onAbort = () => ac.abort(signal!.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const res = await request(req.url, { method: req.route.method, headers: req.headers, body: req.body, signal: ac.signal, dispatcher });
+      const res = await request(req.url, {
+        method: req.route.method,
+        headers: req.headers,
+        body: req.body,
+        signal: ac.signal,
+        dispatcher,
+      });
       const bytes = Buffer.from(await res.body.arrayBuffer());
       return { status: res.statusCode, headers: res.headers, bytes };
     } catch (err) {

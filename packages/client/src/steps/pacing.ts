@@ -22,7 +22,9 @@ export interface PacingPolicy {
 /** How long a 429 holds the client: its Retry-After, else the platform's interval (at most 1 s). */
 export function holdMs(answer: Extract<Answer, { bytes: Buffer }>) {
   const interval = Number(header(answer.headers, 'x-svc-ratelimit-interval-milliseconds'));
-  return retryAfterMs(header(answer.headers, 'retry-after'), Date.now()) ?? (interval > 0 ? Math.min(interval, 1000) : 1000);
+  return (
+    retryAfterMs(header(answer.headers, 'retry-after'), Date.now()) ?? (interval > 0 ? Math.min(interval, 1000) : 1000)
+  );
 }
 
 /** Runs a budget operation; a budget that throws or rejects fails the call with PACING_FAILED. */
@@ -30,7 +32,12 @@ async function fromBudget<T>(req: Request, op: () => T | Promise<T>): Promise<T>
   try {
     return await op();
   } catch (cause) {
-    throw req.fail({ status: 0, category: 'PACING_FAILED', cause, message: `${req.route.method} ${req.path}: the pacing budget failed (see cause)` });
+    throw req.fail({
+      status: 0,
+      category: 'PACING_FAILED',
+      cause,
+      message: `${req.route.method} ${req.path}: the pacing budget failed (see cause)`,
+    });
   }
 }
 

@@ -12,7 +12,8 @@ export const refreshOn401 =
   (next) =>
   async (req) => {
     const answer = await next(req);
-    if (!auth.canRefresh || req.refreshed || 'failure' in answer || answer.status != 401 || !answer.token) return answer;
+    if (!auth.canRefresh || req.refreshed || 'failure' in answer || answer.status != 401 || !answer.token)
+      return answer;
     if (errorBody(answer, req.secrets()).category != 'EXPIRED_AUTHENTICATION') return answer;
     req.refreshed = true;
     await auth.expired(answer.token).catch((err) => {

@@ -36,7 +36,8 @@ export const retry =
     for (let attempt = 0; ; attempt++) {
       const answer = await next(req);
       const waitMs = 'failure' in answer ? undefined : retryAfterMs(header(answer.headers, 'retry-after'), Date.now());
-      if (attempt >= allowed || !isTransient(answer.status, req.repeatable) || (waitMs ?? 0) > maxRetryAfterMs) return answer;
+      if (attempt >= allowed || !isTransient(answer.status, req.repeatable) || (waitMs ?? 0) > maxRetryAfterMs)
+        return answer;
       const delayMs = Math.max(waitMs ?? 0, backoffMs(attempt, backoff.baseMs, backoff.maxMs));
       const category = 'failure' in answer ? answer.failure : errorBody(answer, req.secrets()).category;
       onRetry?.({ route: req.id, retry: attempt + 1, delayMs, status: answer.status, category });

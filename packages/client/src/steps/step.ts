@@ -42,11 +42,13 @@ export type Send = (req: Request) => Promise<Answer>;
 export type Step = (next: Send) => Send;
 
 /** The steps around `send`, the first one outermost. */
-export const compose = (steps: readonly Step[], send: Send): Send => steps.reduceRight((next, step) => step(next), send);
+export const compose = (steps: readonly Step[], send: Send): Send =>
+  steps.reduceRight((next, step) => step(next), send);
 
 export const header = (h: Headers, name: string) => {
   const v = h[name];
   return Array.isArray(v) ? v[0] : v;
 };
 
-export const aborted = (req: Request) => req.fail({ status: 0, category: 'ABORTED', message: `${req.route.method} ${req.path} aborted` });
+export const aborted = (req: Request) =>
+  req.fail({ status: 0, category: 'ABORTED', message: `${req.route.method} ${req.path} aborted` });

@@ -41,22 +41,32 @@ export function checkEvent(input: unknown, id: string, now: number, at = ''): Qu
   if (!input || typeof input != 'object' || Array.isArray(input)) throw bad('event', 'must be an object');
   const e = input as Record<string, unknown>;
   for (const key of Object.keys(e))
-    if (!['eventId', 'email', 'utk', 'value', 'properties', 'occurredAt', 'id'].includes(key)) throw bad(key, 'is not a field of an event');
-  if (typeof e.eventId != 'string' || !NAME.test(e.eventId)) throw bad('eventId', 'must be 1 to 100 letters, digits, _ . : or -');
-  if (e.email !== undefined && (typeof e.email != 'string' || !EMAIL.test(e.email))) throw bad('email', 'must be an email address');
+    if (!['eventId', 'email', 'utk', 'value', 'properties', 'occurredAt', 'id'].includes(key))
+      throw bad(key, 'is not a field of an event');
+  if (typeof e.eventId != 'string' || !NAME.test(e.eventId))
+    throw bad('eventId', 'must be 1 to 100 letters, digits, _ . : or -');
+  if (e.email !== undefined && (typeof e.email != 'string' || !EMAIL.test(e.email)))
+    throw bad('email', 'must be an email address');
   if (e.utk !== undefined && !isUtk(e.utk)) throw bad('utk', 'must be 32 lower-case hex characters');
   if (e.email === undefined && e.utk === undefined) throw bad('email', 'give an email or a utk to say who did it');
-  if (e.value !== undefined && (typeof e.value != 'number' || !Number.isFinite(e.value))) throw bad('value', 'must be a number');
-  if (e.occurredAt !== undefined && (typeof e.occurredAt != 'number' || !Number.isInteger(e.occurredAt) || e.occurredAt < 0))
+  if (e.value !== undefined && (typeof e.value != 'number' || !Number.isFinite(e.value)))
+    throw bad('value', 'must be a number');
+  if (
+    e.occurredAt !== undefined &&
+    (typeof e.occurredAt != 'number' || !Number.isInteger(e.occurredAt) || e.occurredAt < 0)
+  )
     throw bad('occurredAt', 'must be milliseconds since the epoch');
-  if (e.id !== undefined && (typeof e.id != 'string' || !ID.test(e.id))) throw bad('id', 'must be 1 to 64 letters, digits, _ or -');
+  if (e.id !== undefined && (typeof e.id != 'string' || !ID.test(e.id)))
+    throw bad('id', 'must be 1 to 64 letters, digits, _ or -');
   if (e.properties !== undefined) {
-    if (!e.properties || typeof e.properties != 'object' || Array.isArray(e.properties)) throw bad('properties', 'must be an object');
+    if (!e.properties || typeof e.properties != 'object' || Array.isArray(e.properties))
+      throw bad('properties', 'must be an object');
     const entries = Object.entries(e.properties);
     if (entries.length > 100) throw bad('properties', 'at most 100 properties');
     for (const [k, v] of entries) {
       if (!/^[A-Za-z0-9_]{1,100}$/.test(k)) throw bad(`properties.${k.slice(0, 40)}`, 'is not a property name');
-      if (!['string', 'number', 'boolean'].includes(typeof v)) throw bad(`properties.${k}`, 'must be a string, number or boolean');
+      if (!['string', 'number', 'boolean'].includes(typeof v))
+        throw bad(`properties.${k}`, 'must be a string, number or boolean');
     }
   }
   const event: QueuedEvent = {

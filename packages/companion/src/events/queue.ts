@@ -44,7 +44,13 @@ export interface EventQueue {
 }
 
 /** 4xx answers that will not change on a retry; the event is dropped (and counted). 401 and 429 are not among them. */
-export const isPermanent = (e: unknown): e is SvcApiError => e instanceof SvcApiError && e.status >= 400 && e.status < 500 && e.status != 401 && e.status != 408 && e.status != 429;
+export const isPermanent = (e: unknown): e is SvcApiError =>
+  e instanceof SvcApiError &&
+  e.status >= 400 &&
+  e.status < 500 &&
+  e.status != 401 &&
+  e.status != 408 &&
+  e.status != 429;
 
 /** Checks a request's events (all before any is accepted) and gives each its id. */
 export const acceptedEvents = (inputs: unknown[], now: number) =>
@@ -72,7 +78,9 @@ export function eventQueue(client: Client, o: EventQueueOptions): EventQueue {
       throw new HttpError(503, 'the event outbox could not be opened; see the companion log');
     });
     if (unsent.size + events.length > o.maxQueueSize)
-      throw new HttpError(503, `the event queue is full (${o.maxQueueSize} events waiting); try again later`, { 'retry-after': '5' });
+      throw new HttpError(503, `the event queue is full (${o.maxQueueSize} events waiting); try again later`, {
+        'retry-after': '5',
+      });
     for (const e of events) unsent.set(e.id, e);
     try {
       await outbox.append(events);

@@ -71,7 +71,8 @@ export class SharedCache<V> {
 
   private async store(key: string, value: V | undefined) {
     const ttl = value === undefined ? this.o.missTtlMs : this.o.ttlMs;
-    if (ttl > 0) await shared(this.r.redis.set(key, JSON.stringify({ v: value ?? null } satisfies Entry<V>), 'PX', ttl));
+    if (ttl > 0)
+      await shared(this.r.redis.set(key, JSON.stringify({ v: value ?? null } satisfies Entry<V>), 'PX', ttl));
   }
 
   async delete(k: string) {

@@ -68,15 +68,23 @@ export class RedisTokenStore implements TokenStore {
     const raw = await shared(this.r.redis.get(this.key));
     if (!raw) return undefined;
     const t = JSON.parse(raw) as Stored;
-    return typeof t.accessToken == 'string' && typeof t.refreshToken == 'string' && typeof t.expiresAt == 'number' ? t : undefined;
+    return typeof t.accessToken == 'string' && typeof t.refreshToken == 'string' && typeof t.expiresAt == 'number'
+      ? t
+      : undefined;
   }
 
   /** Writes tokens outside a refresh (e.g. seeding a store), under the lock like a refresh. */
   async set(tokens: TokenSet) {
-    await this.exclusive(() => false, async () => tokens);
+    await this.exclusive(
+      () => false,
+      async () => tokens,
+    );
   }
 
-  async exclusive(usable: (stored: TokenSet) => boolean, refresh: (stored: TokenSet | undefined) => Promise<TokenSet>): Promise<TokenSet> {
+  async exclusive(
+    usable: (stored: TokenSet) => boolean,
+    refresh: (stored: TokenSet | undefined) => Promise<TokenSet>,
+  ): Promise<TokenSet> {
     const deadline = Date.now() + this.waitMs;
     for (;;) {
       let stored = await this.get();
@@ -90,7 +98,10 @@ export class RedisTokenStore implements TokenStore {
           if (stored && usable(stored)) return stored;
           const tokens = await refresh(stored);
           const ok = await this.commit(this.key, this.lock, owner, JSON.stringify({ ...tokens, fence }), fence);
-          if (!ok) throw new SharedStoreError(new Error('the token refresh outlived its lock; another process owns the tokens now'));
+          if (!ok)
+            throw new SharedStoreError(
+              new Error('the token refresh outlived its lock; another process owns the tokens now'),
+            );
           return tokens;
         } finally {
           await this.release(this.lock, owner).catch(() => undefined);
@@ -104,7 +115,8 @@ export class RedisTokenStore implements TokenStore {
         if (now && now.fence !== before && usable(now)) return now;
         if (!locked) break;
       }
-      if (Date.now() >= deadline) throw new SharedStoreError(new Error('waited too long for another process to refresh the OAuth token'));
+      if (Date.now() >= deadline)
+        throw new SharedStoreError(new Error('waited too long for another process to refresh the OAuth token'));
     }
   }
 }

@@ -51,7 +51,8 @@ export function redisSeen(r: SharedRedis): SeenEvents {
       if ((await shared(r.redis.set(key(id), 'busy', 'PX', BUSY_MS, 'NX'))) == 'OK') return 'new';
       const state = await shared(r.redis.get(key(id)));
       // Gone meanwhile (released, expired): claim again.
-      if (state === null) return (await shared(r.redis.set(key(id), 'busy', 'PX', BUSY_MS, 'NX'))) == 'OK' ? 'new' : 'busy';
+      if (state === null)
+        return (await shared(r.redis.set(key(id), 'busy', 'PX', BUSY_MS, 'NX'))) == 'OK' ? 'new' : 'busy';
       return state == 'handled' ? 'handled' : 'busy';
     },
     async done(id) {

@@ -78,7 +78,8 @@ export function startCheckpointer(db: Db, file: string, options: CheckpointerOpt
   worker.on('error', (err) => options.onError?.(err));
   return {
     afterCommit() {
-      if (!running || db.inTransaction || report.log < restartAt || report.log - report.checkpointed > restartAt / 4) return;
+      if (!running || db.inTransaction || report.log < restartAt || report.log - report.checkpointed > restartAt / 4)
+        return;
       try {
         // Done once every frame is copied; if the worker was copying at the same moment, the
         // next commit tries again.

@@ -21,10 +21,13 @@ interface Table {
  * tables its foreign keys refer to, so every row finds what it refers to already there. */
 function tablesOf(source: Db): Table[] {
   const names = source
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'meta' ORDER BY name")
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'meta' ORDER BY name",
+    )
     .pluck()
     .all() as string[];
-  const refersTo = (name: string) => source.prepare('SELECT DISTINCT "table" FROM pragma_foreign_key_list(?)').pluck().all(name) as string[];
+  const refersTo = (name: string) =>
+    source.prepare('SELECT DISTINCT "table" FROM pragma_foreign_key_list(?)').pluck().all(name) as string[];
   const ordered: string[] = [];
   const seen = new Set<string>();
   const visit = (name: string) => {
@@ -37,12 +40,18 @@ function tablesOf(source: Db): Table[] {
   return ordered.map((name) => ({
     name,
     // hidden: 0 a column, 2 and 3 generated columns.
-    columns: (source.prepare('SELECT name, hidden FROM pragma_table_xinfo(?)').all(name) as { name: string; hidden: number }[])
+    columns: (
+      source.prepare('SELECT name, hidden FROM pragma_table_xinfo(?)').all(name) as { name: string; hidden: number }[]
+    )
       .filter((c) => c.hidden == 0)
       .map((c) => c.name),
     rows: source.prepare(`SELECT count(*) FROM "${name}"`).pluck().get() as number,
     // A WITHOUT ROWID table (the rollups) has no rowid: its rows are read in its key's order.
-    order: /WITHOUT ROWID\s*$/i.test(source.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(name) as string) ? '' : ' ORDER BY rowid',
+    order: /WITHOUT ROWID\s*$/i.test(
+      source.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(name) as string,
+    )
+      ? ''
+      : ' ORDER BY rowid',
   }));
 }
 
@@ -74,7 +83,10 @@ async function copyTable(source: Db, target: Queryable, table: Table, progress: 
   const per = Math.max(1, Math.min(MAX_ROWS, Math.floor(MAX_PARAMS / table.columns.length)));
   const columns = table.columns.map((c) => `"${c}"`).join(', ');
   const tuple = `(${table.columns.map(() => '?').join(', ')})`;
-  const insert = (n: number) => sql<Param[]>(`INSERT INTO "${table.name}" (${columns}) VALUES ${Array.from({ length: n }, () => tuple).join(', ')}`);
+  const insert = (n: number) =>
+    sql<Param[]>(
+      `INSERT INTO "${table.name}" (${columns}) VALUES ${Array.from({ length: n }, () => tuple).join(', ')}`,
+    );
   const read = source.prepare(`SELECT ${columns} FROM "${table.name}"${table.order}`).raw();
   let batch: unknown[][] = [];
   let done = 0;
@@ -101,12 +113,16 @@ async function copyTable(source: Db, target: Queryable, table: Table, progress: 
 /** Rows copied with their ids leave the identity sequence behind: move it past the largest. */
 async function continueIdentity(target: Queryable, table: string) {
   const identity = await target.all(
-    sql<[string], { column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? AND is_identity = 'YES'"),
+    sql<[string], { column_name: string }>(
+      "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? AND is_identity = 'YES'",
+    ),
     table,
   );
   for (const { column_name: column } of identity)
     await target.value(
-      sql<[string, string], { v: number }>(`SELECT setval(pg_get_serial_sequence(?, ?), max("${column}")) AS v FROM "${table}" HAVING max("${column}") IS NOT NULL`),
+      sql<[string, string], { v: number }>(
+        `SELECT setval(pg_get_serial_sequence(?, ?), max("${column}")) AS v FROM "${table}" HAVING max("${column}") IS NOT NULL`,
+      ),
       table,
       column,
     );

@@ -3,7 +3,18 @@
  * text becomes a named prepared statement, parsed once per connection. */
 import pg from 'pg';
 import { PlatformError } from '../domain/errors';
-import { type ColumnType, type Dialect, type Engine, noteSavepointRolledBack, type Param, type Query, type Queryable, serial, sql, type Transaction } from './engine';
+import {
+  type ColumnType,
+  type Dialect,
+  type Engine,
+  noteSavepointRolledBack,
+  type Param,
+  type Query,
+  type Queryable,
+  serial,
+  sql,
+  type Transaction,
+} from './engine';
 
 /** Whether `database` names a PostgreSQL database (a `postgres://` or `postgresql://` URL) rather
  * than a SQLite file. */
@@ -40,8 +51,10 @@ export const postgresDialect: Dialect = {
     return `CASE WHEN jsonb_typeof(${v}) = 'number' THEN (${v} #>> '{}')::double precision END`;
   },
   // A cast of anything else fails the statement. No `?` in the pattern: it would read as a placeholder.
-  textNumber: (text) => `CASE WHEN ${text} ~ '^\\s*[-+]{0,1}([0-9]+[.]{0,1}[0-9]*|[.][0-9]+)([eE][-+]{0,1}[0-9]+){0,1}\\s*$' THEN (${text})::double precision END`,
-  jsonBoolean: (column, path) => `CASE (${column}::jsonb #> ${pgPath(path)}) WHEN 'true'::jsonb THEN 1 WHEN 'false'::jsonb THEN 0 END`,
+  textNumber: (text) =>
+    `CASE WHEN ${text} ~ '^\\s*[-+]{0,1}([0-9]+[.]{0,1}[0-9]*|[.][0-9]+)([eE][-+]{0,1}[0-9]+){0,1}\\s*$' THEN (${text})::double precision END`,
+  jsonBoolean: (column, path) =>
+    `CASE (${column}::jsonb #> ${pgPath(path)}) WHEN 'true'::jsonb THEN 1 WHEN 'false'::jsonb THEN 0 END`,
   // As SQLite sorts: null (or absent) first, then numbers (and booleans, 1 and 0 there), then
   // text; jsonb alone puts strings before numbers.
   jsonSortKey: (column, path) => {
@@ -49,7 +62,8 @@ export const postgresDialect: Dialect = {
     return `ROW(CASE coalesce(jsonb_typeof(${v}), 'null') WHEN 'null' THEN 0 WHEN 'number' THEN 1 WHEN 'boolean' THEN 1 ELSE 2 END, ${v})`;
   },
   // A jsonb array contains a scalar it holds; a scalar contains itself.
-  jsonHas: (column, path, value) => `coalesce((${column}::jsonb #> ${pgPath(path)}) @> to_jsonb((${value})::double precision), false)`,
+  jsonHas: (column, path, value) =>
+    `coalesce((${column}::jsonb #> ${pgPath(path)}) @> to_jsonb((${value})::double precision), false)`,
   jsonRemoveKey: (column, key) => `(${column}::jsonb - ${key}::text)::text`,
   // jsonb_exists is the `?` operator, which would read as a placeholder.
   jsonHasKey: (column, key) => `jsonb_exists(${column}::jsonb, ${key}::text)`,
@@ -57,10 +71,13 @@ export const postgresDialect: Dialect = {
   // read, where jsonb first builds and sorts a whole document, which took 3 times as long for a
   // collector bulk's 50 events (a database's CPU time).
   instr: (haystack, needle) => `strpos(${haystack}, ${needle})`,
-  inJsonArray: (expr, array, type) => `${expr} = ANY (ARRAY(SELECT json_array_elements_text((${array})::json)::${PG_TYPE[type]}))`,
+  inJsonArray: (expr, array, type) =>
+    `${expr} = ANY (ARRAY(SELECT json_array_elements_text((${array})::json)::${PG_TYPE[type]}))`,
   jsonIds: (array) => `SELECT json_array_elements_text((${array})::json)::bigint AS id`,
   jsonRows: (array, columns) =>
-    `SELECT * FROM json_to_recordset((${array})::json) AS r(${Object.entries(columns).map(([c, type]) => `${c} ${PG_TYPE[type]}`).join(', ')})`,
+    `SELECT * FROM json_to_recordset((${array})::json) AS r(${Object.entries(columns)
+      .map(([c, type]) => `${c} ${PG_TYPE[type]}`)
+      .join(', ')})`,
   nextIds: (table, column, count) =>
     `SELECT nextval(pg_get_serial_sequence('${table}', '${column}')) AS id FROM generate_series(1, (${count})::integer) AS g(i) ORDER BY i`,
   returningKey: (column) => ` RETURNING ${column}`,
@@ -76,10 +93,9 @@ export const postgresDialect: Dialect = {
 function mapCode(text: string, fn: (code: string) => string) {
   let out = '';
   let code = '';
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const c = text[i];
-    const end =
-      c == "'" || c == '"' ? closing(text, i, c) : c == '-' && text[i + 1] == '-' ? lineEnd(text, i) : -1;
+    const end = c == "'" || c == '"' ? closing(text, i, c) : c == '-' && text[i + 1] == '-' ? lineEnd(text, i) : -1;
     if (end < 0) {
       code += c;
       i++;
@@ -113,18 +129,34 @@ const lineEnd = (text: string, i: number) => {
 export function toPostgres(text: string) {
   let n = 0;
   return mapCode(text, (code) =>
-    code.replace(/\?/g, () => `$${++n}`).replace(/\bAS\s+([A-Za-z_][A-Za-z0-9_]*)/g, (all, alias: string) => (/[A-Z]/.test(alias) && /[a-z]/.test(alias) ? `AS "${alias}"` : all)),
+    code
+      .replace(/\?/g, () => `$${++n}`)
+      .replace(/\bAS\s+([A-Za-z_][A-Za-z0-9_]*)/g, (all, alias: string) =>
+        /[A-Z]/.test(alias) && /[a-z]/.test(alias) ? `AS "${alias}"` : all,
+      ),
   );
 }
 
 /** Errors that mean the database cannot be reached now (stopped, restarting, network), rather than
  * that the query is wrong: a caller gets a 503 to retry, and the pool reconnects by itself. */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
 function unreachable(err: unknown) {
   const { code, message } = err as { code?: string; message?: string };
   return (
     (code !== undefined && (UNREACHABLE.has(code) || code.startsWith('08'))) ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message ?? '')
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
+      message ?? '',
+    )
   );
 }
 
@@ -140,26 +172,47 @@ const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
 export function asPlatformError(err: unknown): unknown {
   const { code } = err as { code?: string };
   if (UNSTORABLE_TEXT.has(code ?? ''))
-    return new PlatformError('invalid', 'text must not contain the NUL character (\\u0000)', { category: 'VALIDATION_ERROR' });
+    return new PlatformError('invalid', 'text must not contain the NUL character (\\u0000)', {
+      category: 'VALIDATION_ERROR',
+    });
   if (code == '23505')
-    return new PlatformError('conflict', 'a concurrent request wrote the same record first; try again', { category: 'CONFLICT' });
+    return new PlatformError('conflict', 'a concurrent request wrote the same record first; try again', {
+      category: 'CONFLICT',
+    });
   // Two transactions each waiting for rows the other locked (two batches touching the same
   // contacts in another order): PostgreSQL ends one of them, which can be tried again.
   if (code == '40P01' || code == '40001')
-    return new PlatformError('conflict', 'a concurrent request was writing the same records; try again', { category: 'CONFLICT' });
+    return new PlatformError('conflict', 'a concurrent request was writing the same records; try again', {
+      category: 'CONFLICT',
+    });
   if (!unreachable(err)) return err;
-  return new PlatformError('unavailable', 'the database is unavailable; try again shortly', { category: 'SERVICE_UNAVAILABLE' }, { 'Retry-After': '1' });
+  return new PlatformError(
+    'unavailable',
+    'the database is unavailable; try again shortly',
+    { category: 'SERVICE_UNAVAILABLE' },
+    { 'Retry-After': '1' },
+  );
 }
 
 /** Bigints (counts, ids) as numbers: every id and count of the platform fits in 2^53. */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid == pg.types.builtins.INT8 || oid == pg.types.builtins.NUMERIC ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid == pg.types.builtins.INT8 || oid == pg.types.builtins.NUMERIC
+      ? Number
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 /** Booleans as 0/1 (the schema keeps flags as integers, as on SQLite); bigints as text. */
 const bind = (params: Param[]) =>
-  params.map((p) => (typeof p == 'boolean' ? Number(p) : typeof p == 'bigint' ? p.toString() : p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p));
+  params.map((p) =>
+    typeof p == 'boolean'
+      ? Number(p)
+      : typeof p == 'bigint'
+        ? p.toString()
+        : p instanceof Uint8Array && !Buffer.isBuffer(p)
+          ? Buffer.from(p)
+          : p,
+  );
 
 /** An advisory lock's key: the name within the connection's schema. Advisory locks are the
  * database's, while a platform's data is its schema's: platforms in schemas of their own on one
@@ -178,7 +231,10 @@ const lockAll = (fn: string) =>
   );
 const xactLockAll = { exclusive: lockAll('pg_advisory_xact_lock'), shared: lockAll('pg_advisory_xact_lock_shared') };
 /** Held by a connection of its own while an `exclusive` job runs. */
-const sessionLock = { try: `SELECT pg_try_advisory_lock(${toPostgres(LOCK_KEY)}) AS got`, unlock: `SELECT pg_advisory_unlock(${toPostgres(LOCK_KEY)})` };
+const sessionLock = {
+  try: `SELECT pg_try_advisory_lock(${toPostgres(LOCK_KEY)}) AS got`,
+  unlock: `SELECT pg_advisory_unlock(${toPostgres(LOCK_KEY)})`,
+};
 
 /** One level of a transaction on its connection: savepoints inside it are a stack. */
 interface Level {
@@ -218,7 +274,8 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
   } as pg.PoolConfig);
   pool.on('error', options.onError ?? (() => {}));
   const names = new Map<string, { name: string; text: string }>();
-  const prepared = (text: string) => names.get(text) ?? names.set(text, { name: `q${names.size}`, text: toPostgres(text) }).get(text)!;
+  const prepared = (text: string) =>
+    names.get(text) ?? names.set(text, { name: `q${names.size}`, text: toPostgres(text) }).get(text)!;
 
   /** Sends the prepared statement of `text` on a transaction's connection. As a `pg.Query` made
    * from its text rather than a config object: node-postgres copies a config object through its
@@ -226,7 +283,9 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
   function submit(client: pg.PoolClient, text: string, params: Param[]) {
     const statement = prepared(text);
     return new Promise<pg.QueryResult>((resolve, reject) => {
-      const query = new pg.Query(statement.text, bind(params), (err, result) => (err ? reject(err) : resolve(result as unknown as pg.QueryResult)));
+      const query = new pg.Query(statement.text, bind(params), (err, result) =>
+        err ? reject(err) : resolve(result as unknown as pg.QueryResult),
+      );
       (query as { name?: string }).name = statement.name;
       void client.query(query);
     });
@@ -239,7 +298,8 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
   const corked = new WeakSet<pg.PoolClient>();
   function corkTurn(client: pg.PoolClient) {
     if (corked.has(client)) return;
-    const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection?.stream;
+    const stream = (client as unknown as { connection?: { stream?: { cork?(): void; uncork?(): void } } }).connection
+      ?.stream;
     if (!stream?.cork || !stream.uncork) return;
     corked.add(client);
     stream.cork();
@@ -328,7 +388,10 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       lock: async (name, mode = 'exclusive') => {
         const many = typeof name != 'string';
         if (many && !name.length) return;
-        control(level.client, { text: (many ? xactLockAll : xactLock)[mode].text, params: [many ? JSON.stringify(name.map((n) => `svc-tx:${n}`)) : `svc-tx:${name}`] });
+        control(level.client, {
+          text: (many ? xactLockAll : xactLock)[mode].text,
+          params: [many ? JSON.stringify(name.map((n) => `svc-tx:${n}`)) : `svc-tx:${name}`],
+        });
       },
     };
   };
@@ -428,17 +491,25 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       // The statements still running when `fn` ends (one of several sent at once failed): the
       // connection goes back to the pool once they have their answers (`send`'s: `answered`).
       const running = new Set<Promise<unknown>>();
-      const tracked = <A extends unknown[]>(method: (...args: A) => Promise<unknown>) => (...args: A) => {
-        const answer = method(...args);
-        running.add(answer);
-        const done = () => running.delete(answer);
-        answer.then(done, done);
-        return answer;
-      };
+      const tracked =
+        <A extends unknown[]>(method: (...args: A) => Promise<unknown>) =>
+        (...args: A) => {
+          const answer = method(...args);
+          running.add(answer);
+          const done = () => running.delete(answer);
+          answer.then(done, done);
+          return answer;
+        };
       const queries = queriesOn(client);
       try {
         // Not a transaction: a write inside goes to a transaction of its own.
-        const handle = { get: tracked(queries.get), all: tracked(queries.all), value: tracked(queries.value), insert: tracked(queries.insert), run: tracked(queries.run) };
+        const handle = {
+          get: tracked(queries.get),
+          all: tracked(queries.all),
+          value: tracked(queries.value),
+          insert: tracked(queries.insert),
+          run: tracked(queries.run),
+        };
         return await fn({ ...queries, ...handle, tx: (write) => engine.tx(write) } as Queryable);
       } finally {
         await Promise.allSettled(running);

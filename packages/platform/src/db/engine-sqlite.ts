@@ -16,7 +16,8 @@ export const sqliteDialect: Dialect = {
   jsonText: (column, path) => `json_extract(${column}, '${path}')`,
   jsonNumber: (column, path) => `json_extract(${column}, '${path}')`,
   // Digits, with only number characters around them: what CAST reads whole (it would read 'abc' as 0).
-  textNumber: (text) => `CASE WHEN ${text} GLOB '*[0-9]*' AND trim(${text}) NOT GLOB '*[^0-9.eE+-]*' THEN CAST(${text} AS REAL) END`,
+  textNumber: (text) =>
+    `CASE WHEN ${text} GLOB '*[0-9]*' AND trim(${text}) NOT GLOB '*[^0-9.eE+-]*' THEN CAST(${text} AS REAL) END`,
   jsonBoolean: (column, path) => `json_extract(${column}, '${path}')`,
   jsonSortKey: (column, path) => `json_extract(${column}, '${path}')`,
   jsonHas: (column, path, value) => `EXISTS (SELECT 1 FROM json_each(${column}, '${path}') WHERE value = ${value})`,
@@ -26,7 +27,9 @@ export const sqliteDialect: Dialect = {
   inJsonArray: (expr, array) => `${expr} IN (SELECT value FROM json_each(${array}))`,
   jsonIds: (array) => `SELECT value AS id FROM json_each(${array})`,
   jsonRows: (array, columns) =>
-    `SELECT ${Object.keys(columns).map((c) => `json_extract(value, '$.${c}') AS ${c}`).join(', ')} FROM json_each(${array})`,
+    `SELECT ${Object.keys(columns)
+      .map((c) => `json_extract(value, '$.${c}') AS ${c}`)
+      .join(', ')} FROM json_each(${array})`,
   nextIds: (table, _column, count) =>
     `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})
      SELECT (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = '${table}') + i AS id FROM n ORDER BY i`,
@@ -62,7 +65,8 @@ interface Open {
 
 /** better-sqlite3 binds no booleans, and Buffers rather than plain byte arrays. Most statements
  * have neither: their parameters go as they are, without a copy. */
-const convert = (p: Param) => (typeof p == 'boolean' ? Number(p) : p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p);
+const convert = (p: Param) =>
+  typeof p == 'boolean' ? Number(p) : p instanceof Uint8Array && !Buffer.isBuffer(p) ? Buffer.from(p) : p;
 const needsConverting = (p: Param) => typeof p == 'boolean' || (p instanceof Uint8Array && !Buffer.isBuffer(p));
 const bind = (params: Param[]) => (params.some(needsConverting) ? params.map(convert) : params);
 
@@ -91,7 +95,11 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
   } as unknown as Omit<Queryable, 'tx'>;
 
   // One writer: a transaction holds every lock already.
-  const handle = (level: Level): Transaction => ({ ...queries, tx: (fn) => savepoint(level, fn), lock: async () => {} });
+  const handle = (level: Level): Transaction => ({
+    ...queries,
+    tx: (fn) => savepoint(level, fn),
+    lock: async () => {},
+  });
 
   function savepoint<T>(parent: Level, fn: (t: Transaction) => Promise<T>): Promise<T> {
     return parent.nested(async () => {
@@ -115,7 +123,9 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
   function begin() {
     db.exec('BEGIN IMMEDIATE');
     let settle!: (err?: unknown) => void;
-    const ended = new Promise<void>((resolve, reject) => (settle = (err) => (err === undefined ? resolve() : reject(err))));
+    const ended = new Promise<void>(
+      (resolve, reject) => (settle = (err) => (err === undefined ? resolve() : reject(err))),
+    );
     ended.catch(() => {}); // its members see a failed commit; an unobserved one must not crash the process
     const tx: Open = { ended, root: { depth: 0, nested: serial() }, closing: false, atCommit: new Map() };
     open = tx;
@@ -193,7 +203,11 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
     atCommit<S>(key: object, make: () => S, flush: (t: Queryable, state: S) => Promise<void>): S | undefined {
       if (!open) return undefined;
       let entry = open.atCommit.get(key);
-      if (!entry) open.atCommit.set(key, (entry = { state: make(), flush: flush as (t: Queryable, state: unknown) => Promise<void> }));
+      if (!entry)
+        open.atCommit.set(
+          key,
+          (entry = { state: make(), flush: flush as (t: Queryable, state: unknown) => Promise<void> }),
+        );
       return entry.state as S;
     },
     // One connection already.

@@ -39,8 +39,16 @@ export function postgresSliceCounters(pool: pg.Pool, durationSeconds: number, pr
   const getMany = batched(async (keys: string[]) => {
     const { rows } =
       keys.length == 1
-        ? await pool.query<Row>({ name: 'rate-limits-get-one', text: GET_ONE, values: [counters.getKey(keys[0]), Date.now()] })
-        : await pool.query<Row>({ name: 'rate-limits-get-many', text: GET_MANY, values: [keys.map((k) => counters.getKey(k)), Date.now()] });
+        ? await pool.query<Row>({
+            name: 'rate-limits-get-one',
+            text: GET_ONE,
+            values: [counters.getKey(keys[0]), Date.now()],
+          })
+        : await pool.query<Row>({
+            name: 'rate-limits-get-many',
+            text: GET_MANY,
+            values: [keys.map((k) => counters.getKey(k)), Date.now()],
+          });
     const points = new Map(rows.map((r) => [counters.parseKey(r.key), Number(r.points)]));
     return keys.map((k) => points.get(k) ?? 0);
   });

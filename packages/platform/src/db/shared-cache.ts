@@ -88,7 +88,11 @@ export function readVersionsAhead(engine: Engine, db: Queryable) {
 
 /** `keep` says whether a loaded value may be cached: data written without `changed` (a new
  * portal's default properties) must not be hidden by an empty value cached before it. */
-export function sharedCache<V>(engine: Engine, load: (db: Queryable, key: string) => Promise<V>, keep: (value: V) => boolean = () => true) {
+export function sharedCache<V>(
+  engine: Engine,
+  load: (db: Queryable, key: string) => Promise<V>,
+  keep: (value: V) => boolean = () => true,
+) {
   const isShared = engine.kind == 'postgres';
   const entries = new Map<string, { version: string; value: V }>();
   return {

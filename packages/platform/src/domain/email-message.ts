@@ -31,24 +31,35 @@ const MAX_BODY = 10_000;
 
 /** One line (no control characters, white space folded), at most `max` characters. */
 export function oneLine(value: string, max: number) {
-  const line = value.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ').replace(/\s+/g, ' ').trim();
+  const line = value
+    .replace(/[\p{Cc}\u2028\u2029]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** A display name in a header: quoted, its quotes and backslashes escaped. */
-const mailbox = (name: string, address: string) => (name ? `"${name.replace(/["\\]/g, '\\$&')}" <${address}>` : address);
+const mailbox = (name: string, address: string) =>
+  name ? `"${name.replace(/["\\]/g, '\\$&')}" <${address}>` : address;
 
 /** A link opening outside the viewer that shows the email (the inspector's sandboxed frame). */
-const link = (href: string, text: string) => `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer">${escapeHtml(text)}</a>`;
+const link = (href: string, text: string) =>
+  `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer">${escapeHtml(text)}</a>`;
 
 export function renderEmail(c: EmailContent): RenderedEmail {
   const sender = oneLine(c.portalName, MAX_NAME) || 'svc';
   const firstname = c.firstname ? oneLine(c.firstname, MAX_NAME) : '';
   const subject = oneLine(c.campaign.subject || c.campaign.name, MAX_SUBJECT) || '(no subject)';
-  const body = (c.campaign.body?.trim() || `This is "${oneLine(c.campaign.name, MAX_SUBJECT)}" from ${sender}.`).slice(0, MAX_BODY);
-  const paragraphs = body.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
+  const body = (c.campaign.body?.trim() || `This is "${oneLine(c.campaign.name, MAX_SUBJECT)}" from ${sender}.`).slice(
+    0,
+    MAX_BODY,
+  );
+  const paragraphs = body
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean);
   const greeting = `Hi ${firstname || 'there'},`;
   const why = `You get this email because you are in touch with ${sender}.`;
 

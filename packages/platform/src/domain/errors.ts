@@ -34,8 +34,10 @@ export class PlatformError extends Error {
 
 export const badRequest = (message: string, extra?: Record<string, unknown>) =>
   new PlatformError('invalid', message, { category: 'VALIDATION_ERROR', ...extra });
-export const notFound = (message = 'resource not found', extra?: Record<string, unknown>) => new PlatformError('not-found', message, extra);
-export const conflict = (message: string, extra?: Record<string, unknown>) => new PlatformError('conflict', message, extra);
+export const notFound = (message = 'resource not found', extra?: Record<string, unknown>) =>
+  new PlatformError('not-found', message, extra);
+export const conflict = (message: string, extra?: Record<string, unknown>) =>
+  new PlatformError('conflict', message, extra);
 
 /** Whether the request may succeed unchanged when tried again: another transaction was writing
  * the same records (category CONFLICT, db/engine-postgres.ts) or the database was gone a moment.

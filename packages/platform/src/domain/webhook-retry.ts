@@ -21,10 +21,18 @@ export interface RetryPolicy {
 
 /** The first retry within a minute (15–30 s), then 30–60 s, 1–2 min, … up to an hour apart, for
  * 24 hours: about 30 attempts for a receiver that never comes back. */
-export const DEFAULT_RETRY_POLICY: RetryPolicy = { baseDelayMs: 30_000, maxDelayMs: 3_600_000, retryForMs: 24 * 3_600_000, timeoutMs: 5_000 };
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  baseDelayMs: 30_000,
+  maxDelayMs: 3_600_000,
+  retryForMs: 24 * 3_600_000,
+  timeoutMs: 5_000,
+};
 
 /** What an attempt came to. */
-export type AttemptResult = { kind: 'answered'; status: number; retryAfterMs?: number } | { kind: 'network'; message: string } | { kind: 'timeout' };
+export type AttemptResult =
+  | { kind: 'answered'; status: number; retryAfterMs?: number }
+  | { kind: 'network'; message: string }
+  | { kind: 'timeout' };
 
 export const delivered = (r: AttemptResult) => r.kind == 'answered' && r.status >= 200 && r.status < 300;
 
@@ -47,4 +55,8 @@ export function parseRetryAfter(value: string | null, now: number): number | und
 
 /** How an attempt reads in the workflow log. */
 export const describeResult = (r: AttemptResult) =>
-  r.kind == 'answered' ? `answered ${r.status}` : r.kind == 'timeout' ? 'got no answer in time' : `failed: ${r.message}`;
+  r.kind == 'answered'
+    ? `answered ${r.status}`
+    : r.kind == 'timeout'
+      ? 'got no answer in time'
+      : `failed: ${r.message}`;

@@ -42,11 +42,10 @@ export interface Context<R extends RouteDef> {
   res: Response;
 }
 
-export type Handler<R extends RouteDef> = (
-  ctx: Context<R>,
-) => HandlerResult<R> | Promise<HandlerResult<R>>;
+export type Handler<R extends RouteDef> = (ctx: Context<R>) => HandlerResult<R> | Promise<HandlerResult<R>>;
 
 /** The body (validated by TypeScript against the catalog), a Reply, or nothing for no content. */
-type HandlerResult<R extends RouteDef> = z.input<R['response']> | Reply | (R['response'] extends z.ZodUndefined ? void : never);
+type HandlerResult<R extends RouteDef> =
+  z.input<R['response']> | Reply | (R['response'] extends z.ZodUndefined ? void : never);
 
 export type Handlers = { [K in RouteId]?: Handler<Catalog[K]> };

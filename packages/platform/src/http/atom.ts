@@ -20,7 +20,13 @@ const bad = (message: string) => new PlatformError('invalid', message, { categor
 
 /** The text of an element (with or without attributes), or undefined. */
 const text = (v: unknown): string | undefined =>
-  typeof v == 'string' ? v : v && typeof v == 'object' && typeof (v as Node)['#text'] == 'string' ? ((v as Node)['#text'] as string) : v === '' ? '' : undefined;
+  typeof v == 'string'
+    ? v
+    : v && typeof v == 'object' && typeof (v as Node)['#text'] == 'string'
+      ? ((v as Node)['#text'] as string)
+      : v === ''
+        ? ''
+        : undefined;
 
 /** An Atom entry as the fields of a post write: title, author, summary, content, categories as
  * tags, and the vendor fields metaDescription, metaKeywords, draft, sendNotifications, published. */
@@ -46,7 +52,12 @@ function postFields(entry: Node) {
 /** An Atom entry as a comment: the author is the commenter, the content the comment. */
 function commentFields(entry: Node) {
   const author = (entry.author ?? {}) as Node;
-  const fields = { anonyName: text(author.name), anonyEmail: text(author.email), anonyUrl: text(author.uri), comment: text(entry.content) };
+  const fields = {
+    anonyName: text(author.name),
+    anonyEmail: text(author.email),
+    anonyUrl: text(author.uri),
+    comment: text(entry.content),
+  };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }
 

@@ -8,12 +8,12 @@ import type { CredentialStore } from '../store/credentials';
 import { PlatformError } from '../domain/errors';
 import type { CallerRequest } from './catalog-call';
 
-const invalid = (message: string) => new PlatformError('unauthenticated', message, { category: 'INVALID_AUTHENTICATION' });
+const invalid = (message: string) =>
+  new PlatformError('unauthenticated', message, { category: 'INVALID_AUTHENTICATION' });
 
 /** `db`: where credentials are looked up (the engine: authentication runs before the request's
  * transaction). */
 export function authenticator(credentials: CredentialStore, db: Queryable, now: () => number) {
-
   /** The content API v2 answers a 401 with `succeeded: false` (the reference's recorded body),
    * which its clients test; the legacy keys stay beside it. */
   return async function authenticate(req: CallerRequest, route: RouteDef): Promise<Caller> {
@@ -38,22 +38,28 @@ export function authenticator(credentials: CredentialStore, db: Queryable, now: 
     if (!header && !queryToken && !hapikey) {
       throw invalid(
         'Authentication credentials not found. This API supports OAuth 2.0 and private-app access tokens ' +
-          '(Authorization: Bearer, or access_token in the query)' + (route.auth.includes('hapikey') ? ' and API keys (hapikey).' : '.'),
+          '(Authorization: Bearer, or access_token in the query)' +
+          (route.auth.includes('hapikey') ? ' and API keys (hapikey).' : '.'),
       );
     }
     let caller: Caller;
     if (header || queryToken) {
       const [scheme, token] = header ? header.split(' ') : ['bearer', queryToken];
-      if (scheme?.toLowerCase() != 'bearer' || !token) throw invalid('The Authorization header must be "Bearer <access token>".');
+      if (scheme?.toLowerCase() != 'bearer' || !token)
+        throw invalid('The Authorization header must be "Bearer <access token>".');
       const row = await credentials.find(db, token);
       if (!row || row.revoked || (row.kind != 'access' && row.kind != 'privateApp'))
         throw invalid('The access token is not valid for this portal.');
       if (row.kind == 'access' && row.expires_at! <= now()) {
         const minutes = Math.max(1, Math.round((now() - row.expires_at!) / 60000));
-        throw new PlatformError('unauthenticated', `The OAuth token used to make this call expired ${minutes} minute(s) ago.`, {
-          category: 'EXPIRED_AUTHENTICATION',
-          context: { 'expire time': [new Date(row.expires_at!).toISOString()] },
-        });
+        throw new PlatformError(
+          'unauthenticated',
+          `The OAuth token used to make this call expired ${minutes} minute(s) ago.`,
+          {
+            category: 'EXPIRED_AUTHENTICATION',
+            context: { 'expire time': [new Date(row.expires_at!).toISOString()] },
+          },
+        );
       }
       const oauth = row.kind == 'access';
       // The budget is the portal's; an OAuth app has its own in each portal (the real API's rule).
@@ -64,18 +70,22 @@ export function authenticator(credentials: CredentialStore, db: Queryable, now: 
         throw invalid('This endpoint does not accept the hapikey parameter; use an OAuth or private-app access token.');
       const row = await credentials.find(db, hapikey!);
       if (!row || row.revoked || row.kind != 'hapikey') throw invalid("This key doesn't exist.");
-      caller = { portalId: row.portal_id, kind: 'hapikey', scopes: JSON.parse(row.scopes), key: `portal:${row.portal_id}` };
+      caller = {
+        portalId: row.portal_id,
+        kind: 'hapikey',
+        scopes: JSON.parse(row.scopes),
+        key: `portal:${row.portal_id}`,
+      };
     }
     if (!route.auth.includes(caller.kind))
       throw invalid(`This endpoint does not accept ${caller.kind == 'oauth' ? 'OAuth' : 'private-app'} access tokens.`);
     if (route.scopes.length && !route.scopes.some((s) => caller.scopes.includes(s)))
-      throw new PlatformError('forbidden',
-        "This app hasn't been granted all required scopes to make this call.",
-        {
-          category: 'MISSING_SCOPES',
-          errors: [{ message: 'One or more of the following scopes are required.', context: { requiredScopes: route.scopes } }],
-        },
-      );
+      throw new PlatformError('forbidden', "This app hasn't been granted all required scopes to make this call.", {
+        category: 'MISSING_SCOPES',
+        errors: [
+          { message: 'One or more of the following scopes are required.', context: { requiredScopes: route.scopes } },
+        ],
+      });
     return caller;
   }
 }

@@ -28,7 +28,13 @@ export function depthOver(value: unknown, limit: number, depth = 0): boolean {
 
 /** After the JSON parser: a body nested past MAX_JSON_DEPTH levels is a 400. */
 const jsonDepth = (req: Request, _res: Response, next: NextFunction) =>
-  next(depthOver(req.body, MAX_JSON_DEPTH) ? new PlatformError('invalid', `body: nested more than ${MAX_JSON_DEPTH} levels deep`, { category: 'VALIDATION_ERROR' }) : undefined);
+  next(
+    depthOver(req.body, MAX_JSON_DEPTH)
+      ? new PlatformError('invalid', `body: nested more than ${MAX_JSON_DEPTH} levels deep`, {
+          category: 'VALIDATION_ERROR',
+        })
+      : undefined,
+  );
 
 /** A urlencoded body (`extended: false`: node's querystring rules, a repeated name an array). It
  * needs nothing of Express but `req`'s stream and headers, so a plain handler calls it too. */
@@ -60,8 +66,13 @@ export function fromBodyParser(err: unknown): PlatformError | undefined {
   const { status, type } = (err ?? {}) as { status?: unknown; type?: unknown };
   if (err instanceof PlatformError || typeof status != 'number' || status < 400 || status >= 500) return undefined;
   const extra = { category: 'VALIDATION_ERROR' };
-  if (type == 'parameters.too.many') return new PlatformError('too-large', `request body has more than ${MAX_FIELDS} fields`, extra);
+  if (type == 'parameters.too.many')
+    return new PlatformError('too-large', `request body has more than ${MAX_FIELDS} fields`, extra);
   if (status == 413) return new PlatformError('too-large', `request body exceeds ${BODY_LIMIT}`, extra);
   if (status == 415) return new PlatformError('unsupported-type', (err as Error).message, extra);
-  return new PlatformError('invalid', type == 'entity.parse.failed' ? jsonProblem((err as { body?: unknown }).body) : (err as Error).message, extra);
+  return new PlatformError(
+    'invalid',
+    type == 'entity.parse.failed' ? jsonProblem((err as { body?: unknown }).body) : (err as Error).message,
+    extra,
+  );
 }

@@ -69,7 +69,10 @@ const withoutClientAdded = (query: Record<string, unknown>) =>
 function validationMessage(where: string, error: z.ZodError) {
   const issue = error.issues[0];
   const field = [where, ...issue.path.map(String)].join('.');
-  return { message: `${field}: ${issue.message}`, errors: error.issues.map((i) => ({ message: i.message, in: [where, ...i.path.map(String)].join('.') })) };
+  return {
+    message: `${field}: ${issue.message}`,
+    errors: error.issues.map((i) => ({ message: i.message, in: [where, ...i.path.map(String)].join('.') })),
+  };
 }
 
 /** Whether a string (a value or a key) in `value` holds the NUL character, which no text column
@@ -84,7 +87,11 @@ function holdsNul(value: unknown): boolean {
       if (v.includes('\0')) return true;
     } else if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) stack.push(v[i]);
-    } else if (v !== null && typeof v == 'object' && (Object.getPrototypeOf(v) ?? Object.prototype) === Object.prototype) {
+    } else if (
+      v !== null &&
+      typeof v == 'object' &&
+      (Object.getPrototypeOf(v) ?? Object.prototype) === Object.prototype
+    ) {
       for (const k in v) {
         if (k.includes('\0')) return true;
         stack.push((v as Record<string, unknown>)[k]);
@@ -112,9 +119,13 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z
   if (result.success) {
     const nul = holdsNul(result.data) && nulAt(result.data);
     if (nul)
-      throw new PlatformError('invalid', `${[where, ...nul.path].join('.')}: ${nul.key ? 'keys ' : ''}must not contain the NUL character (\\u0000)`, {
-        category: 'VALIDATION_ERROR',
-      });
+      throw new PlatformError(
+        'invalid',
+        `${[where, ...nul.path].join('.')}: ${nul.key ? 'keys ' : ''}must not contain the NUL character (\\u0000)`,
+        {
+          category: 'VALIDATION_ERROR',
+        },
+      );
     return result.data;
   }
   const { message, errors } = validationMessage(where, result.error);
@@ -123,7 +134,9 @@ function parse<S extends z.ZodType>(schema: S, value: unknown, where: string): z
 
 /** The 400 of a path that could not be percent-decoded, naming the parameter when it is known. */
 export const notPercentEncoding = (name?: string) =>
-  new PlatformError('invalid', `path${name ? `.${name}` : ''}: is not valid percent-encoding`, { category: 'VALIDATION_ERROR' });
+  new PlatformError('invalid', `path${name ? `.${name}` : ''}: is not valid percent-encoding`, {
+    category: 'VALIDATION_ERROR',
+  });
 
 /** Path parameters percent-decoded, as Express decodes them; the first that is not valid
  * percent-encoding is a 400 naming it. */
@@ -142,7 +155,12 @@ export function decodeParams(raw: Record<string, string>): Record<string, string
 /** Runs `route`'s handler on a request: what it answered (a body, a Reply or undefined), checked
  * against the catalog's response schema when deps ask for it. Throws what the caller answers
  * with `errorAnswer`. */
-export async function callRoute(deps: CatalogDeps, route: RouteDef, handler: Handler<RouteDef> | undefined, request: CatalogRequest): Promise<unknown> {
+export async function callRoute(
+  deps: CatalogDeps,
+  route: RouteDef,
+  handler: Handler<RouteDef> | undefined,
+  request: CatalogRequest,
+): Promise<unknown> {
   const { req, res } = request;
   const caller = await deps.authenticate({ headers: req.headers, query: request.query }, route);
   if (caller.key) await deps.limit(caller.key, res);
@@ -150,13 +168,34 @@ export async function callRoute(deps: CatalogDeps, route: RouteDef, handler: Han
   const params = parse(route.params, request.params, 'path');
   const query = parse(route.query, withoutClientAdded(request.query), 'query');
   const body = route.bodyType == 'none' ? undefined : parse(route.body, request.body ?? {}, 'body');
-  if (!handler) throw new PlatformError('not-implemented', `${route.method} ${route.path} is not implemented by this platform yet`, { category: 'NOT_IMPLEMENTED' });
-  const ctx = { params, query, body, caller, portalId: caller.portalId ?? 0, ip: deps.clientIp(req), files: request.files, req, res };
-  const out = route.writes ? await deps.write((db) => handler({ ...ctx, db })) : await handler({ ...ctx, db: deps.engine });
+  if (!handler)
+    throw new PlatformError(
+      'not-implemented',
+      `${route.method} ${route.path} is not implemented by this platform yet`,
+      { category: 'NOT_IMPLEMENTED' },
+    );
+  const ctx = {
+    params,
+    query,
+    body,
+    caller,
+    portalId: caller.portalId ?? 0,
+    ip: deps.clientIp(req),
+    files: request.files,
+    req,
+    res,
+  };
+  const out = route.writes
+    ? await deps.write((db) => handler({ ...ctx, db }))
+    : await handler({ ...ctx, db: deps.engine });
   if (!route.writes) await deps.settled();
   if (deps.checkResponses && out !== undefined && !(out instanceof Reply)) {
     const checked = route.response.safeParse(out);
-    if (!checked.success) throw new PlatformError('internal', `${route.id} answered off its catalog schema: ${validationMessage('response', checked.error).message}`);
+    if (!checked.success)
+      throw new PlatformError(
+        'internal',
+        `${route.id} answered off its catalog schema: ${validationMessage('response', checked.error).message}`,
+      );
   }
   return out;
 }

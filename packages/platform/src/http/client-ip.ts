@@ -10,7 +10,11 @@ export function clientIp(trustedProxies: readonly string[] = LOOPBACK) {
   const trusted = new Set(trustedProxies);
   return (req: IncomingMessage) => {
     const peer = req.socket.remoteAddress ?? '';
-    const forwarded = trusted.has(peer) ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0].trim() : '';
+    const forwarded = trusted.has(peer)
+      ? String(req.headers['x-forwarded-for'] ?? '')
+          .split(',')[0]
+          .trim()
+      : '';
     return forwarded || peer;
   };
 }

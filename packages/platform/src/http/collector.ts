@@ -16,7 +16,11 @@ import { PlatformError } from '../domain/errors';
 import { Reply, type Caller, type Handler, type Handlers } from '../handlers/handler';
 import { errorBody, httpAnswer, internalError } from './errors';
 
-const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type' };
+const CORS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+  'Access-Control-Allow-Headers': 'Content-Type',
+};
 const BATCH = catalog['collect.batch'];
 const PIXEL = catalog['collect.pixel'];
 /** The catalog routes this module serves instead of Express (which must not mount them). */
@@ -57,25 +61,56 @@ export function collector(
     if (!answer) log.error({ err }, 'collector error');
     const { status, headers, body } = answer ?? internalError();
     // A cross-origin tracker reads `Retry-After` (of a 429, a 503) only when it is exposed.
-    send(res, status, body, headers['Retry-After'] ? { ...headers, 'Access-Control-Expose-Headers': 'Retry-After' } : headers);
+    send(
+      res,
+      status,
+      body,
+      headers['Retry-After'] ? { ...headers, 'Access-Control-Expose-Headers': 'Retry-After' } : headers,
+    );
   };
-  const run = async (handler: Handler<never> | undefined, req: IncomingMessage, res: ServerResponse, input: { body?: unknown; query?: unknown }, inWrite: boolean) => {
-    const ctx = { params: {}, query: input.query ?? {}, body: input.body, caller: PUBLIC, portalId: 0, ip: clientIp(req), files: [], req, res };
-    const out = inWrite ? await write((t) => handler!({ ...ctx, db: t } as never)) : await handler!({ ...ctx, db } as never);
+  const run = async (
+    handler: Handler<never> | undefined,
+    req: IncomingMessage,
+    res: ServerResponse,
+    input: { body?: unknown; query?: unknown },
+    inWrite: boolean,
+  ) => {
+    const ctx = {
+      params: {},
+      query: input.query ?? {},
+      body: input.body,
+      caller: PUBLIC,
+      portalId: 0,
+      ip: clientIp(req),
+      files: [],
+      req,
+      res,
+    };
+    const out = inWrite
+      ? await write((t) => handler!({ ...ctx, db: t } as never))
+      : await handler!({ ...ctx, db } as never);
     if (out instanceof Reply) send(res, out.status, out.body, out.headers);
     else send(res, 200, out);
   };
 
   async function pixel(req: IncomingMessage, res: ServerResponse, query: string) {
     if (limitAddress) await limitAddress(PIXEL.id, clientIp(req));
-    await run(handlers['collect.pixel'] as Handler<never>, req, res, { query: Object.fromEntries(new URLSearchParams(query)) }, true);
+    await run(
+      handlers['collect.pixel'] as Handler<never>,
+      req,
+      res,
+      { query: Object.fromEntries(new URLSearchParams(query)) },
+      true,
+    );
   }
 
   async function batch(req: IncomingMessage, res: ServerResponse) {
     if (limitAddress) await limitAddress(BATCH.id, clientIp(req));
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (type != 'text/plain' && type != 'application/json')
-      throw new PlatformError('unsupported-type', 'send the events as text/plain or application/json', { category: 'VALIDATION_ERROR' });
+      throw new PlatformError('unsupported-type', 'send the events as text/plain or application/json', {
+        category: 'VALIDATION_ERROR',
+      });
     let events: unknown;
     try {
       events = JSON.parse(await readBody(req, MAX_BODY));
@@ -84,7 +119,8 @@ export function collector(
       throw new PlatformError('invalid', 'body is not a JSON array of events (text/plain or application/json)');
     }
     // The catalog's schema of the body: an array of the right size (each event is checked by the handler).
-    if (!BATCH.body.safeParse(events).success) throw new PlatformError('invalid', `body must be a JSON array of 1 to ${MAX_BATCH} events`);
+    if (!BATCH.body.safeParse(events).success)
+      throw new PlatformError('invalid', `body must be a JSON array of 1 to ${MAX_BATCH} events`);
     await run(handlers['collect.batch'] as Handler<never>, req, res, { body: events }, false);
   }
 
@@ -118,8 +154,10 @@ export function collector(
 function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const encoding = req.headers['content-encoding'];
-    if (encoding && encoding != 'identity') return reject(new PlatformError('unsupported-type', `content-encoding ${encoding} is not supported`));
-    if (Number(req.headers['content-length'] ?? 0) > limit) return reject(new PlatformError('too-large', `request body exceeds ${limit} bytes`));
+    if (encoding && encoding != 'identity')
+      return reject(new PlatformError('unsupported-type', `content-encoding ${encoding} is not supported`));
+    if (Number(req.headers['content-length'] ?? 0) > limit)
+      return reject(new PlatformError('too-large', `request body exceeds ${limit} bytes`));
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {

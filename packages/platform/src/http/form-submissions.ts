@@ -36,21 +36,36 @@ function sendJson(res: ServerResponse, status: number, headers: Record<string, s
 /** `req.body` as the urlencoded parser leaves it (undefined for another content type). */
 const readBody = (req: IncomingMessage, res: ServerResponse) =>
   new Promise<unknown>((resolve, reject) =>
-    urlencodedBody(req as Request, res as Response, (err?: unknown) => (err ? reject(err) : resolve((req as { body?: unknown }).body))),
+    urlencodedBody(req as Request, res as Response, (err?: unknown) =>
+      err ? reject(err) : resolve((req as { body?: unknown }).body),
+    ),
   );
 
 /** Handles the request if it is a form submission; false, having touched nothing, otherwise. */
 export function formSubmissions(deps: CatalogDeps) {
   const handler = deps.handlers['forms.submit'] as Handler<RouteDef> | undefined;
 
-  async function submit(req: IncomingMessage, res: ServerResponse, raw: Record<string, string>, query: Record<string, unknown>) {
+  async function submit(
+    req: IncomingMessage,
+    res: ServerResponse,
+    raw: Record<string, string>,
+    query: Record<string, unknown>,
+  ) {
     try {
       const params = decodeParams(raw);
       const body = await readBody(req, res);
       // Express's request and response types: forms.submit's handler reads neither.
-      const out = await callRoute(deps, ROUTE, handler, { query, params, body, req: req as Request, res: res as Response, files: [] });
+      const out = await callRoute(deps, ROUTE, handler, {
+        query,
+        params,
+        body,
+        req: req as Request,
+        res: res as Response,
+        files: [],
+      });
       // forms.submit answers a Reply without a body (204, or 302 and its Location), all this writes.
-      if (!(out instanceof Reply) || out.body !== undefined) throw new Error(`${ROUTE.id} answered what only its Express route writes`);
+      if (!(out instanceof Reply) || out.body !== undefined)
+        throw new Error(`${ROUTE.id} answered what only its Express route writes`);
       res.statusCode = out.status;
       for (const [name, value] of Object.entries(out.headers)) res.setHeader(name, value);
       res.end();

@@ -13,7 +13,10 @@ export interface Addresses {
 }
 
 const escape = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const HEADERS = { 'Content-Security-Policy': "default-src 'none'; base-uri 'none'; frame-ancestors 'none'", 'X-Content-Type-Options': 'nosniff' };
+const HEADERS = {
+  'Content-Security-Policy': "default-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+};
 
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)}</title></head><body><h1>${escape(title)}</h1>${body}</body></html>`;
@@ -31,7 +34,10 @@ export function mountBaseIndex(app: Express, at: Addresses) {
       at.formsUrl ? `<li>Forms (form submissions): ${link(`${at.formsUrl}/`, at.formsUrl)}</li>` : '',
       `<li>Tracking collector: <code>${escape(base)}/collect</code>; the tracker for a portal's pages: <code>${escape(base)}/js/{portalId}.js</code></li>`,
     ];
-    res.set(HEADERS).type('html').send(page('svc platform', `<ul>${items.join('')}</ul>`));
+    res
+      .set(HEADERS)
+      .type('html')
+      .send(page('svc platform', `<ul>${items.join('')}</ul>`));
   });
 }
 

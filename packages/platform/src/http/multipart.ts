@@ -23,11 +23,19 @@ export function multipart(limits: UploadLimits = DEFAULT_UPLOAD_LIMITS) {
   return (req: Request, res: Response, next: NextFunction) => {
     const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (type != 'multipart/form-data')
-      return next(new PlatformError('unsupported-type', 'send the upload as multipart/form-data', { category: 'VALIDATION_ERROR' }));
+      return next(
+        new PlatformError('unsupported-type', 'send the upload as multipart/form-data', {
+          category: 'VALIDATION_ERROR',
+        }),
+      );
     let parser: busboy.Busboy;
     try {
       // Names are kept as sent (preservePath) so that a path is refused, not quietly cut down.
-      parser = busboy({ headers: req.headers, preservePath: true, limits: { fileSize: limits.fileBytes, files: limits.files, fields: 50, fieldSize: 64 * 1024 } });
+      parser = busboy({
+        headers: req.headers,
+        preservePath: true,
+        limits: { fileSize: limits.fileBytes, files: limits.files, fields: 50, fieldSize: 64 * 1024 },
+      });
     } catch {
       return next(new PlatformError('invalid', 'the multipart body has no boundary', { category: 'VALIDATION_ERROR' }));
     }
@@ -52,14 +60,38 @@ export function multipart(limits: UploadLimits = DEFAULT_UPLOAD_LIMITS) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       // A form that ends inside a file errors on the file's stream (not only on the parser).
-      stream.on('error', () => fail(new PlatformError('invalid', 'the multipart body is malformed', { category: 'VALIDATION_ERROR' })));
-      stream.on('limit', () => fail(new PlatformError('too-large', `files: a file is larger than ${limits.fileBytes} bytes`, { category: 'VALIDATION_ERROR' })));
-      stream.on('close', () => files.push({ field, filename: info.filename ?? '', mimeType: info.mimeType, bytes: Buffer.concat(chunks) }));
+      stream.on('error', () =>
+        fail(new PlatformError('invalid', 'the multipart body is malformed', { category: 'VALIDATION_ERROR' })),
+      );
+      stream.on('limit', () =>
+        fail(
+          new PlatformError('too-large', `files: a file is larger than ${limits.fileBytes} bytes`, {
+            category: 'VALIDATION_ERROR',
+          }),
+        ),
+      );
+      stream.on('close', () =>
+        files.push({ field, filename: info.filename ?? '', mimeType: info.mimeType, bytes: Buffer.concat(chunks) }),
+      );
     });
-    parser.on('filesLimit', () => fail(new PlatformError('too-large', `files: at most ${limits.files} files per upload`, { category: 'VALIDATION_ERROR' })));
-    parser.on('fieldsLimit', () => fail(new PlatformError('too-large', 'too many form fields', { category: 'VALIDATION_ERROR' })));
+    parser.on('filesLimit', () =>
+      fail(
+        new PlatformError('too-large', `files: at most ${limits.files} files per upload`, {
+          category: 'VALIDATION_ERROR',
+        }),
+      ),
+    );
+    parser.on('fieldsLimit', () =>
+      fail(new PlatformError('too-large', 'too many form fields', { category: 'VALIDATION_ERROR' })),
+    );
     // busboy may not close after an error: answer at the first of the two.
-    parser.on('error', () => (fail(new PlatformError('invalid', 'the multipart body is malformed', { category: 'VALIDATION_ERROR' })), finish()));
+    parser.on(
+      'error',
+      () => (
+        fail(new PlatformError('invalid', 'the multipart body is malformed', { category: 'VALIDATION_ERROR' })),
+        finish()
+      ),
+    );
     parser.on('close', finish);
     req.pipe(parser);
   };

@@ -51,17 +51,20 @@ function coalesced(counters: SliceCounters) {
 
   function run(key: string, waiters: Waiter[]) {
     running.add(key);
-    counters.consume(key, waiters.length).then(
-      (res) => waiters.forEach((w, i) => w.resolve(res.consumedPoints - (waiters.length - 1 - i))),
-      (err: unknown) => waiters.forEach((w) => w.reject(err)),
-    ).finally(() => {
-      running.delete(key);
-      const next = queued.get(key);
-      if (next) {
-        queued.delete(key);
-        run(key, next);
-      }
-    });
+    counters
+      .consume(key, waiters.length)
+      .then(
+        (res) => waiters.forEach((w, i) => w.resolve(res.consumedPoints - (waiters.length - 1 - i))),
+        (err: unknown) => waiters.forEach((w) => w.reject(err)),
+      )
+      .finally(() => {
+        running.delete(key);
+        const next = queued.get(key);
+        if (next) {
+          queued.delete(key);
+          run(key, next);
+        }
+      });
   }
 
   return (key: string) =>
@@ -76,10 +79,16 @@ function coalesced(counters: SliceCounters) {
 /** Keys whose earlier slices are remembered at most (a cache, cleared when full). */
 const REMEMBERED_KEYS = 10_000;
 
-export function rollingWindow({ max, windowMs }: WindowOptions, now: () => number, counters: SliceCounters = memoryCounters(windowMs)) {
+export function rollingWindow(
+  { max, windowMs }: WindowOptions,
+  now: () => number,
+  counters: SliceCounters = memoryCounters(windowMs),
+) {
   const sliceMs = windowMs / SLICES;
   const consume = coalesced(counters);
-  const getMany = counters.getMany ?? ((keys: string[]) => Promise.all(keys.map((k) => counters.get(k).then((r) => r?.consumedPoints ?? 0))));
+  const getMany =
+    counters.getMany ??
+    ((keys: string[]) => Promise.all(keys.map((k) => counters.get(k).then((r) => r?.consumedPoints ?? 0))));
   // Slices before the current one no longer change (requests count in the current slice, and a
   // refusal gives back only there), even when processes share the store: their counts are read
   // once per key and slice, so a request usually costs one counter operation, not ten. When the
@@ -90,7 +99,8 @@ export function rollingWindow({ max, windowMs }: WindowOptions, now: () => numbe
     const known = earlierOf.get(key);
     if (known?.slice == slice) return known.counts;
     // The slices still known, and the first one to read.
-    const kept = known && known.slice < slice && slice - known.slice < SLICES ? known.counts.slice(slice - known.slice) : [];
+    const kept =
+      known && known.slice < slice && slice - known.slice < SLICES ? known.counts.slice(slice - known.slice) : [];
     const first = slice - SLICES + 1 + kept.length;
     const read = await getMany(Array.from({ length: slice - first }, (_, i) => `${key}:${first + i}`));
     const counts = [...kept, ...read];

@@ -40,8 +40,15 @@ function sendError(res: Response, err: unknown, log: CatalogDeps['log']) {
 }
 
 /** Registers the routes of one host on `app` (but those served elsewhere, by id), then the 404/405 fallbacks. */
-export function mountCatalog(app: Express, host: RouteDef['host'], deps: CatalogDeps, servedElsewhere: readonly string[] = []) {
-  const mine = catalogRoutes.filter((r) => r.host == host && !servedElsewhere.includes(r.id)).sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
+export function mountCatalog(
+  app: Express,
+  host: RouteDef['host'],
+  deps: CatalogDeps,
+  servedElsewhere: readonly string[] = [],
+) {
+  const mine = catalogRoutes
+    .filter((r) => r.host == host && !servedElsewhere.includes(r.id))
+    .sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
 
   // The routes by their first path segment (`contacts`, `content`, …), and those whose first is not literal.
   const groups = new Map<string, Router>();
@@ -50,7 +57,14 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: Catalog
     const handler = deps.handlers[route.id as keyof Handlers] as Handler<RouteDef> | undefined;
     const run = async (req: Request, res: Response) => {
       try {
-        const out = await callRoute(deps, route, handler, { query: req.query as Record<string, unknown>, params: req.params, body: req.body, req, res, files: uploadedFiles(res) });
+        const out = await callRoute(deps, route, handler, {
+          query: req.query as Record<string, unknown>,
+          params: req.params,
+          body: req.body,
+          req,
+          res,
+          files: uploadedFiles(res),
+        });
         if (out instanceof Reply) {
           res.status(out.status).set(out.headers);
           if (out.body === undefined) res.end();
@@ -69,9 +83,11 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: Catalog
     // Uploads can be large and Atom is parsed as XML: a caller is authenticated before either is read.
     const authFirst =
       route.bodyType == 'multipart' || route.bodyType == 'atom'
-        ? [(req: Request, _res: Response, next: NextFunction) => {
-            deps.authenticate(req, route).then(() => next(), next);
-          }]
+        ? [
+            (req: Request, _res: Response, next: NextFunction) => {
+              deps.authenticate(req, route).then(() => next(), next);
+            },
+          ]
         : [];
     const segment = literalFirstSegment(route.path);
     const group = segment === undefined ? rest : (groups.get(segment) ?? groups.set(segment, Router()).get(segment)!);
@@ -87,7 +103,11 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: Catalog
     group(req, res, (err?: unknown) => (err ? next(err) : rest(req, res, next)));
   });
 
-  const matchers = mine.map((r) => ({ method: r.method, test: match(r.path, { decode: decodeURIComponent }), raw: match(r.path, { decode: false }) }));
+  const matchers = mine.map((r) => ({
+    method: r.method,
+    test: match(r.path, { decode: decodeURIComponent }),
+    raw: match(r.path, { decode: false }),
+  }));
   /** Express could not percent-decode a path parameter: the 400 names it (`path.form_guid`). */
   const undecodable = (err: unknown, req: Request) => {
     if (!(err instanceof URIError)) return err;
@@ -102,8 +122,13 @@ export function mountCatalog(app: Express, host: RouteDef['host'], deps: Catalog
   app.use((req: Request, res: Response) => {
     const allowed = [...new Set(matchers.filter((m) => m.test(req.path)).map((m) => m.method))];
     if (allowed.length) {
-      res.status(405).set('Allow', allowed.join(', ')).json(errorBody(`${req.method} is not allowed here; use ${allowed.join(' or ')}`));
+      res
+        .status(405)
+        .set('Allow', allowed.join(', '))
+        .json(errorBody(`${req.method} is not allowed here; use ${allowed.join(' or ')}`));
     } else res.status(404).json(errorBody(`no route for ${req.method} ${req.path}`));
   });
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(res, undecodable(err, req), deps.log));
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) =>
+    sendError(res, undecodable(err, req), deps.log),
+  );
 }

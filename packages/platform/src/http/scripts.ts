@@ -37,7 +37,11 @@ function bundle(file: string | undefined) {
   };
 }
 
-const HEADERS = { 'Cache-Control': 'public, max-age=300', 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'cross-origin' };
+const HEADERS = {
+  'Cache-Control': 'public, max-age=300',
+  'X-Content-Type-Options': 'nosniff',
+  'Cross-Origin-Resource-Policy': 'cross-origin',
+};
 
 export interface ScriptDeps {
   /** Whether the portal exists (its tier, or undefined). */
@@ -51,7 +55,10 @@ export function mountScripts(app: Express, deps: ScriptDeps) {
   const tracker = bundle(resolveFile('@svc/tracker/tracker.js'));
   const forms = bundle(resolveFile('@svc/forms/forms.js'));
   const missing = (res: Response, name: string) =>
-    res.status(404).json({ status: 'error', message: `${name} is not built or not installed next to the platform: run \`npm run build\`` });
+    res.status(404).json({
+      status: 'error',
+      message: `${name} is not built or not installed next to the platform: run \`npm run build\``,
+    });
   const send = (res: Response, text: string) => res.set(HEADERS).type('js').send(text);
 
   app.get('/tracker.js', (_req, res) => {
@@ -73,7 +80,10 @@ export function mountScripts(app: Express, deps: ScriptDeps) {
         if (!text) return void missing(res, '@svc/tracker');
         // The page's own window.svc.config still wins, as with the plain tracker.js.
         const config = { portalId: id, collector: `${deps.baseUrl() ?? ''}${COLLECT_PATH}` };
-        send(res, `window.svc=window.svc||{};window.svc.config=Object.assign(${JSON.stringify(config)},window.svc.config);\n${text}`);
+        send(
+          res,
+          `window.svc=window.svc||{};window.svc.config=Object.assign(${JSON.stringify(config)},window.svc.config);\n${text}`,
+        );
       })
       .catch(next);
   });

@@ -13,21 +13,40 @@ const escape = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c
 const LISTING_FIELDS: ReadonlySet<string> = new Set(['content_group_id', 'state', 'publish_date']);
 
 /** A blog's root (its `root_url`) as a page: links to its newest published posts. */
-async function blogListing(db: Queryable, content: ContentEngine, portalId: number, slug: string): Promise<Record<string, unknown> | undefined> {
+async function blogListing(
+  db: Queryable,
+  content: ContentEngine,
+  portalId: number,
+  slug: string,
+): Promise<Record<string, unknown> | undefined> {
   const blog = (await content.allLive(db, portalId, 'blogs')).find((b) => b.slug == slug);
   if (!blog) return undefined;
-  const query = { content_group_id: String(blog.id), state: 'PUBLISHED', order_by: '-publish_date', limit: Number(blog.posts_per_listing_page) || 10 };
+  const query = {
+    content_group_id: String(blog.id),
+    state: 'PUBLISHED',
+    order_by: '-publish_date',
+    limit: Number(blog.posts_per_listing_page) || 10,
+  };
   const posts = (await content.list(db, portalId, 'blog-posts', query, LISTING_FIELDS)).objects;
   const items = posts.map((p) => `<li><a href="${escape(p.url)}">${escape(p.html_title || p.name)}</a></li>`).join('');
-  return { name: blog.public_title || blog.name, html_title: blog.html_title, meta_description: blog.description, post_body: `<ul>${items}</ul>` };
+  return {
+    name: blog.public_title || blog.name,
+    html_title: blog.html_title,
+    meta_description: blog.description,
+    post_body: `<ul>${items}</ul>`,
+  };
 }
 
-const notFound = (res: Response) => res.status(404).type('html').send('<!doctype html><title>Not found</title><h1>Not found</h1>');
+const notFound = (res: Response) =>
+  res.status(404).type('html').send('<!doctype html><title>Not found</title><h1>Not found</h1>');
 
 /** `db` is where the site's reads run (the engine); `settled` resolves once what they may have
  * seen is committed (the catalog's reads wait for it too). */
 export function mountSite(app: Express, content: ContentEngine, db: Queryable, settled: () => Promise<void>) {
-  app.get('/sites/:portalId/*slug', (req: Request, res: Response, next: NextFunction) => void page(req, res).catch(next));
+  app.get(
+    '/sites/:portalId/*slug',
+    (req: Request, res: Response, next: NextFunction) => void page(req, res).catch(next),
+  );
   async function page(req: Request, res: Response) {
     const portalId = Number(req.params.portalId);
     const slug = (req.params.slug as unknown as string[]).join('/');
@@ -42,10 +61,12 @@ export function mountSite(app: Express, content: ContentEngine, db: Queryable, s
 
     // post_body and head/footer HTML are the author's own markup and go out as written; the
     // title and description are text.
-    res.type('html').send(
-      `<!doctype html><html><head><meta charset="utf-8"><title>${escape(live.html_title || live.name)}</title>` +
-        `<meta name="description" content="${escape(live.meta_description)}">${String(live.head_html ?? '')}</head>` +
-        `<body><h1>${escape(live.name)}</h1>${String(live.post_body ?? '')}${String(live.footer_html ?? '')}</body></html>`,
-    );
+    res
+      .type('html')
+      .send(
+        `<!doctype html><html><head><meta charset="utf-8"><title>${escape(live.html_title || live.name)}</title>` +
+          `<meta name="description" content="${escape(live.meta_description)}">${String(live.head_html ?? '')}</head>` +
+          `<body><h1>${escape(live.name)}</h1>${String(live.post_body ?? '')}${String(live.footer_html ?? '')}</body></html>`,
+      );
   }
 }

@@ -33,7 +33,8 @@ const VENDOR = {
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /** Security headers for the page: it runs no inline script or style, so it can say so. */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /** The forms view's spam review: a form's spam submissions, and their release as not spam. */
 export interface InspectorSpam {
@@ -51,12 +52,24 @@ const NO_PREFERENCE_LINKS =
   "Emails carry no preference link: start the platform with the companion's preference page and link secret — createPlatform({ preferenceLinks: { url: 'https://www.example.com/svc/preferences', secret } }), or svc-platform with env SVC_PREFERENCES_URL and SVC_PREFERENCES_SECRET (the companion's subscriptions.linkSecret).";
 
 /** `engine`: where the queries run (a read answers once what it saw is committed). */
-export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard, engine: Engine, key: string, mail: InspectorMail, spam: InspectorSpam): Router {
+export function inspectorRouter(
+  queries: InspectorQueries,
+  dashboard: Dashboard,
+  engine: Engine,
+  key: string,
+  mail: InspectorMail,
+  spam: InspectorSpam,
+): Router {
   const router = express.Router();
   const expected = digest(key);
 
   router.use((_req, res, next) => {
-    res.set({ 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' });
+    res.set({
+      'Content-Security-Policy': CSP,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'Cache-Control': 'no-store',
+    });
     next();
   });
   router.get('/', (req, res, next) => (req.originalUrl.endsWith('/') ? next() : res.redirect(301, `${req.baseUrl}/`)));
@@ -67,11 +80,19 @@ export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard,
   const api = express.Router();
   api.use((req: Request, res: Response, next: NextFunction) => {
     const given = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '';
-    if (!timingSafeEqual(digest(given), expected)) return void res.status(401).json(errorBody("the inspector key is missing or wrong: open the URL the platform printed, or add #key= and the inspectorKey of its credentials file to this page's address"));
+    if (!timingSafeEqual(digest(given), expected))
+      return void res
+        .status(401)
+        .json(
+          errorBody(
+            "the inspector key is missing or wrong: open the URL the platform printed, or add #key= and the inspectorKey of its credentials file to this page's address",
+          ),
+        );
     next();
   });
   /** Query numbers: a positive integer or the fallback. */
-  const int = (value: unknown, fallback = 0) => (typeof value == 'string' && /^\d{1,15}$/.test(value) ? Number(value) : fallback);
+  const int = (value: unknown, fallback = 0) =>
+    typeof value == 'string' && /^\d{1,15}$/.test(value) ? Number(value) : fallback;
   const portalOf = (req: Request) => int(req.query.portal);
 
   /** Answers what `read` found, once what it saw is committed. */
@@ -83,10 +104,20 @@ export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard,
 
   api.get('/portals', (_req, res) => answer(res, queries.portals(engine)));
   api.get('/contacts', (req, res) =>
-    answer(res, queries.contacts(engine, portalOf(req), typeof req.query.q == 'string' ? req.query.q.slice(0, 200) : '', int(req.query.offset))));
+    answer(
+      res,
+      queries.contacts(
+        engine,
+        portalOf(req),
+        typeof req.query.q == 'string' ? req.query.q.slice(0, 200) : '',
+        int(req.query.offset),
+      ),
+    ),
+  );
   api.get('/contacts/:vid', async (req, res) => {
     const contact = await queries.contact(engine, portalOf(req), int(req.params.vid));
-    if (!contact) return void res.status(404).json(errorBody(`no contact ${req.params.vid} in portal ${portalOf(req)}`));
+    if (!contact)
+      return void res.status(404).json(errorBody(`no contact ${req.params.vid} in portal ${portalOf(req)}`));
     await answer(res, Promise.resolve(contact));
   });
   /** A platform error (a 404, a 400) answered as the API answers it; anything else is thrown. */
@@ -105,21 +136,41 @@ export function inspectorRouter(queries: InspectorQueries, dashboard: Dashboard,
   // and "not spam", which replays one as it was sent (services/form-submissions.ts).
   const text = (value: unknown) => (typeof value == 'string' ? value.slice(0, 100) : undefined);
   api.get('/forms/:guid/spam', (req, res) =>
-    orError(res, () => answer(res, spam.submissions.spam(engine, portalOf(req), req.params.guid, { before: text(req.query.before), limit: int(req.query.limit, 50) }))));
+    orError(res, () =>
+      answer(
+        res,
+        spam.submissions.spam(engine, portalOf(req), req.params.guid, {
+          before: text(req.query.before),
+          limit: int(req.query.limit, 50),
+        }),
+      ),
+    ),
+  );
   api.post('/forms/:guid/spam/:id/release', (req, res) =>
     orError(res, async () => {
       const released = await spam.submissions.release(portalOf(req), req.params.guid, req.params.id);
       res.json(released);
-    }));
+    }),
+  );
   api.get('/feed', (req, res) => answer(res, queries.feed(engine, portalOf(req), int(req.query.after))));
   // The mail catcher: the emails workflows sent, newest first (?before=id pages on), and one.
   api.get('/mail', async (req, res) => {
     const page = await mail.outbox.list(engine, portalOf(req), int(req.query.before));
-    await answer(res, Promise.resolve({ ...page, preferenceLinks: mail.preferenceLinks, ...(!mail.preferenceLinks && { howToConfigure: NO_PREFERENCE_LINKS }) }));
+    await answer(
+      res,
+      Promise.resolve({
+        ...page,
+        preferenceLinks: mail.preferenceLinks,
+        ...(!mail.preferenceLinks && { howToConfigure: NO_PREFERENCE_LINKS }),
+      }),
+    );
   });
   api.get('/mail/:id', async (req, res) => {
     const message = await mail.outbox.get(engine, portalOf(req), int(req.params.id));
-    if (!message) return void res.status(404).json(errorBody(`no email ${String(req.params.id).slice(0, 40)} in portal ${portalOf(req)}`));
+    if (!message)
+      return void res
+        .status(404)
+        .json(errorBody(`no email ${String(req.params.id).slice(0, 40)} in portal ${portalOf(req)}`));
     await answer(res, Promise.resolve(message));
   });
   // The dashboard's panels: ?portal=…&range=today|7d|30d|90d (services/dashboard.ts).

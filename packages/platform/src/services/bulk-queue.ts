@@ -33,7 +33,10 @@ interface Waiting<I, R> {
 
 /** `run` writes a bulk of items and answers each one's result, in their order. Returns the
  * function that queues an item and resolves with its result once written. */
-export function bulkQueue<I, R>(run: (items: I[]) => Promise<R[]>, { inFlight, weight = () => 1, maxWeight = Infinity }: BulkOptions<I>) {
+export function bulkQueue<I, R>(
+  run: (items: I[]) => Promise<R[]>,
+  { inFlight, weight = () => 1, maxWeight = Infinity }: BulkOptions<I>,
+) {
   const queue: Waiting<I, R>[] = [];
   let writing = 0;
   let scheduled = false;
@@ -45,7 +48,8 @@ export function bulkQueue<I, R>(run: (items: I[]) => Promise<R[]>, { inFlight, w
     } catch (err) {
       // A database that is unreachable fails every item alike, and at once: retried one by one,
       // each would wait for a connection in turn while the next bulks queue behind them.
-      if (bulk.length == 1 || (err instanceof PlatformError && err.kind == 'unavailable')) for (const w of bulk) w.reject(err);
+      if (bulk.length == 1 || (err instanceof PlatformError && err.kind == 'unavailable'))
+        for (const w of bulk) w.reject(err);
       else for (const w of bulk) await run([w.item]).then((r) => w.resolve(r[0]), w.reject);
     }
   }
@@ -55,7 +59,8 @@ export function bulkQueue<I, R>(run: (items: I[]) => Promise<R[]>, { inFlight, w
     while (queue.length && writing < inFlight) {
       let total = 0;
       let n = 0;
-      while (n < queue.length && (n == 0 || total + weight(queue[n].item) <= maxWeight)) total += weight(queue[n++].item);
+      while (n < queue.length && (n == 0 || total + weight(queue[n].item) <= maxWeight))
+        total += weight(queue[n++].item);
       const bulk = queue.splice(0, n);
       writing++;
       void writeBulk(bulk).finally(() => {

@@ -25,12 +25,19 @@ export interface Range {
 
 /** The range `name` ending today (UTC): today by the hour, else the last N days by the day. */
 export function rangeOf(name: unknown, now: number): Range {
-  if (typeof name != 'string' || !Object.hasOwn(RANGES, name)) throw badRequest(`range must be one of ${Object.keys(RANGES).join(', ')}; got ${JSON.stringify(name ?? null)}`);
+  if (typeof name != 'string' || !Object.hasOwn(RANGES, name))
+    throw badRequest(`range must be one of ${Object.keys(RANGES).join(', ')}; got ${JSON.stringify(name ?? null)}`);
   const days = RANGES[name as RangeName];
   const to = dayOf(now) + DAY;
   const from = to - days * DAY;
   const step = days == 1 ? HOUR : DAY;
-  return { name: name as RangeName, from, to, grain: days == 1 ? 'hour' : 'day', buckets: Array.from({ length: (to - from) / step }, (_, i) => from + i * step) };
+  return {
+    name: name as RangeName,
+    from,
+    to,
+    grain: days == 1 ? 'hour' : 'day',
+    buckets: Array.from({ length: (to - from) / step }, (_, i) => from + i * step),
+  };
 }
 
 const rate = (part: number, whole: number) => (whole ? Math.round((part / whole) * 10_000) / 10_000 : null);
@@ -62,7 +69,12 @@ export function dashboard(store: DashboardStore, now: () => number, catchUp: () 
 
     /** The most viewed pages. */
     async pages(db: Queryable, portalId: number, r: Range) {
-      return { pages: (await store.top(db, portalId, METRICS.page, r.from, r.to, TOP, true)).map((p) => ({ url: p.dim, views: p.n })) };
+      return {
+        pages: (await store.top(db, portalId, METRICS.page, r.from, r.to, TOP, true)).map((p) => ({
+          url: p.dim,
+          views: p.n,
+        })),
+      };
     },
 
     /** Sessions and contacts made per source type, the top sources in detail (engine, site,
@@ -95,18 +107,36 @@ export function dashboard(store: DashboardStore, now: () => number, catchUp: () 
 
     /** Sessions per UTM campaign (of the landing page) and the source type it came as. */
     async campaigns(db: Queryable, portalId: number, r: Range) {
-      return { campaigns: (await store.top(db, portalId, METRICS.campaign, r.from, r.to, TOP)).map((c) => ({ campaign: c.dim, source: c.dim2, sessions: c.n })) };
+      return {
+        campaigns: (await store.top(db, portalId, METRICS.campaign, r.from, r.to, TOP)).map((c) => ({
+          campaign: c.dim,
+          source: c.dim2,
+          sessions: c.n,
+        })),
+      };
     },
 
     /** Page views per country, from the addresses the prospects mapping knows. */
     async countries(db: Queryable, portalId: number, r: Range) {
-      return { countries: (await store.top(db, portalId, METRICS.country, r.from, r.to, TOP, true)).map((c) => ({ country: c.dim, views: c.n })) };
+      return {
+        countries: (await store.top(db, portalId, METRICS.country, r.from, r.to, TOP, true)).map((c) => ({
+          country: c.dim,
+          views: c.n,
+        })),
+      };
     },
 
     /** Form submissions per form, and contacts made (all sources). */
     async conversions(db: Queryable, portalId: number, r: Range) {
-      const [forms, made] = await Promise.all([store.top(db, portalId, METRICS.form, r.from, r.to, TOP, true), store.top(db, portalId, METRICS.contacts, r.from, r.to, 50, true)]);
-      const names = await store.formNames(db, portalId, forms.map((f) => f.dim));
+      const [forms, made] = await Promise.all([
+        store.top(db, portalId, METRICS.form, r.from, r.to, TOP, true),
+        store.top(db, portalId, METRICS.contacts, r.from, r.to, 50, true),
+      ]);
+      const names = await store.formNames(
+        db,
+        portalId,
+        forms.map((f) => f.dim),
+      );
       return {
         forms: forms.map((f) => ({ guid: f.dim, name: names.get(f.dim) ?? null, submissions: f.n })),
         submissions: forms.reduce((a, f) => a + f.n, 0),
@@ -116,7 +146,13 @@ export function dashboard(store: DashboardStore, now: () => number, catchUp: () 
 
     /** Custom events per name: how many, and their values summed (revenue). */
     async events(db: Queryable, portalId: number, r: Range) {
-      return { events: (await store.top(db, portalId, METRICS.event, r.from, r.to, 20, true)).map((e) => ({ name: e.dim, count: e.n, revenue: e.amount })) };
+      return {
+        events: (await store.top(db, portalId, METRICS.event, r.from, r.to, 20, true)).map((e) => ({
+          name: e.dim,
+          count: e.n,
+          revenue: e.amount,
+        })),
+      };
     },
 
     /** The visitors with a page view in the last LIVE_WINDOW: how many, and their sessions. */
@@ -148,7 +184,10 @@ export function dashboard(store: DashboardStore, now: () => number, catchUp: () 
     async read(db: Queryable, portalId: number, panel: Panel, range: unknown) {
       const r = rangeOf(range ?? '7d', now());
       await catchUp();
-      return { range: { name: r.name, from: r.from, to: r.to, grain: r.grain }, ...(await panels[panel](db, portalId, r)) };
+      return {
+        range: { name: r.name, from: r.from, to: r.to, grain: r.grain },
+        ...(await panels[panel](db, portalId, r)),
+      };
     },
   };
 }

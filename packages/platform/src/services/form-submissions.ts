@@ -21,7 +21,13 @@ export interface Released extends SpamRecord {
   alreadyReleased: boolean;
 }
 
-export function formSubmissions(forms: FormStore, visitors: VisitorLinks, subscriptions: EmailStore, write: Write, now: () => number) {
+export function formSubmissions(
+  forms: FormStore,
+  visitors: VisitorLinks,
+  subscriptions: EmailStore,
+  write: Write,
+  now: () => number,
+) {
   async function submit(
     db: Queryable,
     portalId: number,
@@ -38,7 +44,13 @@ export function formSubmissions(forms: FormStore, visitors: VisitorLinks, subscr
     const ticked = 'consent' in saved ? saved.consent?.communications.filter((c) => c.value) : undefined;
     if (ticked?.length && saved.email && !(await subscriptions.status(db, portalId, saved.email)).unsubscribeFromPortal)
       await subscriptions.update(db, portalId, saved.email, {
-        subscriptionStatuses: ticked.map((c) => ({ id: c.subscriptionTypeId, subscribed: true, optState: 'OPT_IN', legalBasis: 'CONSENT_WITH_NOTICE', legalBasisExplanation: c.text })),
+        subscriptionStatuses: ticked.map((c) => ({
+          id: c.subscriptionTypeId,
+          subscribed: true,
+          optState: 'OPT_IN',
+          legalBasis: 'CONSENT_WITH_NOTICE',
+          legalBasisExplanation: c.text,
+        })),
       });
     return { conversionId, vid, redirect, spam: 'spam' in saved ? saved.spam : undefined };
   }
@@ -54,11 +66,17 @@ export function formSubmissions(forms: FormStore, visitors: VisitorLinks, subscr
       const claimed = await spamSubmissions.claim(t, portalId, guid, conversionId, now());
       if (!claimed) {
         const found = await spamSubmissions.one(t, portalId, guid, conversionId);
-        if (!found?.released) throw notFound(`no spam submission ${conversionId.slice(0, 64)} of form ${guid.slice(0, 64)} in portal ${portalId}`);
+        if (!found?.released)
+          throw notFound(
+            `no spam submission ${conversionId.slice(0, 64)} of form ${guid.slice(0, 64)} in portal ${portalId}`,
+          );
         return { ...found, released: found.released, alreadyReleased: true };
       }
       const { record, values, context, consent, releasedAt } = claimed;
-      const { vid } = await submit(atTime(t, record.timestamp), portalId, guid, values, context, { consent, replayOf: conversionId });
+      const { vid } = await submit(atTime(t, record.timestamp), portalId, guid, values, context, {
+        consent,
+        replayOf: conversionId,
+      });
       await spamSubmissions.releasedTo(t, conversionId, vid);
       return { ...record, released: { at: releasedAt, vid }, alreadyReleased: false };
     });

@@ -18,7 +18,14 @@ import type { Queryable } from '../db/engine';
 import { txContext } from '../db/tx-context';
 import { INTERNAL, classify, sameSource } from '../domain/attribution';
 import { DAY, HOUR, METRICS, campaignOf, dayOf, hourOf, referrerHost, type RollupStore } from '../store/rollups';
-import { MAX_SESSION_MS, type Session, type SessionStore, type SessionSummary, type Span, type VisitorKey } from '../store/sessions';
+import {
+  MAX_SESSION_MS,
+  type Session,
+  type SessionStore,
+  type SessionSummary,
+  type Span,
+  type VisitorKey,
+} from '../store/sessions';
 import type { SettingStore } from '../store/settings';
 import type { TrackedEvent, VisitOfEvent } from '../store/tracking';
 
@@ -59,7 +66,8 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
   async function rollUp(db: Queryable, s: Session, at: number, sign: 1 | -1): Promise<void> {
     const sums = rollups.sums(db);
     if (!sums) return rollups.batch(db, (b) => rollUp(b, s, at, sign));
-    const add = (metric: string, dim?: string | null, dim2?: string | null) => sums.add(s.portal_id, metric, at, dim, dim2, sign);
+    const add = (metric: string, dim?: string | null, dim2?: string | null) =>
+      sums.add(s.portal_id, metric, at, dim, dim2, sign);
     for (const metric of METRICS.sessions) add(metric);
     add(METRICS.source, s.source, s.source_data_1);
     const host = referrerHost(s.referrer);
@@ -70,7 +78,12 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
 
   async function ownDomains(db: Queryable, portalId: number) {
     const value = await settings.value(db, portalId, OWN_DOMAINS_SETTING);
-    return value ? value.toLowerCase().split(/[\s,]+/).filter(Boolean) : [];
+    return value
+      ? value
+          .toLowerCase()
+          .split(/[\s,]+/)
+          .filter(Boolean)
+      : [];
   }
 
   /** Where a page view comes from; the portal's own domains are read only when its referrer is
@@ -89,7 +102,13 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
 
   /** The visitor's stored sessions overlapping `day`, read once per batch. Read during the batch,
    * they may include sessions its earlier page views ended: those page views are counted already. */
-  function spansOf(db: Queryable, batch: Batch | undefined, portalId: number, utk: string, day: number): Promise<Span[]> {
+  function spansOf(
+    db: Queryable,
+    batch: Batch | undefined,
+    portalId: number,
+    utk: string,
+    day: number,
+  ): Promise<Span[]> {
     const [key, wanted] = visitorDay(portalId, utk, day);
     let spans = batch?.spans.get(key);
     if (!spans) {
@@ -101,7 +120,14 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
 
   /** Whether a page view of visitor `utk` at `at` is its first in its hour and in its day (see
    * above); `before`: the visitor's newest session before it. */
-  async function firstIn(db: Queryable, batch: Batch | undefined, portalId: number, utk: string, at: number, before: Session | undefined) {
+  async function firstIn(
+    db: Queryable,
+    batch: Batch | undefined,
+    portalId: number,
+    utk: string,
+    at: number,
+    before: Session | undefined,
+  ) {
     const visitor = `${portalId}:${utk}`;
     const hour = hourOf(at);
     const day = dayOf(at);
@@ -129,13 +155,27 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
     /** Runs `fn` with the sessions of the visitors it sees kept in memory, written at its end. */
     async batch<T>(db: Queryable, fn: (db: Queryable) => Promise<T>): Promise<T> {
       if (batches.of(db)) return fn(db);
-      const batch: Batch = { open: new Map(), domains: new Map(), newcomers: new Set(), spans: new Map(), counted: new Set() };
+      const batch: Batch = {
+        open: new Map(),
+        domains: new Map(),
+        newcomers: new Set(),
+        spans: new Map(),
+        counted: new Set(),
+      };
       const result = await fn(batches.bind(db, batch));
       const open = [...batch.open.values()].filter((o): o is Open => o !== null);
       // The new ones at once (a collector bulk starts a session for most of its visitors), and
       // none waited for: their ids are not needed any more.
-      await store.sendAll(db, open.filter((o) => o.state == 'new').map((o) => o.session));
-      await store.updateAll(db, open.filter((o) => o.state == 'changed').map((o) => ({ session: o.session, startMoved: o.startMoved ?? false })));
+      await store.sendAll(
+        db,
+        open.filter((o) => o.state == 'new').map((o) => o.session),
+      );
+      await store.updateAll(
+        db,
+        open
+          .filter((o) => o.state == 'changed')
+          .map((o) => ({ session: o.session, startMoved: o.startMoved ?? false })),
+      );
       return result;
     },
 
@@ -147,9 +187,12 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
       const batch = batches.of(db);
       if (!batch) return;
       const visitors = new Map<string, VisitorKey>();
-      for (const e of views) if (e.utk && !batch.open.has(`${e.portalId}:${e.utk}`)) visitors.set(`${e.portalId}:${e.utk}`, { portal_id: e.portalId, utk: e.utk });
+      for (const e of views)
+        if (e.utk && !batch.open.has(`${e.portalId}:${e.utk}`))
+          visitors.set(`${e.portalId}:${e.utk}`, { portal_id: e.portalId, utk: e.utk });
       for (const key of visitors.keys()) batch.open.set(key, null);
-      for (const s of await store.latestOfAll(db, [...visitors.values()])) batch.open.set(`${s.portal_id}:${s.utk}`, { session: s, state: 'stored' });
+      for (const s of await store.latestOfAll(db, [...visitors.values()]))
+        batch.open.set(`${s.portal_id}:${s.utk}`, { session: s, state: 'stored' });
       for (const key of visitors.keys()) if (batch.open.get(key) === null) batch.newcomers.add(key);
       const days = new Map<string, VisitorKey & { from: number; to: number }>();
       for (const e of views) {
@@ -160,7 +203,12 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
       }
       if (!days.size) return;
       const found = store.spansOfAll(db, [...days.values()]);
-      [...days.keys()].forEach((key, i) => batch.spans.set(key, found.then((all) => all[i])));
+      [...days.keys()].forEach((key, i) =>
+        batch.spans.set(
+          key,
+          found.then((all) => all[i]),
+        ),
+      );
       await found;
     },
 
@@ -184,7 +232,9 @@ export function visitSessions(store: SessionStore, settings: SettingStore, rollu
         e.timestamp - s.last_at <= SESSION_TIMEOUT &&
         s.started_at - e.timestamp <= SESSION_TIMEOUT &&
         Math.max(s.last_at, e.timestamp) - Math.min(s.started_at, e.timestamp) < MAX_SESSION_MS &&
-        (touch == INTERNAL || touch.source == 'DIRECT_TRAFFIC' || sameSource(touch, { source: s.source, data1: s.source_data_1 }));
+        (touch == INTERNAL ||
+          touch.source == 'DIRECT_TRAFFIC' ||
+          sameSource(touch, { source: s.source, data1: s.source_data_1 }));
       let visit: Visit;
       if (continues) {
         if (e.timestamp < s.started_at) {

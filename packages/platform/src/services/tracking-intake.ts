@@ -37,7 +37,8 @@ const visitorOf = (e: TrackedEvent) => `${e.portalId} ${e.utk}`;
 /** The error a refused event answers with; none when it was kept or is a repeat (accepted again). */
 export function refusalOf(outcome: Intake): PlatformError | undefined {
   if (outcome.kept || outcome.reason == 'duplicate') return undefined;
-  if (outcome.reason == 'tier-required') return new PlatformError('forbidden', outcome.message, { category: 'TIER_REQUIRED' });
+  if (outcome.reason == 'tier-required')
+    return new PlatformError('forbidden', outcome.message, { category: 'TIER_REQUIRED' });
   return new PlatformError(outcome.reason == 'unknown-portal' ? 'not-found' : 'invalid', outcome.message);
 }
 
@@ -49,7 +50,8 @@ export const OLDEST_EVENT_MS = 8 * 86_400_000;
  * after it arrived (a clock ahead, or a made-up date that would keep a visitor "live" for good),
  * nor before the tracker would have kept it (a clock far behind, or made up); such an event
  * counts from when it arrived. */
-export const eventTime = (cts: number, received: number) => (cts > received || cts < received - OLDEST_EVENT_MS ? received : cts);
+export const eventTime = (cts: number, received: number) =>
+  cts > received || cts < received - OLDEST_EVENT_MS ? received : cts;
 
 /** A checked wire event as the platform keeps it: named fields, the wire event as received. */
 export function fromWire(w: WireEvent): TrackedEvent {
@@ -107,7 +109,8 @@ export function trackingIntake(deps: {
   /** admit: the portal exists (it has a tier), and custom events need an Enterprise portal. */
   function admit(e: TrackedEvent, tier: Tier | undefined): Intake | undefined {
     if (!tier) return drop('unknown-portal', `unknown portal ${e.portalId}`);
-    if (e.kind == 3 && tier != 'enterprise') return drop('tier-required', `Custom events need an Enterprise portal; portal ${e.portalId} is ${tier}.`);
+    if (e.kind == 3 && tier != 'enterprise')
+      return drop('tier-required', `Custom events need an Enterprise portal; portal ${e.portalId} is ${tier}.`);
     return undefined;
   }
 
@@ -129,21 +132,39 @@ export function trackingIntake(deps: {
     const given = e.contact?.[ANALYTICS.source];
     const type = SOURCE_TYPES.find((t) => t == given);
     if (!type && !isNew) return;
-    const [source, data1, data2] = type ? [type, e.contact![ANALYTICS.sourceData1] ?? '', e.contact![ANALYTICS.sourceData2] ?? ''] : ['OFFLINE', 'API', ''];
+    const [source, data1, data2] = type
+      ? [type, e.contact![ANALYTICS.sourceData1] ?? '', e.contact![ANALYTICS.sourceData2] ?? '']
+      : ['OFFLINE', 'API', ''];
     const writes: { property: string; value: string }[] = [
       { property: ANALYTICS.latestSource, value: source },
       { property: ANALYTICS.latestSourceData1, value: data1 },
       { property: ANALYTICS.latestSourceData2, value: data2 },
     ];
-    if (isNew) writes.push({ property: ANALYTICS.source, value: source }, { property: ANALYTICS.sourceData1, value: data1 }, { property: ANALYTICS.sourceData2, value: data2 });
+    if (isNew)
+      writes.push(
+        { property: ANALYTICS.source, value: source },
+        { property: ANALYTICS.sourceData1, value: data1 },
+        { property: ANALYTICS.sourceData2, value: data2 },
+      );
     await contacts.update(db, e.portalId, vid, writes, { type: 'ANALYTICS', id: e.eid }, true);
   }
 
   /** identify and count, for an event already stored with the contact its visitor was linked to. */
-  async function identifyAndCount(db: Queryable, e: TrackedEvent, linked: number | undefined, visit: VisitOfEvent | undefined) {
+  async function identifyAndCount(
+    db: Queryable,
+    e: TrackedEvent,
+    linked: number | undefined,
+    visit: VisitOfEvent | undefined,
+  ) {
     const email = e.contact?.email;
     if (email && isEmail(email)) {
-      const { vid, isNew } = await contacts.upsertByEmail(db, e.portalId, email, await validWrites(db, e.portalId, e.contact!), { type: 'ANALYTICS', id: e.eid });
+      const { vid, isNew } = await contacts.upsertByEmail(
+        db,
+        e.portalId,
+        email,
+        await validWrites(db, e.portalId, e.contact!),
+        { type: 'ANALYTICS', id: e.eid },
+      );
       await keepSource(db, e, vid, isNew);
       // A new visitor identified: linking counts this event and the earlier ones.
       if (e.utk && !linked) return links.link(db, e.portalId, e.utk, vid);
@@ -154,7 +175,11 @@ export function trackingIntake(deps: {
       return tracking.count(db, vid, e, visit);
     }
     if (linked === undefined) return;
-    if (e.contact) await contacts.update(db, e.portalId, linked, await validWrites(db, e.portalId, e.contact), { type: 'ANALYTICS', id: e.eid });
+    if (e.contact)
+      await contacts.update(db, e.portalId, linked, await validWrites(db, e.portalId, e.contact), {
+        type: 'ANALYTICS',
+        id: e.eid,
+      });
     await keepSource(db, e, linked, false);
     await tracking.count(db, linked, e, visit);
   }
@@ -171,12 +196,18 @@ export function trackingIntake(deps: {
    * transaction), `tier`: its portal's; `stored`: whether it was stored, for the events stored
    * already (the others are stored now). */
   async function accept(
-    db: Queryable, e: TrackedEvent, tier: Tier | undefined, ip: string | undefined, linkOf = new Map<string, number | undefined>(), stored?: Map<TrackedEvent, boolean>,
+    db: Queryable,
+    e: TrackedEvent,
+    tier: Tier | undefined,
+    ip: string | undefined,
+    linkOf = new Map<string, number | undefined>(),
+    stored?: Map<TrackedEvent, boolean>,
   ): Promise<Intake> {
     const refused = admit(e, tier);
     if (refused) return refused;
     const linked = await linkedOf(db, e, linkOf);
-    if (!(stored?.get(e) ?? (await tracking.insert(db, e, linked)))) return drop('duplicate', `event ${e.eid} was received before`);
+    if (!(stored?.get(e) ?? (await tracking.insert(db, e, linked))))
+      return drop('duplicate', `event ${e.eid} was received before`);
     const visit = await sessions.pageView(db, e, linked);
     rollUp(rollups.sums(db)!, e, visit);
     // Only an identifying event links its visitor (anew): the next one reads the link again.
@@ -191,7 +222,8 @@ export function trackingIntake(deps: {
    * would otherwise start or grow the session it read, and one's page views be lost). Outside a
    * transaction (the engine itself) there is nothing to hold. */
   async function lockVisitors(db: Queryable, events: TrackedEvent[]) {
-    if (isTransaction(db)) await db.lock([...new Set(events.filter((e) => e.utk).map((e) => `visitor ${visitorOf(e)}`))]);
+    if (isTransaction(db))
+      await db.lock([...new Set(events.filter((e) => e.utk).map((e) => `visitor ${visitorOf(e)}`))]);
   }
 
   /** Reads what the events' visitors are linked to, and their newest sessions, for all of them
@@ -203,8 +235,14 @@ export function trackingIntake(deps: {
     const unknown = [...visitors].filter(([key]) => !linkOf.has(key));
     for (const [key] of unknown) linkOf.set(key, undefined);
     const [links] = await Promise.all([
-      tracking.linkedOfAll(db, unknown.map(([, v]) => v)),
-      sessions.prefetch(db, events.filter((e) => e.kind == 1 && e.utk)),
+      tracking.linkedOfAll(
+        db,
+        unknown.map(([, v]) => v),
+      ),
+      sessions.prefetch(
+        db,
+        events.filter((e) => e.kind == 1 && e.utk),
+      ),
     ]);
     for (const l of links) linkOf.set(`${l.portal_id} ${l.utk}`, l.vid);
   }
@@ -212,17 +250,26 @@ export function trackingIntake(deps: {
   /** Stores the admitted events of the visitors none of whose events identifies them (so no
    * link changes under them) at once: one statement on PostgreSQL (a round trip, not one per
    * event). Answers whether each was stored (a repeated id is not). */
-  async function storeFirst(db: Queryable, events: TrackedEvent[], tiers: Map<number, Tier | undefined>, linkOf: Map<string, number | undefined>) {
+  async function storeFirst(
+    db: Queryable,
+    events: TrackedEvent[],
+    tiers: Map<number, Tier | undefined>,
+    linkOf: Map<string, number | undefined>,
+  ) {
     const identifying = new Set(events.filter((e) => e.contact).map(visitorOf));
     const rows = [];
-    for (const e of events) if (!identifying.has(visitorOf(e)) && !admit(e, tiers.get(e.portalId))) rows.push({ event: e, vid: await linkedOf(db, e, linkOf) });
+    for (const e of events)
+      if (!identifying.has(visitorOf(e)) && !admit(e, tiers.get(e.portalId)))
+        rows.push({ event: e, vid: await linkedOf(db, e, linkOf) });
     const inserting = tracking.insertAll(db, rows);
     // Without identify data nothing links a visitor or changes a contact before the bulk's end: the
     // contacts its events count for are read (and locked) with the events (PostgreSQL: no round
     // trip of their own).
     if (!events.some((e) => e.contact)) {
       const linked = new Map<number, Set<number>>();
-      for (const { event, vid } of rows) if (vid !== undefined) (linked.get(event.portalId) ?? linked.set(event.portalId, new Set()).get(event.portalId)!).add(vid);
+      for (const { event, vid } of rows)
+        if (vid !== undefined)
+          (linked.get(event.portalId) ?? linked.set(event.portalId, new Set()).get(event.portalId)!).add(vid);
       for (const [portalId, vids] of linked) contacts.readToWriteAhead(db, portalId, [...vids]);
     }
     const stored = await inserting;
@@ -246,20 +293,22 @@ export function trackingIntake(deps: {
       const tiers = new Map<number, Tier | undefined>();
       for (const id of new Set(all.map((e) => e.portalId))) tiers.set(id, await portals.tier(db, id));
       // Its rollups are summed in memory and kept once, at the end of the write it runs in.
-      return rollups.batch(db, (r) => sessions.batch(r, (s) =>
-        tracking.batch(s, async (b) => {
-          const linkOf = new Map<string, number | undefined>();
-          await prefetch(b, all, linkOf);
-          const stored = await storeFirst(b, all, tiers, linkOf);
-          const outcomes: Intake[][] = [];
-          for (const { events, ip } of batches) {
-            const answers: Intake[] = [];
-            for (const e of events) answers.push(await accept(b, e, tiers.get(e.portalId), ip, linkOf, stored));
-            outcomes.push(answers);
-          }
-          return outcomes;
-        }),
-      ));
+      return rollups.batch(db, (r) =>
+        sessions.batch(r, (s) =>
+          tracking.batch(s, async (b) => {
+            const linkOf = new Map<string, number | undefined>();
+            await prefetch(b, all, linkOf);
+            const stored = await storeFirst(b, all, tiers, linkOf);
+            const outcomes: Intake[][] = [];
+            for (const { events, ip } of batches) {
+              const answers: Intake[] = [];
+              for (const e of events) answers.push(await accept(b, e, tiers.get(e.portalId), ip, linkOf, stored));
+              outcomes.push(answers);
+            }
+            return outcomes;
+          }),
+        ),
+      );
     },
   };
 }

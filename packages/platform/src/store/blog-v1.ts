@@ -8,7 +8,16 @@ import type { ContentRecord } from './content/collections';
 import type { ContentEngine } from './content/engine';
 
 /** What v1 reads filter on (the v2 fields behind them). */
-const FIELDS: ReadonlySet<string> = new Set(['id', 'content_group_id', 'content_id', 'collection_id', 'state', 'created', 'email', 'name']);
+const FIELDS: ReadonlySet<string> = new Set([
+  'id',
+  'content_group_id',
+  'content_id',
+  'collection_id',
+  'state',
+  'created',
+  'email',
+  'name',
+]);
 
 export interface Paging {
   max?: number;
@@ -45,8 +54,16 @@ export function blogV1Store(content: ContentEngine) {
   const page = (p: Paging) => ({ limit: p.max ?? 20, offset: p.offset ?? 0 });
 
   /** A v1 guid names a v2 id; anything else names nothing. */
-  async function find(db: Queryable, portalId: number, collection: 'blogs' | 'blog-posts' | 'comments', guid: string, what: string) {
-    const found = /^\d{1,15}$/.test(guid) ? await content.lookup.get(db, portalId, collection, Number(guid)) : undefined;
+  async function find(
+    db: Queryable,
+    portalId: number,
+    collection: 'blogs' | 'blog-posts' | 'comments',
+    guid: string,
+    what: string,
+  ) {
+    const found = /^\d{1,15}$/.test(guid)
+      ? await content.lookup.get(db, portalId, collection, Number(guid))
+      : undefined;
     if (!found) throw notFound(`no ${what} with guid ${guid}`);
     return found;
   }
@@ -103,7 +120,10 @@ export function blogV1Store(content: ContentEngine) {
   /** The portal's blog author with this email: v1 posts must be written by a user of the portal. */
   async function authorId(db: Queryable, portalId: number, email: string) {
     const [author] = (await content.list(db, portalId, 'blog-authors', { email, limit: 1 }, FIELDS)).objects;
-    if (!author) throw badRequest(`body.authorEmail: ${email} is not a user of this portal (create a blog author with this email)`);
+    if (!author)
+      throw badRequest(
+        `body.authorEmail: ${email} is not a user of this portal (create a blog author with this email)`,
+      );
     return author.id;
   }
 
@@ -111,7 +131,12 @@ export function blogV1Store(content: ContentEngine) {
   async function topicIds(db: Queryable, portalId: number, tags: string[]) {
     const ids: number[] = [];
     for (const name of tags)
-      ids.push(((await content.list(db, portalId, 'topics', { name, limit: 1 }, FIELDS)).objects[0] ?? (await content.create(db, portalId, 'topics', { name }))).id);
+      ids.push(
+        (
+          (await content.list(db, portalId, 'topics', { name, limit: 1 }, FIELDS)).objects[0] ??
+          (await content.create(db, portalId, 'topics', { name }))
+        ).id,
+      );
     return ids;
   }
 
@@ -140,7 +165,8 @@ export function blogV1Store(content: ContentEngine) {
     if (w.draft === false && state != 'PUBLISHED') {
       await content.update(db, portalId, 'blog-posts', id, { publish_immediately: w.published === undefined });
       await content.publishAction(db, portalId, 'blog-posts', id, 'schedule-publish');
-    } else if (w.draft === true && state != 'DRAFT') await content.publishAction(db, portalId, 'blog-posts', id, 'cancel-publish');
+    } else if (w.draft === true && state != 'DRAFT')
+      await content.publishAction(db, portalId, 'blog-posts', id, 'cancel-publish');
   }
 
   /** Posts as v1 answers them. */
@@ -154,29 +180,51 @@ export function blogV1Store(content: ContentEngine) {
     blog,
     post,
     comment,
-    listBlogs: async (db: Queryable, portalId: number, p: Paging) => (await content.list(db, portalId, 'blogs', page(p), FIELDS)).objects.map(blog),
-    getBlog: async (db: Queryable, portalId: number, guid: string) => blog(await find(db, portalId, 'blogs', guid, 'blog')),
+    listBlogs: async (db: Queryable, portalId: number, p: Paging) =>
+      (await content.list(db, portalId, 'blogs', page(p), FIELDS)).objects.map(blog),
+    getBlog: async (db: Queryable, portalId: number, guid: string) =>
+      blog(await find(db, portalId, 'blogs', guid, 'blog')),
     async listPosts(db: Queryable, portalId: number, blogGuid: string, p: Paging & { draft?: boolean }) {
       const b = await find(db, portalId, 'blogs', blogGuid, 'blog');
       const state = p.draft === undefined ? {} : p.draft ? { state__ne: 'PUBLISHED' } : { state: 'PUBLISHED' };
-      return posts(db, (await content.list(db, portalId, 'blog-posts', { content_group_id: String(b.id), ...state, order_by: '-created', ...page(p) }, FIELDS)).objects);
+      return posts(
+        db,
+        (
+          await content.list(
+            db,
+            portalId,
+            'blog-posts',
+            { content_group_id: String(b.id), ...state, order_by: '-created', ...page(p) },
+            FIELDS,
+          )
+        ).objects,
+      );
     },
-    getPost: async (db: Queryable, portalId: number, guid: string) => post(db, await find(db, portalId, 'blog-posts', guid, 'post')),
+    getPost: async (db: Queryable, portalId: number, guid: string) =>
+      post(db, await find(db, portalId, 'blog-posts', guid, 'post')),
     async listPostComments(db: Queryable, portalId: number, postGuid: string, p: Paging) {
       const found = await find(db, portalId, 'blog-posts', postGuid, 'post');
-      return (await content.list(db, portalId, 'comments', { content_id: String(found.id), ...page(p) }, FIELDS)).objects.map(comment);
+      return (
+        await content.list(db, portalId, 'comments', { content_id: String(found.id), ...page(p) }, FIELDS)
+      ).objects.map(comment);
     },
     async listBlogComments(db: Queryable, portalId: number, blogGuid: string, p: Paging) {
       const b = await find(db, portalId, 'blogs', blogGuid, 'blog');
-      return (await content.list(db, portalId, 'comments', { collection_id: String(b.id), ...page(p) }, FIELDS)).objects.map(comment);
+      return (
+        await content.list(db, portalId, 'comments', { collection_id: String(b.id), ...page(p) }, FIELDS)
+      ).objects.map(comment);
     },
-    getComment: async (db: Queryable, portalId: number, guid: string) => comment(await find(db, portalId, 'comments', guid, 'comment')),
+    getComment: async (db: Queryable, portalId: number, guid: string) =>
+      comment(await find(db, portalId, 'comments', guid, 'comment')),
 
     /** A new post: a draft (§3), unless the entry says `draft=false` (then as an update would). */
     async createPost(db: Queryable, portalId: number, blogGuid: string, w: PostWrite) {
       const b = await find(db, portalId, 'blogs', blogGuid, 'blog');
       return db.tx(async (t) => {
-        const { id } = await content.create(t, portalId, 'blog-posts', { ...(await v2Fields(t, portalId, w)), content_group_id: b.id });
+        const { id } = await content.create(t, portalId, 'blog-posts', {
+          ...(await v2Fields(t, portalId, w)),
+          content_group_id: b.id,
+        });
         await publishAsAsked(t, portalId, id, w);
         return post(t, await content.get(t, portalId, 'blog-posts', id));
       });
@@ -197,7 +245,15 @@ export function blogV1Store(content: ContentEngine) {
     /** Comments are live at once: there is no draft state for them (§3). */
     async createComment(db: Queryable, portalId: number, postGuid: string, w: CommentWrite) {
       const p = await find(db, portalId, 'blog-posts', postGuid, 'post');
-      return comment(await content.create(db, portalId, 'comments', { content_id: p.id, comment: w.comment, user_name: w.anonyName, user_email: w.anonyEmail, user_url: w.anonyUrl ?? null }));
+      return comment(
+        await content.create(db, portalId, 'comments', {
+          content_id: p.id,
+          comment: w.comment,
+          user_name: w.anonyName,
+          user_email: w.anonyEmail,
+          user_url: w.anonyUrl ?? null,
+        }),
+      );
     },
   };
 }

@@ -11,7 +11,9 @@ export interface CredentialRow {
   revoked: number;
 }
 
-const find = sql<[string], CredentialRow>('SELECT kind, portal_id, client_id, scopes, expires_at, revoked FROM credentials WHERE hash = ?');
+const find = sql<[string], CredentialRow>(
+  'SELECT kind, portal_id, client_id, scopes, expires_at, revoked FROM credentials WHERE hash = ?',
+);
 
 export function credentialStore() {
   return {

@@ -77,7 +77,14 @@ const base = {
 };
 
 let order = 0;
-const p = (name: string, label: string, groupName: string, type: Property['type'], fieldType: string, extra: Partial<Property> = {}): Property => ({
+const p = (
+  name: string,
+  label: string,
+  groupName: string,
+  type: Property['type'],
+  fieldType: string,
+  extra: Partial<Property> = {},
+): Property => ({
   ...base,
   name,
   label,
@@ -90,12 +97,21 @@ const p = (name: string, label: string, groupName: string, type: Property['type'
 const text = (name: string, label: string, group = 'contactinformation', form = true) =>
   p(name, label, group, 'string', 'text', { formField: form });
 const readOnly = { readOnlyValue: true, calculated: true };
-const option = (value: string, label: string, displayOrder: number) => ({ value, label, displayOrder, hidden: false, description: null });
+const option = (value: string, label: string, displayOrder: number) => ({
+  value,
+  label,
+  displayOrder,
+  hidden: false,
+  description: null,
+});
 
 /** A source type (an enumeration of SOURCE_TYPES) and its two drill-downs. */
 function sourceProperties(name: string, data1: string, data2: string, label: string): Property[] {
   return [
-    p(name, label, 'analyticsinformation', 'enumeration', 'select', { ...readOnly, options: SOURCE_TYPES.map((v, i) => option(v, SOURCE_LABELS[v], i)) }),
+    p(name, label, 'analyticsinformation', 'enumeration', 'select', {
+      ...readOnly,
+      options: SOURCE_TYPES.map((v, i) => option(v, SOURCE_LABELS[v], i)),
+    }),
     p(data1, `${label} Drill-Down 1`, 'analyticsinformation', 'string', 'text', readOnly),
     p(data2, `${label} Drill-Down 2`, 'analyticsinformation', 'string', 'text', readOnly),
   ];
@@ -147,7 +163,12 @@ export const DEFAULT_CONTACT_PROPERTIES: Property[] = [
   p(ANALYTICS.firstSession, 'Time of First Session', 'analyticsinformation', 'datetime', 'date', readOnly),
   p(ANALYTICS.lastSession, 'Time of Last Session', 'analyticsinformation', 'datetime', 'date', readOnly),
   ...sourceProperties(ANALYTICS.source, ANALYTICS.sourceData1, ANALYTICS.sourceData2, 'Original Source'),
-  ...sourceProperties(ANALYTICS.latestSource, ANALYTICS.latestSourceData1, ANALYTICS.latestSourceData2, 'Latest Source'),
+  ...sourceProperties(
+    ANALYTICS.latestSource,
+    ANALYTICS.latestSourceData1,
+    ANALYTICS.latestSourceData2,
+    'Latest Source',
+  ),
   p(ANALYTICS.firstReferrer, 'First Referring Site', 'analyticsinformation', 'string', 'text', readOnly),
   p(ANALYTICS.lastReferrer, 'Last Referring Site', 'analyticsinformation', 'string', 'text', readOnly),
   p(ANALYTICS.conversions, 'Number of Form Submissions', 'conversioninformation', 'number', 'number', readOnly),

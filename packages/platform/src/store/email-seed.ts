@@ -6,11 +6,19 @@ import { type Queryable, sql } from '../db/engine';
 import { appendEvent, createCampaign, type CampaignData, type NewEvent } from './email';
 
 const TYPES = [
-  { name: 'Marketing Information', description: 'Offers, promotions and news about our products and services', active: true },
+  {
+    name: 'Marketing Information',
+    description: 'Offers, promotions and news about our products and services',
+    active: true,
+  },
   { name: 'Weekly Newsletter', description: 'A weekly round-up of articles, guides and upcoming events', active: true },
   { name: 'Product Updates', description: 'Release notes and announcements of new features', active: true },
   // Inactive: still defined (addresses may have a status for it), but "subscribe to all" skips it.
-  { name: 'Webinar Invitations', description: 'Invitations to live webinars (retired; webinars now go out with the newsletter)', active: false },
+  {
+    name: 'Webinar Invitations',
+    description: 'Invitations to live webinars (retired; webinars now go out with the newsletter)',
+    active: false,
+  },
 ];
 
 /** How far one recipient's send got. */
@@ -80,7 +88,10 @@ const CAMPAIGNS: SampleCampaign[] = [
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
-const OPENED_BY = { deviceType: 'COMPUTER', userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)' };
+const OPENED_BY = {
+  deviceType: 'COMPUTER',
+  userAgent: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko)',
+};
 
 const q = {
   any: sql<[number]>('SELECT 1 FROM subscription_types WHERE portal_id = ?'),
@@ -96,7 +107,11 @@ export function seedEmailDefaults(db: Queryable, portalId: number, now: number):
   return db.tx(async (t) => {
     if (await t.get(q.any, portalId)) return;
     const typeIds = new Map<string, number>();
-    for (const type of TYPES) typeIds.set(type.name, Number((await t.get(q.type, portalId, type.name, type.description, type.active ? 1 : 0))!.id));
+    for (const type of TYPES)
+      typeIds.set(
+        type.name,
+        Number((await t.get(q.type, portalId, type.name, type.description, type.active ? 1 : 0))!.id),
+      );
 
     for (const { daysAgo, link, recipients, subscription, ...data } of CAMPAIGNS) {
       const sentAt = now - daysAgo * DAY;
@@ -104,7 +119,14 @@ export function seedEmailDefaults(db: Queryable, portalId: number, now: number):
       const id = await createCampaign(
         t,
         portalId,
-        { ...data, subscriptionTypeId: typeIds.get(subscription), numIncluded: addresses.length, numQueued: addresses.length, processingState: 'DONE', lastProcessingFinishedAt: sentAt + 5 * MINUTE },
+        {
+          ...data,
+          subscriptionTypeId: typeIds.get(subscription),
+          numIncluded: addresses.length,
+          numQueued: addresses.length,
+          processingState: 'DONE',
+          lastProcessingFinishedAt: sentAt + 5 * MINUTE,
+        },
         sentAt,
       );
       for (const [i, [recipient, outcome]] of addresses.entries()) {
@@ -115,7 +137,12 @@ export function seedEmailDefaults(db: Queryable, portalId: number, now: number):
         // Later events point back at the SENT event, as in the legacy API.
         const sentBy = await add('SENT', at + MINUTE, { subject: data.subject, fromEmail: 'news@example.com' });
         if (outcome == 'bounced') {
-          await add('BOUNCE', at + 2 * MINUTE, { sentBy, category: 'UNKNOWN_USER', status: '5.1.1', response: '550 5.1.1 mailbox does not exist' });
+          await add('BOUNCE', at + 2 * MINUTE, {
+            sentBy,
+            category: 'UNKNOWN_USER',
+            status: '5.1.1',
+            response: '550 5.1.1 mailbox does not exist',
+          });
           continue;
         }
         await add('DELIVERED', at + 2 * MINUTE, { sentBy, response: '250 2.0.0 OK' });

@@ -93,7 +93,9 @@ const STATUS_CHANGES = 'SUBSCRIPTION_CHANGES';
 
 const campaignQ = {
   nextId: sql<[number], { id: number }>('SELECT coalesce(max(id), ?) + 1 AS id FROM campaigns'),
-  insert: sql<[number, number, string, number]>('INSERT INTO campaigns (id, portal_id, data, last_updated) VALUES (?, ?, ?, ?)'),
+  insert: sql<[number, number, string, number]>(
+    'INSERT INTO campaigns (id, portal_id, data, last_updated) VALUES (?, ?, ?, ?)',
+  ),
   event: sql<[string, number, number, number, string, string, string]>(
     'INSERT INTO email_events (id, portal_id, campaign_id, created, type, recipient, data) VALUES (?, ?, ?, ?, ?, ?, ?)',
   ),
@@ -106,7 +108,12 @@ const campaignQ = {
  * other's row before it commits), so choosing one takes a lock that the next waits for until this
  * transaction ends. A lock rather than a sequence keeps the ids the same on both engines: a
  * sequence would skip those of rolled-back transactions and need moving after a copy. */
-export function createCampaign(db: Queryable, portalId: number, data: CampaignData, lastUpdated: number): Promise<number> {
+export function createCampaign(
+  db: Queryable,
+  portalId: number,
+  data: CampaignData,
+  lastUpdated: number,
+): Promise<number> {
   return db.tx(async (t) => {
     await t.lock(CAMPAIGN_IDS);
     const id = Number(await t.value(campaignQ.nextId, FIRST_CAMPAIGN_ID - 1));
@@ -119,7 +126,16 @@ export function createCampaign(db: Queryable, portalId: number, data: CampaignDa
 export async function appendEvent(db: Queryable, portalId: number, campaignId: number, e: NewEvent) {
   const id = randomUUID();
   const data = e.simulated ? { ...e.data, simulated: true } : (e.data ?? {});
-  await db.run(campaignQ.event, id, portalId, campaignId, e.created, e.type, e.recipient.toLowerCase(), JSON.stringify(data));
+  await db.run(
+    campaignQ.event,
+    id,
+    portalId,
+    campaignId,
+    e.created,
+    e.type,
+    e.recipient.toLowerCase(),
+    JSON.stringify(data),
+  );
   await db.run(campaignQ.touch, e.created, campaignId, e.created);
   return { id, created: e.created };
 }
@@ -170,7 +186,9 @@ export function emailStore(engine: Engine, now: () => number, mail: MailSettings
     byName: sql<[number, string, string], { id: number }>(
       `SELECT id FROM campaigns WHERE portal_id = ? AND ${jsonText('data', '$.name')} = ? AND ${jsonText('data', '$.type')} = ? ORDER BY id LIMIT 1`,
     ),
-    types: sql<[number], TypeRow>('SELECT id, name, description, active, category FROM subscription_types WHERE portal_id = ? ORDER BY id'),
+    types: sql<[number], TypeRow>(
+      'SELECT id, name, description, active, category FROM subscription_types WHERE portal_id = ? ORDER BY id',
+    ),
     statuses: sql<[number, string], StatusRow>(
       `SELECT type_id, subscribed, opt_state, legal_basis, legal_basis_explanation, updated_at
        FROM subscription_statuses WHERE portal_id = ? AND email = ? ORDER BY type_id`,
@@ -183,8 +201,12 @@ export function emailStore(engine: Engine, now: () => number, mail: MailSettings
          legal_basis_explanation = coalesce(excluded.legal_basis_explanation, subscription_statuses.legal_basis_explanation),
          updated_at = excluded.updated_at`,
     ),
-    unsubscribedAll: sql<[number, string], { at: number }>('SELECT at FROM portal_unsubscribes WHERE portal_id = ? AND email = ?'),
-    unsubscribeAll: sql<[number, string, number]>('INSERT INTO portal_unsubscribes (portal_id, email, at) VALUES (?, ?, ?)'),
+    unsubscribedAll: sql<[number, string], { at: number }>(
+      'SELECT at FROM portal_unsubscribes WHERE portal_id = ? AND email = ?',
+    ),
+    unsubscribeAll: sql<[number, string, number]>(
+      'INSERT INTO portal_unsubscribes (portal_id, email, at) VALUES (?, ?, ?)',
+    ),
     deliveryMarks: sql<[number, string], { type: EventType }>(
       `SELECT type FROM email_events WHERE portal_id = ? AND recipient = ? AND type IN ('BOUNCE', 'UNBOUNCE', 'SPAMREPORT')
        ORDER BY created, seq`,
@@ -294,15 +316,25 @@ export function emailStore(engine: Engine, now: () => number, mail: MailSettings
         const alreadyOut = !!(await tx.get(q.unsubscribedAll, portalId, address));
         const unknown = body.subscriptionStatuses?.find((s) => !types.some((type) => type.id == s.id));
         if (unknown) throw badRequest(`subscription type ${unknown.id} does not exist in this portal`);
-        const subscribing = body.subscribed === true || body.unsubscribeFromAll === false || !!body.subscriptionStatuses?.some((s) => s.subscribed);
+        const subscribing =
+          body.subscribed === true ||
+          body.unsubscribeFromAll === false ||
+          !!body.subscriptionStatuses?.some((s) => s.subscribed);
         if (alreadyOut && subscribing)
-          throw badRequest(`${address} has unsubscribed from all email of this portal; that cannot be undone through the API`);
-        if (body.unsubscribeFromAll && subscribing) throw badRequest('unsubscribeFromAll cannot be combined with subscribing');
+          throw badRequest(
+            `${address} has unsubscribed from all email of this portal; that cannot be undone through the API`,
+          );
+        if (body.unsubscribeFromAll && subscribing)
+          throw badRequest('unsubscribeFromAll cannot be combined with subscribing');
 
         const leavingPortal = !!body.unsubscribeFromAll && !alreadyOut;
-        const changes = new Map<number, { subscribed: boolean; optState?: OptState; legalBasis?: LegalBasis; legalBasisExplanation?: string }>();
+        const changes = new Map<
+          number,
+          { subscribed: boolean; optState?: OptState; legalBasis?: LegalBasis; legalBasisExplanation?: string }
+        >();
         if (leavingPortal) for (const type of types) changes.set(type.id, { subscribed: false });
-        else if (body.subscribed !== undefined) for (const type of types.filter((x) => x.active)) changes.set(type.id, { subscribed: body.subscribed });
+        else if (body.subscribed !== undefined)
+          for (const type of types.filter((x) => x.active)) changes.set(type.id, { subscribed: body.subscribed });
         for (const s of body.subscriptionStatuses ?? []) changes.set(s.id, s);
         if (!changes.size && !leavingPortal) return;
 
@@ -311,8 +343,22 @@ export function emailStore(engine: Engine, now: () => number, mail: MailSettings
         for (const [id, c] of changes) {
           const legalBasis = c.legalBasis ?? body.portalSubscriptionLegalBasis ?? null;
           const explanation = c.legalBasisExplanation ?? body.portalSubscriptionLegalBasisExplanation ?? null;
-          await tx.run(q.setStatus, portalId, address, id, c.subscribed ? 1 : 0, c.optState ?? (c.subscribed ? 'OPT_IN' : 'OPT_OUT'), legalBasis, explanation, t);
-          subscriptions.push({ id, status: c.subscribed ? 'SUBSCRIBED' : 'UNSUBSCRIBED', ...(legalBasis ? { legalBasis, legalBasisExplanation: explanation } : {}) });
+          await tx.run(
+            q.setStatus,
+            portalId,
+            address,
+            id,
+            c.subscribed ? 1 : 0,
+            c.optState ?? (c.subscribed ? 'OPT_IN' : 'OPT_OUT'),
+            legalBasis,
+            explanation,
+            t,
+          );
+          subscriptions.push({
+            id,
+            status: c.subscribed ? 'SUBSCRIBED' : 'UNSUBSCRIBED',
+            ...(legalBasis ? { legalBasis, legalBasisExplanation: explanation } : {}),
+          });
         }
         await appendEvent(tx, portalId, await statusCampaign(tx, portalId, t), {
           type: 'STATUSCHANGE',
@@ -329,7 +375,9 @@ export function emailStore(engine: Engine, now: () => number, mail: MailSettings
 
     /** The campaign an email step names, by campaign id or content id (the newest with it). */
     async findCampaign(db: Queryable, portalId: number, by: { campaignId?: number; contentId?: number }) {
-      const id = by.campaignId ?? (by.contentId === undefined ? undefined : (await db.get(q.byContent, portalId, by.contentId))?.id);
+      const id =
+        by.campaignId ??
+        (by.contentId === undefined ? undefined : (await db.get(q.byContent, portalId, by.contentId))?.id);
       const row = id === undefined ? undefined : await db.get(q.campaign, portalId, id);
       if (!row) return undefined;
       const data: CampaignData = JSON.parse(row.data);
@@ -343,17 +391,26 @@ export function emailStore(engine: Engine, now: () => number, mail: MailSettings
      * mail view (store/outbox.ts) in the same transaction, and DELIVERED is simulated (marked
      * `simulated: true`: no recipient's server ever answered); a dropped send leaves no message.
      * `origin`: the workflow and contact it is for (named and greeted). */
-    async send(db: Queryable, portalId: number, campaignId: number, recipient: string, origin?: SendOrigin): Promise<{ sent: true } | { sent: false; dropReason: DropReason }> {
+    async send(
+      db: Queryable,
+      portalId: number,
+      campaignId: number,
+      recipient: string,
+      origin?: SendOrigin,
+    ): Promise<{ sent: true } | { sent: false; dropReason: DropReason }> {
       const campaign = await requireCampaign(db, portalId, campaignId);
       const current = await status(db, portalId, recipient);
-      const typeOut = campaign.subscriptionTypeId !== undefined && current.subscriptionStatuses.some((s) => s.id == campaign.subscriptionTypeId && !s.subscribed);
-      const dropReason: DropReason | undefined = current.unsubscribeFromPortal || !current.subscribed
-        ? 'PREVIOUSLY_UNSUBSCRIBED_PORTAL'
-        : typeOut
-          ? 'PREVIOUSLY_UNSUBSCRIBED_MESSAGE'
-          : current.bounced
-            ? 'PREVIOUSLY_BOUNCED'
-            : undefined;
+      const typeOut =
+        campaign.subscriptionTypeId !== undefined &&
+        current.subscriptionStatuses.some((s) => s.id == campaign.subscriptionTypeId && !s.subscribed);
+      const dropReason: DropReason | undefined =
+        current.unsubscribeFromPortal || !current.subscribed
+          ? 'PREVIOUSLY_UNSUBSCRIBED_PORTAL'
+          : typeOut
+            ? 'PREVIOUSLY_UNSUBSCRIBED_MESSAGE'
+            : current.bounced
+              ? 'PREVIOUSLY_BOUNCED'
+              : undefined;
       const t = now();
       const add = (type: EventType, data?: Record<string, unknown>, simulated?: true) =>
         appendEvent(db, portalId, campaignId, { type, recipient, created: t, data, simulated });

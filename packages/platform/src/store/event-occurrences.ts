@@ -29,8 +29,15 @@ const API_FIELDS = new Set(['_n', '_a', '_m', 'email', 'utk', 'id', 'hapikey']);
 export function ownProperties(source: string, data: string): Record<string, string> {
   const received = JSON.parse(data) as Record<string, unknown>;
   if ((source as EventSource) == 'tracker') return eventProperties(received as WireEvent);
-  const given = source == 'events-post' ? (received.properties ?? {}) : Object.fromEntries(Object.entries(received).filter(([k]) => !API_FIELDS.has(k)));
-  return Object.fromEntries(Object.entries(given as Record<string, unknown>).filter(([, v]) => v != null && typeof v != 'object').map(([k, v]) => [k, String(v)]));
+  const given =
+    source == 'events-post'
+      ? (received.properties ?? {})
+      : Object.fromEntries(Object.entries(received).filter(([k]) => !API_FIELDS.has(k)));
+  return Object.fromEntries(
+    Object.entries(given as Record<string, unknown>)
+      .filter(([, v]) => v != null && typeof v != 'object')
+      .map(([k, v]) => [k, String(v)]),
+  );
 }
 
 /** Everything the platform knows of one event as properties, the way the real API names the page
@@ -86,10 +93,26 @@ export function eventOccurrenceStore() {
     /** A page of the contact's events, and the cursor of the next page when there is one. */
     async page(db: Queryable, o: OccurrenceQuery): Promise<{ rows: EventRow[]; next?: string }> {
       const descending = o.sort == 'DESCENDING';
-      const [at, seq] = o.after ? o.after.split('-').map(Number) : descending ? [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] : [-1, -1];
+      const [at, seq] = o.after
+        ? o.after.split('-').map(Number)
+        : descending
+          ? [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
+          : [-1, -1];
       const type = o.eventType ?? '';
-      const rows = await db.all(descending ? q.newest : q.oldest,
-        o.portalId, o.vid, o.occurredAfter ?? -1, o.occurredBefore ?? Number.MAX_SAFE_INTEGER, type, type, type, at, at, seq, o.limit + 1);
+      const rows = await db.all(
+        descending ? q.newest : q.oldest,
+        o.portalId,
+        o.vid,
+        o.occurredAfter ?? -1,
+        o.occurredBefore ?? Number.MAX_SAFE_INTEGER,
+        type,
+        type,
+        type,
+        at,
+        at,
+        seq,
+        o.limit + 1,
+      );
       if (rows.length <= o.limit) return { rows };
       const last = rows[o.limit - 1];
       return { rows: rows.slice(0, o.limit), next: `${last.timestamp}-${last.seq}` };

@@ -30,16 +30,22 @@ const record = (r: Row) => ({
 export function keywordStore(engine: Engine, now: () => number) {
   const { instr } = engine.dialect;
   const q = {
-    all: sql<[number, string], Row>(`SELECT * FROM keywords WHERE portal_id = ? AND ${instr('lower(keyword)', 'lower(?)')} > 0 ORDER BY created_at, keyword`),
+    all: sql<[number, string], Row>(
+      `SELECT * FROM keywords WHERE portal_id = ? AND ${instr('lower(keyword)', 'lower(?)')} > 0 ORDER BY created_at, keyword`,
+    ),
     byGuid: sql<[number, string], Row>('SELECT * FROM keywords WHERE portal_id = ? AND guid = ?'),
     // Unique regardless of case: the schema's index is on the keyword without case on both engines.
     byKeyword: sql<[number, string], Row>('SELECT * FROM keywords WHERE portal_id = ? AND lower(keyword) = lower(?)'),
-    insert: sql<[string, number, string, number]>('INSERT INTO keywords (guid, portal_id, keyword, created_at) VALUES (?, ?, ?, ?)'),
+    insert: sql<[string, number, string, number]>(
+      'INSERT INTO keywords (guid, portal_id, keyword, created_at) VALUES (?, ?, ?, ?)',
+    ),
     remove: sql<[number, string]>('DELETE FROM keywords WHERE portal_id = ? AND guid = ?'),
   };
 
   return {
-    list: async (db: Queryable, portalId: number, search = '') => ({ keywords: (await db.all(q.all, portalId, search)).map(record) }),
+    list: async (db: Queryable, portalId: number, search = '') => ({
+      keywords: (await db.all(q.all, portalId, search)).map(record),
+    }),
     async get(db: Queryable, portalId: number, guid: string) {
       const row = await db.get(q.byGuid, portalId, guid);
       if (!row) throw notFound(`no keyword with guid ${guid}`);
@@ -51,7 +57,10 @@ export function keywordStore(engine: Engine, now: () => number) {
       return db.tx(async (t) => {
         const made: Row[] = [];
         for (const keyword of items) {
-          if ((await t.get(q.byKeyword, portalId, keyword)) || made.some((m) => m.keyword.toLowerCase() == keyword.toLowerCase()))
+          if (
+            (await t.get(q.byKeyword, portalId, keyword)) ||
+            made.some((m) => m.keyword.toLowerCase() == keyword.toLowerCase())
+          )
             throw conflict(`the keyword "${keyword}" exists already`);
           const row = { guid: randomUUID(), portal_id: portalId, keyword, created_at: now() };
           await t.run(q.insert, row.guid, portalId, keyword, row.created_at);
@@ -65,4 +74,3 @@ export function keywordStore(engine: Engine, now: () => number) {
     },
   };
 }
-

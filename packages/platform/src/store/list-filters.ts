@@ -31,32 +31,46 @@ export function normaliseFilters(groups: ListFilters): ListFilters {
       if (filter.operator == 'HAS_FILLED_OUT_FORM') {
         if (!filter.form) throw badRequest(`${at}.form: HAS_FILLED_OUT_FORM needs a form guid`);
       } else if (!filter.property) throw badRequest(`${at}.property: ${filter.operator} needs a property`);
-      if (NEEDS_VALUE.has(filter.operator) && filter.value === undefined) throw badRequest(`${at}.value: ${filter.operator} needs a value`);
+      if (NEEDS_VALUE.has(filter.operator) && filter.value === undefined)
+        throw badRequest(`${at}.value: ${filter.operator} needs a value`);
       if ((filter.operator == 'GT' || filter.operator == 'LT') && num(String(filter.value)) === undefined)
         throw badRequest(`${at}.value: ${filter.operator} needs a number`);
-      return { ...filter, filterFamily: filter.filterFamily ?? 'PropertyValue', withinTimeMode: filter.withinTimeMode ?? 'PAST' };
+      return {
+        ...filter,
+        filterFamily: filter.filterFamily ?? 'PropertyValue',
+        withinTimeMode: filter.withinTimeMode ?? 'PAST',
+      };
     }),
   );
 }
 
-export const matches = (groups: ListFilters, subject: Subject) => groups.some((group) => group.every((f) => test(f, subject)));
+export const matches = (groups: ListFilters, subject: Subject) =>
+  groups.some((group) => group.every((f) => test(f, subject)));
 
 /** The forms the filters ask about: a contact's submissions of these are read with it. */
-export const formsNamed = (groups: ListFilters) => groups.flat().flatMap((f) => (f.operator == 'HAS_FILLED_OUT_FORM' && f.form ? [f.form] : []));
+export const formsNamed = (groups: ListFilters) =>
+  groups.flat().flatMap((f) => (f.operator == 'HAS_FILLED_OUT_FORM' && f.form ? [f.form] : []));
 
 /** The contact properties the filters read: a write that changes none of them leaves the list as
  * it was. A form filter reads the contact's number of submissions, which every submission changes
  * in the same write (store/forms.ts); not the date of its latest, which two submissions in one
  * millisecond (or on a stopped clock) leave as it was. */
 export const propertiesRead = (groups: ListFilters) =>
-  new Set(groups.flat().flatMap((f) => (f.property ? [f.property] : f.operator == 'HAS_FILLED_OUT_FORM' ? [ANALYTICS.conversions] : [])));
+  new Set(
+    groups
+      .flat()
+      .flatMap((f) => (f.property ? [f.property] : f.operator == 'HAS_FILLED_OUT_FORM' ? [ANALYTICS.conversions] : [])),
+  );
 
 /** Equal as text, or as numbers ("10.50" is 10.5). */
 const equal = (a: string, b: string) => a == b || (num(a) !== undefined && num(a) === num(b));
 
 function test(filter: ListFilter, { properties, hasSubmitted }: Subject): boolean {
   // Own values only: a filter on `toString` must not find Object.prototype's.
-  const actual = filter.property && Object.hasOwn(properties, filter.property) ? properties[filter.property]?.toLowerCase() : undefined;
+  const actual =
+    filter.property && Object.hasOwn(properties, filter.property)
+      ? properties[filter.property]?.toLowerCase()
+      : undefined;
   const wanted = String(filter.value ?? '').toLowerCase();
   const has = actual !== undefined && actual !== '';
   switch (filter.operator) {
@@ -79,7 +93,12 @@ function test(filter: ListFilter, { properties, hasSubmitted }: Subject): boolea
     }
     case 'SET_ANY': {
       // Multi-select values are ';'-separated too: any shared option matches.
-      const options = new Set(wanted.split(';').map((s) => s.trim()).filter(Boolean));
+      const options = new Set(
+        wanted
+          .split(';')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      );
       return has && actual.split(';').some((s) => options.has(s.trim()));
     }
     case 'HAS_FILLED_OUT_FORM':

@@ -14,14 +14,22 @@ interface Row {
 }
 
 const q = {
-  find: sql<[string, string], Row>('SELECT hash, portal_id, client_id, scopes, revoked FROM credentials WHERE hash = ? AND kind = ?'),
+  find: sql<[string, string], Row>(
+    'SELECT hash, portal_id, client_id, scopes, revoked FROM credentials WHERE hash = ? AND kind = ?',
+  ),
   revoke: sql<[string]>('UPDATE credentials SET revoked = 1 WHERE hash = ?'),
 };
 
-export function oauthStore(now: () => number, settings: { tokenLifetimeSeconds: number; rotateRefreshTokens: boolean }) {
+export function oauthStore(
+  now: () => number,
+  settings: { tokenLifetimeSeconds: number; rotateRefreshTokens: boolean },
+) {
   // One message for every refusal, so a caller cannot probe which part was wrong.
   const refused = () =>
-    new PlatformError('invalid', 'The client credentials or the refresh token are not valid.', { category: 'BAD_REFRESH_TOKEN', error: 'invalid_grant' });
+    new PlatformError('invalid', 'The client credentials or the refresh token are not valid.', {
+      category: 'BAD_REFRESH_TOKEN',
+      error: 'invalid_grant',
+    });
 
   return {
     refresh: (db: Queryable, clientId: string, clientSecret: string, refreshToken: string) =>
@@ -29,11 +37,18 @@ export function oauthStore(now: () => number, settings: { tokenLifetimeSeconds: 
         const client = await tx.get(q.find, hashSecret(clientSecret), 'oauthClient');
         const token = await tx.get(q.find, hashSecret(refreshToken), 'refresh');
         if (!client || client.revoked || client.client_id != clientId) throw refused();
-        if (!token || token.revoked || token.client_id != clientId || token.portal_id != client.portal_id) throw refused();
+        if (!token || token.revoked || token.client_id != clientId || token.portal_id != client.portal_id)
+          throw refused();
         const scopes: string[] = JSON.parse(token.scopes);
         const portalId = token.portal_id;
         const t = now();
-        const access = await issueCredential(tx, 'access', { portalId, scopes, clientId, expiresAt: t + settings.tokenLifetimeSeconds * 1000, now: t });
+        const access = await issueCredential(tx, 'access', {
+          portalId,
+          scopes,
+          clientId,
+          expiresAt: t + settings.tokenLifetimeSeconds * 1000,
+          now: t,
+        });
         let refresh = refreshToken;
         if (settings.rotateRefreshTokens) {
           await tx.run(q.revoke, token.hash);

@@ -34,7 +34,8 @@ interface Row {
   workflow: string | null;
 }
 
-const SUMMARY = 'o.seq, o.campaign_id, o.workflow_id, o.vid, o.recipient, o.sender, o.subject, o.preference_link, o.sent_at, w.definition AS workflow';
+const SUMMARY =
+  'o.seq, o.campaign_id, o.workflow_id, o.vid, o.recipient, o.sender, o.subject, o.preference_link, o.sent_at, w.definition AS workflow';
 
 const q = {
   add: sql<[number, number, number | null, number | null, string, string, string, string, string, number, number]>(
@@ -55,7 +56,8 @@ const q = {
   ),
 };
 
-const workflowName = (definition: string | null) => (definition ? ((JSON.parse(definition) as { name?: string }).name ?? null) : null);
+const workflowName = (definition: string | null) =>
+  definition ? ((JSON.parse(definition) as { name?: string }).name ?? null) : null;
 
 function summary(r: Omit<Row, 'text_body' | 'html_body'>) {
   return {
@@ -74,10 +76,24 @@ function summary(r: Omit<Row, 'text_body' | 'html_body'>) {
 
 /** Every method takes where it runs (`db`: the engine, or a transaction's handle) first. */
 export function outboxStore(keep = OUTBOX_KEEP) {
-  if (!Number.isInteger(keep) || keep < 1) throw new TypeError(`the outbox keeps a whole number of messages, at least 1, not ${keep}`);
+  if (!Number.isInteger(keep) || keep < 1)
+    throw new TypeError(`the outbox keeps a whole number of messages, at least 1, not ${keep}`);
   return {
     async add(db: Queryable, portalId: number, m: CaughtEmail) {
-      await db.run(q.add, portalId, m.campaignId, m.workflowId, m.vid, m.to, m.from, m.subject, m.text, m.html, m.preferenceLink ? 1 : 0, m.sentAt);
+      await db.run(
+        q.add,
+        portalId,
+        m.campaignId,
+        m.workflowId,
+        m.vid,
+        m.to,
+        m.from,
+        m.subject,
+        m.text,
+        m.html,
+        m.preferenceLink ? 1 : 0,
+        m.sentAt,
+      );
       await db.run(q.prune, portalId, portalId, keep);
     },
 

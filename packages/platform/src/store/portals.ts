@@ -4,7 +4,12 @@ import { hashSecret, newSecret, type CredentialKind } from './secrets';
 import type { ContentEngine } from './content/engine';
 import { seedSite } from './content/seed';
 import type { SocialStore } from './social';
-import { DEFAULT_CONTACT_GROUPS, DEFAULT_CONTACT_PROPERTIES, DEFAULT_DEAL_GROUPS, DEFAULT_DEAL_PROPERTIES } from './default-properties';
+import {
+  DEFAULT_CONTACT_GROUPS,
+  DEFAULT_CONTACT_PROPERTIES,
+  DEFAULT_DEAL_GROUPS,
+  DEFAULT_DEAL_PROPERTIES,
+} from './default-properties';
 
 export type Tier = 'starter' | 'professional' | 'enterprise';
 
@@ -42,7 +47,9 @@ const q = {
     'INSERT INTO credentials (hash, kind, portal_id, client_id, scopes, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   ),
   // An OAuth app's client secret is also kept as it is: webhooks are signed with it.
-  appSecret: sql<[string, number, string, number]>('INSERT INTO app_secrets (client_id, portal_id, secret, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (client_id) DO NOTHING'),
+  appSecret: sql<[string, number, string, number]>(
+    'INSERT INTO app_secrets (client_id, portal_id, secret, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (client_id) DO NOTHING',
+  ),
   // Only for the app this secret belongs to (its hash is the app's credential).
   keepSecret: sql<[string, string, string, string]>(
     `INSERT INTO app_secrets (client_id, portal_id, secret, created_at)
@@ -55,7 +62,9 @@ const q = {
 
 /** One INSERT of every default group (or property) of a new portal: `rows` rows of `columns` placeholders. */
 const manyRows = (head: string, columns: number, rows: number) =>
-  sql<Param[]>(`${head} VALUES ${Array.from({ length: rows }, () => `(${Array(columns).fill('?').join(', ')})`).join(', ')}`);
+  sql<Param[]>(
+    `${head} VALUES ${Array.from({ length: rows }, () => `(${Array(columns).fill('?').join(', ')})`).join(', ')}`,
+  );
 const GROUPS = [
   ...DEFAULT_CONTACT_GROUPS.map((g) => ['contacts', g] as const),
   ...DEFAULT_DEAL_GROUPS.map((g) => ['deals', g] as const),
@@ -65,10 +74,18 @@ const PROPERTIES = [
   ...DEFAULT_DEAL_PROPERTIES.map((p) => ['deals', p] as const),
 ];
 const insertGroups = manyRows(
-  'INSERT INTO property_groups (portal_id, object_type, name, display_name, display_order, svc_defined)', 6, GROUPS.length);
-const insertProperties = manyRows('INSERT INTO properties (portal_id, object_type, name, definition)', 4, PROPERTIES.length);
+  'INSERT INTO property_groups (portal_id, object_type, name, display_name, display_order, svc_defined)',
+  6,
+  GROUPS.length,
+);
+const insertProperties = manyRows(
+  'INSERT INTO properties (portal_id, object_type, name, definition)',
+  4,
+  PROPERTIES.length,
+);
 const addProperties = sql<Param[]>(`${insertProperties.text} ON CONFLICT (portal_id, object_type, name) DO NOTHING`);
-const propertyRows = (id: number, now: number) => PROPERTIES.flatMap(([type, p]) => [id, type, p.name, JSON.stringify({ ...p, createdAt: now, updatedAt: now })]);
+const propertyRows = (id: number, now: number) =>
+  PROPERTIES.flatMap(([type, p]) => [id, type, p.name, JSON.stringify({ ...p, createdAt: now, updatedAt: now })]);
 
 /** The default properties a portal made by an older version lacks (the analytics sources and
  * sessions of schema version 11, for one), added; the ones it has stay as they are. */
@@ -94,8 +111,21 @@ export async function createPortal(
 export async function issueCredential(
   db: Queryable,
   kind: CredentialKind,
-  { portalId, scopes = ALL_SCOPES, clientId = null, expiresAt = null, now, value = newSecret(kind) }:
-    { portalId: number; scopes?: string[]; clientId?: string | null; expiresAt?: number | null; now: number; value?: string },
+  {
+    portalId,
+    scopes = ALL_SCOPES,
+    clientId = null,
+    expiresAt = null,
+    now,
+    value = newSecret(kind),
+  }: {
+    portalId: number;
+    scopes?: string[];
+    clientId?: string | null;
+    expiresAt?: number | null;
+    now: number;
+    value?: string;
+  },
 ) {
   await db.run(q.credential, hashSecret(value), kind, portalId, clientId, JSON.stringify(scopes), expiresAt, now);
   if (kind == 'oauthClient' && clientId) await db.run(q.appSecret, clientId, portalId, value, now);
@@ -116,7 +146,12 @@ export interface PortalCredentials {
   oauth: { clientId: string; clientSecret: string; refreshToken: string };
 }
 
-export function issuePortalCredentials(db: Queryable, portalId: number, now: number, scopes = ALL_SCOPES): Promise<PortalCredentials> {
+export function issuePortalCredentials(
+  db: Queryable,
+  portalId: number,
+  now: number,
+  scopes = ALL_SCOPES,
+): Promise<PortalCredentials> {
   return db.tx(async (t) => {
     const clientId = crypto.randomUUID();
     return {

@@ -49,9 +49,33 @@ export function parseMapping(text: string): IpOrganization[] {
 /** The built-in sample: the documentation address ranges (RFC 5737), so real traffic never
  * matches by accident. `PlatformOptions.prospects` replaces it. */
 export const SAMPLE_ORGANIZATIONS: IpOrganization[] = [
-  { prefix: '192.0.2.', organization: 'Acme Analytics', city: 'Boston', region: 'Massachusetts', country: 'United States', latitude: 42.36, longitude: -71.06 },
-  { prefix: '198.51.100.', organization: 'Northwind Traders', city: 'London', region: 'England', country: 'United Kingdom', latitude: 51.51, longitude: -0.13 },
-  { prefix: '203.0.113.', organization: 'Contoso Pharmaceuticals', city: 'Berlin', region: 'Berlin', country: 'Germany', latitude: 52.52, longitude: 13.4 },
+  {
+    prefix: '192.0.2.',
+    organization: 'Acme Analytics',
+    city: 'Boston',
+    region: 'Massachusetts',
+    country: 'United States',
+    latitude: 42.36,
+    longitude: -71.06,
+  },
+  {
+    prefix: '198.51.100.',
+    organization: 'Northwind Traders',
+    city: 'London',
+    region: 'England',
+    country: 'United Kingdom',
+    latitude: 51.51,
+    longitude: -0.13,
+  },
+  {
+    prefix: '203.0.113.',
+    organization: 'Contoso Pharmaceuticals',
+    city: 'Berlin',
+    region: 'Berlin',
+    country: 'Germany',
+    latitude: 52.52,
+    longitude: 13.4,
+  },
 ];
 
 interface Summary {
@@ -85,10 +109,16 @@ export function prospectStore(engine: Engine, organizations: IpOrganization[] = 
     latest: sql<[number, string], { ip: string; url: string | null }>(
       'SELECT ip, url FROM prospect_views WHERE portal_id = ? AND organization = ? ORDER BY timestamp DESC, seq DESC LIMIT 1',
     ),
-    urls: sql<[number, string], { url: string }>('SELECT DISTINCT url FROM prospect_views WHERE portal_id = ? AND organization = ? AND url IS NOT NULL'),
-    hide: sql<[number, string]>('INSERT INTO prospect_hidden (portal_id, organization) VALUES (?, ?) ON CONFLICT DO NOTHING'),
+    urls: sql<[number, string], { url: string }>(
+      'SELECT DISTINCT url FROM prospect_views WHERE portal_id = ? AND organization = ? AND url IS NOT NULL',
+    ),
+    hide: sql<[number, string]>(
+      'INSERT INTO prospect_hidden (portal_id, organization) VALUES (?, ?) ON CONFLICT DO NOTHING',
+    ),
     unhide: sql<[number, string]>('DELETE FROM prospect_hidden WHERE portal_id = ? AND organization = ?'),
-    hidden: sql<[number], { organization: string }>('SELECT organization FROM prospect_hidden WHERE portal_id = ? ORDER BY organization'),
+    hidden: sql<[number], { organization: string }>(
+      'SELECT organization FROM prospect_hidden WHERE portal_id = ? ORDER BY organization',
+    ),
   };
 
   /** Per organisation, newest first; `where` narrows which organisations (its parameters follow
@@ -120,7 +150,13 @@ export function prospectStore(engine: Engine, organizations: IpOrganization[] = 
   async function record(db: Queryable, portalId: number, s: Summary) {
     const o = byName.get(s.organization);
     const latest = await db.get(q.latest, portalId, s.organization);
-    const domains = [...new Set((await db.all(q.urls, portalId, s.organization)).flatMap(({ url }) => (URL.canParse(url) ? [new URL(url).hostname] : [])))];
+    const domains = [
+      ...new Set(
+        (await db.all(q.urls, portalId, s.organization)).flatMap(({ url }) =>
+          URL.canParse(url) ? [new URL(url).hostname] : [],
+        ),
+      ),
+    ];
     return {
       slug: slugify(s.organization),
       organization: s.organization,
@@ -141,13 +177,27 @@ export function prospectStore(engine: Engine, organizations: IpOrganization[] = 
 
   /** One page of summaries: asks for one more than the page to know whether more follow. `where`:
    * the parameters of the kind's condition. */
-  async function page(db: Queryable, portalId: number, kind: 'timeline' | 'among', paging: ProspectPaging, where: (string | number)[]) {
+  async function page(
+    db: Queryable,
+    portalId: number,
+    kind: 'timeline' | 'among',
+    paging: ProspectPaging,
+    where: (string | number)[],
+  ) {
     const limit = paging.count ?? 20;
     const [first, later] = q2[kind];
     const rows =
       paging.timeOffset == null
         ? await db.all(first, portalId, ...where, limit + 1)
-        : await db.all(later, portalId, ...where, paging.timeOffset, paging.timeOffset, paging.orgOffset ?? '', limit + 1);
+        : await db.all(
+            later,
+            portalId,
+            ...where,
+            paging.timeOffset,
+            paging.timeOffset,
+            paging.orgOffset ?? '',
+            limit + 1,
+          );
     const more = rows.length > limit;
     const shown = rows.slice(0, limit);
     const last = shown.at(-1);
@@ -166,12 +216,20 @@ export function prospectStore(engine: Engine, organizations: IpOrganization[] = 
      * then the write to wait for, else nothing (no promise for the common case). */
     /** The country of address `ip`, when the mapping knows it. */
     countryOf: (ip: string) => organizationOf(ip)?.country,
-    pageView(db: Queryable, portalId: number, ip: string, utk: string, url: string | undefined, timestamp: number): Promise<number> | undefined {
+    pageView(
+      db: Queryable,
+      portalId: number,
+      ip: string,
+      utk: string,
+      url: string | undefined,
+      timestamp: number,
+    ): Promise<number> | undefined {
       const address = ip.replace(/^::ffff:/, '');
       const org = organizationOf(address);
       return org && db.run(q.view, portalId, org.organization, address, utk, url ?? null, timestamp);
     },
-    timeline: (db: Queryable, portalId: number, paging: ProspectPaging) => page(db, portalId, 'timeline', paging, [portalId]),
+    timeline: (db: Queryable, portalId: number, paging: ProspectPaging) =>
+      page(db, portalId, 'timeline', paging, [portalId]),
     async organization(db: Queryable, portalId: number, slug: string) {
       const org = bySlug.get(slug) ?? byName.get(slug);
       const summary = org && (await db.get(q2.one, portalId, org.organization, 1));
@@ -180,10 +238,13 @@ export function prospectStore(engine: Engine, organizations: IpOrganization[] = 
     },
     /** Organisations whose city, region or country contains `text` (any case). */
     search(db: Queryable, portalId: number, type: SearchType, text: string, paging: ProspectPaging) {
-      const orgs = organizations.filter((o) => (o[type] ?? '').toLowerCase().includes(text.toLowerCase())).map((o) => o.organization);
+      const orgs = organizations
+        .filter((o) => (o[type] ?? '').toLowerCase().includes(text.toLowerCase()))
+        .map((o) => o.organization);
       return page(db, portalId, 'among', paging, [portalId, JSON.stringify(orgs)]);
     },
-    hide: async (db: Queryable, portalId: number, organization: string) => void (await db.run(q.hide, portalId, nameOf(organization))),
+    hide: async (db: Queryable, portalId: number, organization: string) =>
+      void (await db.run(q.hide, portalId, nameOf(organization))),
     async unhide(db: Queryable, portalId: number, organization: string) {
       if (!(await db.run(q.unhide, portalId, nameOf(organization)))) throw notFound(`${organization} is not hidden`);
     },

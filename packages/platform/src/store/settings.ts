@@ -4,8 +4,12 @@ import { sharedCache } from '../db/shared-cache';
 import { notFound } from '../domain/errors';
 
 const q = {
-  all: sql<[number], { name: string; value: string }>('SELECT name, value FROM settings WHERE portal_id = ? ORDER BY name'),
-  one: sql<[number, string], { name: string; value: string }>('SELECT name, value FROM settings WHERE portal_id = ? AND name = ?'),
+  all: sql<[number], { name: string; value: string }>(
+    'SELECT name, value FROM settings WHERE portal_id = ? ORDER BY name',
+  ),
+  one: sql<[number, string], { name: string; value: string }>(
+    'SELECT name, value FROM settings WHERE portal_id = ? AND name = ?',
+  ),
   put: sql<[number, string, string, number]>(
     'INSERT INTO settings (portal_id, name, value, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT (portal_id, name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
   ),
@@ -30,7 +34,8 @@ export function settingStore(engine: Engine, now: () => number) {
       return one;
     },
     /** The setting's value, or undefined when there is none. */
-    value: async (db: Queryable, portalId: number, name: string): Promise<string | undefined> => (await cache.get(db, key(portalId, name))) ?? undefined,
+    value: async (db: Queryable, portalId: number, name: string): Promise<string | undefined> =>
+      (await cache.get(db, key(portalId, name))) ?? undefined,
     async put(db: Queryable, portalId: number, { name, value }: { name: string; value: string }) {
       await db.run(q.put, portalId, name, value, now());
       await cache.changed(db, key(portalId, name));

@@ -85,16 +85,24 @@ export function socialStore(engine: Engine, now: () => number) {
   const q = {
     channels: sql<[number], { data: string }>('SELECT data FROM social_channels WHERE portal_id = ? ORDER BY seq'),
     anyChannel: sql<[number], { one: number }>('SELECT 1 AS one FROM social_channels WHERE portal_id = ? LIMIT 1'),
-    channel: sql<[number, string], { data: string }>('SELECT data FROM social_channels WHERE portal_id = ? AND guid = ?'),
+    channel: sql<[number, string], { data: string }>(
+      'SELECT data FROM social_channels WHERE portal_id = ? AND guid = ?',
+    ),
     addChannel: sql<[string, number, string]>('INSERT INTO social_channels (guid, portal_id, data) VALUES (?, ?, ?)'),
     insert: sql<[string, number, string, number | null, number, string]>(
       'INSERT INTO broadcasts (guid, portal_id, status, trigger_at, created_at, data) VALUES (?, ?, ?, ?, ?, ?)',
     ),
-    byGuid: sql<[number, string], BroadcastRow>('SELECT guid, portal_id, status, trigger_at, created_at, data FROM broadcasts WHERE portal_id = ? AND guid = ?'),
+    byGuid: sql<[number, string], BroadcastRow>(
+      'SELECT guid, portal_id, status, trigger_at, created_at, data FROM broadcasts WHERE portal_id = ? AND guid = ?',
+    ),
     // Each changes a broadcast only in the state it was read in: one the scheduler published
     // after a caller read it is not cancelled, and one published by another run is not again.
-    publish: sql<[number, string, string]>("UPDATE broadcasts SET status = 'SUCCESS', trigger_at = ?, data = ? WHERE guid = ? AND status = 'WAITING'"),
-    cancel: sql<[string, string]>("UPDATE broadcasts SET status = 'CANCELED', data = ? WHERE guid = ? AND status IN ('WAITING', 'DRAFT')"),
+    publish: sql<[number, string, string]>(
+      "UPDATE broadcasts SET status = 'SUCCESS', trigger_at = ?, data = ? WHERE guid = ? AND status = 'WAITING'",
+    ),
+    cancel: sql<[string, string]>(
+      "UPDATE broadcasts SET status = 'CANCELED', data = ? WHERE guid = ? AND status IN ('WAITING', 'DRAFT')",
+    ),
     due: sql<[number], BroadcastRow>(
       `SELECT guid, portal_id, status, trigger_at, created_at, data FROM broadcasts WHERE status = 'WAITING' AND trigger_at <= ?
        ORDER BY trigger_at, created_at${forUpdateSkipLocked}`,
@@ -107,7 +115,12 @@ export function socialStore(engine: Engine, now: () => number) {
 
   // The columns assigned to the parsed object itself: a spread copy of it cost 4 µs a broadcast, this 1.
   const broadcast = (r: BroadcastRow) =>
-    Object.assign(JSON.parse(r.data) as Json, { broadcastGuid: r.guid, portalId: r.portal_id, status: r.status, triggerAt: r.trigger_at });
+    Object.assign(JSON.parse(r.data) as Json, {
+      broadcastGuid: r.guid,
+      portalId: r.portal_id,
+      status: r.status,
+      triggerAt: r.trigger_at,
+    });
 
   async function find(db: Queryable, portalId: number, guid: string) {
     const row = await db.get(q.byGuid, portalId, guid);
@@ -120,7 +133,12 @@ export function socialStore(engine: Engine, now: () => number) {
   async function publish(db: Queryable, row: BroadcastRow) {
     const data = JSON.parse(row.data) as Json;
     const at = now();
-    const published = { ...data, finishedAt: at, messageUrl: `https://social.svc.local/${String(data.channelKey)}/${row.guid}`, userUpdatedAt: at };
+    const published = {
+      ...data,
+      finishedAt: at,
+      messageUrl: `https://social.svc.local/${String(data.channelKey)}/${row.guid}`,
+      userUpdatedAt: at,
+    };
     return (await db.run(q.publish, row.trigger_at ?? at, JSON.stringify(published), row.guid)) > 0;
   }
 
@@ -145,15 +163,17 @@ export function socialStore(engine: Engine, now: () => number) {
     async list(db: Queryable, portalId: number, f: BroadcastFilter) {
       const where = ['portal_id = ?'];
       const args: Param[] = [portalId];
-      if (f.status) where.push('status = ?'), args.push(f.status.toUpperCase());
-      if (f.type) where.push('status = ?'), args.push(TYPE_STATUS[f.type]);
-      if (f.since !== undefined) where.push('created_at >= ?'), args.push(f.since);
+      if (f.status) (where.push('status = ?'), args.push(f.status.toUpperCase()));
+      if (f.type) (where.push('status = ?'), args.push(TYPE_STATUS[f.type]));
+      if (f.since !== undefined) (where.push('created_at >= ?'), args.push(f.since));
       if (f.withChannelKeys.length)
-        where.push(`${jsonText('data', '$.channelKey')} IN (${f.withChannelKeys.map(() => '?').join(', ')})`), args.push(...f.withChannelKeys);
+        (where.push(`${jsonText('data', '$.channelKey')} IN (${f.withChannelKeys.map(() => '?').join(', ')})`),
+          args.push(...f.withChannelKeys));
       // No count: every broadcast (no LIMIT). Page × count can exceed what SQLite takes as an
       // offset; such a page is empty anyway.
       let page = '';
-      if (f.count) page = ' LIMIT ? OFFSET ?', args.push(f.count, Math.min(f.count * (f.page ?? 0), Number.MAX_SAFE_INTEGER));
+      if (f.count)
+        ((page = ' LIMIT ? OFFSET ?'), args.push(f.count, Math.min(f.count * (f.page ?? 0), Number.MAX_SAFE_INTEGER)));
       const rows = await db.all(
         sql<Param[], BroadcastRow>(
           `SELECT guid, portal_id, status, trigger_at, created_at, data FROM broadcasts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, seq DESC${page}`,
@@ -206,18 +226,33 @@ export function socialStore(engine: Engine, now: () => number) {
       const row = await find(db, portalId, guid);
       const data = { ...(JSON.parse(row.data) as Json), userUpdatedAt: now() };
       if (!(await db.run(q.cancel, JSON.stringify(data), guid)))
-        throw badRequest(`broadcast ${guid} is ${(await find(db, portalId, guid)).status}; only waiting or draft broadcasts can be cancelled`);
+        throw badRequest(
+          `broadcast ${guid} is ${(await find(db, portalId, guid)).status}; only waiting or draft broadcasts can be cancelled`,
+        );
     },
 
     /** Broadcasts `content` about a piece of the portal's content (a blog post) on each of its active
      * channels, once per channel: announcing it again (a post published a second time) adds none. */
-    async announce(db: Queryable, portalId: number, remote: { type: string; id: string }, content: BroadcastInput['content']) {
+    async announce(
+      db: Queryable,
+      portalId: number,
+      remote: { type: string; id: string },
+      content: BroadcastInput['content'],
+    ) {
       const groupGuid = randomUUID();
       const channels = (await store.listChannels(db, portalId)).filter((c) => c.active !== false && !c.hidden);
       const made = [];
       for (const c of channels)
         if (!(await db.get(q.announced, portalId, remote.type, remote.id, c.channelGuid)))
-          made.push(await store.create(db, portalId, { channelGuid: c.channelGuid, groupGuid, remoteContentType: remote.type, remoteContentId: remote.id, content }));
+          made.push(
+            await store.create(db, portalId, {
+              channelGuid: c.channelGuid,
+              groupGuid,
+              remoteContentType: remote.type,
+              remoteContentId: remote.id,
+              content,
+            }),
+          );
       return made;
     },
 

@@ -23,13 +23,19 @@ export interface Delivery {
   claimed_until: number;
 }
 
-export type NewDelivery = Pick<Delivery, 'event_id' | 'portal_id' | 'workflow_id' | 'enrollment_id' | 'vid' | 'step' | 'method' | 'url' | 'body' | 'client_id'>;
+export type NewDelivery = Pick<
+  Delivery,
+  'event_id' | 'portal_id' | 'workflow_id' | 'enrollment_id' | 'vid' | 'step' | 'method' | 'url' | 'body' | 'client_id'
+>;
 
-const COLUMNS = 'id, event_id, portal_id, workflow_id, enrollment_id, vid, step, method, url, body, client_id, attempts, created_at, next_at, claimed_until';
+const COLUMNS =
+  'id, event_id, portal_id, workflow_id, enrollment_id, vid, step, method, url, body, client_id, attempts, created_at, next_at, claimed_until';
 
 export function webhookQueue(engine: Engine) {
   const q = {
-    insert: sql<[string, number, number, number, number, number, string, string, string, string | null, number, number]>(
+    insert: sql<
+      [string, number, number, number, number, number, string, string, string, string | null, number, number]
+    >(
       `INSERT INTO webhook_deliveries (event_id, portal_id, workflow_id, enrollment_id, vid, step, method, url, body, client_id, status, created_at, next_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
     ),
@@ -59,7 +65,21 @@ export function webhookQueue(engine: Engine) {
 
   return {
     add: (db: Queryable, d: NewDelivery, at: number) =>
-      db.run(q.insert, d.event_id, d.portal_id, d.workflow_id, d.enrollment_id, d.vid, d.step, d.method, d.url, d.body, d.client_id, at, at),
+      db.run(
+        q.insert,
+        d.event_id,
+        d.portal_id,
+        d.workflow_id,
+        d.enrollment_id,
+        d.vid,
+        d.step,
+        d.method,
+        d.url,
+        d.body,
+        d.client_id,
+        at,
+        at,
+      ),
     /** Claims up to `limit` due deliveries until `until`. */
     claim: (at: number, until: number, limit: number) => engine.tx((t) => t.all(q.claim, until, at, at, limit)),
     /** Another attempt at `nextAt`; false when the claim was lost. */
@@ -70,9 +90,11 @@ export function webhookQueue(engine: Engine) {
       (await db.run(q.finish, status, attempts, outcome, d.id, d.claimed_until)) > 0,
     /** The key a portal's webhooks are signed with: the client secret of the app `clientId`, or
      * of the portal's first OAuth app. */
-    signingKey: (db: Queryable, portalId: number, clientId: string | null) => db.get(q.secret, portalId, clientId, clientId),
+    signingKey: (db: Queryable, portalId: number, clientId: string | null) =>
+      db.get(q.secret, portalId, clientId, clientId),
     /** Client ids are not secret: a workflow names the app that signs its calls. */
-    hasApp: async (db: Queryable, portalId: number, clientId: string) => (await db.get(q.secret, portalId, clientId, clientId)) !== undefined,
+    hasApp: async (db: Queryable, portalId: number, clientId: string) =>
+      (await db.get(q.secret, portalId, clientId, clientId)) !== undefined,
     pending: async (db: Queryable) => Number(await db.value(q.pending)),
   };
 }

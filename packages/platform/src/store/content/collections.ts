@@ -51,7 +51,15 @@ export interface Collection {
 /** Server-owned in every collection. `deleted_at` is set only by DELETE (§2.1). */
 const COMMON = ['id', 'portal_id', 'created', 'updated', 'deleted_at'] as const;
 /** Changed only by publish-action (§3): an update never publishes. */
-const PUBLISHING = ['state', 'is_draft', 'url', 'published_url', 'processing_status', 'unpublished_at', 'current_state'] as const;
+const PUBLISHING = [
+  'state',
+  'is_draft',
+  'url',
+  'published_url',
+  'processing_status',
+  'unpublished_at',
+  'current_state',
+] as const;
 
 /** `My First Post!` → `my-first-post`. */
 export const slugify = (s: string) =>
@@ -118,11 +126,16 @@ const blogPost: Collection = {
     const blog = await lookup.get(portalId, 'blogs', Number(post.content_group_id));
     if (!blog) throw badRequest(`body.content_group_id: no blog with id ${String(post.content_group_id)}`);
     if (!post.slug) post.slug = `${str(blog.slug) || 'blog'}/${slugify(str(post.name))}`;
-    if (post.blog_author_id != null && changes(post, before, 'blog_author_id') && !(await lookup.get(portalId, 'blog-authors', Number(post.blog_author_id))))
+    if (
+      post.blog_author_id != null &&
+      changes(post, before, 'blog_author_id') &&
+      !(await lookup.get(portalId, 'blog-authors', Number(post.blog_author_id)))
+    )
       throw badRequest(`body.blog_author_id: no blog author with id ${String(post.blog_author_id)}`);
     const had = new Set((before?.topic_ids ?? []) as number[]);
     for (const [i, t] of (post.topic_ids as number[]).entries())
-      if (!had.has(t) && !(await lookup.get(portalId, 'topics', t))) throw badRequest(`body.topic_ids.${i}: no topic with id ${t}`);
+      if (!had.has(t) && !(await lookup.get(portalId, 'topics', t)))
+        throw badRequest(`body.topic_ids.${i}: no topic with id ${t}`);
   },
 };
 
@@ -177,7 +190,11 @@ const comment: Collection = {
       c.collection_id = post.content_group_id;
       c.content_title = post.name;
     }
-    if (c.parent_id != null && changes(c, before, 'parent_id') && !(await lookup.get(portalId, 'comments', Number(c.parent_id))))
+    if (
+      c.parent_id != null &&
+      changes(c, before, 'parent_id') &&
+      !(await lookup.get(portalId, 'comments', Number(c.parent_id)))
+    )
       throw badRequest(`body.parent_id: no comment with id ${String(c.parent_id)}`);
   },
 };
@@ -240,7 +257,8 @@ const urlMapping: Collection = {
   // A mapping may name one of the portal's own blogs: another portal's is not there to see.
   async complete(mapping, lookup, portalId) {
     const blog = mapping.content_group_id;
-    if (blog != null && !(await lookup.get(portalId, 'blogs', Number(blog)))) throw notFound(`body.content_group_id: no blog ${String(blog)} in this portal`);
+    if (blog != null && !(await lookup.get(portalId, 'blogs', Number(blog))))
+      throw notFound(`body.content_group_id: no blog ${String(blog)} in this portal`);
   },
   defaults: (_input, now) => ({
     ...stamps(now),
@@ -283,8 +301,14 @@ const folder: Collection = {
       const parent = await lookup.get(portalId, 'folders', Number(f.parent_folder_id));
       if (!parent) throw badRequest(`body.parent_folder_id: no folder with id ${String(f.parent_folder_id)}`);
       // A folder cannot move under itself or its own subfolders.
-      for (let up: Record_ | undefined = parent; up; up = up.parent_folder_id == null ? undefined : await lookup.get(portalId, 'folders', Number(up.parent_folder_id)))
-        if (id !== undefined && up.id === id) throw badRequest('body.parent_folder_id: a folder cannot move into itself or its subfolders');
+      for (
+        let up: Record_ | undefined = parent;
+        up;
+        up =
+          up.parent_folder_id == null ? undefined : await lookup.get(portalId, 'folders', Number(up.parent_folder_id))
+      )
+        if (id !== undefined && up.id === id)
+          throw badRequest('body.parent_folder_id: a folder cannot move into itself or its subfolders');
       parentPath = str(parent.full_path);
     }
     const fullPath = `${parentPath}/${name}`;

@@ -19,7 +19,19 @@ interface Row {
 
 const COLS = 'id, portal_id, collection, data, buffer, deleted_at, publish_at';
 /** Keys held in columns or computed on read, never in the stored JSON. */
-const OUTSIDE_JSON = new Set(['id', 'portal_id', 'deleted_at', 'url', 'published_url', 'friendly_url', 'alt_url', 's3_url', 'root_url', 'blog_author', 'comment_count']);
+const OUTSIDE_JSON = new Set([
+  'id',
+  'portal_id',
+  'deleted_at',
+  'url',
+  'published_url',
+  'friendly_url',
+  'alt_url',
+  's3_url',
+  'root_url',
+  'blog_author',
+  'comment_count',
+]);
 
 /** The record's JSON without the keys held elsewhere: the others copied to a new object (deleting
  * them from a copy made V8 keep it as a slow dictionary, which JSON.stringify reads slower). */
@@ -58,18 +70,36 @@ const NO_COMMENTS: ReadonlyMap<number, number> = new Map();
 export function contentEngine(engine: Engine, now: () => number) {
   const d = engine.dialect;
   const q = {
-    insert: sql<[number, string, string]>(`INSERT INTO content_objects (portal_id, collection, data) VALUES (?, ?, ?)${d.returningKey('id')}`),
-    byId: sql<[number, string, number], Row>(`SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND id = ?`),
+    insert: sql<[number, string, string]>(
+      `INSERT INTO content_objects (portal_id, collection, data) VALUES (?, ?, ?)${d.returningKey('id')}`,
+    ),
+    byId: sql<[number, string, number], Row>(
+      `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND id = ?`,
+    ),
     // A write's read: on PostgreSQL the row stays locked until the write commits, so two writes of
     // one object take turns, each reading what the one before left (a change is never lost).
-    byIdForWrite: sql<[number, string, number], Row>(`SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND id = ?${d.forUpdate}`),
-    save: sql<[string, string | null, number, number | null, number]>('UPDATE content_objects SET data = ?, buffer = ?, deleted_at = ?, publish_at = ? WHERE id = ?'),
+    byIdForWrite: sql<[number, string, number], Row>(
+      `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND id = ?${d.forUpdate}`,
+    ),
+    save: sql<[string, string | null, number, number | null, number]>(
+      'UPDATE content_objects SET data = ?, buffer = ?, deleted_at = ?, publish_at = ? WHERE id = ?',
+    ),
     version: sql<[number, string, number]>('INSERT INTO content_versions (object_id, data, updated) VALUES (?, ?, ?)'),
-    versions: sql<[number], { id: number; data: string; updated: number }>('SELECT id, data, updated FROM content_versions WHERE object_id = ? ORDER BY id DESC'),
-    versionById: sql<[number, number], { id: number; data: string; updated: number }>('SELECT id, data, updated FROM content_versions WHERE object_id = ? AND id = ?'),
-    history: sql<[number, string, number]>('INSERT INTO content_history (object_id, event, timestamp) VALUES (?, ?, ?)'),
-    historyOf: sql<[number], { event: string; timestamp: number }>('SELECT event, timestamp FROM content_history WHERE object_id = ? ORDER BY seq'),
-    due: sql<[number], Row>(`SELECT ${COLS} FROM content_objects WHERE publish_at IS NOT NULL AND publish_at <= ? ORDER BY publish_at, id${d.forUpdateSkipLocked}`),
+    versions: sql<[number], { id: number; data: string; updated: number }>(
+      'SELECT id, data, updated FROM content_versions WHERE object_id = ? ORDER BY id DESC',
+    ),
+    versionById: sql<[number, number], { id: number; data: string; updated: number }>(
+      'SELECT id, data, updated FROM content_versions WHERE object_id = ? AND id = ?',
+    ),
+    history: sql<[number, string, number]>(
+      'INSERT INTO content_history (object_id, event, timestamp) VALUES (?, ?, ?)',
+    ),
+    historyOf: sql<[number], { event: string; timestamp: number }>(
+      'SELECT event, timestamp FROM content_history WHERE object_id = ? ORDER BY seq',
+    ),
+    due: sql<[number], Row>(
+      `SELECT ${COLS} FROM content_objects WHERE publish_at IS NOT NULL AND publish_at <= ? ORDER BY publish_at, id${d.forUpdateSkipLocked}`,
+    ),
     /** Takes a due object for the run that read it: the one whose update changes it publishes it. */
     claim: sql<[number, number]>('UPDATE content_objects SET publish_at = NULL WHERE id = ? AND publish_at = ?'),
     folderByPath: sql<[number, string], Row>(
@@ -89,7 +119,9 @@ export function contentEngine(engine: Engine, now: () => number) {
        WHERE portal_id = ? AND collection = 'comments' AND deleted_at = 0
        AND ${d.inJsonArray(d.jsonNumber('data', '$.content_id'), '?', 'real')} GROUP BY post`,
     ),
-    allLive: sql<[number, string], Row>(`SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND deleted_at = 0 ORDER BY id`),
+    allLive: sql<[number, string], Row>(
+      `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND collection = ? AND deleted_at = 0 ORDER BY id`,
+    ),
     liveBySlug: sql<[number, string], Row>(
       `SELECT ${COLS} FROM content_objects WHERE portal_id = ? AND slug = ? AND state = 'PUBLISHED' AND deleted_at = 0
        AND collection IN ('blog-posts', 'pages') ORDER BY id DESC LIMIT 1`,
@@ -116,7 +148,8 @@ export function contentEngine(engine: Engine, now: () => number) {
   async function relate(db: Queryable, record: ContentRecord, counts?: ReadonlyMap<number, number>) {
     counts ??= await commentCounts(db, Number(record.portal_id), [record.id]);
     const authorId = record.blog_author_id;
-    const author = authorId == null ? undefined : await lookup.get(db, Number(record.portal_id), 'blog-authors', Number(authorId));
+    const author =
+      authorId == null ? undefined : await lookup.get(db, Number(record.portal_id), 'blog-authors', Number(authorId));
     record.blog_author = author ?? null;
     record.comment_count = counts.get(record.id) ?? 0;
   }
@@ -124,7 +157,11 @@ export function contentEngine(engine: Engine, now: () => number) {
   async function toRecord(db: Queryable, row: Row, counts?: ReadonlyMap<number, number>): Promise<ContentRecord> {
     // The columns assigned to the parsed object itself: a spread copy of it, then added to, took
     // 9 µs a post, this 1 (V8 leaves a spread object no room to grow).
-    const record: ContentRecord = Object.assign(JSON.parse(row.data) as Record_, { id: row.id, portal_id: row.portal_id, deleted_at: row.deleted_at });
+    const record: ContentRecord = Object.assign(JSON.parse(row.data) as Record_, {
+      id: row.id,
+      portal_id: row.portal_id,
+      deleted_at: row.deleted_at,
+    });
     if (row.collection == 'blog-posts') await relate(db, record, counts);
     if (COLLECTIONS[row.collection].publishable) {
       // §2.1: the URL is known from the start; it answers 404 until the post is published.
@@ -167,7 +204,8 @@ export function contentEngine(engine: Engine, now: () => number) {
 
   /** The URL a post or page holds: its slug while it is published or scheduled (not deleted). */
   function urlOf(collection: CollectionName, record: Record_, deletedAt: number) {
-    const holds = COLLECTIONS[collection].publishable && !deletedAt && (record.state == 'PUBLISHED' || record.state == 'SCHEDULED');
+    const holds =
+      COLLECTIONS[collection].publishable && !deletedAt && (record.state == 'PUBLISHED' || record.state == 'SCHEDULED');
     return holds ? String(record.slug) : undefined;
   }
 
@@ -190,13 +228,20 @@ export function contentEngine(engine: Engine, now: () => number) {
     if (record.state != 'SCHEDULED' || deletedAt) return null;
     const at = Number(record.publish_date);
     if (record.publish_date == null || !Number.isFinite(at))
-      throw badRequest(`body.publish_date: ${label(row.collection)} ${row.id} is scheduled and needs a publish_date (cancel-publish first to clear it)`);
+      throw badRequest(
+        `body.publish_date: ${label(row.collection)} ${row.id} is scheduled and needs a publish_date (cancel-publish first to clear it)`,
+      );
     return at;
   }
 
   /** Writes the live record (and the buffer, deletion) and keeps a version of it; the schedule
    * follows the record's state and publish_date. */
-  async function save(db: Queryable, row: Row, record: Record_, changes: Partial<Pick<Row, 'buffer' | 'deleted_at'>> = {}) {
+  async function save(
+    db: Queryable,
+    row: Row,
+    record: Record_,
+    changes: Partial<Pick<Row, 'buffer' | 'deleted_at'>> = {},
+  ) {
     const next = { ...row, ...changes, data: stored(record) };
     await checkUrlFree(db, row, record, next.deleted_at);
     next.publish_at = publishAt(row, record, next.deleted_at);
@@ -211,7 +256,11 @@ export function contentEngine(engine: Engine, now: () => number) {
     const id = (await db.insert(q.insert, portalId, collection, data))!;
     // The row as inserted (the columns' defaults), without reading it back; a new post has no
     // comments to count.
-    const made = await toRecord(db, { id, portal_id: portalId, collection, data, buffer: null, deleted_at: 0, publish_at: null }, NO_COMMENTS);
+    const made = await toRecord(
+      db,
+      { id, portal_id: portalId, collection, data, buffer: null, deleted_at: 0, publish_at: null },
+      NO_COMMENTS,
+    );
     await db.run(q.version, id, JSON.stringify(made), Number(record.updated));
     return made;
   }
@@ -228,7 +277,13 @@ export function contentEngine(engine: Engine, now: () => number) {
   /** The live record with `body` applied (not saved), checked against the live record it changes. */
   async function applied(db: Queryable, row: Row, base: Record_, body: Record_) {
     const record = { ...base, ...writable(row.collection, body), updated: now() };
-    await COLLECTIONS[row.collection].complete?.(record, lookupIn(db), row.portal_id, row.id, JSON.parse(row.data) as Record_);
+    await COLLECTIONS[row.collection].complete?.(
+      record,
+      lookupIn(db),
+      row.portal_id,
+      row.id,
+      JSON.parse(row.data) as Record_,
+    );
     return record;
   }
 
@@ -240,15 +295,37 @@ export function contentEngine(engine: Engine, now: () => number) {
     });
   }
 
-  async function list(db: Queryable, portalId: number, collection: CollectionName, query: Record_, fields: ReadonlySet<string>) {
+  async function list(
+    db: Queryable,
+    portalId: number,
+    collection: CollectionName,
+    query: Record_,
+    fields: ReadonlySet<string>,
+  ) {
     const { where, args, order } = listSql(query, fields, d);
     const limit = Number(query.limit ?? 20);
     const offset = Number(query.offset ?? 0);
     // List queries differ only in their filters: the engine prepares each shape once.
     const from = `FROM content_objects WHERE portal_id = ? AND collection = ? AND ${where.join(' AND ')}`;
-    const total = Number(await db.value(sql<Param[], { n: number }>(`SELECT count(*) AS n ${from}`), portalId, collection, ...args));
-    const rows = await db.all(sql<Param[], Row>(`SELECT ${COLS} ${from} ORDER BY ${order} LIMIT ? OFFSET ?`), portalId, collection, ...args, limit, offset);
-    const counts = collection == 'blog-posts' ? await commentCounts(db, portalId, rows.map((r) => r.id)) : undefined;
+    const total = Number(
+      await db.value(sql<Param[], { n: number }>(`SELECT count(*) AS n ${from}`), portalId, collection, ...args),
+    );
+    const rows = await db.all(
+      sql<Param[], Row>(`SELECT ${COLS} ${from} ORDER BY ${order} LIMIT ? OFFSET ?`),
+      portalId,
+      collection,
+      ...args,
+      limit,
+      offset,
+    );
+    const counts =
+      collection == 'blog-posts'
+        ? await commentCounts(
+            db,
+            portalId,
+            rows.map((r) => r.id),
+          )
+        : undefined;
     const objects: ContentRecord[] = [];
     for (const row of rows) objects.push(await toRecord(db, row, counts));
     return { limit, offset, total, total_count: total, objects };
@@ -268,14 +345,22 @@ export function contentEngine(engine: Engine, now: () => number) {
   async function dropReferencesTo(db: Queryable, row: Row) {
     for (const ref of COLLECTIONS[row.collection].referencedBy ?? []) {
       const drop = (value: unknown) =>
-        ref.list ? (Array.isArray(value) ? value.filter((v) => Number(v) !== row.id) : value) : Number(value) === row.id ? null : value;
-      const without = (record: Record_) => (ref.field in record ? { ...record, [ref.field]: drop(record[ref.field]) } : record);
+        ref.list
+          ? Array.isArray(value)
+            ? value.filter((v) => Number(v) !== row.id)
+            : value
+          : Number(value) === row.id
+            ? null
+            : value;
+      const without = (record: Record_) =>
+        ref.field in record ? { ...record, [ref.field]: drop(record[ref.field]) } : record;
       for (const other of await db.all(referring(ref.field), row.portal_id, ref.collection, row.id)) {
         const live = JSON.parse(other.data) as Record_;
         const edits = readBuffer(other);
         const buffer = edits ? writeBuffer({ edits: without(edits.edits), base: without(edits.base) }) : null;
         if (!same(without(live), live)) await save(db, other, { ...without(live), updated: now() }, { buffer });
-        else if (buffer !== other.buffer) await db.run(q.save, other.data, buffer, other.deleted_at, other.publish_at, other.id);
+        else if (buffer !== other.buffer)
+          await db.run(q.save, other.data, buffer, other.deleted_at, other.publish_at, other.id);
       }
     }
   }
@@ -286,7 +371,8 @@ export function contentEngine(engine: Engine, now: () => number) {
       if (!row.deleted_at) throw badRequest(`${collection} ${id} is not deleted`);
       const record = JSON.parse(row.data) as Record_;
       // A post that was scheduled when deleted comes back as a draft: nothing publishes behind one's back.
-      if (record.state == 'SCHEDULED') Object.assign(record, { state: 'DRAFT', is_draft: true, current_state: 'DRAFT' });
+      if (record.state == 'SCHEDULED')
+        Object.assign(record, { state: 'DRAFT', is_draft: true, current_state: 'DRAFT' });
       // Checked as a save is: a folder's path (its parent may have moved) must be free, a live
       // post's URL too (save).
       return toRecord(t, await save(t, row, await applied(t, row, record, {}), { deleted_at: 0 }));
@@ -312,7 +398,9 @@ export function contentEngine(engine: Engine, now: () => number) {
     // A buffer saved before edits were kept apart is a whole record: its edits are where it differs.
     const live = JSON.parse(row.data) as Record_;
     const server = COLLECTIONS[row.collection].serverFields;
-    const edits = Object.fromEntries(Object.entries(buffer).filter(([k, v]) => !server.includes(k) && !same(v, live[k])));
+    const edits = Object.fromEntries(
+      Object.entries(buffer).filter(([k, v]) => !server.includes(k) && !same(v, live[k])),
+    );
     return { edits, base: Object.fromEntries(Object.keys(edits).map((k) => [k, live[k]])) };
   }
   const writeBuffer = ({ edits, base }: Edits) => JSON.stringify({ [EDITS]: edits, [BASE]: base });
@@ -332,7 +420,10 @@ export function contentEngine(engine: Engine, now: () => number) {
       const { edits, base } = readBuffer(row) ?? { edits: {}, base: {} };
       // An auto-save holds whatever the editor has: checked by validate-buffer and on push, not here.
       const changes = writable(collection, body);
-      const next = writeBuffer({ edits: { ...edits, ...changes }, base: { ...base, ...Object.fromEntries(Object.keys(changes).map((k) => [k, live[k]])) } });
+      const next = writeBuffer({
+        edits: { ...edits, ...changes },
+        base: { ...base, ...Object.fromEntries(Object.keys(changes).map((k) => [k, live[k]])) },
+      });
       // The live object is not affected (§3): only the buffer column changes, no version.
       await t.run(q.save, row.data, next, row.deleted_at, row.publish_at, row.id);
       return toRecord(t, { ...row, data: JSON.stringify(bufferView({ ...row, buffer: next })) });
@@ -355,7 +446,9 @@ export function contentEngine(engine: Engine, now: () => number) {
       const live = JSON.parse(row.data) as Record_;
       const { edits, base } = readBuffer(row) ?? { edits: {}, base: {} };
       const given = writable(collection, body);
-      const clashes = Object.keys(edits).filter((k) => !(k in given) && !same(live[k], base[k]) && !same(live[k], edits[k]));
+      const clashes = Object.keys(edits).filter(
+        (k) => !(k in given) && !same(live[k], base[k]) && !same(live[k], edits[k]),
+      );
       if (clashes.length)
         throw conflict(
           `${clashes.join(', ')} changed on the live ${label(collection)} after the buffer's edit: edit ${clashes.length > 1 ? 'them' : 'it'} in the buffer again (PUT .../buffer) or discard the buffer`,
@@ -417,7 +510,13 @@ export function contentEngine(engine: Engine, now: () => number) {
    * nothing when none did (nothing here sends a publish's emails: there is no mail server). */
   async function goLive(db: Queryable, row: Row, record: Record_) {
     const at = now();
-    const next = await save(db, row, { ...record, ...PUBLISHED, publish_date: record.publish_date ?? at, unpublished_at: null, updated: at });
+    const next = await save(db, row, {
+      ...record,
+      ...PUBLISHED,
+      publish_date: record.publish_date ?? at,
+      unpublished_at: null,
+      updated: at,
+    });
     const live = await toRecord(db, next);
     for (const job of liveListeners) {
       const done = await job(db, row.collection, live);
@@ -426,7 +525,13 @@ export function contentEngine(engine: Engine, now: () => number) {
     return next;
   }
 
-  function publishAction(db: Queryable, portalId: number, collection: CollectionName, id: number, action: PublishAction) {
+  function publishAction(
+    db: Queryable,
+    portalId: number,
+    collection: CollectionName,
+    id: number,
+    action: PublishAction,
+  ) {
     return db.tx(async (t) => {
       const row = await findLive(t, portalId, collection, id);
       const record = JSON.parse(row.data) as Record_;
@@ -445,7 +550,14 @@ export function contentEngine(engine: Engine, now: () => number) {
         throw badRequest(`${collection} ${id} has publish_immediately false and no publish_date to publish at`);
       if (at <= now()) return void (await goLive(t, row, record));
       // Scheduled for publish_date as it will be then: save keeps the schedule on it.
-      await save(t, row, { ...record, state: 'SCHEDULED', is_draft: true, current_state: 'SCHEDULED', processing_status: 'scheduled', updated: now() });
+      await save(t, row, {
+        ...record,
+        state: 'SCHEDULED',
+        is_draft: true,
+        current_state: 'SCHEDULED',
+        processing_status: 'scheduled',
+        updated: now(),
+      });
     });
   }
 
@@ -464,13 +576,24 @@ export function contentEngine(engine: Engine, now: () => number) {
 
   // ---- versions ----
 
-  const version = (v: { id: number; data: string; updated: number }) => ({ id: v.id, object: JSON.parse(v.data) as Record_, updated: v.updated, user: null });
+  const version = (v: { id: number; data: string; updated: number }) => ({
+    id: v.id,
+    object: JSON.parse(v.data) as Record_,
+    updated: v.updated,
+    user: null,
+  });
 
   async function listVersions(db: Queryable, portalId: number, collection: CollectionName, id: number) {
     return (await db.all(q.versions, (await find(db, portalId, collection, id)).id)).map(version);
   }
 
-  async function getVersion(db: Queryable, portalId: number, collection: CollectionName, id: number, versionId: number) {
+  async function getVersion(
+    db: Queryable,
+    portalId: number,
+    collection: CollectionName,
+    id: number,
+    versionId: number,
+  ) {
     const v = await db.get(q.versionById, (await find(db, portalId, collection, id)).id, versionId);
     if (!v) throw notFound(`no version ${versionId} of ${collection} ${id}`);
     return version(v);
@@ -495,7 +618,8 @@ export function contentEngine(engine: Engine, now: () => number) {
     lookup,
     create,
     list,
-    get: async (db: Queryable, portalId: number, collection: CollectionName, id: number) => toRecord(db, await find(db, portalId, collection, id)),
+    get: async (db: Queryable, portalId: number, collection: CollectionName, id: number) =>
+      toRecord(db, await find(db, portalId, collection, id)),
     update,
     remove,
     restoreDeleted,
@@ -534,7 +658,8 @@ export function contentEngine(engine: Engine, now: () => number) {
       await db.run(q.purgeHistory, row.id);
     },
     /** Inserts an object as it is (seeding read-only collections, uploaded files). */
-    insertRaw: (db: Queryable, portalId: number, collection: CollectionName, record: Record_) => insert(db, portalId, collection, record),
+    insertRaw: (db: Queryable, portalId: number, collection: CollectionName, record: Record_) =>
+      insert(db, portalId, collection, record),
   };
 }
 

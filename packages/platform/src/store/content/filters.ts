@@ -5,7 +5,17 @@ import type { Dialect, Param } from '../../db/engine';
 import { badRequest } from '../../domain/errors';
 
 /** Fields with a generated, indexable column (see content_objects in db/schema.ts). */
-const COLUMNS = new Set(['id', 'deleted_at', 'created', 'updated', 'name', 'slug', 'state', 'publish_date', 'content_group_id']);
+const COLUMNS = new Set([
+  'id',
+  'deleted_at',
+  'created',
+  'updated',
+  'name',
+  'slug',
+  'state',
+  'publish_date',
+  'content_group_id',
+]);
 /** Those of them that hold numbers, and of those the whole numbers (64-bit integers on
  * PostgreSQL, which refuses to compare one with text or a fraction: a 400 names the value). */
 const NUMBER_COLUMNS = new Set(['id', 'deleted_at', 'created', 'updated', 'publish_date', 'content_group_id']);
@@ -27,7 +37,8 @@ type Kind = 'number' | 'boolean' | 'text';
 
 /** What a query-string value is compared as: numbers as numbers, true/false as 1/0 (how SQLite
  * reads JSON booleans), anything else as text. */
-const kindOf = (raw: string): Kind => (/^-?\d+(\.\d+)?$/.test(raw) ? 'number' : raw == 'true' || raw == 'false' ? 'boolean' : 'text');
+const kindOf = (raw: string): Kind =>
+  /^-?\d+(\.\d+)?$/.test(raw) ? 'number' : raw == 'true' || raw == 'false' ? 'boolean' : 'text';
 const value = (raw: string): Param => ({ number: Number(raw), boolean: raw == 'true' ? 1 : 0, text: raw })[kindOf(raw)];
 
 /** `query` holds the validated list query; `fields` the record keys that may be filtered on. */
@@ -36,7 +47,11 @@ export function listSql(query: Record<string, unknown>, fields: ReadonlySet<stri
   const expr = (field: string, kind: Kind = 'text') => {
     if (COLUMNS.has(field)) return field;
     const path = `$.${field}`;
-    return kind == 'number' ? d.jsonNumber('data', path) : kind == 'boolean' ? d.jsonBoolean('data', path) : d.jsonText('data', path);
+    return kind == 'number'
+      ? d.jsonNumber('data', path)
+      : kind == 'boolean'
+        ? d.jsonBoolean('data', path)
+        : d.jsonText('data', path);
   };
   /** One kind for several values: text unless they are all of one kind. */
   const kindOfAll = (raws: string[]) => {
@@ -60,7 +75,10 @@ export function listSql(query: Record<string, unknown>, fields: ReadonlySet<stri
       if (!NUMBER_COLUMNS.has(field)) return raws;
       const whole = WHOLE_COLUMNS.has(field);
       const wrong = raws.find((r) => kindOf(r) != 'number' || (whole && !Number.isSafeInteger(Number(r))));
-      if (wrong !== undefined) throw badRequest(`query.${key}: ${field} is ${whole ? 'a whole number' : 'a number'}, not '${wrong.slice(0, 100)}'`);
+      if (wrong !== undefined)
+        throw badRequest(
+          `query.${key}: ${field} is ${whole ? 'a whole number' : 'a number'}, not '${wrong.slice(0, 100)}'`,
+        );
       return raws;
     };
     const e = expr(field, kindOf(text));
@@ -68,35 +86,37 @@ export function listSql(query: Record<string, unknown>, fields: ReadonlySet<stri
     const asText = NUMBER_COLUMNS.has(field) ? `CAST(${field} AS TEXT)` : expr(field);
     switch (op as Op) {
       case 'eq':
-        where.push(`${e} = ?`), args.push(value(numbers([text])[0]));
+        (where.push(`${e} = ?`), args.push(value(numbers([text])[0])));
         break;
       case 'ne':
-        where.push(`(${e} IS NULL OR ${e} != ?)`), args.push(value(numbers([text])[0]));
+        (where.push(`(${e} IS NULL OR ${e} != ?)`), args.push(value(numbers([text])[0])));
         break;
       case 'contains':
-        where.push(`${d.instr(asText, '?')} > 0`), args.push(text);
+        (where.push(`${d.instr(asText, '?')} > 0`), args.push(text));
         break;
       case 'icontains':
-        where.push(`${d.instr(`lower(${asText})`, 'lower(?)')} > 0`), args.push(text);
+        (where.push(`${d.instr(`lower(${asText})`, 'lower(?)')} > 0`), args.push(text));
         break;
       case 'gt':
       case 'gte':
       case 'lt':
       case 'lte': {
         const sign = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[op as 'gt'];
-        where.push(`${e} ${sign} ?`), args.push(value(numbers([text])[0]));
+        (where.push(`${e} ${sign} ?`), args.push(value(numbers([text])[0])));
         break;
       }
       case 'in': {
         const items = numbers(text.split(','));
-        where.push(`${expr(field, kindOfAll(items))} IN (${items.map(() => '?').join(', ')})`), args.push(...items.map(value));
+        (where.push(`${expr(field, kindOfAll(items))} IN (${items.map(() => '?').join(', ')})`),
+          args.push(...items.map(value)));
         break;
       }
       case 'range': {
         const [from, to, extra] = text.split(',');
-        if (from === undefined || to === undefined || extra !== undefined) throw badRequest(`query.${key}: must be two values, from,to`);
+        if (from === undefined || to === undefined || extra !== undefined)
+          throw badRequest(`query.${key}: must be two values, from,to`);
         numbers([from, to]);
-        where.push(`${expr(field, kindOfAll([from, to]))} BETWEEN ? AND ?`), args.push(value(from), value(to));
+        (where.push(`${expr(field, kindOfAll([from, to]))} BETWEEN ? AND ?`), args.push(value(from), value(to)));
         break;
       }
       case 'is_null':

@@ -50,7 +50,8 @@ function siteObjects(portalId: number, now: number) {
 export async function seedSite(db: Queryable, content: ContentEngine, portalId: number, now: number) {
   if ((await content.list(db, portalId, 'blogs', { limit: 1 }, new Set())).total) return;
   const o = siteObjects(portalId, now);
-  const insert = async (collection: CollectionName, record: Record_) => (await content.insertRaw(db, portalId, collection, record)).id;
+  const insert = async (collection: CollectionName, record: Record_) =>
+    (await content.insertRaw(db, portalId, collection, record)).id;
   await insert('domains', o.domains);
   const layout = await insert('layouts', o.layouts);
   await insert('blogs', o.blogs(layout));

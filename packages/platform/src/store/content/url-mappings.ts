@@ -40,7 +40,8 @@ function requested(mapping: Record_, req: SiteRequest) {
 }
 
 /** Lowest precedence first; the older mapping on a tie. */
-const byPrecedence = (a: Record_, b: Record_) => Number(a.precedence ?? 0) - Number(b.precedence ?? 0) || Number(a.id) - Number(b.id);
+const byPrecedence = (a: Record_, b: Record_) =>
+  Number(a.precedence ?? 0) - Number(b.precedence ?? 0) || Number(a.id) - Number(b.id);
 
 /** A destination that is a URL is used as it is; a path is inside the site, as a mapping's own
  * route_prefix is (the site lives under `root`, not at the host's root). */

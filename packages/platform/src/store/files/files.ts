@@ -20,19 +20,48 @@ export interface UploadedFile {
 
 /** What may be uploaded, by MIME type: media, documents, text, archives, fonts — nothing a
  * browser would run (HTML, scripts) and no executables. */
-const ALLOWED = [/^image\/(png|jpeg|gif|webp|svg\+xml|bmp|x-icon|vnd\.microsoft\.icon|avif|tiff)$/, /^audio\//, /^video\//, /^font\//,
-  /^text\/(plain|csv|css|markdown)$/, /^application\/(pdf|json|zip|gzip|x-gzip|xml|rtf|msword|vnd\.[\w.+-]+)$/];
+const ALLOWED = [
+  /^image\/(png|jpeg|gif|webp|svg\+xml|bmp|x-icon|vnd\.microsoft\.icon|avif|tiff)$/,
+  /^audio\//,
+  /^video\//,
+  /^font\//,
+  /^text\/(plain|csv|css|markdown)$/,
+  /^application\/(pdf|json|zip|gzip|x-gzip|xml|rtf|msword|vnd\.[\w.+-]+)$/,
+];
 /** Types too generic to trust: the file name's extension decides. */
 const BY_EXTENSION: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', svg: 'image/svg+xml',
-  pdf: 'application/pdf', txt: 'text/plain', csv: 'text/csv', css: 'text/css', md: 'text/markdown', json: 'application/json',
-  zip: 'application/zip', mp3: 'audio/mpeg', wav: 'audio/wav', mp4: 'video/mp4', webm: 'video/webm', woff2: 'font/woff2',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  svg: 'image/svg+xml',
+  pdf: 'application/pdf',
+  txt: 'text/plain',
+  csv: 'text/csv',
+  css: 'text/css',
+  md: 'text/markdown',
+  json: 'application/json',
+  zip: 'application/zip',
+  mp3: 'audio/mpeg',
+  wav: 'audio/wav',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  woff2: 'font/woff2',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 
 const kind = (mime: string) =>
-  mime.startsWith('image/') ? 'IMG' : mime.startsWith('audio/') ? 'AUDIO' : mime.startsWith('video/') ? 'MOVIE'
-    : /^(text\/|application\/(pdf|msword|rtf|vnd\.))/.test(mime) ? 'DOCUMENT' : 'OTHER';
+  mime.startsWith('image/')
+    ? 'IMG'
+    : mime.startsWith('audio/')
+      ? 'AUDIO'
+      : mime.startsWith('video/')
+        ? 'MOVIE'
+        : /^(text\/|application\/(pdf|msword|rtf|vnd\.))/.test(mime)
+          ? 'DOCUMENT'
+          : 'OTHER';
 
 /** `logo.png` → `['logo', 'png']`; `README` → `['README', '']`. */
 function splitName(full: string): [string, string] {
@@ -58,7 +87,9 @@ function contentType(file: UploadedFile, extension: string, field: string) {
   let mime = file.mimeType.toLowerCase();
   if (mime == 'application/octet-stream' || !mime) mime = BY_EXTENSION[extension] ?? mime;
   if (!ALLOWED.some((re) => re.test(mime)))
-    throw new PlatformError('unsupported-type', `${field}: files of type ${mime || 'unknown'} cannot be uploaded`, { category: 'VALIDATION_ERROR' });
+    throw new PlatformError('unsupported-type', `${field}: files of type ${mime || 'unknown'} cannot be uploaded`, {
+      category: 'VALIDATION_ERROR',
+    });
   return mime;
 }
 
@@ -96,14 +127,22 @@ export function fileStore(engine: Engine, content: ContentEngine, blobs: BlobSto
     for (const [i, name] of segments.entries()) {
       checkName(name, `${field} (segment ${i + 1})`);
       at += `/${name}`;
-      parent = (await content.lookup.folderByPath(db, portalId, at)) ?? (await content.create(db, portalId, 'folders', { name, parent_folder_id: parent?.id ?? null }));
+      parent =
+        (await content.lookup.folderByPath(db, portalId, at)) ??
+        (await content.create(db, portalId, 'folders', { name, parent_folder_id: parent?.id ?? null }));
     }
     return parent ? Number(parent.id) : null;
   }
 
-  async function folderId(db: Queryable, portalId: number, fields: { folder_id?: number; folder_path?: string }, names: { id: string; path: string }) {
+  async function folderId(
+    db: Queryable,
+    portalId: number,
+    fields: { folder_id?: number; folder_path?: string },
+    names: { id: string; path: string },
+  ) {
     if (fields.folder_id !== undefined) {
-      if (!(await content.lookup.get(db, portalId, 'folders', fields.folder_id))) throw badRequest(`${names.id}: no folder with id ${fields.folder_id}`);
+      if (!(await content.lookup.get(db, portalId, 'folders', fields.folder_id)))
+        throw badRequest(`${names.id}: no folder with id ${fields.folder_id}`);
       return fields.folder_id;
     }
     return fields.folder_path === undefined ? undefined : folderAt(db, portalId, fields.folder_path, names.path);
@@ -120,7 +159,17 @@ export function fileStore(engine: Engine, content: ContentEngine, blobs: BlobSto
     const hash = blobs.put(portalId, c.file.bytes);
     const { name, extension, mime } = c;
     const size = { size: c.file.bytes.length, ...dimensions(c.file.bytes, mime) };
-    return { name, title: name, extension, type: kind(mime), mime_type: mime, ...size, file_hash: hash, alt_key: name, cloud_key: `hub/${portalId}/${hash}` };
+    return {
+      name,
+      title: name,
+      extension,
+      type: kind(mime),
+      mime_type: mime,
+      ...size,
+      file_hash: hash,
+      alt_key: name,
+      cloud_key: `hub/${portalId}/${hash}`,
+    };
   }
 
   return {
@@ -128,13 +177,21 @@ export function fileStore(engine: Engine, content: ContentEngine, blobs: BlobSto
       const parts = files.filter((f) => f.field == 'files');
       if (!parts.length) throw badRequest('files: give at least one file in the multipart part "files"');
       return db.tx(async (t) => {
-        const folder = (await folderId(t, portalId, { folder_id: fields.folder_id, folder_path: fields.folder_paths }, { id: 'body.folder_id', path: 'body.folder_paths' })) ?? null;
+        const folder =
+          (await folderId(
+            t,
+            portalId,
+            { folder_id: fields.folder_id, folder_path: fields.folder_paths },
+            { id: 'body.folder_id', path: 'body.folder_paths' },
+          )) ?? null;
         const overwrite = fields.overwrite ?? fields.options?.overwrite ?? false;
         const strategy = fields.options?.duplicateValidationStrategy ?? 'NONE';
         // Every part is checked before any byte is written: a refused upload leaves nothing behind.
         const checked = parts.map((part, i) =>
           // file_names names the first file; the others keep the names they came with.
-          i == 0 && fields.file_names !== undefined ? check(part, fields.file_names, 'body.file_names') : check(part, part.filename, `files.${i}.filename`),
+          i == 0 && fields.file_names !== undefined
+            ? check(part, fields.file_names, 'body.file_names')
+            : check(part, part.filename, `files.${i}.filename`),
         );
         const objects = [];
         for (const c of checked) objects.push(await uploadOne(t, c));
@@ -144,10 +201,15 @@ export function fileStore(engine: Engine, content: ContentEngine, blobs: BlobSto
           const same = await t.get(q.sameName, portalId, meta.name, meta.extension, folder);
           if (same && overwrite) return content.update(t, portalId, 'files', same.id, meta);
           if (same && strategy == 'RETURN_EXISTING') return content.get(t, portalId, 'files', same.id);
-          if (same && strategy == 'REJECT') throw new PlatformError('conflict', `${field}: a file ${meta.name}.${meta.extension} exists in this folder`);
+          if (same && strategy == 'REJECT')
+            throw new PlatformError(
+              'conflict',
+              `${field}: a file ${meta.name}.${meta.extension} exists in this folder`,
+            );
           // Otherwise a second file of the same name gets a number: logo-1.png.
           let name = meta.name;
-          for (let n = 1; await t.get(q.sameName, portalId, name, meta.extension, folder); n++) name = `${meta.name}-${n}`;
+          for (let n = 1; await t.get(q.sameName, portalId, name, meta.extension, folder); n++)
+            name = `${meta.name}-${n}`;
           const at = now();
           return content.insertRaw(t, portalId, 'files', {
             created: at,
@@ -172,12 +234,15 @@ export function fileStore(engine: Engine, content: ContentEngine, blobs: BlobSto
       const part = files.find((f) => f.field == 'files');
       if (!part) throw badRequest('files: give the new file in the multipart part "files"');
       const current = await content.get(db, portalId, 'files', id);
-      const fullName = fields.file_names ?? (current.extension ? `${String(current.name)}.${String(current.extension)}` : String(current.name));
+      const fullName =
+        fields.file_names ??
+        (current.extension ? `${String(current.name)}.${String(current.extension)}` : String(current.name));
       const checked = check(part, fullName, 'body.file_names');
       return db.tx((t) => content.update(t, portalId, 'files', id, store(portalId, checked)));
     },
 
-    archive: (db: Queryable, portalId: number, id: number) => content.update(db, portalId, 'files', id, { archived: true }),
+    archive: (db: Queryable, portalId: number, id: number) =>
+      content.update(db, portalId, 'files', id, { archived: true }),
 
     /** Gone for good: the record, its versions, and the bytes unless another file has the same. */
     async fullDelete(db: Queryable, portalId: number, id: number) {
@@ -189,7 +254,12 @@ export function fileStore(engine: Engine, content: ContentEngine, blobs: BlobSto
       });
     },
 
-    move(db: Queryable, portalId: number, id: number, body: { folder_path?: string; folder_id?: number; name?: string }) {
+    move(
+      db: Queryable,
+      portalId: number,
+      id: number,
+      body: { folder_path?: string; folder_id?: number; name?: string },
+    ) {
       return db.tx(async (t) => {
         const current = await content.get(t, portalId, 'files', id);
         const change: Record_ = {};
@@ -221,9 +291,17 @@ export function fileStore(engine: Engine, content: ContentEngine, blobs: BlobSto
         return folder;
       });
     },
-    moveFolder(db: Queryable, portalId: number, id: number, body: { folder_path?: string; parent_folder_id?: number | null }) {
+    moveFolder(
+      db: Queryable,
+      portalId: number,
+      id: number,
+      body: { folder_path?: string; parent_folder_id?: number | null },
+    ) {
       return db.tx(async (t) => {
-        const parent = body.parent_folder_id !== undefined ? body.parent_folder_id : await folderAt(t, portalId, body.folder_path!, 'body.folder_path');
+        const parent =
+          body.parent_folder_id !== undefined
+            ? body.parent_folder_id
+            : await folderAt(t, portalId, body.folder_path!, 'body.folder_path');
         const folder = await content.update(t, portalId, 'folders', id, { parent_folder_id: parent });
         await refreshPaths(t, portalId, id);
         return folder;
@@ -238,7 +316,8 @@ export function fileStore(engine: Engine, content: ContentEngine, blobs: BlobSto
     },
     /** Only an empty folder can be deleted: its files would be left without a place. */
     async removeFolder(db: Queryable, portalId: number, id: number) {
-      if (await db.get(q.children, portalId, id)) throw badRequest(`folder ${id} is not empty; move or delete what is in it first`);
+      if (await db.get(q.children, portalId, id))
+        throw badRequest(`folder ${id} is not empty; move or delete what is in it first`);
       await content.remove(db, portalId, 'folders', id);
     },
   };
