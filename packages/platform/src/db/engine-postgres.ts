@@ -279,7 +279,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
 
   /** Sends the prepared statement of `text` on a transaction's connection. As a `pg.Query` made
    * from its text rather than a config object: node-postgres copies a config object through its
-   * property descriptors (4 % of a form submission's main-thread time here). */
+   * property descriptors, a visible share of a form submission's main-thread time. */
   function submit(client: pg.PoolClient, text: string, params: Param[]) {
     const statement = prepared(text);
     return new Promise<pg.QueryResult>((resolve, reject) => {

@@ -88,8 +88,8 @@ export interface Dialect {
   nextIds(table: string, column: string, count: string): string;
   /** Ends an INSERT of one row run by `Queryable.insert`, whose answer is the row's auto-numbered
    * key `column`: PostgreSQL returns it; SQLite returns nothing, its engine reads the rowid the
-   * insert gave instead (RETURNING makes SQLite build a temporary table for every statement: a
-   * contact's history row took 2.8 µs with it, 0.8 without). */
+   * insert gave instead (RETURNING makes SQLite build a temporary table for every statement,
+   * which cost a contact's history row several times its insert). */
   returningKey(column: string): string;
   /** Case-insensitive LIKE (SQLite's LIKE is, PostgreSQL's is not). */
   ilike(expr: string, pattern: string): string;

@@ -29,10 +29,9 @@ export function openDatabase(file: string): Db {
   // page cache stays small (8 MB) on purpose: a commit that split a b-tree page (most commits of
   // random keys: events, sessions, visitors) ends by scanning the whole page cache. The split
   // lends a page the number of the 1 GiB lock page, and the commit then drops every cached page
-  // past the end of a file smaller than that (pcache1TruncateUnsafe). A 64 MB cache cost the
-  // collector 15 % of its events/s at a million contacts, 8 MB 3 %; 2 MB made counting a blog's
-  // 50,000 posts by an index (the content list) 17 % slower. Pages and lookups of a million
-  // contacts read as fast from the mapping with any of them.
+  // past the end of a file smaller than that (pcache1TruncateUnsafe): a large cache costs the
+  // collector, a very small one the content list's counts by an index, and 8 MB is where both
+  // held (docs/performance/platform.md). Pages and lookups read as fast from the mapping with any.
   db.pragma(`cache_size = -${CACHE_KB}`);
   db.pragma(`mmap_size = ${MMAP_BYTES}`);
   // Checkpoint the WAL less often (each checkpoint fsyncs).

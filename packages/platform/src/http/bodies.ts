@@ -13,8 +13,8 @@ const MAX_FIELDS = 1000;
 const MAX_JSON_DEPTH = 64;
 
 /** Whether `value` holds a value more than `limit` levels down. Recursive, but never deeper than
- * `limit` + 1 calls whatever the body; walked in place (a level-by-level walk that copied each
- * level's values into arrays took 0.8 ms for a contact batch of 1,000, this 0.04 ms). */
+ * `limit` + 1 calls whatever the body; walked in place, since a walk that copied each level's
+ * values into arrays cost every large JSON body a copy of itself. */
 export function depthOver(value: unknown, limit: number, depth = 0): boolean {
   if (depth > limit) return true;
   if (!value || typeof value != 'object') return false;

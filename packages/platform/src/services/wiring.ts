@@ -166,13 +166,13 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     },
   });
   // One bulk at a time, on either engine: the batches that come meanwhile make the next one
-  // bigger, which is what saves (on PostgreSQL two or four at once wrote 22 % and 39 % fewer events).
+  // bigger, which is what saves (on PostgreSQL, more at once wrote fewer events: docs/performance).
   const bulkWrite: typeof write = options.syncTrackingCommits
     ? write
     : (fn) => write((t) => tracking.commitUnflushed(t).then(() => fn(t)));
   const bulk = intakeBulk(bulkWrite, intake, { inFlight: 1 });
   /** Form submissions' writes: on PostgreSQL in bulk (bulk-queue.ts), the submissions that arrive
-   * together sharing a transaction's cost (the database's CPU per submission −35 %); SQLite's group
+   * together sharing a transaction's cost (the database's CPU per submission); SQLite's group
    * commit shares one already. Two bulks at once: a bulk's submissions run one after another, a
    * chain of round trips, and with one the machine idled a third of the time. */
   const submissionWrite = engine.kind == 'postgres' ? writesInBulk(write, { inFlight: 2, maxWrites: 20 }) : write;
