@@ -92,18 +92,15 @@ export function rollingWindow(
   // Slices before the current one no longer change (requests count in the current slice, and a
   // refusal gives back only there), even when processes share the store: their counts are read
   // once per key and slice, so a request usually costs one counter operation, not ten. When the
-  // current slice moves on, only the slices that were not yet earlier ones are read (usually one:
-  // the slice that was current), in one read.
+  // current slice moves on, all the earlier slices are read again, in one read: another process
+  // may still have been counting in the last ones as its clock crossed the boundary (keeping the
+  // older reads let two processes pass more than the limit).
   const earlierOf = new Map<string, { slice: number; counts: number[] }>();
   async function earlier(key: string, slice: number) {
     const known = earlierOf.get(key);
     if (known?.slice == slice) return known.counts;
-    // The slices still known, and the first one to read.
-    const kept =
-      known && known.slice < slice && slice - known.slice < SLICES ? known.counts.slice(slice - known.slice) : [];
-    const first = slice - SLICES + 1 + kept.length;
-    const read = await getMany(Array.from({ length: slice - first }, (_, i) => `${key}:${first + i}`));
-    const counts = [...kept, ...read];
+    const first = slice - SLICES + 1;
+    const counts = await getMany(Array.from({ length: SLICES - 1 }, (_, i) => `${key}:${first + i}`));
     if (earlierOf.size >= REMEMBERED_KEYS) earlierOf.clear();
     earlierOf.set(key, { slice, counts });
     return counts;
