@@ -15,7 +15,7 @@ import type { ContactStore, Source, Write } from './contacts';
 import { ANALYTICS } from './default-properties';
 import { METRICS, type RollupStore } from './rollups';
 import { isEmail, type Property, type PropertyStore } from './properties';
-import { spamReason, spamSubmissions } from './spam-submissions';
+import { fieldValue, spamReason, spamSubmissions } from './spam-submissions';
 
 export type FormWrite = z.output<typeof schemas.formWrite>;
 export type FieldWrite = z.output<typeof schemas.fieldWrite>;
@@ -367,10 +367,7 @@ export function formStore(
     values: Record<string, string | string[]>,
     consentGiven?: LegalConsent,
   ): { writes: Write[]; consent?: RecordedConsent } {
-    const joined = Object.entries(values).map(([name, v]) => ({
-      property: name,
-      value: Array.isArray(v) ? v.join(';') : v,
-    }));
+    const joined = Object.entries(values).map(([name, v]) => ({ property: name, value: fieldValue(v) }));
     const given = new Map(joined.map((w) => [w.property, w.value]));
     const onForm = shapeOf(def).names;
     const { required, blocked } = shapeOf(asked);

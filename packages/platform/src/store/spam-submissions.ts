@@ -51,6 +51,10 @@ export function spamReason(
   if (fillTimeMs < (minFillTimeMs ?? MIN_FILL_TIME_MS)) return 'NO_INTERACTION';
 }
 
+/** A field's value as a submission writes it: several values (checkboxes) joined with `;`, the
+ * way the platform stores multiple choices. One rule for the contact write and for spam kept. */
+export const fieldValue = (v: string | string[]) => (Array.isArray(v) ? v.join(';') : v);
+
 interface SpamRow {
   conversion_id: string;
   form_guid: string;
@@ -116,10 +120,7 @@ export const spamSubmissions = {
     consent?: LegalConsent,
   ) {
     const conversionId = uuidV7(t);
-    // Several values of one field joined as a submission's are (store/forms.ts writesOf).
-    const kept = JSON.stringify(
-      Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Array.isArray(v) ? v.join(';') : v])),
-    );
+    const kept = JSON.stringify(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, fieldValue(v)])));
     await db.run(
       q.insert,
       conversionId,
