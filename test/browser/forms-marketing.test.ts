@@ -251,7 +251,18 @@ describe.skipIf(!haveChromium)('forms that marketers expect, in Chromium', () =>
       { name: 'NAME_FIRST', value: 'Filled' },
       { name: 'NAME_LAST', value: 'Byautofill' },
     ];
-    await cdp.send('Autofill.trigger', { fieldId: node.backendNodeId, address: { fields: address } });
+    // The browser learns the page's forms a while after they render, later on a loaded machine; until
+    // then it answers "Field not found", so ask again until it knows the field.
+    await expect
+      .poll(
+        () =>
+          cdp.send('Autofill.trigger', { fieldId: node.backendNodeId, address: { fields: address } }).then(
+            () => 'filled',
+            (e: Error) => e.message,
+          ),
+        { timeout: 15_000 },
+      )
+      .toBe('filled');
     await expect.poll(() => form().input('email').inputValue()).toBe('filled@acme.test');
     await page.getByLabel('I agree that Acme Widgets stores my details').check();
     await page.getByRole('button', { name: 'Send' }).click();
