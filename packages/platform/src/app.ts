@@ -1,6 +1,7 @@
 /** The platform: two Express apps on one database — `{base_url}` (the API, OpenAPI document) and
  * `{forms_url}` (form submissions, CORS enabled). The database is a SQLite file (one process) or
  * PostgreSQL (several processes on one database). */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -31,6 +32,9 @@ import { type Addresses, mountBaseIndex, mountFormsIndex } from './http/index-pa
 import { mountScripts } from './http/scripts';
 import { mountSite } from './http/site';
 import { inspectorRouter } from './inspector/router';
+import { MIN_ADMIN_KEY_LENGTH } from './admin/guard';
+import { adminRouter } from './admin/router';
+import { DEMO_NAME, DEMO_PORTAL, seedDemoContent } from './seed';
 import { createServices, type WebhookSettings } from './services/wiring';
 import type { PreferenceLinks } from './store/email';
 import type { IpOrganization } from './store/prospects';
@@ -90,6 +94,22 @@ export interface PlatformOptions {
   preferenceLinks?: { url: string; secret: string; ttlMs?: number };
   /** Emails the mail catcher keeps per portal, the newest (default 500). */
   outboxKeep?: number;
+  /** Turns on the admin API at {base_url}/_admin/ (see src/admin/router.ts) with a new random
+   * key, which the platform's `adminKey` holds; `adminKey` gives the key instead. */
+  admin?: boolean;
+  /** The admin API's key (at least 16 characters without spaces); turns the admin API on. */
+  adminKey?: string;
+}
+
+/** The admin API's key: the one given (checked), a new one for `admin: true`, or none (off). */
+function adminKeyOf(options: PlatformOptions) {
+  const given = options.adminKey;
+  if (given !== undefined) {
+    if (typeof given != 'string' || given.length < MIN_ADMIN_KEY_LENGTH || /\s/.test(given))
+      throw new TypeError(`adminKey (--admin-key) must be at least ${MIN_ADMIN_KEY_LENGTH} characters without spaces`);
+    return given;
+  }
+  return options.admin ? randomBytes(24).toString('base64url') : undefined;
 }
 
 /** A public URL as the start of other URLs: http(s), no query or fragment, no trailing slash. */
@@ -161,6 +181,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   const now = options.now ?? Date.now;
   const publicUrl = options.publicUrl === undefined ? undefined : publicAddress(options.publicUrl);
   const preferenceLinks = preferenceLinksOf(options.preferenceLinks);
+  const adminKey = adminKeyOf(options);
   const log = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? pino());
   const background = backgroundErrors(log);
   const database = options.database ?? '.data/platform.db';
@@ -246,6 +267,22 @@ export function createPlatform(options: PlatformOptions = {}) {
         services,
       ),
     );
+  if (adminKey)
+    base.use(
+      '/_admin',
+      adminRouter(
+        {
+          services,
+          engine,
+          log,
+          // The demo portal (seed.ts) gets its demo data again; another portal, a new one's defaults only.
+          reseed: async (t, portal, at) => {
+            if (portal.id == DEMO_PORTAL && portal.name == DEMO_NAME) await seedDemoContent(t, services, at);
+          },
+        },
+        adminKey,
+      ),
+    );
   mountSite(base, services.content, engine, settled);
   mountFileServer(base, services.files, engine, settled);
   mountCatalog(base, 'base', deps, COLLECTOR_ROUTES);
@@ -310,6 +347,8 @@ export function createPlatform(options: PlatformOptions = {}) {
     settings,
     handlers,
     log,
+    /** The admin API's key, when it is on (never logged: whoever has it controls every portal). */
+    adminKey,
     /** Resolves once the platform can serve (listen() waits for it): PostgreSQL's schema migrated
      * and portals from before part 2 seeded. Await it before using `services` without listening. */
     ready,
