@@ -8,6 +8,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const ROOT = fileURLToPath(new URL('.', import.meta.url));
 const PLATFORM_TESTS = 'packages/platform/test';
 const ON_POSTGRES = [
+  'admin-faults',
   'admin-portals',
   'attribution',
   'auth',

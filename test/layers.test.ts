@@ -56,6 +56,8 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
       'seed.ts',
       'seed-contacts.ts',
       'background-errors.ts',
+      'twin-parts.ts',
+      'testing.ts',
     ],
     ['http/', 'inspector/', 'admin/'],
     ['handlers/'],

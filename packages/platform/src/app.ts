@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { openApiDocument } from '@svc/api';
 import cors from 'cors';
 import express from 'express';
@@ -34,6 +34,7 @@ import { mountSite } from './http/site';
 import { inspectorRouter } from './inspector/router';
 import { MIN_ADMIN_KEY_LENGTH } from './admin/guard';
 import { adminRouter } from './admin/router';
+import { twinParts } from './twin-parts';
 import { DEMO_NAME, DEMO_PORTAL, seedDemoContent } from './seed';
 import { createServices, type WebhookSettings } from './services/wiring';
 import type { PreferenceLinks } from './store/email';
@@ -99,6 +100,8 @@ export interface PlatformOptions {
   admin?: boolean;
   /** The admin API's key (at least 16 characters without spaces); turns the admin API on. */
   adminKey?: string;
+  /** Requests the admin API's journal keeps, the newest (default 1000; 0 keeps none). */
+  journalSize?: number;
 }
 
 /** The admin API's key: the one given (checked), a new one for `admin: true`, or none (off). */
@@ -226,11 +229,14 @@ export function createPlatform(options: PlatformOptions = {}) {
   // PostgreSQL so that every process on it spends one budget.
   const counters = (prefix: string): Counters | undefined =>
     postgres && ((windowMs) => postgresCounters(postgres.pool, windowMs, prefix));
+  const apiLimit = options.rateLimit ?? { max: 100, windowMs: 10_000 };
+  const twin = adminKey ? twinParts(adminKey, options.journalSize, services) : undefined;
+  const authenticate = authenticator(services.credentials, engine, now);
   const deps = {
     handlers,
     clientIp: ipOf,
-    authenticate: authenticator(services.credentials, engine, now),
-    limit: rateLimiter(options.rateLimit ?? { max: 100, windowMs: 10_000 }, now, counters('api')),
+    authenticate: twin ? twin.noting(authenticate) : authenticate,
+    limit: rateLimiter(apiLimit, now, counters('api')),
     limitAddress:
       options.publicRateLimit === false
         ? undefined
@@ -275,6 +281,8 @@ export function createPlatform(options: PlatformOptions = {}) {
           services,
           engine,
           log,
+          faults: twin!.faults,
+          journal: twin!.journal,
           // The demo portal (seed.ts) gets its demo data again; another portal, a new one's defaults only.
           reseed: async (t, portal, at) => {
             if (portal.id == DEMO_PORTAL && portal.name == DEMO_NAME) await seedDemoContent(t, services, at);
@@ -304,9 +312,12 @@ export function createPlatform(options: PlatformOptions = {}) {
       ? undefined
       : addressLimiter(options.collectorRateLimit ?? { max: 1000, windowMs: 60_000 }, now, counters('collector'));
   const collect = collector(handlers, { write: services.write, db: engine }, log, ipOf, limitCollector);
-  const baseHandler = (req: IncomingMessage, res: ServerResponse) => collect(req, res) || base(req, res);
   const submitForm = formSubmissions(formDeps);
-  const formsHandler = (req: IncomingMessage, res: ServerResponse) => submitForm(req, res) || forms(req, res);
+  // With the admin API on, its journal and fault rules stand in front of everything else.
+  const front = (server: 'base' | 'forms') =>
+    twin ? twin.front(server, apiLimit, now) : (handler: RequestListener) => handler;
+  const baseHandler = front('base')((req, res) => collect(req, res) || base(req, res));
+  const formsHandler = front('forms')((req, res) => submitForm(req, res) || forms(req, res));
 
   const servers: Server[] = [];
   let checkpoints: Checkpointer | undefined;

@@ -63,6 +63,7 @@ const HELP = `svc-platform — the svc platform API on SQLite or PostgreSQL
                         outbox) with the credentials file's adminKey, or a new one kept there
   --admin-key KEY       serve the admin API with this key (at least 16 characters); an
                         adminKey in the credentials file turns the admin API on as well
+  --journal-size N      requests the admin API's journal keeps, the newest (default 1000)
   --help
 
 
@@ -150,6 +151,7 @@ export async function main(argv: string[]) {
       'rotate-inspector-key': { type: 'boolean', default: false },
       admin: { type: 'boolean', default: false },
       'admin-key': { type: 'string' },
+      'journal-size': { type: 'string', default: '1000' },
       'token-lifetime': { type: 'string', default: '1800' },
       'rotate-refresh-tokens': { type: 'boolean', default: false },
       'sync-tracking-commits': { type: 'boolean', default: false },
@@ -200,6 +202,7 @@ export async function main(argv: string[]) {
     ...options,
     inspectorKey,
     adminKey: admin.key,
+    journalSize: number('journal-size', values['journal-size']),
   });
   await platform.ready.catch((err: Error) => {
     throw new Error(`cannot open the data (${shown(database)}): ${err.message}`);

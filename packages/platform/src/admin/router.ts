@@ -9,6 +9,8 @@ import { errorBody } from '../http/errors';
 import type { AdminContext } from './context';
 import { adminGuard } from './guard';
 import { sendError } from './input';
+import { faultRoutes } from './fault-routes';
+import { journalRoutes } from './journal-routes';
 import { portalRoutes } from './portal-routes';
 
 export function adminRouter(ctx: AdminContext, key: string): Router {
@@ -20,6 +22,8 @@ export function adminRouter(ctx: AdminContext, key: string): Router {
   });
   router.use(adminGuard(ctx, key));
   router.use(portalRoutes(ctx));
+  router.use(faultRoutes(ctx));
+  router.use(journalRoutes(ctx));
   router.use((req, res) => {
     res.status(404).json(errorBody(`no admin route for ${req.method} ${req.baseUrl}${req.path}`));
   });
