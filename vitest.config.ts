@@ -9,6 +9,7 @@ const ROOT = fileURLToPath(new URL('.', import.meta.url));
 const PLATFORM_TESTS = 'packages/platform/test';
 const ON_POSTGRES = [
   'admin-faults',
+  'admin-journal-outbox',
   'admin-portals',
   'attribution',
   'auth',

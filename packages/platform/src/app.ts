@@ -213,6 +213,7 @@ export function createPlatform(options: PlatformOptions = {}) {
     filesDir,
     oauth: settings,
     syncTrackingCommits: options.syncTrackingCommits,
+    recordTokens: adminKey !== undefined,
   });
   if (publicUrl) services.content.site.base = publicUrl;
   /** Migrated (PostgreSQL) and older portals seeded; rejects when the database cannot be reached. */

@@ -11,6 +11,7 @@ import { adminGuard } from './guard';
 import { sendError } from './input';
 import { faultRoutes } from './fault-routes';
 import { journalRoutes } from './journal-routes';
+import { outboxRoutes } from './outbox-routes';
 import { portalRoutes } from './portal-routes';
 
 export function adminRouter(ctx: AdminContext, key: string): Router {
@@ -24,6 +25,7 @@ export function adminRouter(ctx: AdminContext, key: string): Router {
   router.use(portalRoutes(ctx));
   router.use(faultRoutes(ctx));
   router.use(journalRoutes(ctx));
+  router.use(outboxRoutes(ctx));
   router.use((req, res) => {
     res.status(404).json(errorBody(`no admin route for ${req.method} ${req.baseUrl}${req.path}`));
   });
