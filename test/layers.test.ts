@@ -58,6 +58,8 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
       'background-errors.ts',
       'twin-parts.ts',
       'testing.ts',
+      'admin-client.ts',
+      'exec-command.ts',
     ],
     ['http/', 'inspector/', 'admin/'],
     ['handlers/'],
