@@ -67,7 +67,6 @@ const HELP = `svc-platform — the svc platform API on SQLite or PostgreSQL
   --journal-size N      requests the admin API's journal keeps, the newest (default 1000)
   --help
 
-
   svc-platform migrate --from FILE --to postgres://…   copies a SQLite database into PostgreSQL
                         (svc-platform migrate --help)
   svc-platform exec [flags] -- CMD [ARGS…]   runs CMD against a twin: the platform on free
