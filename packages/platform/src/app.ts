@@ -307,12 +307,13 @@ export function createPlatform(options: PlatformOptions = {}) {
 
   // The collector answers its own paths before Express sees the request (see http/collector.ts),
   // and so do form submissions (http/form-submissions.ts; what it declines, Express's route serves).
-  // The collector's per-address limit is the public routes' limiter with a budget of its own.
+  // Both run the catalog routes' lifecycle with their deps; the collector's per-address limit is
+  // the public routes' limiter with a budget of its own.
   const limitCollector =
     options.collectorRateLimit === false
       ? undefined
       : addressLimiter(options.collectorRateLimit ?? { max: 1000, windowMs: 60_000 }, now, counters('collector'));
-  const collect = collector(handlers, { write: services.write, db: engine }, log, ipOf, limitCollector);
+  const collect = collector({ ...deps, limitAddress: limitCollector });
   const submitForm = formSubmissions(formDeps);
   // With the admin API on, its journal and fault rules stand in front of everything else.
   const front = (server: 'base' | 'forms') =>

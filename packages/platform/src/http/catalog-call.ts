@@ -152,39 +152,65 @@ export function decodeParams(raw: Record<string, string>): Record<string, string
   return decoded;
 }
 
-/** Runs `route`'s handler on a request: what it answered (a body, a Reply or undefined), checked
- * against the catalog's response schema when deps ask for it. Throws what the caller answers
- * with `errorAnswer`. */
-export async function callRoute(
-  deps: CatalogDeps,
+/** A request's lifecycle, in named steps that every server of catalog routes runs in this order:
+ * `admit` (authentication, then the rate limit), parsing (`parseRequest`: the catalog's schemas;
+ * the collector's fast path parses its own way, http/collector.ts), `runHandler` (the handler in
+ * the request's transaction or on the engine, its answer checked), and `errorAnswer` for whatever
+ * any step threw. Each server writes the answer its own way. */
+
+/** Who is calling (a 401/403 otherwise) and whether they may now: a credential's calls spend its
+ * portal's API budget (its headers go on `res`), a public route's the caller address's budget. */
+export async function admit(
+  deps: Pick<CatalogDeps, 'authenticate' | 'limit' | 'limitAddress' | 'clientIp'>,
   route: RouteDef,
-  handler: Handler<RouteDef> | undefined,
-  request: CatalogRequest,
-): Promise<unknown> {
-  const { req, res } = request;
-  const caller = await deps.authenticate({ headers: req.headers, query: request.query }, route);
+  req: IncomingMessage,
+  res: Pick<ServerResponse, 'setHeader'>,
+  query: Record<string, unknown>,
+): Promise<Caller> {
+  const caller = await deps.authenticate({ headers: req.headers, query }, route);
   if (caller.key) await deps.limit(caller.key, res);
   else if (route.public && deps.limitAddress) await deps.limitAddress(route.id, deps.clientIp(req));
-  const params = parse(route.params, request.params, 'path');
-  const query = parse(route.query, withoutClientAdded(request.query), 'query');
-  const body = route.bodyType == 'none' ? undefined : parse(route.body, request.body ?? {}, 'body');
+  return caller;
+}
+
+/** Params, query and body as the catalog's schemas read them (a 400 naming the field otherwise). */
+export function parseRequest(route: RouteDef, request: Pick<CatalogRequest, 'params' | 'query' | 'body'>) {
+  return {
+    params: parse(route.params, request.params, 'path'),
+    query: parse(route.query, withoutClientAdded(request.query), 'query'),
+    body: route.bodyType == 'none' ? undefined : parse(route.body, request.body ?? {}, 'body'),
+  };
+}
+
+/** The handler of an admitted, parsed request: a 501 when there is none; a writing route's in a
+ * write (`deps.write`), a reading route's on the engine, answered once what it read is committed;
+ * what it answered checked against the catalog's response schema when deps ask for it. */
+export async function runHandler(
+  deps: Pick<CatalogDeps, 'write' | 'engine' | 'settled' | 'checkResponses' | 'clientIp'>,
+  route: RouteDef,
+  handler: Handler<RouteDef> | undefined,
+  caller: Caller,
+  input: { params: unknown; query: unknown; body: unknown },
+  request: Pick<CatalogRequest, 'req' | 'res' | 'files'>,
+): Promise<unknown> {
   if (!handler)
     throw new PlatformError(
       'not-implemented',
       `${route.method} ${route.path} is not implemented by this platform yet`,
       { category: 'NOT_IMPLEMENTED' },
     );
+  const { req, res, files } = request;
   const ctx = {
-    params,
-    query,
-    body,
+    params: input.params,
+    query: input.query,
+    body: input.body,
     caller,
     portalId: caller.portalId ?? 0,
     ip: deps.clientIp(req),
-    files: request.files,
+    files,
     req,
     res,
-  };
+  } as Omit<Context<RouteDef>, 'db'>;
   const out = route.writes
     ? await deps.write((db) => handler({ ...ctx, db }))
     : await handler({ ...ctx, db: deps.engine });
@@ -199,6 +225,22 @@ export async function callRoute(
   }
   return out;
 }
+
+/** Runs `route`'s handler on a request through the whole lifecycle: what it answered (a body, a
+ * Reply or undefined). Throws what the caller answers with `errorAnswer`. */
+export async function callRoute(
+  deps: CatalogDeps,
+  route: RouteDef,
+  handler: Handler<RouteDef> | undefined,
+  request: CatalogRequest,
+): Promise<unknown> {
+  const caller = await admit(deps, route, request.req, request.res, request.query);
+  return runHandler(deps, route, handler, caller, parseRequest(route, request), request);
+}
+
+/** The handler of `route` in `handlers`, if any. */
+export const handlerOf = (handlers: Handlers, route: RouteDef) =>
+  handlers[route.id as keyof Handlers] as Handler<RouteDef> | undefined;
 
 /** The answer to an error of a call (body-parser's included); an unexpected one is logged and
  * answered 500 without a word about it. */

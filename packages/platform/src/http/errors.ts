@@ -38,3 +38,11 @@ export function httpAnswer(err: unknown): HttpAnswer | undefined {
 
 /** The answer to an unexpected error: nothing about it reaches the caller. */
 export const internalError = (): HttpAnswer => ({ status: 500, headers: {}, body: errorBody('internal error') });
+
+/** The answer to a method that no route of the path takes: 405, `Allow` naming the routes' methods
+ * (and `also`: methods answered beside them, as the collector's CORS preflight). */
+export const notAllowed = (method: string, allowed: readonly string[], also: readonly string[] = []): HttpAnswer => ({
+  status: 405,
+  headers: { Allow: [...allowed, ...also].join(', ') },
+  body: errorBody(`${method} is not allowed here; use ${allowed.join(' or ')}`),
+});

@@ -13,9 +13,9 @@ import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { match } from 'path-to-regexp';
-import { Reply, type Handler } from '../handlers/handler';
+import { Reply } from '../handlers/handler';
 import { urlencodedBody } from './bodies';
-import { callRoute, decodeParams, errorAnswer, type CatalogDeps } from './catalog-call';
+import { callRoute, type CatalogDeps, decodeParams, errorAnswer, handlerOf } from './catalog-call';
 
 const ROUTE: RouteDef = catalog['forms.submit'];
 /** As Express 5's router matches a route: any case, a trailing slash allowed. */
@@ -43,7 +43,7 @@ const readBody = (req: IncomingMessage, res: ServerResponse) =>
 
 /** Handles the request if it is a form submission; false, having touched nothing, otherwise. */
 export function formSubmissions(deps: CatalogDeps) {
-  const handler = deps.handlers['forms.submit'] as Handler<RouteDef> | undefined;
+  const handler = handlerOf(deps.handlers, ROUTE);
 
   async function submit(
     req: IncomingMessage,

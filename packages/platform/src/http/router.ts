@@ -5,12 +5,11 @@
 import { routes as catalogRoutes, type RouteDef } from '@svc/api';
 import { Router, type Express, type NextFunction, type Request, type Response } from 'express';
 import { match } from 'path-to-regexp';
-import type { Handler, Handlers } from '../handlers/handler';
 import { Reply } from '../handlers/handler';
 import { atomBody } from './atom';
 import { bodyParsers } from './bodies';
-import { callRoute, decodeParams, errorAnswer, notPercentEncoding, type CatalogDeps } from './catalog-call';
-import { errorBody } from './errors';
+import { callRoute, type CatalogDeps, decodeParams, errorAnswer, handlerOf, notPercentEncoding } from './catalog-call';
+import { errorBody, notAllowed } from './errors';
 import { uploadedFiles } from './multipart';
 
 /** Literal segments sort before parameters, so `/lists/static` wins over `/lists/:list_id`. */
@@ -54,7 +53,7 @@ export function mountCatalog(
   const groups = new Map<string, Router>();
   const rest = Router();
   for (const route of mine) {
-    const handler = deps.handlers[route.id as keyof Handlers] as Handler<RouteDef> | undefined;
+    const handler = handlerOf(deps.handlers, route);
     const run = async (req: Request, res: Response) => {
       try {
         const out = await callRoute(deps, route, handler, {
@@ -122,10 +121,8 @@ export function mountCatalog(
   app.use((req: Request, res: Response) => {
     const allowed = [...new Set(matchers.filter((m) => m.test(req.path)).map((m) => m.method))];
     if (allowed.length) {
-      res
-        .status(405)
-        .set('Allow', allowed.join(', '))
-        .json(errorBody(`${req.method} is not allowed here; use ${allowed.join(' or ')}`));
+      const { status, headers, body } = notAllowed(req.method, allowed);
+      res.status(status).set(headers).json(body);
     } else res.status(404).json(errorBody(`no route for ${req.method} ${req.path}`));
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) =>
