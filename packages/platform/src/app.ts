@@ -267,9 +267,9 @@ export function createPlatform(options: PlatformOptions = {}) {
       ? undefined
       : addressLimiter(options.collectorRateLimit ?? { max: 1000, windowMs: 60_000 }, now, counters('collector'));
   const collect = collector(handlers, { write: services.write, db: engine }, log, ipOf, limitCollector);
-  const baseHandler = (req: IncomingMessage, res: ServerResponse) => collect(req, res) || base(req, res);
+  const baseHandler = (req: IncomingMessage, res: ServerResponse): unknown => collect(req, res) || base(req, res);
   const submitForm = formSubmissions(formDeps);
-  const formsHandler = (req: IncomingMessage, res: ServerResponse) => submitForm(req, res) || forms(req, res);
+  const formsHandler = (req: IncomingMessage, res: ServerResponse): unknown => submitForm(req, res) || forms(req, res);
 
   const servers: Server[] = [];
   let checkpoints: Checkpointer | undefined;

@@ -95,13 +95,7 @@ export function collector(
 
   async function pixel(req: IncomingMessage, res: ServerResponse, query: string) {
     if (limitAddress) await limitAddress(PIXEL.id, clientIp(req));
-    await run(
-      handlers['collect.pixel'] as Handler<never>,
-      req,
-      res,
-      { query: Object.fromEntries(new URLSearchParams(query)) },
-      true,
-    );
+    await run(handlers['collect.pixel'], req, res, { query: Object.fromEntries(new URLSearchParams(query)) }, true);
   }
 
   async function batch(req: IncomingMessage, res: ServerResponse) {
@@ -121,7 +115,7 @@ export function collector(
     // The catalog's schema of the body: an array of the right size (each event is checked by the handler).
     if (!BATCH.body.safeParse(events).success)
       throw new PlatformError('invalid', `body must be a JSON array of 1 to ${MAX_BATCH} events`);
-    await run(handlers['collect.batch'] as Handler<never>, req, res, { body: events }, false);
+    await run(handlers['collect.batch'], req, res, { body: events }, false);
   }
 
   /** Handles the request if it is the collector's; false otherwise. */

@@ -13,7 +13,7 @@ import type { Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { match } from 'path-to-regexp';
-import { Reply, type Handler } from '../handlers/handler';
+import { Reply } from '../handlers/handler';
 import { urlencodedBody } from './bodies';
 import { callRoute, decodeParams, errorAnswer, type CatalogDeps } from './catalog-call';
 
@@ -36,14 +36,12 @@ function sendJson(res: ServerResponse, status: number, headers: Record<string, s
 /** `req.body` as the urlencoded parser leaves it (undefined for another content type). */
 const readBody = (req: IncomingMessage, res: ServerResponse) =>
   new Promise<unknown>((resolve, reject) =>
-    urlencodedBody(req as Request, res as Response, (err?: unknown) =>
-      err ? reject(err) : resolve((req as { body?: unknown }).body),
-    ),
+    urlencodedBody(req, res, (err?: Error) => (err ? reject(err) : resolve((req as { body?: unknown }).body))),
   );
 
 /** Handles the request if it is a form submission; false, having touched nothing, otherwise. */
 export function formSubmissions(deps: CatalogDeps) {
-  const handler = deps.handlers['forms.submit'] as Handler<RouteDef> | undefined;
+  const handler = deps.handlers['forms.submit'];
 
   async function submit(
     req: IncomingMessage,

@@ -5,7 +5,7 @@
 import { routes as catalogRoutes, type RouteDef } from '@svc/api';
 import { Router, type Express, type NextFunction, type Request, type Response } from 'express';
 import { match } from 'path-to-regexp';
-import type { Handler, Handlers } from '../handlers/handler';
+import type { Handlers } from '../handlers/handler';
 import { Reply } from '../handlers/handler';
 import { atomBody } from './atom';
 import { bodyParsers } from './bodies';
@@ -54,11 +54,11 @@ export function mountCatalog(
   const groups = new Map<string, Router>();
   const rest = Router();
   for (const route of mine) {
-    const handler = deps.handlers[route.id as keyof Handlers] as Handler<RouteDef> | undefined;
+    const handler = deps.handlers[route.id as keyof Handlers];
     const run = async (req: Request, res: Response) => {
       try {
         const out = await callRoute(deps, route, handler, {
-          query: req.query as Record<string, unknown>,
+          query: req.query,
           params: req.params,
           body: req.body,
           req,
