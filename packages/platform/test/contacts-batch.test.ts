@@ -1,4 +1,4 @@
-/** POST /contacts/v1/contact/batch/: written at once (store/contact-batch.ts) it must leave exactly
+/** POST /contacts/v1/contact/batch/: written at once (store/contacts/batch.ts) it must leave exactly
  * what the same items leave written one by one, history included, and fall back to one item at a
  * time for what it does not do itself. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

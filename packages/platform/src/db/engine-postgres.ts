@@ -1,11 +1,8 @@
 /** The engine on PostgreSQL (node-postgres, a pool of connections). Queries are written for both
- * engines with `?` placeholders; `toPostgres` turns them into `$1, $2, …` once per text. Each
- * text becomes a named prepared statement, parsed once per connection. */
+ * engines with `?` placeholders; `toPostgres` (postgres-dialect.ts) turns them into `$1, $2, …` once
+ * per text. Each text becomes a named prepared statement, parsed once per connection. */
 import pg from 'pg';
-import { PlatformError } from '../domain/errors';
 import {
-  type ColumnType,
-  type Dialect,
   type Engine,
   noteSavepointRolledBack,
   type Param,
@@ -15,184 +12,13 @@ import {
   sql,
   type Transaction,
 } from './engine';
+import { postgresDialect, toPostgres } from './postgres-dialect';
+import { asPlatformError } from './postgres-errors';
 
-/** Whether `database` names a PostgreSQL database (a `postgres://` or `postgresql://` URL) rather
- * than a SQLite file. */
-export const isPostgresUrl = (database: string) => /^postgres(ql)?:\/\//i.test(database);
-
-/** The URL without its password, for messages and logs: the user's (`//user:password@`, up to
- * the last `@` of the address, as a password may hold an `@` or a `/` unescaped) and a `password`
- * parameter's. Where the address is unclear, more is masked, never less. */
-export function withoutPassword(url: string) {
-  let shown = url.replace(/([?&]password=)[^&#]*/gi, '$1***');
-  const start = shown.indexOf('//') + 2;
-  if (start < 2) return shown;
-  const query = shown.indexOf('?', start);
-  const beforeQuery = query < 0 ? -1 : shown.lastIndexOf('@', query);
-  const at = beforeQuery >= start ? beforeQuery : shown.lastIndexOf('@');
-  const colon = shown.indexOf(':', start);
-  if (at > start && colon >= start && colon < at) shown = `${shown.slice(0, colon + 1)}***${shown.slice(at)}`;
-  return shown;
-}
-
-/** `$.a.b` → `{a,b}`, PostgreSQL's path for `#>>`. */
-function pgPath(path: string) {
-  if (!/^\$(\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(path)) throw new Error(`unsupported JSON path ${path}`);
-  return `'{${path.slice(2).split('.').join(',')}}'`;
-}
-
-/** A JSON parameter's values as PostgreSQL types (ids are bigint, like the identity columns). */
-const PG_TYPE: Record<ColumnType, string> = { integer: 'bigint', real: 'double precision', text: 'text' };
-
-export const postgresDialect: Dialect = {
-  jsonText: (column, path) => `(${column}::jsonb #>> ${pgPath(path)})`,
-  jsonNumber: (column, path) => {
-    const v = `(${column}::jsonb #> ${pgPath(path)})`;
-    return `CASE WHEN jsonb_typeof(${v}) = 'number' THEN (${v} #>> '{}')::double precision END`;
-  },
-  // A cast of anything else fails the statement. No `?` in the pattern: it would read as a placeholder.
-  textNumber: (text) =>
-    `CASE WHEN ${text} ~ '^\\s*[-+]{0,1}([0-9]+[.]{0,1}[0-9]*|[.][0-9]+)([eE][-+]{0,1}[0-9]+){0,1}\\s*$' THEN (${text})::double precision END`,
-  jsonBoolean: (column, path) =>
-    `CASE (${column}::jsonb #> ${pgPath(path)}) WHEN 'true'::jsonb THEN 1 WHEN 'false'::jsonb THEN 0 END`,
-  // As SQLite sorts: null (or absent) first, then numbers (and booleans, 1 and 0 there), then
-  // text; jsonb alone puts strings before numbers.
-  jsonSortKey: (column, path) => {
-    const v = `(${column}::jsonb #> ${pgPath(path)})`;
-    return `ROW(CASE coalesce(jsonb_typeof(${v}), 'null') WHEN 'null' THEN 0 WHEN 'number' THEN 1 WHEN 'boolean' THEN 1 ELSE 2 END, ${v})`;
-  },
-  // A jsonb array contains a scalar it holds; a scalar contains itself.
-  jsonHas: (column, path, value) =>
-    `coalesce((${column}::jsonb #> ${pgPath(path)}) @> to_jsonb((${value})::double precision), false)`,
-  jsonRemoveKey: (column, key) => `(${column}::jsonb - ${key}::text)::text`,
-  // jsonb_exists is the `?` operator, which would read as a placeholder.
-  jsonHasKey: (column, key) => `jsonb_exists(${column}::jsonb, ${key}::text)`,
-  // Parameters (arrays of values or rows) are read as json, not jsonb: json is parsed as it is
-  // read, where jsonb first builds and sorts a whole document, which took 3 times as long for a
-  // collector bulk's 50 events (a database's CPU time).
-  instr: (haystack, needle) => `strpos(${haystack}, ${needle})`,
-  inJsonArray: (expr, array, type) =>
-    `${expr} = ANY (ARRAY(SELECT json_array_elements_text((${array})::json)::${PG_TYPE[type]}))`,
-  jsonIds: (array) => `SELECT json_array_elements_text((${array})::json)::bigint AS id`,
-  jsonRows: (array, columns) =>
-    `SELECT * FROM json_to_recordset((${array})::json) AS r(${Object.entries(columns)
-      .map(([c, type]) => `${c} ${PG_TYPE[type]}`)
-      .join(', ')})`,
-  nextIds: (table, column, count) =>
-    `SELECT nextval(pg_get_serial_sequence('${table}', '${column}')) AS id FROM generate_series(1, (${count})::integer) AS g(i) ORDER BY i`,
-  returningKey: (column) => ` RETURNING ${column}`,
-  ilike: (expr, pattern) => `${expr} ILIKE ${pattern}`,
-  groupConcat: (expr, separator) => `string_agg(${expr}::text, ${separator})`,
-  forUpdate: ' FOR UPDATE',
-  forUpdateSkipLocked: ' FOR UPDATE SKIP LOCKED',
-  autoId: 'BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY',
-};
-
-/** The parts of a query's text outside string literals, quoted identifiers and comments, where
- * placeholders and aliases are. */
-function mapCode(text: string, fn: (code: string) => string) {
-  let out = '';
-  let code = '';
-  for (let i = 0; i < text.length;) {
-    const c = text[i];
-    const end = c == "'" || c == '"' ? closing(text, i, c) : c == '-' && text[i + 1] == '-' ? lineEnd(text, i) : -1;
-    if (end < 0) {
-      code += c;
-      i++;
-      continue;
-    }
-    out += fn(code) + text.slice(i, end);
-    code = '';
-    i = end;
-  }
-  return out + fn(code);
-}
-
-/** Index after the literal opened at `i` (a doubled quote is an escaped one). */
-function closing(text: string, i: number, quote: string) {
-  let j = i + 1;
-  for (;;) {
-    const k = text.indexOf(quote, j);
-    if (k < 0) return text.length;
-    if (text[k + 1] != quote) return k + 1;
-    j = k + 2;
-  }
-}
-
-const lineEnd = (text: string, i: number) => {
-  const k = text.indexOf('\n', i);
-  return k < 0 ? text.length : k;
-};
-
-/** `?` → `$n`; a mixed-case alias (`AS typeId`; not an upper-case type, `CAST(x AS DOUBLE PRECISION)`)
- * is quoted, since PostgreSQL folds unquoted names to lower case and SQLite keeps them as written. */
-export function toPostgres(text: string) {
-  let n = 0;
-  return mapCode(text, (code) =>
-    code
-      .replace(/\?/g, () => `$${++n}`)
-      .replace(/\bAS\s+([A-Za-z_][A-Za-z0-9_]*)/g, (all, alias: string) =>
-        /[A-Z]/.test(alias) && /[a-z]/.test(alias) ? `AS "${alias}"` : all,
-      ),
-  );
-}
-
-/** Errors that mean the database cannot be reached now (stopped, restarting, network), rather than
- * that the query is wrong: a caller gets a 503 to retry, and the pool reconnects by itself. */
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  '57P01',
-  '57P02',
-  '57P03',
-]);
-function unreachable(err: unknown) {
-  const { code, message } = err as { code?: string; message?: string };
-  return (
-    (code !== undefined && (UNREACHABLE.has(code) || code.startsWith('08'))) ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
-      message ?? '',
-    )
-  );
-}
-
-/** Text PostgreSQL cannot hold: the NUL character, in a text value (22021) or a JSON parameter's
- * string read as text (22P05). SQLite keeps it; the router refuses it by name before any store
- * sees it, and this keeps whatever arrives another way a 400 too. */
-const UNSTORABLE_TEXT = new Set(['22021', '22P05']);
-
-/** A connection failure as the platform's 503; text PostgreSQL cannot store as a 400; two
- * transactions writing the same unique key at once (two processes creating one email's contact),
- * the loser as a 409 to retry (SQLite's single writer never meets it: the loser's check sees the
- * winner's row); anything else as it is. */
-export function asPlatformError(err: unknown): unknown {
-  const { code } = err as { code?: string };
-  if (UNSTORABLE_TEXT.has(code ?? ''))
-    return new PlatformError('invalid', 'text must not contain the NUL character (\\u0000)', {
-      category: 'VALIDATION_ERROR',
-    });
-  if (code == '23505')
-    return new PlatformError('conflict', 'a concurrent request wrote the same record first; try again', {
-      category: 'CONFLICT',
-    });
-  // Two transactions each waiting for rows the other locked (two batches touching the same
-  // contacts in another order): PostgreSQL ends one of them, which can be tried again.
-  if (code == '40P01' || code == '40001')
-    return new PlatformError('conflict', 'a concurrent request was writing the same records; try again', {
-      category: 'CONFLICT',
-    });
-  if (!unreachable(err)) return err;
-  return new PlatformError(
-    'unavailable',
-    'the database is unavailable; try again shortly',
-    { category: 'SERVICE_UNAVAILABLE' },
-    { 'Retry-After': '1' },
-  );
-}
+// Re-exported: importers (and tests) take the whole engine from this one module.
+export { postgresDialect, toPostgres } from './postgres-dialect';
+export { asPlatformError } from './postgres-errors';
+export { isPostgresUrl, withoutPassword } from './postgres-url';
 
 /** Bigints (counts, ids) as numbers: every id and count of the platform fits in 2^53. */
 const types = {

@@ -40,6 +40,6 @@ export const conflict = (message: string, extra?: Record<string, unknown>) =>
   new PlatformError('conflict', message, extra);
 
 /** Whether the request may succeed unchanged when tried again: another transaction was writing
- * the same records (category CONFLICT, db/engine-postgres.ts) or the database was gone a moment.
+ * the same records (category CONFLICT, db/postgres-errors.ts) or the database was gone a moment.
  * No item of a batch is at fault, so the error is answered as it is, not as that item's. */
 export const isTransient = (err: PlatformError) => err.kind == 'unavailable' || err.extra.category == 'CONFLICT';

@@ -62,7 +62,7 @@ export interface ServiceOptions {
   /** PostgreSQL: the collector's writes wait for the database's disk flush too (see
    * tracking.commitUnflushed). */
   syncTrackingCommits?: boolean;
-  /** The preference links of the emails workflows send (store/email.ts); none without. */
+  /** The preference links of the emails workflows send (store/email/send.ts); none without. */
   preferenceLinks?: PreferenceLinks;
   /** Emails the mail catcher keeps per portal (store/outbox.ts; default 500). */
   outboxKeep?: number;

@@ -29,7 +29,7 @@ export const ANALYTICS = {
   eventCompletions: 'svc_analytics_num_event_completions',
   revenue: 'svc_analytics_revenue',
   conversions: 'num_conversion_events',
-  /** Set by every form submission (store/forms.ts): lists with form filters watch it. */
+  /** Set by every form submission (store/forms/store.ts): lists with form filters watch it. */
   recentConversion: 'recent_conversion_date',
   // Sessions and where they came from (services/sessions.ts, domain/attribution.ts).
   visits: 'svc_analytics_num_visits',

@@ -53,7 +53,7 @@ export const formsNamed = (groups: ListFilters) =>
 
 /** The contact properties the filters read: a write that changes none of them leaves the list as
  * it was. A form filter reads the contact's number of submissions, which every submission changes
- * in the same write (store/forms.ts); not the date of its latest, which two submissions in one
+ * in the same write (store/forms/store.ts); not the date of its latest, which two submissions in one
  * millisecond (or on a stopped clock) leave as it was. */
 export const propertiesRead = (groups: ListFilters) =>
   new Set(

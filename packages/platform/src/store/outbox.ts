@@ -1,6 +1,6 @@
 /** The mail catcher: the emails workflows sent, as rendered (domain/email-message.ts), kept for
  * the inspector to show, since the platform has no mail server. A message is added in the
- * transaction of its SENT event (store/email.ts send), so there is never one without the other;
+ * transaction of its SENT event (store/email/send.ts), so there is never one without the other;
  * each portal keeps its newest `keep` messages, older ones are deleted as new ones come. */
 import { type Queryable, sql } from '../db/engine';
 import type { RenderedEmail } from '../domain/email-message';

@@ -93,7 +93,7 @@ function statements(d: Dialect) {
     ),
     removeUtks: sql<[number]>('DELETE FROM utks WHERE vid = ?'),
     removeMemberships: sql<[number]>('DELETE FROM list_members WHERE vid = ?'),
-    // The lists it leaves changed size now (an addition is dated by the member's row; see lists.ts).
+    // The lists it leaves changed size now (an addition is dated by the member's row; see lists/sql.ts).
     listsLeft: sql<[number, number]>(
       'UPDATE lists SET size_changed_at = ? WHERE list_id IN (SELECT list_id FROM list_members WHERE vid = ?)',
     ),

@@ -12,57 +12,14 @@
  * list sees the contacts being written as it is made, two refreshes of one list run one after the
  * other, and no member is added to a list being deleted. Evaluation is in memory (the rules are
  * list-filters.ts, the same on both engines); only the membership changes go back. */
-import type { schemas } from '@svc/api';
-import type { z } from 'zod';
-import { type Engine, isTransaction, type Queryable, readsAhead, type Transaction, sql } from '../db/engine';
-import { pair, pick } from '../db/statements';
-import { badRequest, notFound } from '../domain/errors';
-import {
-  contactColumns,
-  type ChangedContact,
-  type ContactRow,
-  type ContactsChanged,
-  type ContactStore,
-} from './contacts';
-import { formsNamed, matches, normaliseFilters, propertiesRead, type ListFilters, type Subject } from './list-filters';
-
-interface ListRow {
-  list_id: number;
-  portal_id: number;
-  internal_list_id: number;
-  name: string;
-  dynamic: number;
-  filters: string;
-  created_at: number;
-  updated_at: number;
-  processed_at: number;
-  /** When a member last left (additions: `last_added`). */
-  size_changed_at: number;
-  size: number;
-  last_added: number | null;
-}
-
-export interface ListWrite {
-  name?: string;
-  dynamic?: boolean;
-  filters?: ListFilters;
-}
-
-export type ListRecord = z.input<typeof schemas.contactList>;
-export type MembershipChange = z.output<typeof schemas.membershipChange>;
-export type MemberRow = ContactRow & { added_at: number };
-
-/** A list's last size change is the later of the last removal (`size_changed_at`) and its newest
- * member's arrival: an addition writes nothing on the list's row. On PostgreSQL every form
- * submission that adds a new contact to a list would otherwise update that one row, and each
- * transaction would wait for the one before it to commit (about 250 a second at most). */
-const SELECT_LIST = `SELECT l.*, (SELECT count(*) FROM list_members m WHERE m.list_id = l.list_id) AS size,
-  (SELECT max(added_at) FROM list_members m WHERE m.list_id = l.list_id) AS last_added FROM lists l`;
-const SELECT_MEMBER = `SELECT ${contactColumns('c')}, m.added_at
-  FROM list_members m JOIN contacts c ON c.vid = m.vid WHERE m.list_id = ? AND c.deleted = 0`;
-/** Contacts read per step of a full evaluation, and members changed per statement (bounds memory
- * and statement size on large portals). */
-const CHUNK = 1000;
+import { type Engine, isTransaction, type Queryable, readsAhead, type Transaction } from '../../db/engine';
+import { pair, pick } from '../../db/statements';
+import { badRequest, notFound } from '../../domain/errors';
+import type { ChangedContact, ContactsChanged, ContactStore } from '../contacts';
+import { formsNamed, matches, normaliseFilters, propertiesRead, type ListFilters } from '../list-filters';
+import { membership } from './membership';
+import { type ListWrite, type MembershipChange, record } from './record';
+import { listSql, type ListRow } from './sql';
 
 /** Every method takes where it runs (`db`: the engine, or a request's transaction) first. */
 export function listStore(
@@ -71,61 +28,8 @@ export function listStore(
   now: () => number,
   onContactsChanged: (fn: ContactsChanged) => void,
 ) {
-  const { jsonIds, inJsonArray, returningKey } = engine.dialect;
-  const q = {
-    formOfPortal: sql<[number, string], { one: number }>('SELECT 1 AS one FROM forms WHERE portal_id = ? AND guid = ?'),
-    byId: sql<[number, number], ListRow>(`${SELECT_LIST} WHERE l.portal_id = ? AND l.list_id = ?`),
-    byIds: sql<[number, string], ListRow>(
-      `${SELECT_LIST} WHERE l.portal_id = ? AND ${inJsonArray('l.list_id', '?', 'integer')}`,
-    ),
-    // `dynamic IN (?, ?)`: (0, 1) for all lists, (0, 0) static only, (1, 1) dynamic only.
-    page: sql<[number, number, number, number, number], ListRow>(
-      `${SELECT_LIST} WHERE l.portal_id = ? AND l.dynamic IN (?, ?) ORDER BY l.list_id LIMIT ? OFFSET ?`,
-    ),
-    dynamicOf: sql<[number], Pick<ListRow, 'list_id' | 'name' | 'filters'>>(
-      'SELECT list_id, name, filters FROM lists WHERE portal_id = ? AND dynamic = 1 ORDER BY list_id',
-    ),
-    // Numbered by renumber() before the transaction ends.
-    insert: sql<[number, string, number, string, number, number, number]>(
-      `INSERT INTO lists (portal_id, internal_list_id, name, dynamic, filters, created_at, updated_at, processed_at) VALUES (?, 0, ?, ?, ?, ?, ?, ?)${returningKey('list_id')}`,
-    ),
-    update: sql<[string, number, string, number, number]>(
-      'UPDATE lists SET name = ?, dynamic = ?, filters = ?, updated_at = ? WHERE list_id = ?',
-    ),
-    renumber: sql<[number]>(
-      'UPDATE lists SET internal_list_id = (SELECT coalesce(max(internal_list_id), 0) + 1 FROM lists) WHERE list_id = ?',
-    ),
-    remove: sql<[number]>('DELETE FROM lists WHERE list_id = ?'),
-    processed: sql<[number, number]>('UPDATE lists SET processed_at = ? WHERE list_id = ?'),
-    /** A member left (see SELECT_LIST). */
-    sizeChanged: sql<[number, number]>('UPDATE lists SET size_changed_at = ? WHERE list_id = ?'),
-    // In vid order: two transactions adding the same contacts take their row locks in one order.
-    addMembers: sql<[number, number, string], { vid: number }>(
-      `INSERT INTO list_members (list_id, vid, added_at) SELECT ?, id, ? FROM (${jsonIds('?')}) ids ORDER BY id ON CONFLICT DO NOTHING RETURNING vid`,
-    ),
-    removeMembers: sql<[number, string], { vid: number }>(
-      `DELETE FROM list_members WHERE list_id = ? AND ${inJsonArray('vid', '?', 'integer')} RETURNING vid`,
-    ),
-    addMember: sql<[number, number, number]>(
-      'INSERT INTO list_members (list_id, vid, added_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-    ),
-    removeMember: sql<[number, number]>('DELETE FROM list_members WHERE list_id = ? AND vid = ?'),
-    removeAll: sql<[number]>('DELETE FROM list_members WHERE list_id = ?'),
-    memberVids: sql<[number], { vid: number }>('SELECT vid FROM list_members WHERE list_id = ?'),
-    members: sql<[number, number, number], MemberRow>(`${SELECT_MEMBER} AND m.vid > ? ORDER BY m.vid LIMIT ?`),
-    recentMembers: sql<[number, number, number, number, number], MemberRow>(
-      `${SELECT_MEMBER} AND (m.added_at < ? OR (m.added_at = ? AND m.vid < ?)) ORDER BY m.added_at DESC, m.vid DESC LIMIT ?`,
-    ),
-    contactsAfter: sql<[number, number, number], Pick<ContactRow, 'vid' | 'properties'>>(
-      'SELECT vid, properties FROM contacts WHERE portal_id = ? AND deleted = 0 AND vid > ? ORDER BY vid LIMIT ?',
-    ),
-    submitted: sql<[number, string, string], { vid: number; form_guid: string }>(
-      `SELECT vid, form_guid FROM form_submissions WHERE portal_id = ? AND ${inJsonArray('vid', '?', 'integer')} AND ${inJsonArray('form_guid', '?', 'text')}`,
-    ),
-    submittedBy: sql<[number, number], { vid: number; form_guid: string }>(
-      'SELECT vid, form_guid FROM form_submissions WHERE portal_id = ? AND vid = ?',
-    ),
-  };
+  const q = listSql(engine.dialect);
+  const { submitted, subjects, setMembers, evaluate } = membership(q, now);
 
   /** Dynamic lists' filters by their text, parsed once rather than on every contact write (a form
    * submission's re-check felt it); dropped whole when it grows past what lists there are. */
@@ -179,115 +83,10 @@ export function listStore(
     return db.all(q.dynamicOf, portalId);
   }
 
-  function record(row: ListRow): ListRecord {
-    return {
-      listId: row.list_id,
-      internalListId: row.internal_list_id,
-      portalId: row.portal_id,
-      name: row.name,
-      dynamic: !!row.dynamic,
-      listType: row.dynamic ? 'DYNAMIC' : 'STATIC',
-      archived: false,
-      deleteable: true,
-      deleted: false,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      filters: JSON.parse(row.filters),
-      // Evaluation is part of the write: a list is always processed by the time anyone reads it.
-      metaData: {
-        processing: 'DONE',
-        size: row.size,
-        error: '',
-        lastProcessingStateChangeAt: row.processed_at,
-        lastSizeChangeAt: Math.max(Number(row.size_changed_at), Number(row.last_added ?? 0)),
-        listReferencesCount: null,
-      },
-    };
-  }
-
   async function require(db: Queryable, portalId: number, listId: number) {
     const row = await db.get(q.byId, portalId, listId);
     if (!row) throw notFound(`Couldn't find a List with the given id '${listId}'.`);
     return row;
-  }
-
-  /** Which of `vids` submitted which of `forms` (one query for them all, none when no filter names
-   * a form). */
-  function submitted(db: Queryable, portalId: number, vids: number[], forms: string[]) {
-    if (!forms.length || !vids.length) return Promise.resolve([]);
-    // One contact (a single write's re-check) by its index alone: several times cheaper on SQLite.
-    return vids.length == 1
-      ? db.all(q.submittedBy, portalId, vids[0])
-      : db.all(q.submitted, portalId, JSON.stringify(vids), JSON.stringify(forms));
-  }
-
-  /** The Subject of each contact, given what `submitted` found. */
-  function subjects(rows: { vid: number; form_guid: string }[]) {
-    const done = new Set(rows.map((r) => `${r.vid} ${r.form_guid}`));
-    return (vid: number, properties: Record<string, string>): Subject => ({
-      properties,
-      hasSubmitted: (guid) => done.has(`${vid} ${guid}`),
-    });
-  }
-
-  /** Puts the contacts in (or out of) the list; a member that stays keeps its addedAt. Answers the
-   * vids that changed. */
-  async function setMembers(db: Queryable, listId: number, vids: number[], member: boolean, at: number) {
-    // One contact (a single write's re-check, a workflow step) by its key: on SQLite a statement
-    // over json_each costs several times more, which a form submission would feel.
-    if (vids.length == 1) {
-      const changes = member
-        ? await db.run(q.addMember, listId, vids[0], at)
-        : await db.run(q.removeMember, listId, vids[0]);
-      return changes ? vids : [];
-    }
-    const changed: number[] = [];
-    for (let i = 0; i < vids.length; i += CHUNK) {
-      const ids = JSON.stringify(vids.slice(i, i + CHUNK));
-      const rows = member ? await db.all(q.addMembers, listId, at, ids) : await db.all(q.removeMembers, listId, ids);
-      for (const r of rows) changed.push(r.vid);
-    }
-    return changed;
-  }
-
-  /** Full evaluation of a dynamic list over all the portal's contacts, in the transaction `t` that
-   * holds the portal's list lock alone. */
-  async function evaluate(t: Queryable, list: Pick<ListRow, 'list_id' | 'portal_id' | 'filters'>) {
-    const filters: ListFilters = JSON.parse(list.filters);
-    const forms = formsNamed(filters);
-    const keep = new Set<number>();
-    for (let after = 0; ;) {
-      const chunk = await t.all(q.contactsAfter, list.portal_id, after, CHUNK);
-      const subject = subjects(
-        await submitted(
-          t,
-          list.portal_id,
-          chunk.map((c) => c.vid),
-          forms,
-        ),
-      );
-      for (const c of chunk) if (matches(filters, subject(c.vid, JSON.parse(c.properties)))) keep.add(c.vid);
-      if (chunk.length < CHUNK) break;
-      after = chunk[CHUNK - 1].vid;
-    }
-    const members = new Set((await t.all(q.memberVids, list.list_id)).map((m) => m.vid));
-    const at = now();
-    const left = await setMembers(
-      t,
-      list.list_id,
-      [...members].filter((vid) => !keep.has(vid)),
-      false,
-      at,
-    );
-    await setMembers(
-      t,
-      list.list_id,
-      [...keep].filter((vid) => !members.has(vid)),
-      true,
-      at,
-    );
-    await t.run(q.processed, at, list.list_id);
-    if (left.length) await t.run(q.sizeChanged, at, list.list_id);
   }
 
   /** Re-checks only the changed contacts against the portal's dynamic lists, with the properties
