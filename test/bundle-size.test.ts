@@ -18,7 +18,7 @@ describe('bundle sizes', () => {
       });
     } catch (err) {
       const { stderr, stdout } = err as { stderr: string; stdout: string };
-      throw new Error(`bench/size.mjs --ours failed:\n${stderr}\n${stdout}`);
+      throw new Error(`bench/size.mjs --ours failed:\n${stderr}\n${stdout}`, { cause: err });
     }
     // The tracker's row is there, measured and within budget; so are the React bindings' own code.
     expect(output).toMatch(/\| dist\/tracker\.js .*\| [\d,]+ \/ [\d,]+ ok \|/);

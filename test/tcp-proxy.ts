@@ -25,7 +25,8 @@ export async function tcpProxy(host: string, targetPort: number) {
   const stop = () =>
     new Promise<void>((resolve) => {
       for (const s of sockets) s.destroy();
-      server ? server.close(() => resolve()) : resolve();
+      if (server) server.close(() => resolve());
+      else resolve();
       server = undefined;
     });
   await start();

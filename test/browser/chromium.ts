@@ -54,7 +54,9 @@ export async function launchChromiumWithDoNotTrack(): Promise<BrowserContext> {
   context.on('close', () => {
     try {
       rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-    } catch {}
+    } catch {
+      // a profile left behind is only disk space
+    }
   });
   return context;
 }

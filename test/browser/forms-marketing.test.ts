@@ -27,7 +27,7 @@ const form = (selector = '#contact-form') => ({
   input: (name: string) => page.locator(`${selector} [name="${name}"]`),
   labels: () =>
     page.$$eval(`${selector} label, ${selector} legend`, (ls) =>
-      ls.filter((l) => (l as HTMLElement).offsetParent).map((l) => l.textContent!.replace('*', '').trim()),
+      ls.filter((l) => (l as HTMLElement).offsetParent).map((l) => l.textContent.replace('*', '').trim()),
     ),
 });
 /** The platform's API with a token of the demo portal. */

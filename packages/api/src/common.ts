@@ -27,7 +27,7 @@ export const visitorToken = z.string().regex(UTK_PATTERN, 'must be a visitor tok
 
 /** A query parameter that may repeat (`?vid=1&vid=2`): always an array. */
 export const repeated = <T extends z.ZodType>(item: T) =>
-  z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(item));
+  z.preprocess((v): unknown[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(item));
 
 /** `"true"`/`"false"` in a query string. */
 export const booleanString = z.enum(['true', 'false']).transform((v) => v == 'true');

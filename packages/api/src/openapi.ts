@@ -9,7 +9,7 @@ type Json = Record<string, unknown>;
 /** JSON Schema of what a route accepts (`io: 'input'`) or answers (`'output'`). */
 const schema = (s: z.ZodType, io: 'input' | 'output'): Json => {
   try {
-    return z.toJSONSchema(s, { io, unrepresentable: 'any' }) as Json;
+    return z.toJSONSchema(s, { io, unrepresentable: 'any' });
   } catch {
     return {};
   }

@@ -93,8 +93,8 @@ export const pathParams = (path: string) => [...path.matchAll(/:([A-Za-z_]\w*)/g
 /** Fills in the defaults: base host, bearer auth, no parameters, no body, 200, milestone 1, and the
  * facts derived from those (resource, id parameter, retry, writes, public) unless the route says. */
 export function route<
-  P extends z.ZodObject = z.ZodObject<{}>,
-  Q extends z.ZodObject = z.ZodObject<{}>,
+  P extends z.ZodObject = z.ZodObject<Record<never, never>>,
+  Q extends z.ZodObject = z.ZodObject<Record<never, never>>,
   B extends z.ZodType = z.ZodUndefined,
   R extends z.ZodType = z.ZodUndefined,
   // The literal path, so clients can type a method's path parameters.

@@ -62,14 +62,14 @@ export function credentials(
   if ('apiKey' in auth)
     return {
       apiKey: auth.apiKey,
-      bearer: async () => undefined,
+      bearer: () => Promise.resolve(undefined),
       canRefresh: false,
       expired: async () => {},
       secrets: () => [auth.apiKey],
     };
   if ('accessToken' in auth)
     return {
-      bearer: async () => auth.accessToken,
+      bearer: () => Promise.resolve(auth.accessToken),
       canRefresh: false,
       expired: async () => {},
       secrets: () => [auth.accessToken],
@@ -151,7 +151,7 @@ function oauth(o: OAuthOptions, refresh: Refresher, clock: Clock, onRefresh?: (e
   /** Across processes, through the store's lock: it answers stored tokens that are usable (not
    * due, and not the one the platform just called expired), else runs our refresh and stores its
    * result. A failed refresh request stays what it is; anything else the store threw is its own. */
-  const refreshShared = async (exclusive: NonNullable<TokenStore['exclusive']>, expiredToken?: string) => {
+  const refreshShared = async (expiredToken?: string) => {
     let mine: { tokens: TokenSet; used: string } | undefined;
     let failed: { error: unknown } | undefined;
     const usable = (stored: TokenSet) => {
@@ -160,7 +160,7 @@ function oauth(o: OAuthOptions, refresh: Refresher, clock: Clock, onRefresh?: (e
     };
     let tokens: TokenSet;
     try {
-      tokens = await exclusive.call(store, usable, async (stored) => {
+      tokens = await store.exclusive!(usable, async (stored) => {
         try {
           mine = { tokens: await fetchTokens(stored), used: stored?.refreshToken ?? o.refreshToken };
           return mine.tokens;
@@ -182,7 +182,7 @@ function oauth(o: OAuthOptions, refresh: Refresher, clock: Clock, onRefresh?: (e
 
   // One refresh in flight per client, whichever way it runs.
   const refreshOnce = (expiredToken?: string) =>
-    (inflight ??= (store.exclusive ? refreshShared(store.exclusive, expiredToken) : refreshHere())
+    (inflight ??= (store.exclusive ? refreshShared(expiredToken) : refreshHere())
       .then((tokens) => (current = tokens))
       .finally(() => (inflight = undefined)));
 

@@ -34,7 +34,7 @@ export function formSubmitter(api: Api) {
   ): Promise<FormSubmitted> => {
     const body: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(s.fields))
-      body[name] = Array.isArray(value) ? [...value] : String(value);
+      body[name] = Array.isArray(value) ? [...(value as readonly string[])] : String(value);
     const context: SubmissionContext = {
       svcutk: s.utk,
       pageUrl: s.pageUrl,

@@ -63,7 +63,7 @@ export class FileTokenStore implements TokenStore {
 
   async get() {
     try {
-      const t = JSON.parse(await readFile(this.path, 'utf8'));
+      const t = JSON.parse(await readFile(this.path, 'utf8')) as Partial<Record<keyof TokenSet, unknown>>;
       return typeof t.accessToken == 'string' && typeof t.refreshToken == 'string' && typeof t.expiresAt == 'number'
         ? (t as TokenSet)
         : undefined;

@@ -51,7 +51,7 @@ export type Defaulted = { [K in RouteId]: (typeof routeTable)[K] extends { defau
 
 /** The input is optional when every field of it is, or when the client has a default for it. */
 type InputArgs<K extends RouteId> =
-  {} extends Input<K>
+  Record<never, never> extends Input<K>
     ? [input?: Input<K>, options?: CallOptions]
     : K extends Defaulted
       ? [input?: Input<K>, options?: CallOptions]

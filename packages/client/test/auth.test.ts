@@ -114,7 +114,7 @@ describe('OAuth', () => {
     expect(answers.every((a) => a.contacts >= 0)).toBe(true);
     expect(issued(p) - before).toBe(1);
 
-    const first = (await store.get())!;
+    const first = store.get()!;
     expect(first.expiresAt - first.obtainedAt!).toBe(1800_000);
     // 61 s before expiry the token is still used; 59 s before, the next calls refresh it, once.
     t.clock.now = first.expiresAt - 61_000;
@@ -123,7 +123,7 @@ describe('OAuth', () => {
     t.clock.now = first.expiresAt - 59_000;
     await Promise.all(Array.from({ length: 1000 }, () => c.contacts.statistics()));
     expect(issued(p) - before).toBe(2);
-    expect((await store.get())!.accessToken).not.toBe(first.accessToken);
+    expect(store.get()!.accessToken).not.toBe(first.accessToken);
   });
 
   it('takes the lifetime only from expires_in, with a margin of at most 10 % of it', async () => {
@@ -134,7 +134,7 @@ describe('OAuth', () => {
         const store = new MemoryTokenStore();
         const c = oauthClient(p, store, platform);
         await c.contacts.statistics();
-        const tokens = (await store.get())!;
+        const tokens = store.get()!;
         expect(tokens.expiresAt - tokens.obtainedAt!, `${seconds} s`).toBe(seconds * 1000);
         const margin = Math.min(60_000, seconds * 100);
         platform.clock.now = tokens.expiresAt - margin - 1000;
@@ -251,6 +251,6 @@ describe('OAuth', () => {
     const answers = await Promise.all(Array.from({ length: 20 }, () => c.contacts.statistics()));
     expect(answers).toHaveLength(20);
     expect(issued(p) - before).toBe(1);
-    expect((await store.get())!.accessToken).not.toBe(expired);
+    expect(store.get()!.accessToken).not.toBe(expired);
   });
 });

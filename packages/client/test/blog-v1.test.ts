@@ -28,9 +28,7 @@ describe('blog v1', () => {
     expect((await c.blogV1.updatePost(post.guid, entry('<summary>More</summary>'))).summary).toBe('More');
     expect((await c.blogV1.updatePost(post.guid, entry('<hs:draft>false</hs:draft>'))).draft).toBe(false);
     expect((await c.blogV1.getPost(post.guid, 'json')).title).toBe('Via client');
-    expect((await c.blogV1.listPosts(blog.guid, 'json', { draft: 'false' } as never)).map((p) => p.guid)).toEqual([
-      post.guid,
-    ]);
+    expect((await c.blogV1.listPosts(blog.guid, 'json', { draft: 'false' })).map((p) => p.guid)).toEqual([post.guid]);
 
     const comment = await c.blogV1.createComment(
       post.guid,

@@ -44,7 +44,7 @@ describe('blog posts', () => {
       '',
     );
     expect((await c.content.blogPosts.clone(draft.id, { name: 'Cloned' })).cloned_from).toBe(draft.id);
-    expect((await c.content.blogPosts.list({ name__eq: 'Cloned' } as never)).total).toBe(1);
+    expect((await c.content.blogPosts.list({ name__eq: 'Cloned' })).total).toBe(1);
 
     expect(await c.content.blogPosts.delete(draft.id)).toBeUndefined();
     expect((await c.content.blogPosts.restoreDeleted(draft.id)).deleted_at).toBe(0);

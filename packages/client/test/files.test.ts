@@ -43,7 +43,7 @@ describe('folders', () => {
     const c = clientFor(t);
     const folder = await c.content.folders.create({ name: 'client-folder' });
     expect((await c.content.folders.get(folder.id)).full_path).toBe('/client-folder');
-    expect((await c.content.folders.list({ name: 'client-folder' } as never)).total).toBe(1);
+    expect((await c.content.folders.list({ name: 'client-folder' })).total).toBe(1);
     expect((await c.content.folders.update(folder.id, { name: 'renamed' })).full_path).toBe('/renamed');
     expect((await c.content.folders.move(folder.id, { folder_path: '/parent' })).full_path).toBe('/parent/renamed');
     const versions = await c.content.folders.listVersions(folder.id);

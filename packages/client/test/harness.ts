@@ -79,7 +79,7 @@ export interface Seen {
 export async function faultServer(handle: (req: Seen, res: ServerResponse, n: number) => void | Promise<void>) {
   const seen: Seen[] = [];
   const inFlight = { now: 0, max: 0 };
-  const server = createServer(async (req, res) => {
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const r: Seen = {
@@ -96,7 +96,8 @@ export async function faultServer(handle: (req: Seen, res: ServerResponse, n: nu
     } catch {
       res.destroy();
     }
-  });
+  };
+  const server = createServer((req, res) => void serve(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

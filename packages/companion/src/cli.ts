@@ -45,8 +45,8 @@ export async function main(argv: string[]) {
     await companion.close();
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
   // Shared mode is named, never its URL (it may carry a password).
   const mode = config.options.redis ? '  shared state in Redis' : '';
   console.log(

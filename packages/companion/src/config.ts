@@ -52,7 +52,7 @@ function readJson(file: string, what: string): Record<string, unknown> {
     throw new Error(`cannot read the ${what} ${file}`);
   }
   try {
-    return JSON.parse(text);
+    return JSON.parse(text) as Record<string, unknown>;
   } catch {
     throw new Error(`the ${what} ${file} is not valid JSON`);
   }

@@ -67,7 +67,7 @@ describe('svc-companion', () => {
       );
       let text = '';
       socket
-        .on('data', (d) => (text += d))
+        .on('data', (d: Buffer) => (text += String(d)))
         .on('end', () => resolve(text))
         .on('error', reject);
     });

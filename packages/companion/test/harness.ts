@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import express, { type Express } from 'express';
-import { request, type Dispatcher } from 'undici';
+import { request } from 'undici';
 import { pino } from 'pino';
 import { describe } from 'vitest';
 import { afterThisFile } from '../../../test/file-cleanup';
@@ -209,7 +209,7 @@ export async function countingProxy(target: string) {
     state.forwarded.push(`${req.method} ${path}`);
     const at = Date.now();
     const up = await request(target + req.url, {
-      method: req.method as Dispatcher.HttpMethod,
+      method: req.method,
       headers: Object.fromEntries(
         Object.entries(req.headers).filter(([k]) => ['authorization', 'content-type'].includes(k)) as [
           string,

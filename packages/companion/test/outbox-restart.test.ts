@@ -36,7 +36,7 @@ function startChild(outbox: string): Promise<{ child: ChildProcess; url: string 
   });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the companion exited early (${code})`)));
-    child.stdout!.once('data', (d) => resolve({ child, url: `http://127.0.0.1:${JSON.parse(String(d)).port}/svc` }));
+    child.stdout.once('data', (d) => resolve({ child, url: `http://127.0.0.1:${JSON.parse(String(d)).port}/svc` }));
   });
 }
 

@@ -96,12 +96,12 @@ async function start(
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {
     const read = (d: Buffer) => {
-      out += d;
+      out += String(d);
       const m = /svc companion: (http:\/\/\S+)/.exec(out);
       if (m) resolve(m[1]);
     };
-    child.stdout!.on('data', read);
-    child.stderr!.on('data', read);
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
     child.once('exit', (code) => reject(new Error(`svc-companion exited (${code}): ${out}`)));
   });
   return { child, url, output: () => out };

@@ -31,10 +31,7 @@ forEachDoor((door) => {
     m = await mountOn(t, {}, { door });
     // Counts the platform lookups the route makes.
     const original = m.companion.client.contacts.getByUtk;
-    m.companion.client.contacts.getByUtk = ((...args: Parameters<typeof original>) => (
-      lookups++,
-      original(...args)
-    )) as typeof original;
+    m.companion.client.contacts.getByUtk = (...args: Parameters<typeof original>) => (lookups++, original(...args));
   });
   afterAll(async () => {
     await m.close();

@@ -12,7 +12,7 @@ let saved: Record<string, string> = {};
 /** Reads what was remembered and adds the current URL's campaign parameters (and `names`). */
 export function remember(names: string[] = []) {
   try {
-    saved = JSON.parse(sessionStorage[KEY] || '{}');
+    saved = JSON.parse((sessionStorage[KEY] as string | undefined) || '{}') as typeof saved;
   } catch {
     // unreadable: start again
   }

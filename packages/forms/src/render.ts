@@ -57,7 +57,10 @@ export function renderForm(
   let box: HTMLElement = steps[0] || form;
   for (const g of groups) {
     // The next step once this one has its groups (the last takes the rest).
-    if (left! <= 0 && steps[step + 1]) ((left = def.steps![++step].groups), (box = steps[step]));
+    if (left! <= 0 && steps[step + 1]) {
+      left = def.steps![++step].groups;
+      box = steps[step];
+    }
     left!--;
     const fields = (g.fields || []).map(queued);
     if (g.richText?.content) box.append(rich(g.richText.content));

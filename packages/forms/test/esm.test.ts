@@ -11,7 +11,7 @@ describe('ESM build', () => {
     document.title = 'Sign up';
     const bodies: string[] = [];
     globalThis.fetch = vi.fn(async (_url: RequestInfo | URL, init?: RequestInit) => {
-      bodies.push(String(init!.body));
+      bodies.push(String(init!.body as string));
       return new Response(null, { status: 204 });
     });
     const seen: SubmissionValue[][] = [];

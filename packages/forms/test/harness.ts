@@ -62,7 +62,7 @@ export function openPage(options: PageOptions = {}) {
     sent.push({
       url: String(input),
       method: init.method ?? 'GET',
-      body: String(init.body ?? ''),
+      body: String((init.body ?? '') as string),
       keepalive: init.keepalive,
     });
     // Unless credentials are omitted, the page's cookies go along, as to a first-party companion
@@ -121,7 +121,7 @@ export function openPage(options: PageOptions = {}) {
     /** The control labelled `text` (through `<label for>`). */
     field<E extends HTMLElement = HTMLInputElement>(text: string): E {
       const label = Array.from(document.querySelectorAll('label')).find(
-        (l) => l.textContent!.replace('*', '').trim() == text,
+        (l) => l.textContent.replace('*', '').trim() == text,
       );
       if (!label) throw new Error(`no label "${text}"`);
       return document.getElementById(label.htmlFor) as E;

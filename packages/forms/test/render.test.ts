@@ -61,8 +61,8 @@ describe('rendering every field type', () => {
 
   it('groups radios and checkboxes in a fieldset with a legend, leaving hidden options out', async () => {
     await render();
-    const stage = page.$$('fieldset legend').find((l) => l.textContent!.startsWith('Stage'))!.parentElement!;
-    const radios = Array.from(stage.querySelectorAll('input')) as HTMLInputElement[];
+    const stage = page.$$('fieldset legend').find((l) => l.textContent.startsWith('Stage'))!.parentElement!;
+    const radios = Array.from(stage.querySelectorAll('input'));
     expect(radios.map((r) => [r.type, r.value, r.checked, r.required])).toEqual([
       ['radio', 'lead', true, true],
       ['radio', 'customer', false, true],

@@ -35,6 +35,8 @@ const spam = () => p.t.platform.services.submissions.spam(p.t.platform.services.
 /** The browser's autofill state on `filled` (what `:autofill` matches), as Chromium sets it. */
 function autofill(filled: HTMLInputElement[]) {
   const proto = page.window.HTMLInputElement.prototype;
+  // Restored by calling it with the input's own `this`.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const matches = proto.matches;
   proto.matches = function (this: HTMLInputElement, selector: string) {
     if (selector == ':autofill') return filled.includes(this);

@@ -112,7 +112,10 @@ describe('multi-step forms', () => {
     const form = await open();
     page.type(page.field('Email'), 'ada@blocked.example');
     page.type(page.field('First Name'), 'Ada');
-    for (let i = 0; i < 2; i++) (form.requestSubmit(), await page.settle());
+    for (let i = 0; i < 2; i++) {
+      form.requestSubmit();
+      await page.settle();
+    }
     expect(visible(form)).toEqual([false, false, true]);
     expect(await page.submit(form)).toBe('onFormSubmitError');
     expect(visible(form)).toEqual([true, false, false]);

@@ -1,6 +1,7 @@
 // The dashboard page: the panels of /_inspector/api/dashboard for a portal and a range, a uPlot
 // chart (vendor/uplot.js, served by the platform), and the live view refreshed every 10 s.
 import { amount, apiWith, duration, el, inspectorKey, number, percent, relative } from './format.js';
+/* global uPlot -- vendor/uplot.js, loaded by its own script tag */
 
 const key = inspectorKey();
 const api = apiWith(key);

@@ -318,8 +318,12 @@ export function createPlatform(options: PlatformOptions = {}) {
   // With the admin API on, its journal and fault rules stand in front of everything else.
   const front = (server: 'base' | 'forms') =>
     twin ? twin.front(server, apiLimit, now) : (handler: RequestListener) => handler;
-  const baseHandler = front('base')((req, res) => collect(req, res) || base(req, res));
-  const formsHandler = front('forms')((req, res) => submitForm(req, res) || forms(req, res));
+  const baseHandler = front('base')((req, res) => {
+    if (!collect(req, res)) base(req, res);
+  });
+  const formsHandler = front('forms')((req, res) => {
+    if (!submitForm(req, res)) forms(req, res);
+  });
 
   const servers: Server[] = [];
   let checkpoints: Checkpointer | undefined;

@@ -236,9 +236,11 @@ export async function main(argv: string[]) {
     await seedContacts(platform.services, DEMO_PORTAL, seedCount, (done) => bar.update(done));
     bar.stop();
   }
-  const { baseUrl, formsUrl } = await platform.listen({ basePort, formsPort, host: values.host }).catch((err) => {
-    throw inUse(err, err.port == formsPort ? '--forms-port' : '--port');
-  });
+  const { baseUrl, formsUrl } = await platform
+    .listen({ basePort, formsPort, host: values.host })
+    .catch((err: NodeJS.ErrnoException & { port?: number }) => {
+      throw inUse(err, err.port == formsPort ? '--forms-port' : '--port');
+    });
   // Before the first line that says it listens: whoever reads that line may stop it at once.
   let stopping = false;
   const stop = async () => {
@@ -247,8 +249,8 @@ export async function main(argv: string[]) {
     await platform.close();
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
   console.log(
     `svc platform: base_url ${baseUrl}  forms_url ${formsUrl}  collector ${baseUrl}/collect  (Ctrl+C to stop)`,
   );

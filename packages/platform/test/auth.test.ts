@@ -175,7 +175,7 @@ describe('credentials and scopes', () => {
 
   it('rate-limits per token with X-Svc-RateLimit headers and 429 + Retry-After', async () => {
     const statuses: number[] = [];
-    let last;
+    let last: Awaited<ReturnType<typeof t.call>> | undefined;
     for (let i = 0; i < 6; i++) {
       last = await t.call('GET', '/contacts/v1/contacts/statistics', { portal: t.portals[1] });
       statuses.push(last.status);

@@ -21,12 +21,12 @@ export function startCli(args: string[], started: ChildProcess[], env: Record<st
   started.push(child);
   let out = '';
   return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (chunk) => {
+    child.stdout.on('data', (chunk) => {
       out += chunk;
       const m = out.match(/base_url (http:\/\/\S+)\s+forms_url (http:\/\/\S+)/);
       if (m) resolve({ child, baseUrl: m[1], formsUrl: m[2], output: () => out });
     });
-    child.stderr!.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (out += chunk));
     child.on('exit', (code) => reject(new Error(`svc-platform exited (${code}): ${out}`)));
   });
 }

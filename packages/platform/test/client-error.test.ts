@@ -8,7 +8,7 @@ const raw = (url: string, bytes: string) =>
     const { hostname, port } = new URL(url);
     const socket = connect(Number(port), hostname, () => socket.end(bytes));
     let out = '';
-    socket.on('data', (d) => (out += d));
+    socket.on('data', (d: Buffer) => (out += String(d)));
     socket.on('end', () => resolve(out));
     socket.on('error', reject);
   });

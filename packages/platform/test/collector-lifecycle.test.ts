@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Queryable } from '../src/db/engine';
 import { PlatformError } from '../src/domain/errors';
-import { Reply, type Handler, type Handlers } from '../src/handlers/handler';
+import { Reply, type Handler } from '../src/handlers/handler';
 import type { CatalogDeps } from '../src/http/catalog-call';
 import { clientIp } from '../src/http/client-ip';
 import { collector, COLLECTOR_ROUTES } from '../src/http/collector';
@@ -57,7 +57,7 @@ async function serve(handlers: Record<string, Handler<never>>): Promise<Served> 
   const logged: Served['logged'] = [];
   const engine = {} as Queryable;
   const deps: CatalogDeps = {
-    handlers: handlers as Handlers,
+    handlers,
     clientIp: clientIp(),
     authenticate: async () => ({ kind: 'none', scopes: [] }),
     limit: async () => {},

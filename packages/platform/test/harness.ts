@@ -113,7 +113,7 @@ export async function fetchJson(
   const res = await fetch(url, {
     method,
     headers: { ...(asJson ? { 'content-type': 'application/json' } : {}), ...headers },
-    body: body === undefined ? undefined : asJson ? JSON.stringify(body) : (body as string),
+    body: body === undefined ? undefined : asJson ? JSON.stringify(body) : body,
     redirect: 'manual',
   });
   const text = await res.text();

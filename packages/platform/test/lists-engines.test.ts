@@ -188,7 +188,7 @@ for (const [name, available, open] of engines) {
           ...t,
           get: (q, ...params) => (note(q.text), t.get(q, ...params)),
           all: (q, ...params) => (note(q.text), t.all(q, ...params)),
-          lock: (key, mode) => (seen.push(`lock ${key}`), t.lock(key, mode)),
+          lock: (key, mode) => (seen.push(`lock ${String(key)}`), t.lock(key, mode)),
           tx: (fn) => t.tx((s) => fn(noting(s, seen))),
         };
       };

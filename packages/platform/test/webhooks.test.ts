@@ -86,7 +86,7 @@ afterAll(async () => {
 
 const hmac = (secret: string, c: Call) =>
   createHmac('sha256', secret)
-    .update(`${c.method}${c.url}${c.body}${c.headers['x-svc-request-timestamp']}`, 'utf8')
+    .update(`${c.method}${c.url}${c.body}${c.headers['x-svc-request-timestamp'] as string}`, 'utf8')
     .digest('base64');
 
 async function workflow(body: Record<string, unknown>, portal = t.portals[0]) {
@@ -153,6 +153,7 @@ describe('which key signs', () => {
     const snippet = /Checking a call on the site[\s\S]*?```js\n([\s\S]*?)```/
       .exec(readme)![1]
       .replace(/^import .*\n/m, '');
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval -- runs the README's snippet as written
     const fromPlatform = new Function('createHmac', 'timingSafeEqual', `${snippet}; return fromPlatform;`)(
       createHmac,
       timingSafeEqual,
@@ -449,7 +450,7 @@ describe('enrollment criteria (segmentCriteria)', () => {
     await refused(
       [[{ operator: 'SOUNDS_LIKE', property: 'company' }]],
       400,
-      expect.stringContaining('segmentCriteria.0.0.operator') as unknown as string,
+      expect.stringContaining('segmentCriteria.0.0.operator'),
     );
   });
 

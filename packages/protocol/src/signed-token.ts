@@ -53,7 +53,7 @@ export function verify(secret: string, purpose: Purpose, token: unknown, now: nu
   let p: Payload;
   try {
     const decipher = createDecipheriv('aes-256-ctr', derive(secret, 'enc'), body.subarray(0, IV));
-    p = JSON.parse(Buffer.concat([decipher.update(body.subarray(IV)), decipher.final()]).toString('utf8'));
+    p = <Payload>JSON.parse(Buffer.concat([decipher.update(body.subarray(IV)), decipher.final()]).toString('utf8'));
   } catch {
     return { ok: false, reason: 'malformed' };
   }

@@ -70,10 +70,14 @@ export function visit(now: number, pageView: boolean): Ids {
   const utk = found || newId();
   let [first, prev, cur, n] = v.slice(2).map(Number);
   let [, views, start] = (getCookie(SESSION) || '').split('.').map(Number);
-  if (!(n > 0)) ((first = prev = cur = now), (n = 0));
+  if (!(n > 0)) {
+    first = prev = cur = now;
+    n = 0;
+  }
   if (!n || !getCookie(RESTART) || !(start > 0) || !(views >= 0)) {
     // (For a new visitor first, prev and cur are all `now` already.)
-    ((prev = cur), (cur = now));
+    prev = cur;
+    cur = now;
     n++;
     views = 0;
     start = now;

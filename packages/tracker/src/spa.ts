@@ -4,6 +4,8 @@
  * `onChange` must not throw: it runs inside the app's calls and listeners. */
 export function watchHistory(onChange: () => void) {
   for (const name of ['pushState', 'replaceState'] as const) {
+    // Called with the caller's own `this`, as the page called it.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
     const original = history[name];
     history[name] = function (this: History, ...args: Parameters<History['pushState']>) {
       onChange();

@@ -68,7 +68,9 @@ export function start(config: TrackerConfig): Tracker {
   const notify = (fn: (c: PrivacyConsent) => void) => {
     try {
       if (consent != undefined) fn({ allowed: consent, categories: { analytics: consent } });
-    } catch {}
+    } catch {
+      // a listener's error stays with the listener
+    }
   };
 
   /** Sends an event once consent is decided: with identifiers when cookies are allowed. */
@@ -96,9 +98,10 @@ export function start(config: TrackerConfig): Tracker {
     };
     identity = undefined;
     // Every value a string; what is missing is left out.
-    for (const k in params) if (params[k] != null) e[k] = params[k] + '';
+    for (const k in params) if (params[k] != null) e[k] = (params[k] as string) + '';
     // Undecided: the event waits for the decision.
-    consent == undefined ? waiting.push(e) : send(e);
+    if (consent == undefined) waiting.push(e);
+    else send(e);
     return e;
   };
 
@@ -127,7 +130,11 @@ export function start(config: TrackerConfig): Tracker {
     },
     doNotTrack(options) {
       if (options?.track) removeCookie(DNT);
-      else (setCookie(DNT, 'yes', days), net.clear(), (waiting.length = 0));
+      else {
+        setCookie(DNT, 'yes', days);
+        net.clear();
+        waiting.length = 0;
+      }
     },
     trackPageView() {
       view = track({ k: PAGE_VIEW, po: path, rpo: previousPath, r: referrer, ct: contentType });
@@ -167,7 +174,7 @@ export function start(config: TrackerConfig): Tracker {
   const rank = (e: QueueEntry) =>
     Object.keys(commands)
       .slice(0, 6)
-      .indexOf((e as string[] | null)?.[0]!) >>> 0;
+      .indexOf((e as string[] | null)?.[0] as string) >>> 0;
   [...queue.splice(0), ['trackPageView'] as QueueEntry].sort((a, b) => rank(a) - rank(b)).forEach(run);
   queue.push = tracker.push as never;
   queue.t = tracker;

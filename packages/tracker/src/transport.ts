@@ -23,15 +23,19 @@ export function transport(collector: string, canStore: () => boolean | undefined
 
   const load = (): WireEvent[] => {
     try {
-      if (canStore()) return JSON.parse(localStorage[KEY] || '[]');
-    } catch {}
+      if (canStore()) return JSON.parse((localStorage[KEY] as string | undefined) || '[]') as WireEvent[];
+    } catch {
+      // unreadable or refused: the queue in memory
+    }
     return memory;
   };
   const save = (q: WireEvent[]) => {
     memory = q.filter((e) => Date.now() - +e.cts < MAX_AGE).slice(-MAX_STORED);
     try {
       if (canStore()) localStorage[KEY] = JSON.stringify(memory);
-    } catch {}
+    } catch {
+      // full or refused: the queue in memory
+    }
     return memory;
   };
   /** Drops the batch from the stored queue and, when it failed, appends it again. */
@@ -51,18 +55,20 @@ export function transport(collector: string, canStore: () => boolean | undefined
   };
   const retry = () => {
     const q = save(load());
-    q.length ? post(q.slice(0, BATCH), true) : (retryTimer = undefined);
+    if (q.length) post(q.slice(0, BATCH), true);
+    else retryTimer = undefined;
   };
 
   function post(batch: WireEvent[], stored?: boolean) {
     if (!canTry()) return stored ? (retryTimer = undefined) : update(batch, true);
     if (!self.fetch)
       return batch.forEach(
+        // eslint-disable-next-line @typescript-eslint/restrict-plus-operands -- `+` calls its toString; String() costs budget bytes
         (e) => (new Image().src = base + PIXEL_FILE + '?' + new URLSearchParams(e as Record<string, string>)),
       );
     log('send', batch);
     // In an async function so that a fetch that throws (a broken polyfill) counts as a network error.
-    (async () => fetch(base + BATCH_FILE, { method: 'POST', body: JSON.stringify(batch), keepalive: true }))()
+    void (async () => fetch(base + BATCH_FILE, { method: 'POST', body: JSON.stringify(batch), keepalive: true }))()
       .then(
         (res) => {
           const s = res.status;
@@ -104,9 +110,14 @@ export function transport(collector: string, canStore: () => boolean | undefined
       try {
         // Offline, a beacon is accepted and then lost: store the batch instead.
         queued = navigator.onLine && navigator.sendBeacon(base + BATCH_FILE, JSON.stringify(batch));
-      } catch {}
+      } catch {
+        // refused: as below
+      }
       // Refused (too big, quota) or offline: keep it for the next page. Missing: keepalive fetch.
-      if (!queued) (navigator as Partial<Navigator>).sendBeacon ? update(batch, true) : post(batch);
+      if (!queued) {
+        if ((navigator as Partial<Navigator>).sendBeacon) update(batch, true);
+        else post(batch);
+      }
     }
   };
 

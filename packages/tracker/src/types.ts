@@ -65,7 +65,7 @@ export type QueueEntry = Command | ((tracker: Tracker) => void);
 
 /** The running tracker: every command as a method, plus `push` for queue entries. */
 export interface Tracker extends Commands {
-  push(...entries: QueueEntry[]): void;
+  push(this: void, ...entries: QueueEntry[]): void;
 }
 
 /** The page's command queue: an array before the tracker loads, executed directly after. */

@@ -12,7 +12,7 @@ describe('ESM build', () => {
     vi.useFakeTimers();
     const bodies: unknown[] = [];
     globalThis.fetch = vi.fn(async (_url: RequestInfo | URL, init?: RequestInit) => {
-      bodies.push(JSON.parse(String(init!.body)));
+      bodies.push(JSON.parse(String(init!.body as string)));
       return new Response(null, { status: 204 });
     });
     const config: TrackerConfig = { portalId: '62515', collector: 'https://collect.example.net', spa: false };

@@ -72,7 +72,7 @@ export function openPage(options: PageOptions = {}) {
   if (options.fetch == 'missing') delete (window as Partial<Window>).fetch;
   else
     window.fetch = (async (input: string, init: RequestInit) => {
-      const events = JSON.parse(String(init.body)) as WireEvent[];
+      const events = JSON.parse(String(init.body as string)) as WireEvent[];
       const answer = collector(events);
       if (answer == 'network-error') throw new TypeError('Failed to fetch');
       const { status, headers } = typeof answer == 'number' ? { status: answer, headers: {} } : answer;
@@ -82,7 +82,7 @@ export function openPage(options: PageOptions = {}) {
   if (options.beacon != 'missing')
     window.navigator.sendBeacon = (target: string | URL, body?: BodyInit | null) => {
       if (options.beacon === false) return false;
-      sent.push({ via: 'beacon', url: String(target), events: JSON.parse(String(body)) });
+      sent.push({ via: 'beacon', url: String(target), events: JSON.parse(String(body as string)) });
       return true;
     };
   window.Image = class {

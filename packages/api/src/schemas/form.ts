@@ -148,7 +148,7 @@ const fieldWriteShape = {
     .optional(),
   cookieName: z
     .string()
-    .regex(/^[\w.\-]{1,100}$/, 'must be a cookie name')
+    .regex(/^[\w.-]{1,100}$/, 'must be a cookie name')
     .optional(),
   validation: z
     .object({

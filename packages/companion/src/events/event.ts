@@ -70,13 +70,13 @@ export function checkEvent(input: unknown, id: string, now: number, at = ''): Qu
     }
   }
   const event: QueuedEvent = {
-    id: (e.id as string | undefined) ?? id,
+    id: e.id ?? id,
     name: e.eventId,
-    email: e.email as string | undefined,
-    utk: e.utk as string | undefined,
-    value: e.value as number | undefined,
+    email: e.email,
+    utk: e.utk,
+    value: e.value,
     properties: e.properties as QueuedEvent['properties'],
-    occurredAt: (e.occurredAt as number | undefined) ?? now,
+    occurredAt: e.occurredAt ?? now,
   };
   if (Buffer.byteLength(JSON.stringify(event)) > MAX_BYTES) throw bad('event', 'must be at most 32 KB');
   return event;

@@ -41,7 +41,7 @@ export class Outbox {
       if (!line) continue;
       let rec: { e?: QueuedEvent; a?: string[] };
       try {
-        rec = JSON.parse(line);
+        rec = JSON.parse(line) as typeof rec;
       } catch {
         continue; // a torn line from a crash mid-write
       }

@@ -34,12 +34,12 @@ export interface EventQueue {
   ready: Promise<void>;
   /** Checks every event, then stores them all; resolves once they are stored. */
   accept(inputs: unknown[]): Promise<{ ids: string[] }>;
-  track(event: ServerEvent): Promise<{ id: string }>;
+  track(this: void, event: ServerEvent): Promise<{ id: string }>;
   /** Sends what waits now. */
-  flush(): Promise<void>;
-  stats(): EventStats;
+  flush(this: void): Promise<void>;
+  stats(this: void): EventStats;
   /** Events waiting, and dead letters where they are kept, as `/healthz` reports them. */
-  depth(): Promise<{ pending: number; dead?: number }>;
+  depth(this: void): Promise<{ pending: number; dead?: number }>;
   close(timeoutMs?: number): Promise<void>;
 }
 
@@ -163,6 +163,6 @@ export function eventQueue(client: Client, o: EventQueueOptions): EventQueue {
     close,
     ready,
     stats: (): EventStats => ({ pending: unsent.size, ...stats }),
-    depth: async () => ({ pending: unsent.size }),
+    depth: () => Promise.resolve({ pending: unsent.size }),
   };
 }

@@ -102,8 +102,9 @@ export function collector(o: CollectorOptions) {
       const body = await bodyBytes(req, MAX_BATCH_BYTES);
       let events: Record<string, unknown>[] = [];
       try {
-        const parsed = JSON.parse(body.toString('utf8'));
-        if (Array.isArray(parsed)) events = parsed.filter((e) => e && typeof e == 'object');
+        const parsed: unknown = JSON.parse(body.toString('utf8'));
+        if (Array.isArray(parsed))
+          events = (parsed as unknown[]).filter((e): e is Record<string, unknown> => !!e && typeof e == 'object');
       } catch {
         // The collector names the problem; the proxy only reads the batch for the visitor's utk.
       }

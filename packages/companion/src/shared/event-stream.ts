@@ -126,8 +126,10 @@ export function streamQueue(client: Client, r: SharedRedis, o: StreamQueueOption
     const args: (string | number)[] = ['GROUP', GROUP, me, 'COUNT', o.flushAt];
     if (block !== undefined) args.push('BLOCK', block);
     // The typed method: it shapes RESP3 replies as arrays, as RESP2 had them.
-    const xreadgroup = redis.xreadgroup as unknown as (...args: (string | number)[]) => Promise<Reply>;
-    const reply = await shared(xreadgroup.apply(redis, [...args, 'STREAMS', stream, from]));
+    type XReadGroup = (...args: (string | number)[]) => Promise<Reply>;
+    const reply = await shared(
+      (redis.xreadgroup as unknown as XReadGroup).apply(redis, [...args, 'STREAMS', stream, from]),
+    );
     return entries(reply?.[0]?.[1] ?? []);
   }
 
@@ -219,8 +221,8 @@ export function streamQueue(client: Client, r: SharedRedis, o: StreamQueueOption
     void p.finally(() => running.delete(p));
     return p;
   };
-  track(readLoop());
-  track(claimLoop());
+  void track(readLoop());
+  void track(claimLoop());
 
   const queue: EventQueue = {
     ready: Promise.resolve(),

@@ -82,7 +82,7 @@ export interface SharedRedis {
   /** This process's name among the instances (consumer name of the event stream). */
   instance: string;
   /** 'ok' when a PING answers. */
-  ping(): Promise<'ok' | 'unreachable'>;
+  ping(this: void): Promise<'ok' | 'unreachable'>;
   close(): Promise<void>;
 }
 

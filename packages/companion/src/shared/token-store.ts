@@ -77,7 +77,7 @@ export class RedisTokenStore implements TokenStore {
   async set(tokens: TokenSet) {
     await this.exclusive(
       () => false,
-      async () => tokens,
+      () => Promise.resolve(tokens),
     );
   }
 

@@ -28,18 +28,20 @@ export function memorySeen(now: () => number): SeenEvents {
     for (const [id, e] of ids) if (e.until <= t) ids.delete(id);
   };
   return {
-    async claim(id) {
+    claim(id) {
       const e = ids.get(id);
-      if (e && e.until > now()) return e.state;
+      if (e && e.until > now()) return Promise.resolve(e.state);
       if (ids.size > 100_000) sweep();
       ids.set(id, { state: 'busy', until: now() + BUSY_MS });
-      return 'new';
+      return Promise.resolve('new');
     },
-    async done(id) {
+    done(id) {
       ids.set(id, { state: 'handled', until: now() + KEEP_MS });
+      return Promise.resolve();
     },
-    async release(id) {
+    release(id) {
       ids.delete(id);
+      return Promise.resolve();
     },
   };
 }

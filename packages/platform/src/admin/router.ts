@@ -44,7 +44,6 @@ export function adminRouter(ctx: AdminContext, key: string): Router {
     res.status(404).json(errorBody(`no admin route for ${req.method} ${req.baseUrl}${req.path}`));
   });
   // Four parameters make it Express's error handler.
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err, ctx.log));
   return router;
 }

@@ -53,7 +53,7 @@ export interface CheckpointerOptions {
 
 export interface Checkpointer {
   /** Call after a commit (outside any transaction). */
-  afterCommit(): void;
+  afterCommit(this: void): void;
   stop(): Promise<void>;
 }
 

@@ -95,7 +95,9 @@ async function copyTable(source: Db, target: Queryable, table: Table, progress: 
     try {
       await target.run(insert(batch.length), ...(batch.flat() as Param[]));
     } catch (err) {
-      throw new Error(`copying ${table.name} (rows ${done + 1} to ${done + batch.length}): ${(err as Error).message}`);
+      throw new Error(`copying ${table.name} (rows ${done + 1} to ${done + batch.length}): ${(err as Error).message}`, {
+        cause: err,
+      });
     }
     done += batch.length;
     progress.copied?.(batch.length);

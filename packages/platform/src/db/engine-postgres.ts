@@ -21,11 +21,11 @@ export { asPlatformError } from './postgres-errors';
 export { isPostgresUrl, withoutPassword } from './postgres-url';
 
 /** Bigints (counts, ids) as numbers: every id and count of the platform fits in 2^53. */
+const INT8: number = pg.types.builtins.INT8;
+const NUMERIC: number = pg.types.builtins.NUMERIC;
 const types = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid == pg.types.builtins.INT8 || oid == pg.types.builtins.NUMERIC
-      ? Number
-      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
+    oid == INT8 || oid == NUMERIC ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 /** Booleans as 0/1 (the schema keeps flags as integers, as on SQLite); bigints as text. */
@@ -97,7 +97,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
     // Each query is sent at once, not after the answer to the one before: see `control`.
     pipeline: true,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
-  } as pg.PoolConfig);
+  });
   pool.on('error', options.onError ?? (() => {}));
   const names = new Map<string, { name: string; text: string }>();
   const prepared = (text: string) =>
@@ -109,9 +109,7 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
   function submit(client: pg.PoolClient, text: string, params: Param[]) {
     const statement = prepared(text);
     return new Promise<pg.QueryResult>((resolve, reject) => {
-      const query = new pg.Query(statement.text, bind(params), (err, result) =>
-        err ? reject(err) : resolve(result as unknown as pg.QueryResult),
-      );
+      const query = new pg.Query(statement.text, bind(params), (err, result) => (err ? reject(err) : resolve(result)));
       (query as { name?: string }).name = statement.name;
       void client.query(query);
     });
@@ -180,8 +178,8 @@ export function postgresEngine(url: string, options: PostgresOptions = {}): Post
       return row && Object.values(row)[0];
     };
     return {
-      get: async (q: Query, ...params: Param[]) => (await query(q, params)).rows[0],
-      all: async (q: Query, ...params: Param[]) => (await query(q, params)).rows,
+      get: async (q: Query, ...params: Param[]): Promise<unknown> => (await query(q, params)).rows[0],
+      all: async (q: Query, ...params: Param[]) => (await query(q, params)).rows as unknown[],
       value,
       // The key its RETURNING answers (a bigint column comes as text).
       async insert(q: Query, ...params: Param[]) {

@@ -122,7 +122,7 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
   /** Begins a transaction; `end` commits it (or rolls back after `err`), then settles `ended`. */
   function begin() {
     db.exec('BEGIN IMMEDIATE');
-    let settle!: (err?: unknown) => void;
+    let settle!: (err?: Error) => void;
     const ended = new Promise<void>(
       (resolve, reject) => (settle = (err) => (err === undefined ? resolve() : reject(err))),
     );
@@ -137,7 +137,7 @@ export function sqliteEngine(db: Db, options: SqliteEngineOptions = {}): Engine 
       }
       if (err !== undefined && db.inTransaction) db.exec('ROLLBACK');
       open = undefined;
-      settle(err);
+      settle(err as Error | undefined);
       if (err === undefined) options.afterCommit?.();
     };
     return { tx, end };

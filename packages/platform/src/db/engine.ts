@@ -45,56 +45,56 @@ export type ColumnType = 'integer' | 'real' | 'text';
  * names or placeholders) and returns an expression. */
 export interface Dialect {
   /** The text at a JSON path (`$.a.b`) of a JSON text column; null when absent. */
-  jsonText(column: string, path: string): string;
+  jsonText(this: void, column: string, path: string): string;
   /** The number at a JSON path of a JSON text column; null when absent (PostgreSQL: also when
    * it is not a JSON number, which SQLite's comparisons never find equal to a number either). */
-  jsonNumber(column: string, path: string): string;
+  jsonNumber(this: void, column: string, path: string): string;
   /** A text expression as a number; null when it is not one (a value kept while its property
    * had another type): a sort key that never fails. */
-  textNumber(text: string): string;
+  textNumber(this: void, text: string): string;
   /** A JSON boolean at a JSON path as 1 or 0 (how SQLite reads one); null when absent. */
-  jsonBoolean(column: string, path: string): string;
+  jsonBoolean(this: void, column: string, path: string): string;
   /** The value at a JSON path to sort by, as SQLite sorts it: null (or absent) first, then
    * numbers in number order, then text. */
-  jsonSortKey(column: string, path: string): string;
+  jsonSortKey(this: void, column: string, path: string): string;
   /** Whether the value at a JSON path is the number `value`, or an array holding it. */
-  jsonHas(column: string, path: string, value: string): string;
+  jsonHas(this: void, column: string, path: string, value: string): string;
   /** A JSON object text column without its top-level `key` (a text expression). */
-  jsonRemoveKey(column: string, key: string): string;
+  jsonRemoveKey(this: void, column: string, key: string): string;
   /** Whether a JSON object text column has the top-level `key` (a text expression). */
-  jsonHasKey(column: string, key: string): string;
+  jsonHasKey(this: void, column: string, key: string): string;
   /** The position of `needle` in `haystack` from 1, 0 when absent. */
-  instr(haystack: string, needle: string): string;
+  instr(this: void, haystack: string, needle: string): string;
   /** Whether `expr` is one of the values of the JSON array `array` (a text parameter), read as
    * `type` (integers for ids, so that an index on them finds them). On PostgreSQL
    * the array is read once, into an array the index is searched with (`= ANY`). A plain `IN
    * (subquery)` over it was planned, with statistics from when the table was small (a server
    * without autovacuum), as a loop that read the whole array again for each of the table's rows:
    * a dynamic list's re-check of a contact batch against 9,000 form submissions took 1.7 s. */
-  inJsonArray(expr: string, array: string, type: ColumnType): string;
+  inJsonArray(this: void, expr: string, array: string, type: ColumnType): string;
   /** A subquery: the integers of a JSON array (a text parameter), one row each, in the column
    * `id`, typed as the ids they are joined with (perRow, an insert of many rows). To test whether
    * a value is among them, `inJsonArray`. */
-  jsonIds(array: string): string;
+  jsonIds(this: void, array: string): string;
   /** A subquery: the objects of a JSON array (a text parameter), one row each, with `columns` (name
    * → type) as typed columns. For writes of many rows in one statement (a batch of contacts):
    * one parameter, one prepared text, whatever the number of rows. */
-  jsonRows(array: string, columns: Record<string, ColumnType>): string;
+  jsonRows(this: void, array: string, columns: Record<string, ColumnType>): string;
   /** A subquery: the next `count` (a parameter) ids of `table`'s auto-numbered key, in the
    * column `id`, ascending; taken for the caller, who inserts the rows with them (so that rows
    * pointing at them can be written first). On PostgreSQL from the identity's sequence (a
    * rolled-back transaction's ids are skipped); on SQLite after the largest ever given
    * (AUTOINCREMENT's sqlite_sequence), which only this transaction can take meanwhile. */
-  nextIds(table: string, column: string, count: string): string;
+  nextIds(this: void, table: string, column: string, count: string): string;
   /** Ends an INSERT of one row run by `Queryable.insert`, whose answer is the row's auto-numbered
    * key `column`: PostgreSQL returns it; SQLite returns nothing, its engine reads the rowid the
    * insert gave instead (RETURNING makes SQLite build a temporary table for every statement,
    * which cost a contact's history row several times its insert). */
-  returningKey(column: string): string;
+  returningKey(this: void, column: string): string;
   /** Case-insensitive LIKE (SQLite's LIKE is, PostgreSQL's is not). */
-  ilike(expr: string, pattern: string): string;
+  ilike(this: void, expr: string, pattern: string): string;
   /** Concatenation of the group's values with `separator` (a SQL string literal). */
-  groupConcat(expr: string, separator: string): string;
+  groupConcat(this: void, expr: string, separator: string): string;
   /** Ends a SELECT of due work (scheduled posts, waiting broadcasts, workflow steps): locks the
    * rows it reads for its transaction, leaving out those another transaction holds, so two runs
    * side by side (two processes on PostgreSQL) take different rows and never wait for each other.

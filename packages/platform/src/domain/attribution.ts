@@ -100,8 +100,8 @@ export function classify(
   const ref = url(referrer);
   const external = ref !== undefined && ref.hostname != '' && !own(ref.hostname, page?.hostname, ownDomains);
   const from = external ? referrer! : null;
-  const refSearch = external ? lookup(SEARCH_ENGINES, ref!.hostname) : undefined;
-  const refSocial = external ? lookup(SOCIAL_NETWORKS, ref!.hostname) : undefined;
+  const refSearch = external ? lookup(SEARCH_ENGINES, ref.hostname) : undefined;
+  const refSocial = external ? lookup(SOCIAL_NETWORKS, ref.hostname) : undefined;
   const is = (list: string[]) => utm.medium !== null && list.includes(utm.medium);
 
   // Campaigns: what the link itself says, first.

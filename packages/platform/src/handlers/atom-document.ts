@@ -6,5 +6,5 @@ const ATOM_NS = 'http://www.w3.org/2005/Atom';
 
 /** An Atom document: a feed of entries, or one entry. */
 export function atomDocument(root: 'feed' | 'entry', content: Record<string, unknown>) {
-  return `<?xml version="1.0" encoding="utf-8"?>\n${builder.build({ [root]: { '@_xmlns': ATOM_NS, ...content } }) as string}`;
+  return `<?xml version="1.0" encoding="utf-8"?>\n${builder.build({ [root]: { '@_xmlns': ATOM_NS, ...content } })}`;
 }

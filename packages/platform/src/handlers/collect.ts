@@ -32,7 +32,7 @@ export function collectHandlers({ intake, intakeBulk }: Services): Handlers {
         else if (o.reason == 'duplicate') out.duplicates++;
         else out.rejected.push({ eid: (body[i] as { eid?: unknown } | null)?.eid, message: o.message });
       });
-      if (outcomes.every((o) => !o.kept && o.reason == 'tier-required')) throw refusalOf(outcomes[0]);
+      if (outcomes.every((o) => !o.kept && o.reason == 'tier-required')) throw refusalOf(outcomes[0])!;
       return out;
     },
 

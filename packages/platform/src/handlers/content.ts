@@ -17,7 +17,7 @@ const body = (ctx: Ctx) => (ctx.body ?? {}) as Record_;
 export function contentVerbs({ content }: Services): Record<string, Verb> {
   return {
     create: ({ coll, ctx }) => content.create(ctx.db, ctx.portalId, coll, body(ctx)),
-    list: ({ coll, ctx, fields }) => content.list(ctx.db, ctx.portalId, coll, ctx.query as Record_, fields),
+    list: ({ coll, ctx, fields }) => content.list(ctx.db, ctx.portalId, coll, ctx.query, fields),
     get: ({ coll, id, ctx }) => content.get(ctx.db, ctx.portalId, coll, id),
     update: ({ coll, id, ctx }) => content.update(ctx.db, ctx.portalId, coll, id, body(ctx)),
     delete: ({ coll, id, ctx }) => content.remove(ctx.db, ctx.portalId, coll, id),
@@ -76,9 +76,8 @@ export function contentHandlers(services: Services): Handlers {
     if (!run) continue;
     const { idParam } = route;
     const fields = fieldsOf(gets.get(coll));
-    out[route.id] = (ctx) =>
-      run({ coll, id: idParam ? Number((ctx.params as Record_)[idParam]) : 0, ctx, fields }) as never;
+    out[route.id] = (ctx) => run({ coll, id: idParam ? Number((ctx.params as Record_)[idParam]) : 0, ctx, fields });
   }
   // Typed by the catalog at the route level; the generic verbs answer with the collection's record.
-  return out as Handlers;
+  return out;
 }

@@ -3,7 +3,6 @@
  * get, list, delete, restore-deleted, versions — are the generic ones of handlers/content.ts. */
 import type { Handlers } from './handler';
 import type { Services } from '../services/wiring';
-import type { Record_ } from '../store/content/collections';
 
 export function fileHandlers({ files, content }: Services): Handlers {
   return {
@@ -17,7 +16,7 @@ export function fileHandlers({ files, content }: Services): Handlers {
     'content.files.fullDelete': ({ db, portalId, params }) => files.fullDelete(db, portalId, params.file_id),
     'content.files.move': ({ db, portalId, params, body }) => files.move(db, portalId, params.file_id, body),
     'content.folders.update': ({ db, portalId, params, body }) =>
-      files.updateFolder(db, portalId, params.folder_id, body as Record_),
+      files.updateFolder(db, portalId, params.folder_id, body),
     'content.folders.move': ({ db, portalId, params, body }) => files.moveFolder(db, portalId, params.folder_id, body),
     'content.folders.delete': ({ db, portalId, params }) => files.removeFolder(db, portalId, params.folder_id),
     'content.folders.restoreVersion': ({ db, portalId, params, body }) =>

@@ -64,7 +64,12 @@ export function authenticator(credentials: CredentialStore, db: Queryable, now: 
       const oauth = row.kind == 'access';
       // The budget is the portal's; an OAuth app has its own in each portal (the real API's rule).
       const key = oauth ? `app:${row.client_id}:${row.portal_id}` : `portal:${row.portal_id}`;
-      caller = { portalId: row.portal_id, kind: oauth ? 'oauth' : 'privateApp', scopes: JSON.parse(row.scopes), key };
+      caller = {
+        portalId: row.portal_id,
+        kind: oauth ? 'oauth' : 'privateApp',
+        scopes: JSON.parse(row.scopes) as string[],
+        key,
+      };
     } else {
       if (!route.auth.includes('hapikey'))
         throw invalid('This endpoint does not accept the hapikey parameter; use an OAuth or private-app access token.');
@@ -73,7 +78,7 @@ export function authenticator(credentials: CredentialStore, db: Queryable, now: 
       caller = {
         portalId: row.portal_id,
         kind: 'hapikey',
-        scopes: JSON.parse(row.scopes),
+        scopes: JSON.parse(row.scopes) as string[],
         key: `portal:${row.portal_id}`,
       };
     }

@@ -239,8 +239,7 @@ export async function callRoute(
 }
 
 /** The handler of `route` in `handlers`, if any. */
-export const handlerOf = (handlers: Handlers, route: RouteDef) =>
-  handlers[route.id as keyof Handlers] as Handler<RouteDef> | undefined;
+export const handlerOf = (handlers: Handlers, route: RouteDef) => handlers[route.id as keyof Handlers];
 
 /** The answer to an error of a call (body-parser's included); an unexpected one is logged and
  * answered 500 without a word about it. */

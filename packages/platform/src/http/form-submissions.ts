@@ -36,9 +36,7 @@ function sendJson(res: ServerResponse, status: number, headers: Record<string, s
 /** `req.body` as the urlencoded parser leaves it (undefined for another content type). */
 const readBody = (req: IncomingMessage, res: ServerResponse) =>
   new Promise<unknown>((resolve, reject) =>
-    urlencodedBody(req as Request, res as Response, (err?: unknown) =>
-      err ? reject(err) : resolve((req as { body?: unknown }).body),
-    ),
+    urlencodedBody(req, res, (err?: Error) => (err ? reject(err) : resolve((req as { body?: unknown }).body))),
   );
 
 /** Handles the request if it is a form submission; false, having touched nothing, otherwise. */

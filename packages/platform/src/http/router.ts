@@ -57,7 +57,7 @@ export function mountCatalog(
     const run = async (req: Request, res: Response) => {
       try {
         const out = await callRoute(deps, route, handler, {
-          query: req.query as Record<string, unknown>,
+          query: req.query,
           params: req.params,
           body: req.body,
           req,

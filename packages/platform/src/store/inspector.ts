@@ -20,7 +20,7 @@ interface ContactRow {
   updated_at: number;
 }
 
-const json = <T>(text: string | null): T => (text ? JSON.parse(text) : ({} as T));
+const json = <T>(text: string | null): T => (text ? (JSON.parse(text) as T) : ({} as T));
 const name = (p: Record<string, string>) => [p.firstname, p.lastname].filter(Boolean).join(' ');
 
 /** Every method takes where it runs (`db`: the engine) first. */

@@ -50,7 +50,7 @@ export function oauthStore(
         if (!client || client.revoked || client.client_id != clientId) throw refused();
         if (!token || token.revoked || token.client_id != clientId || token.portal_id != client.portal_id)
           throw refused();
-        const scopes: string[] = JSON.parse(token.scopes);
+        const scopes = JSON.parse(token.scopes) as string[];
         const portalId = token.portal_id;
         const t = now();
         const access = await issueCredential(tx, 'access', {

@@ -64,7 +64,9 @@ export function propertyStore(engine: Engine, now: () => number) {
     async (db, key) => {
       const [, portalId, type] = key.split('/');
       const rows = await db.all(q.all, Number(portalId), type);
-      return new Map(rows.map((r) => [JSON.parse(r.definition).name, JSON.parse(r.definition) as Property]));
+      return new Map(
+        rows.map((r) => [(JSON.parse(r.definition) as Property).name, JSON.parse(r.definition) as Property]),
+      );
     },
     (defs) => defs.size > 0,
   );

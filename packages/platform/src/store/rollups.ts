@@ -219,7 +219,7 @@ export function rollupStore(engine: Engine) {
       dim2?: string | null,
       n = 1,
       amount = 0,
-    ) => withBatch(db, async (p) => p.add(portalId, metric, at, dim, dim2, n, amount)),
+    ) => withBatch(db, (p) => Promise.resolve(p.add(portalId, metric, at, dim, dim2, n, amount))),
     /** The additions of the batch `db` runs in (see `batch`), if it runs in one. */
     sums: (db: Queryable): RollupSums | undefined => batches.of(db),
     /** Moves the deltas written so far into the counters (PostgreSQL; nothing to do on SQLite).

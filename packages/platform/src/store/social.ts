@@ -163,17 +163,29 @@ export function socialStore(engine: Engine, now: () => number) {
     async list(db: Queryable, portalId: number, f: BroadcastFilter) {
       const where = ['portal_id = ?'];
       const args: Param[] = [portalId];
-      if (f.status) (where.push('status = ?'), args.push(f.status.toUpperCase()));
-      if (f.type) (where.push('status = ?'), args.push(TYPE_STATUS[f.type]));
-      if (f.since !== undefined) (where.push('created_at >= ?'), args.push(f.since));
-      if (f.withChannelKeys.length)
-        (where.push(`${jsonText('data', '$.channelKey')} IN (${f.withChannelKeys.map(() => '?').join(', ')})`),
-          args.push(...f.withChannelKeys));
+      if (f.status) {
+        where.push('status = ?');
+        args.push(f.status.toUpperCase());
+      }
+      if (f.type) {
+        where.push('status = ?');
+        args.push(TYPE_STATUS[f.type]);
+      }
+      if (f.since !== undefined) {
+        where.push('created_at >= ?');
+        args.push(f.since);
+      }
+      if (f.withChannelKeys.length) {
+        where.push(`${jsonText('data', '$.channelKey')} IN (${f.withChannelKeys.map(() => '?').join(', ')})`);
+        args.push(...f.withChannelKeys);
+      }
       // No count: every broadcast (no LIMIT). Page × count can exceed what SQLite takes as an
       // offset; such a page is empty anyway.
       let page = '';
-      if (f.count)
-        ((page = ' LIMIT ? OFFSET ?'), args.push(f.count, Math.min(f.count * (f.page ?? 0), Number.MAX_SAFE_INTEGER)));
+      if (f.count) {
+        page = ' LIMIT ? OFFSET ?';
+        args.push(f.count, Math.min(f.count * (f.page ?? 0), Number.MAX_SAFE_INTEGER));
+      }
       const rows = await db.all(
         sql<Param[], BroadcastRow>(
           `SELECT guid, portal_id, status, trigger_at, created_at, data FROM broadcasts WHERE ${where.join(' AND ')} ORDER BY created_at DESC, seq DESC${page}`,

@@ -91,7 +91,7 @@ const q = {
 };
 
 function record(r: SpamRow): SpamRecord {
-  const context: SubmissionContext = r.context_json ? JSON.parse(r.context_json) : {};
+  const context = (r.context_json ? JSON.parse(r.context_json) : {}) as SubmissionContext;
   return {
     conversionId: r.conversion_id,
     formGuid: r.form_guid,
@@ -99,7 +99,7 @@ function record(r: SpamRow): SpamRecord {
     reason: r.reason,
     pageUrl: r.page_url,
     pageName: context.pageName ?? null,
-    values: JSON.parse(r.values_json),
+    values: JSON.parse(r.values_json) as SpamRecord['values'],
     released:
       r.released_at === null
         ? null
@@ -166,9 +166,11 @@ export const spamSubmissions = {
     if (!row) return undefined;
     // Rows from before schema 19 kept only the page.
     const context: SubmissionContext = row.context_json
-      ? JSON.parse(row.context_json)
+      ? (JSON.parse(row.context_json) as SubmissionContext)
       : { ...(row.page_url !== null && { pageUrl: row.page_url }) };
-    const consent: LegalConsent | undefined = row.consent_json ? JSON.parse(row.consent_json) : undefined;
+    const consent: LegalConsent | undefined = row.consent_json
+      ? (JSON.parse(row.consent_json) as LegalConsent)
+      : undefined;
     return {
       record: record(row),
       values: JSON.parse(row.values_json) as Record<string, string>,

@@ -65,7 +65,7 @@ export function listSql(query: Record<string, unknown>, fields: ReadonlySet<stri
     if (NOT_FILTERS.has(key) || raw === undefined) continue;
     const [field, op = 'eq'] = key.split('__') as [string, Op | undefined];
     if (!fields.has(field)) throw badRequest(`query.${key}: unknown field ${field}`);
-    if (!OPS.includes(op as Op)) throw badRequest(`query.${key}: unknown operator ${op}; use one of ${OPS.join(', ')}`);
+    if (!OPS.includes(op)) throw badRequest(`query.${key}: unknown operator ${op}; use one of ${OPS.join(', ')}`);
     // Some filters arrive parsed by the catalog (`archived` a boolean, `folder_id` a number).
     const text = typeof raw == 'boolean' || typeof raw == 'number' ? String(raw) : raw;
     if (typeof text != 'string') throw badRequest(`query.${key}: give it once`);
@@ -84,31 +84,36 @@ export function listSql(query: Record<string, unknown>, fields: ReadonlySet<stri
     const e = expr(field, kindOf(text));
     /** The field as text, to search in (a number column's digits). */
     const asText = NUMBER_COLUMNS.has(field) ? `CAST(${field} AS TEXT)` : expr(field);
-    switch (op as Op) {
+    switch (op) {
       case 'eq':
-        (where.push(`${e} = ?`), args.push(value(numbers([text])[0])));
+        where.push(`${e} = ?`);
+        args.push(value(numbers([text])[0]));
         break;
       case 'ne':
-        (where.push(`(${e} IS NULL OR ${e} != ?)`), args.push(value(numbers([text])[0])));
+        where.push(`(${e} IS NULL OR ${e} != ?)`);
+        args.push(value(numbers([text])[0]));
         break;
       case 'contains':
-        (where.push(`${d.instr(asText, '?')} > 0`), args.push(text));
+        where.push(`${d.instr(asText, '?')} > 0`);
+        args.push(text);
         break;
       case 'icontains':
-        (where.push(`${d.instr(`lower(${asText})`, 'lower(?)')} > 0`), args.push(text));
+        where.push(`${d.instr(`lower(${asText})`, 'lower(?)')} > 0`);
+        args.push(text);
         break;
       case 'gt':
       case 'gte':
       case 'lt':
       case 'lte': {
         const sign = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[op as 'gt'];
-        (where.push(`${e} ${sign} ?`), args.push(value(numbers([text])[0])));
+        where.push(`${e} ${sign} ?`);
+        args.push(value(numbers([text])[0]));
         break;
       }
       case 'in': {
         const items = numbers(text.split(','));
-        (where.push(`${expr(field, kindOfAll(items))} IN (${items.map(() => '?').join(', ')})`),
-          args.push(...items.map(value)));
+        where.push(`${expr(field, kindOfAll(items))} IN (${items.map(() => '?').join(', ')})`);
+        args.push(...items.map(value));
         break;
       }
       case 'range': {
@@ -116,7 +121,8 @@ export function listSql(query: Record<string, unknown>, fields: ReadonlySet<stri
         if (from === undefined || to === undefined || extra !== undefined)
           throw badRequest(`query.${key}: must be two values, from,to`);
         numbers([from, to]);
-        (where.push(`${expr(field, kindOfAll([from, to]))} BETWEEN ? AND ?`), args.push(value(from), value(to)));
+        where.push(`${expr(field, kindOfAll([from, to]))} BETWEEN ? AND ?`);
+        args.push(value(from), value(to));
         break;
       }
       case 'is_null':

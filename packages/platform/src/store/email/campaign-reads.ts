@@ -62,7 +62,7 @@ export function campaignReads(engine: Engine, now: () => number) {
   async function requireCampaign(db: Queryable, portalId: number, id: number): Promise<CampaignData> {
     const row = await db.get(q.campaign, portalId, id);
     if (!row) throw notFound(`campaign ${id} does not exist`);
-    return JSON.parse(row.data);
+    return JSON.parse(row.data) as CampaignData;
   }
 
   return {
@@ -74,7 +74,7 @@ export function campaignReads(engine: Engine, now: () => number) {
         (by.contentId === undefined ? undefined : (await db.get(q.byContent, portalId, by.contentId))?.id);
       const row = id === undefined ? undefined : await db.get(q.campaign, portalId, id);
       if (!row) return undefined;
-      const data: CampaignData = JSON.parse(row.data);
+      const data = JSON.parse(row.data) as CampaignData;
       return { id: id!, contentId: data.contentId, name: data.name };
     },
 
@@ -98,7 +98,7 @@ export function campaignReads(engine: Engine, now: () => number) {
       const page = rows.slice(0, limit);
       return {
         campaigns: page.map((r) => {
-          const data: CampaignData = JSON.parse(r.data);
+          const data = JSON.parse(r.data) as CampaignData;
           return { id: r.id, appId: data.appId, appName: data.appName, lastUpdatedTime: r.last_updated };
         }),
         hasMore: rows.length > limit,
@@ -141,7 +141,7 @@ export function campaignReads(engine: Engine, now: () => number) {
       const last = page.at(-1);
       return {
         events: page.map((r): EmailEvent => {
-          const campaign: CampaignData = JSON.parse(r.campaign);
+          const campaign = JSON.parse(r.campaign) as CampaignData;
           return {
             id: r.id,
             created: r.created,
@@ -151,7 +151,7 @@ export function campaignReads(engine: Engine, now: () => number) {
             appId: campaign.appId,
             appName: campaign.appName,
             emailCampaignId: r.campaign_id,
-            ...JSON.parse(r.data),
+            ...(JSON.parse(r.data) as Partial<EmailEvent>),
           };
         }),
         hasMore: rows.length > f.limit,

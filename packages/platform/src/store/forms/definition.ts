@@ -236,7 +236,7 @@ export function shapeOf(def: Definition) {
 
 /** The live definition of a stored row. */
 export const liveOf = (defs: Map<string, Property>, row: FormRow) =>
-  live(defs, JSON.parse(row.definition), row.updated_at);
+  live(defs, JSON.parse(row.definition) as Definition, row.updated_at);
 
 /** `value` and everything in it made read-only (a change throws, in a module's strict mode). */
 export function deepFreeze<T>(value: T): T {

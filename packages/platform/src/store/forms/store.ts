@@ -22,7 +22,6 @@ import {
   DEFAULTS,
   type Definition,
   deepFreeze,
-  type FieldWrite,
   fieldsOf,
   type FormRow,
   type FormWrite,
@@ -217,8 +216,7 @@ export function formStore(
         };
         await checkConsent(t, portalId, write.legalConsentOptions);
         // The queue is checked against the fields again when either changes.
-        if (queued || layout)
-          def.queuedFields = queueOf(defs, def.fields, queued ?? ((old.queuedFields ?? []) as FieldWrite[]));
+        if (queued || layout) def.queuedFields = queueOf(defs, def.fields, queued ?? old.queuedFields ?? []);
         const updated = { ...row, definition: JSON.stringify(def), updated_at: now() };
         await t.run(q.update, updated.definition, updated.updated_at, portalId, guid);
         await rows.changed(t, cacheKey(portalId, guid));

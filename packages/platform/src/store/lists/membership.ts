@@ -51,7 +51,7 @@ export function membership(q: ListSql, now: () => number) {
   /** Full evaluation of a dynamic list over all the portal's contacts, in the transaction `t` that
    * holds the portal's list lock alone. */
   async function evaluate(t: Queryable, list: Pick<ListRow, 'list_id' | 'portal_id' | 'filters'>) {
-    const filters: ListFilters = JSON.parse(list.filters);
+    const filters = JSON.parse(list.filters) as ListFilters;
     const forms = formsNamed(filters);
     const keep = new Set<number>();
     for (let after = 0; ;) {
@@ -64,7 +64,8 @@ export function membership(q: ListSql, now: () => number) {
           forms,
         ),
       );
-      for (const c of chunk) if (matches(filters, subject(c.vid, JSON.parse(c.properties)))) keep.add(c.vid);
+      for (const c of chunk)
+        if (matches(filters, subject(c.vid, JSON.parse(c.properties) as Record<string, string>))) keep.add(c.vid);
       if (chunk.length < CHUNK) break;
       after = chunk[CHUNK - 1].vid;
     }

@@ -25,7 +25,7 @@ export function record(row: ListRow): ListRecord {
     deleted: false,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
-    filters: JSON.parse(row.filters),
+    filters: JSON.parse(row.filters) as ListFilters,
     // Evaluation is part of the write: a list is always processed by the time anyone reads it.
     metaData: {
       processing: 'DONE',

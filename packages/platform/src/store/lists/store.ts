@@ -38,7 +38,7 @@ export function listStore(
     let found = parsed.get(text);
     if (!found) {
       if (parsed.size >= 1000) parsed.clear();
-      const filters: ListFilters = JSON.parse(text);
+      const filters = JSON.parse(text) as ListFilters;
       parsed.set(text, (found = { filters, forms: formsNamed(filters), properties: propertiesRead(filters) }));
     }
     return found;
@@ -223,7 +223,12 @@ export function listStore(
         await lock(t, portalId, 'exclusive');
         const row = await require(t, portalId, listId);
         const dynamic = body.dynamic ?? !!row.dynamic;
-        const filters = await filtersFor(t, portalId, dynamic, body.filters ?? JSON.parse(row.filters));
+        const filters = await filtersFor(
+          t,
+          portalId,
+          dynamic,
+          body.filters ?? (JSON.parse(row.filters) as ListFilters),
+        );
         await t.run(q.update, body.name ?? row.name, dynamic ? 1 : 0, filters, now(), listId);
         if (dynamic) await evaluate(t, { list_id: listId, portal_id: portalId, filters });
         if (filters != row.filters || dynamic != !!row.dynamic) await renumber(t, listId);
@@ -257,7 +262,7 @@ export function listStore(
         await lock(t, portalId, 'exclusive');
         const changed: number[] = [];
         for (const list of await t.all(q.dynamicOf, portalId)) {
-          const filters: ListFilters = JSON.parse(list.filters);
+          const filters = JSON.parse(list.filters) as ListFilters;
           if (!filters.some((group) => group.some((f) => f.property == name))) continue;
           const kept = JSON.stringify(
             filters.map((group) => group.filter((f) => f.property != name)).filter((group) => group.length),
