@@ -40,6 +40,7 @@ const ON_POSTGRES = [
   'spam-review',
   'submission-bulk',
   'tracking',
+  'twin-clock',
   'utk-links',
   'webhooks',
   'workflows',

@@ -57,7 +57,7 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
       'seed-contacts.ts',
       'background-errors.ts',
     ],
-    ['http/', 'inspector/'],
+    ['http/', 'inspector/', 'admin/'],
     ['handlers/'],
     ['services/'],
     ['jobs/'],

@@ -31,7 +31,13 @@ import { type Addresses, mountBaseIndex, mountFormsIndex } from './http/index-pa
 import { mountScripts } from './http/scripts';
 import { mountSite } from './http/site';
 import { inspectorRouter } from './inspector/router';
+import { clockRoutes } from './admin/clock';
+import { interimAdmin } from './admin/interim-mount';
+import { snapshotRoutes } from './admin/snapshot';
+import { clockAdvance } from './services/clock-advance';
+import { snapshots } from './services/snapshot';
 import { createServices, type WebhookSettings } from './services/wiring';
+import { settableClock } from './util/clock';
 import type { PreferenceLinks } from './store/email';
 import type { IpOrganization } from './store/prospects';
 
@@ -57,7 +63,7 @@ export interface PlatformOptions {
    * database server's own crash can lose its last fraction of a second, the guarantee every
    * SQLite write has here). */
   syncTrackingCommits?: boolean;
-  /** The clock (tests move it). */
+  /** The clock (tests move it); the admin surface's clock (`platform.clock`) runs on from it. */
   now?: () => number;
   /** Check every success body against the catalog's response schema (a 500 when off it). */
   checkResponses?: boolean;
@@ -90,6 +96,8 @@ export interface PlatformOptions {
   preferenceLinks?: { url: string; secret: string; ttlMs?: number };
   /** Emails the mail catcher keeps per portal, the newest (default 500). */
   outboxKeep?: number;
+  /** Turns on the admin surface at {base_url}/_admin/ with this key (`Authorization: Bearer`). */
+  adminKey?: string;
 }
 
 /** A public URL as the start of other URLs: http(s), no query or fragment, no trailing slash. */
@@ -158,7 +166,10 @@ function preferenceLinksOf(given: PlatformOptions['preferenceLinks']): Preferenc
 export type Platform = ReturnType<typeof createPlatform>;
 
 export function createPlatform(options: PlatformOptions = {}) {
-  const now = options.now ?? Date.now;
+  /** The one clock everything reads: the given one (or the wall clock) plus what the admin
+   * surface moved it by. */
+  const clock = settableClock(options.now ?? Date.now);
+  const now = clock.now;
   const publicUrl = options.publicUrl === undefined ? undefined : publicAddress(options.publicUrl);
   const preferenceLinks = preferenceLinksOf(options.preferenceLinks);
   const log = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? pino());
@@ -221,6 +232,19 @@ export function createPlatform(options: PlatformOptions = {}) {
     settled,
   };
 
+  const advance = clockAdvance(engine, clock, services);
+  /** The whole state as one file and back (services/snapshot.ts). */
+  const snapshotStore = snapshots({
+    engine,
+    filesRoot: services.filesRoot,
+    now,
+    fold: () => services.rollups.fold(),
+    forget: (t) => services.forgetCaches(t),
+    // A snapshot taken later than this clock brings the clock to its time: what it holds
+    // (tokens' expiry, due steps) was written at that time.
+    imported: (at) => void (at > clock.now() && clock.set(at)),
+  });
+
   /** Where the servers answer, for the root pages; filled in by listen(). */
   const addresses: Addresses = { inspector: Boolean(options.inspectorKey) };
   const base = express();
@@ -245,6 +269,14 @@ export function createPlatform(options: PlatformOptions = {}) {
         { outbox: services.outbox, preferenceLinks: !!preferenceLinks },
         services,
       ),
+    );
+  if (options.adminKey)
+    base.use(
+      '/_admin',
+      interimAdmin(options.adminKey, [
+        clockRoutes({ clock, advance }),
+        snapshotRoutes({ snapshots: snapshotStore, now }),
+      ]),
     );
   mountSite(base, services.content, engine, settled);
   mountFileServer(base, services.files, engine, settled);
@@ -313,6 +345,11 @@ export function createPlatform(options: PlatformOptions = {}) {
     /** Resolves once the platform can serve (listen() waits for it): PostgreSQL's schema migrated
      * and portals from before part 2 seeded. Await it before using `services` without listening. */
     ready,
+    /** The platform's clock: `now()`, and moving it on (`advance(ms)`) or to a time (`set(ms)`)
+     * with what falls due on the way run in time order (services/clock-advance.ts); never back. */
+    clock: { now, advance: advance.advance, set: advance.set },
+    /** Snapshots of the whole state: export (a stream or a file, atomically) and import. */
+    snapshots: snapshotStore,
     /** Starts both servers; port 0 picks a free one. */
     async listen({ basePort = 3200, formsPort = 3201, host = '127.0.0.1' } = {}) {
       await ready;
