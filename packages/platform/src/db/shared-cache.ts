@@ -16,6 +16,7 @@ const q = {
   bump: sql<[string, string]>(
     'INSERT INTO cache_versions (name, version) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET version = excluded.version',
   ),
+  bumpAll: sql<[string]>('UPDATE cache_versions SET version = ?'),
 };
 
 /** The keys read along with a transaction's first: the most recently checked ones. */
@@ -26,6 +27,8 @@ const READ_ALONG = 16;
  * checked lately, and the versions each open transaction has read. */
 interface Shared {
   writes: number;
+  /** Moved on by forgetAll: entries cached before it are stale. */
+  generation: number;
   recent: Set<string>;
   read: WeakMap<object, Read>;
   versions: Query<[string], { name: string; version: string }>;
@@ -40,7 +43,7 @@ function sharedOf(engine: Engine): Shared {
     const versions = sql<[string], { name: string; version: string }>(
       `SELECT name, version FROM cache_versions WHERE ${engine.dialect.inJsonArray('name', '?', 'text')}`,
     );
-    shared.set(engine, (s = { writes: 0, recent: new Set(), read: new WeakMap(), versions }));
+    shared.set(engine, (s = { writes: 0, generation: 0, recent: new Set(), read: new WeakMap(), versions }));
   }
   return s;
 }
@@ -94,14 +97,15 @@ export function sharedCache<V>(
   keep: (value: V) => boolean = () => true,
 ) {
   const isShared = engine.kind == 'postgres';
-  const entries = new Map<string, { version: string; value: V }>();
+  const entries = new Map<string, { version: string; generation: number; value: V }>();
   return {
     async get(db: Queryable, key: string): Promise<V> {
       const version = isShared ? await versionOf(engine, db, key) : '';
+      const { generation } = sharedOf(engine);
       const hit = entries.get(key);
-      if (hit && hit.version == version) return hit.value;
+      if (hit && hit.version == version && hit.generation == generation) return hit.value;
       const value = await load(db, key);
-      if (keep(value)) entries.set(key, { version, value });
+      if (keep(value)) entries.set(key, { version, generation, value });
       return value;
     },
     /** Called by every write of `key`'s data, in its transaction `db`. */
@@ -111,4 +115,14 @@ export function sharedCache<V>(
       if (isShared) await db.run(q.bump, key, randomUUID());
     },
   };
+}
+
+/** Every cache on `engine` drops what it holds: a whole portal's rows were deleted or replaced
+ * (admin/portal-routes.ts) without a `changed` per key. On PostgreSQL the versions the other
+ * processes compare move on too, in `db`'s transaction. */
+export async function forgetAll(engine: Engine, db: Queryable) {
+  const s = sharedOf(engine);
+  s.generation++;
+  s.writes++;
+  if (engine.kind == 'postgres') await db.run(q.bumpAll, randomUUID());
 }

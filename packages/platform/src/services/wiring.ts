@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine, Queryable, Transaction } from '../db/engine';
+import { forgetAll } from '../db/shared-cache';
 import { txContext } from '../db/tx-context';
 import { scheduler } from '../jobs/scheduler';
 import { socialPublishing } from '../jobs/social-publishing';
@@ -200,7 +201,9 @@ export function createServices(engine: Engine, now: () => number, options: Servi
   ]);
   /** Every per-process cache drops what it holds, in the transaction `t` that replaced the whole
    * state (a snapshot's import), and the portals' tiers are asked again. */
-  const forgetCaches = async (_t: Queryable) => {};
+  const forgetCaches = async (t: Queryable) => {
+    await forgetAll(engine, t);
+  };
   return {
     now,
     forgetCaches,
