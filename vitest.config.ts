@@ -41,6 +41,7 @@ const ON_POSTGRES = [
   'submission-bulk',
   'tracking',
   'twin-clock',
+  'twin-snapshot',
   'utk-links',
   'webhooks',
   'workflows',

@@ -117,7 +117,7 @@ export function parseSnapshot(body: Buffer): Snapshot {
       if (tables.has(table)) throw new SnapshotError(`the snapshot has table ${table} twice`);
       if (!Array.isArray(columns) || !columns.every((c) => typeof c == 'string') || !isCount(count))
         throw new SnapshotError(`line ${at}: table ${table} needs its columns and its row count`);
-      const t: SnapshotTable = { columns: columns as string[], rows: [] };
+      const t: SnapshotTable = { columns, rows: [] };
       for (let i = 0; i < count; i++) {
         const row = next();
         if (!Array.isArray(row) || row.length != columns.length || !row.every(isValue))

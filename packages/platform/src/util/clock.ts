@@ -6,11 +6,11 @@
  * step's due time, an id made from the time) would be in the future. */
 export interface Clock {
   /** Milliseconds since the epoch, as the whole platform sees them. */
-  now(): number;
+  now: () => number;
   /** Moves the clock to `ms`; a RangeError when that is earlier than now. */
-  set(ms: number): void;
+  set: (ms: number) => void;
   /** Moves the clock on by `ms` (zero or more; a RangeError when negative). */
-  advance(ms: number): void;
+  advance: (ms: number) => void;
 }
 
 export function settableClock(base: () => number = Date.now): Clock {
