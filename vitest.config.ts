@@ -8,6 +8,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const ROOT = fileURLToPath(new URL('.', import.meta.url));
 const PLATFORM_TESTS = 'packages/platform/test';
 const ON_POSTGRES = [
+  'admin-faults',
+  'admin-journal-outbox',
+  'admin-portals',
   'attribution',
   'auth',
   'blog-v1',

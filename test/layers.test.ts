@@ -57,6 +57,8 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
       'seed-contacts.ts',
       'background-errors.ts',
       'snapshot-flags.ts',
+      'twin-parts.ts',
+      'testing.ts',
     ],
     ['http/', 'inspector/', 'admin/'],
     ['handlers/'],

@@ -1,11 +1,12 @@
 /** The platform: two Express apps on one database — `{base_url}` (the API, OpenAPI document) and
  * `{forms_url}` (form submissions, CORS enabled). The database is a SQLite file (one process) or
  * PostgreSQL (several processes on one database). */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { openApiDocument } from '@svc/api';
 import cors from 'cors';
 import express from 'express';
@@ -31,9 +32,10 @@ import { type Addresses, mountBaseIndex, mountFormsIndex } from './http/index-pa
 import { mountScripts } from './http/scripts';
 import { mountSite } from './http/site';
 import { inspectorRouter } from './inspector/router';
-import { clockRoutes } from './admin/clock';
-import { interimAdmin } from './admin/interim-mount';
-import { snapshotRoutes } from './admin/snapshot';
+import { MIN_ADMIN_KEY_LENGTH } from './admin/guard';
+import { adminRouter } from './admin/router';
+import { twinParts } from './twin-parts';
+import { DEMO_NAME, DEMO_PORTAL, seedDemoContent } from './seed';
 import { clockAdvance } from './services/clock-advance';
 import { snapshots } from './services/snapshot';
 import { createServices, type WebhookSettings } from './services/wiring';
@@ -96,8 +98,24 @@ export interface PlatformOptions {
   preferenceLinks?: { url: string; secret: string; ttlMs?: number };
   /** Emails the mail catcher keeps per portal, the newest (default 500). */
   outboxKeep?: number;
-  /** Turns on the admin surface at {base_url}/_admin/ with this key (`Authorization: Bearer`). */
+  /** Turns on the admin API at {base_url}/_admin/ (see src/admin/router.ts) with a new random
+   * key, which the platform's `adminKey` holds; `adminKey` gives the key instead. */
+  admin?: boolean;
+  /** The admin API's key (at least 16 characters without spaces); turns the admin API on. */
   adminKey?: string;
+  /** Requests the admin API's journal keeps, the newest (default 1000; 0 keeps none). */
+  journalSize?: number;
+}
+
+/** The admin API's key: the one given (checked), a new one for `admin: true`, or none (off). */
+function adminKeyOf(options: PlatformOptions) {
+  const given = options.adminKey;
+  if (given !== undefined) {
+    if (typeof given != 'string' || given.length < MIN_ADMIN_KEY_LENGTH || /\s/.test(given))
+      throw new TypeError(`adminKey (--admin-key) must be at least ${MIN_ADMIN_KEY_LENGTH} characters without spaces`);
+    return given;
+  }
+  return options.admin ? randomBytes(24).toString('base64url') : undefined;
 }
 
 /** A public URL as the start of other URLs: http(s), no query or fragment, no trailing slash. */
@@ -172,6 +190,7 @@ export function createPlatform(options: PlatformOptions = {}) {
   const now = clock.now;
   const publicUrl = options.publicUrl === undefined ? undefined : publicAddress(options.publicUrl);
   const preferenceLinks = preferenceLinksOf(options.preferenceLinks);
+  const adminKey = adminKeyOf(options);
   const log = options.logger === false ? pino({ level: 'silent' }) : (options.logger ?? pino());
   const background = backgroundErrors(log);
   const database = options.database ?? '.data/platform.db';
@@ -200,6 +219,7 @@ export function createPlatform(options: PlatformOptions = {}) {
     filesDir,
     oauth: settings,
     syncTrackingCommits: options.syncTrackingCommits,
+    recordTokens: adminKey !== undefined,
   });
   if (publicUrl) services.content.site.base = publicUrl;
   /** Migrated (PostgreSQL) and older portals seeded; rejects when the database cannot be reached. */
@@ -216,11 +236,14 @@ export function createPlatform(options: PlatformOptions = {}) {
   // PostgreSQL so that every process on it spends one budget.
   const counters = (prefix: string): Counters | undefined =>
     postgres && ((windowMs) => postgresCounters(postgres.pool, windowMs, prefix));
+  const apiLimit = options.rateLimit ?? { max: 100, windowMs: 10_000 };
+  const twin = adminKey ? twinParts(adminKey, options.journalSize, services) : undefined;
+  const authenticate = authenticator(services.credentials, engine, now);
   const deps = {
     handlers,
     clientIp: ipOf,
-    authenticate: authenticator(services.credentials, engine, now),
-    limit: rateLimiter(options.rateLimit ?? { max: 100, windowMs: 10_000 }, now, counters('api')),
+    authenticate: twin ? twin.noting(authenticate) : authenticate,
+    limit: rateLimiter(apiLimit, now, counters('api')),
     limitAddress:
       options.publicRateLimit === false
         ? undefined
@@ -270,13 +293,25 @@ export function createPlatform(options: PlatformOptions = {}) {
         services,
       ),
     );
-  if (options.adminKey)
+  if (adminKey)
     base.use(
       '/_admin',
-      interimAdmin(options.adminKey, [
-        clockRoutes({ clock, advance }),
-        snapshotRoutes({ snapshots: snapshotStore, now }),
-      ]),
+      adminRouter(
+        {
+          services,
+          engine,
+          log,
+          faults: twin!.faults,
+          journal: twin!.journal,
+          clock: { now, advance },
+          snapshots: snapshotStore,
+          // The demo portal (seed.ts) gets its demo data again; another portal, a new one's defaults only.
+          reseed: async (t, portal, at) => {
+            if (portal.id == DEMO_PORTAL && portal.name == DEMO_NAME) await seedDemoContent(t, services, at);
+          },
+        },
+        adminKey,
+      ),
     );
   mountSite(base, services.content, engine, settled);
   mountFileServer(base, services.files, engine, settled);
@@ -299,9 +334,12 @@ export function createPlatform(options: PlatformOptions = {}) {
       ? undefined
       : addressLimiter(options.collectorRateLimit ?? { max: 1000, windowMs: 60_000 }, now, counters('collector'));
   const collect = collector(handlers, { write: services.write, db: engine }, log, ipOf, limitCollector);
-  const baseHandler = (req: IncomingMessage, res: ServerResponse) => collect(req, res) || base(req, res);
   const submitForm = formSubmissions(formDeps);
-  const formsHandler = (req: IncomingMessage, res: ServerResponse) => submitForm(req, res) || forms(req, res);
+  // With the admin API on, its journal and fault rules stand in front of everything else.
+  const front = (server: 'base' | 'forms') =>
+    twin ? twin.front(server, apiLimit, now) : (handler: RequestListener) => handler;
+  const baseHandler = front('base')((req, res) => collect(req, res) || base(req, res));
+  const formsHandler = front('forms')((req, res) => submitForm(req, res) || forms(req, res));
 
   const servers: Server[] = [];
   let checkpoints: Checkpointer | undefined;
@@ -342,6 +380,8 @@ export function createPlatform(options: PlatformOptions = {}) {
     settings,
     handlers,
     log,
+    /** The admin API's key, when it is on (never logged: whoever has it controls every portal). */
+    adminKey,
     /** Resolves once the platform can serve (listen() waits for it): PostgreSQL's schema migrated
      * and portals from before part 2 seeded. Await it before using `services` without listening. */
     ready,

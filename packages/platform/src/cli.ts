@@ -6,7 +6,14 @@ import { SingleBar } from 'cli-progress';
 import { createPlatform } from './app';
 import { isPostgresUrl, withoutPassword } from './db/engine-postgres';
 import { migrateCommand } from './migrate-command';
-import { inspectorUrl, pickInspectorKey, readCredentialsFile, saveCredentials } from './credentials-file';
+import {
+  adminLine,
+  inspectorUrl,
+  pickAdminKey,
+  pickInspectorKey,
+  readCredentialsFile,
+  saveCredentials,
+} from './credentials-file';
 import { keepAppSecret } from './store/portals';
 import { seedContacts } from './seed-contacts';
 import { seedDemo, DEMO_PORTAL } from './seed';
@@ -57,6 +64,11 @@ const HELP = `svc-platform — the svc platform API on SQLite or PostgreSQL
                         whatever the data holds, before serving; no demo portal is seeded
   --export-on-exit FILE when stopped (Ctrl+C, SIGTERM), write a snapshot of the whole state to
                         FILE (a temporary file renamed over it once whole)
+  --admin               serve the admin API ({base_url}/_admin/: portals, faults, journal,
+                        outbox) with the credentials file's adminKey, or a new one kept there
+  --admin-key KEY       serve the admin API with this key (at least 16 characters); an
+                        adminKey in the credentials file turns the admin API on as well
+  --journal-size N      requests the admin API's journal keeps, the newest (default 1000)
   --help
 
   svc-platform migrate --from FILE --to postgres://…   copies a SQLite database into PostgreSQL
@@ -141,6 +153,9 @@ export async function main(argv: string[]) {
       'no-inspector': { type: 'boolean', default: false },
       'inspector-key': { type: 'string' },
       'rotate-inspector-key': { type: 'boolean', default: false },
+      admin: { type: 'boolean', default: false },
+      'admin-key': { type: 'string' },
+      'journal-size': { type: 'string', default: '1000' },
       'token-lifetime': { type: 'string', default: '1800' },
       'rotate-refresh-tokens': { type: 'boolean', default: false },
       'sync-tracking-commits': { type: 'boolean', default: false },
@@ -188,11 +203,18 @@ export async function main(argv: string[]) {
     ? undefined
     : pickInspectorKey(values.credentials, { set: values['inspector-key'], rotate: values['rotate-inspector-key'] });
   const inspectorKey = picked?.key;
-  const platform = createPlatform({ ...options, inspectorKey });
+  const admin = pickAdminKey(values.credentials, { set: values['admin-key'], admin: values.admin });
+  const platform = createPlatform({
+    ...options,
+    inspectorKey,
+    adminKey: admin.key,
+    journalSize: number('journal-size', values['journal-size']),
+  });
   await platform.ready.catch((err: Error) => {
     throw new Error(`cannot open the data (${shown(database)}): ${err.message}`);
   });
   picked?.save();
+  admin.save();
   if (values.import !== undefined) {
     const loaded = await importAtStart(platform, values.import);
     console.log(
@@ -244,6 +266,11 @@ export async function main(argv: string[]) {
   console.log(`data: ${shown(database)}`);
   if (values['public-url']) console.log(`public URL (in records' URLs): ${values['public-url']}`);
   if (inspectorKey) console.log(`inspector: ${inspectorUrl(baseUrl, inspectorKey, values.credentials)}`);
+  // The key itself only once, on a terminal: never into a log file or CI output.
+  if (admin.key)
+    console.log(
+      adminLine(baseUrl, { fresh: admin.fresh, value: admin.key }, values.credentials, Boolean(process.stdout.isTTY)),
+    );
   console.log(
     preferenceLinks
       ? `emails' preference links: ${preferenceLinks.url}`

@@ -49,3 +49,21 @@ export function pickInspectorKey(file: string, options: { set?: string; rotate?:
 /** How to print the inspector's address: with its key on a terminal, else where to find the key. */
 export const inspectorUrl = (baseUrl: string, key: string, file: string, tty = Boolean(process.stdout.isTTY)) =>
   tty ? `${baseUrl}/_inspector/#key=${key}` : `${baseUrl}/_inspector/  (add #key=<inspectorKey from ${file}>)`;
+
+/** The admin API's key: `set` (--admin-key), else the file's `adminKey`, else a new one when
+ * `admin` (--admin) asks for the API; none (the API off) otherwise. `save` keeps a new key in the
+ * file, so that the next start has the same one; `fresh` says it is new (shown once). */
+export function pickAdminKey(file: string, options: { set?: string; admin?: boolean } = {}) {
+  if (options.set !== undefined && (options.set.length < MIN_KEY_LENGTH || /\s/.test(options.set)))
+    throw new Error(`the admin key (--admin-key) must be at least ${MIN_KEY_LENGTH} characters without spaces`);
+  const saved = readCredentialsFile(file).adminKey;
+  const inFile = typeof saved == 'string' && saved ? saved : undefined;
+  const key = options.set ?? inFile ?? (options.admin ? randomBytes(24).toString('base64url') : undefined);
+  const fresh = key !== undefined && options.set === undefined && inFile === undefined;
+  return { key, fresh, save: () => void (fresh && saveCredentials(file, { adminKey: key })) };
+}
+
+/** How to print the admin API's address: with a new key on a terminal, else where the key is. */
+export const adminLine = (baseUrl: string, key: { fresh: boolean; value: string }, file: string, tty: boolean) =>
+  `admin API: ${baseUrl}/_admin/  ` +
+  (tty && key.fresh ? `admin key (shown once): ${key.value}` : `(Authorization: Bearer <adminKey from ${file}>)`);

@@ -40,6 +40,7 @@ import { trackingIntake } from './tracking-intake';
 import { writesInBulk } from './bulk-queue';
 import { intakeBulk } from './intake-bulk';
 import { visitorLinks } from './visitor-links';
+import { tokenOutbox } from './token-outbox';
 import { formSubmissions } from './form-submissions';
 import { propertyRemoval } from './property-removal';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from '../domain/webhook-retry';
@@ -67,13 +68,20 @@ export interface ServiceOptions {
   preferenceLinks?: PreferenceLinks;
   /** Emails the mail catcher keeps per portal (store/outbox.ts; default 500). */
   outboxKeep?: number;
+  /** Keep the OAuth tokens issued in memory, for the admin API's outbox (off by default). */
+  recordTokens?: boolean;
 }
 
 /** Every store runs on `engine`, SQLite or PostgreSQL. */
 export function createServices(engine: Engine, now: () => number, options: ServiceOptions = {}) {
   const portals = portalStore();
   const credentials = credentialStore();
-  const oauth = oauthStore(now, options.oauth ?? { tokenLifetimeSeconds: 1800, rotateRefreshTokens: false });
+  const tokens = options.recordTokens ? tokenOutbox() : undefined;
+  const oauth = oauthStore(
+    now,
+    options.oauth ?? { tokenLifetimeSeconds: 1800, rotateRefreshTokens: false },
+    tokens && ((t) => tokens.add(t)),
+  );
   const properties = propertyStore(engine, now);
   /** The dashboard's counters: a request's additions are stored once, at the end of its write. */
   const rollups = rollupStore(engine);
@@ -210,6 +218,8 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     portals,
     credentials,
     oauth,
+    /** The OAuth tokens issued, when recordTokens asked for them. */
+    tokens,
     inspector,
     outbox,
     properties,

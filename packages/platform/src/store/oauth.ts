@@ -20,9 +20,20 @@ const q = {
   revoke: sql<[string]>('UPDATE credentials SET revoked = 1 WHERE hash = ?'),
 };
 
+/** A token just issued, for whoever records them (the admin API's outbox). */
+export interface TokenIssued {
+  portalId: number;
+  clientId: string;
+  accessToken: string;
+  refreshToken: string;
+  expiresAt: number;
+  issuedAt: number;
+}
+
 export function oauthStore(
   now: () => number,
   settings: { tokenLifetimeSeconds: number; rotateRefreshTokens: boolean },
+  onIssued?: (token: TokenIssued) => void,
 ) {
   // One message for every refusal, so a caller cannot probe which part was wrong.
   const refused = () =>
@@ -54,6 +65,14 @@ export function oauthStore(
           await tx.run(q.revoke, token.hash);
           refresh = await issueCredential(tx, 'refresh', { portalId, scopes, clientId, now: t });
         }
+        onIssued?.({
+          portalId,
+          clientId,
+          accessToken: access,
+          refreshToken: refresh,
+          expiresAt: t + settings.tokenLifetimeSeconds * 1000,
+          issuedAt: t,
+        });
         return {
           access_token: access,
           refresh_token: refresh,

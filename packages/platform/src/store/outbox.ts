@@ -50,6 +50,13 @@ const q = {
     `SELECT ${SUMMARY} FROM email_outbox o LEFT JOIN workflows w ON w.id = o.workflow_id
      WHERE o.portal_id = ? AND o.seq < ? ORDER BY o.seq DESC LIMIT ?`,
   ),
+  // The admin API's view: every portal's (or one's), with bodies, newest first.
+  recent: sql<[number, number, number, string, number, number], Row & { portal_id: number }>(
+    `SELECT ${SUMMARY}, o.portal_id, o.text_body, o.html_body FROM email_outbox o LEFT JOIN workflows w ON w.id = o.workflow_id
+     WHERE (? = 0 OR o.portal_id = ?) AND (? = 0 OR o.recipient = ?) AND o.seq < ?
+     ORDER BY o.seq DESC LIMIT ?`,
+  ),
+  clear: sql<[number, number]>('DELETE FROM email_outbox WHERE ? = 0 OR portal_id = ?'),
   one: sql<[number, number], Row>(
     `SELECT ${SUMMARY}, o.text_body, o.html_body FROM email_outbox o LEFT JOIN workflows w ON w.id = o.workflow_id
      WHERE o.portal_id = ? AND o.seq = ?`,
@@ -102,6 +109,24 @@ export function outboxStore(keep = OUTBOX_KEEP) {
       const rows = await db.all(q.page, portalId, before > 0 ? before : Number.MAX_SAFE_INTEGER, PAGE + 1);
       return { messages: rows.slice(0, PAGE).map(summary), hasMore: rows.length > PAGE };
     },
+
+    /** The newest `limit` messages with their bodies, of one portal (0: all) and recipient. */
+    async recent(db: Queryable, f: { portalId?: number; to?: string; limit: number }) {
+      const portal = f.portalId ?? 0;
+      const rows = await db.all(
+        q.recent,
+        portal,
+        portal,
+        f.to === undefined ? 0 : 1,
+        f.to ?? '',
+        Number.MAX_SAFE_INTEGER,
+        f.limit,
+      );
+      return rows.map((r) => ({ ...summary(r), portalId: Number(r.portal_id), text: r.text_body, html: r.html_body }));
+    },
+
+    /** Forgets the caught messages of one portal (0: all); resolves to how many. */
+    clear: (db: Queryable, portalId = 0) => db.run(q.clear, portalId, portalId),
 
     /** One message with its bodies, or undefined. */
     async get(db: Queryable, portalId: number, id: number) {

@@ -100,11 +100,18 @@ export async function createPortal(
 ) {
   await db.tx(async (t) => {
     await t.run(q.portal, id, name, tier, now);
-    await t.run(insertGroups, ...GROUPS.flatMap(([type, g]) => [id, type, g.name, g.displayName, g.displayOrder, 1]));
-    await t.run(insertProperties, ...propertyRows(id, now));
-    await seedSite(t, seeding.content, id, now);
-    await seeding.social.seedChannels(t, id, now);
+    await seedPortal(t, seeding, id, now);
   });
+}
+
+/** What a new portal starts with (default property groups and properties, its site, its social
+ * channels), for a portals row that exists: createPortal's, or one reset by the admin API. Run it
+ * in the transaction that made or emptied that row. */
+export async function seedPortal(t: Queryable, seeding: PortalSeeding, id: number, now: number) {
+  await t.run(insertGroups, ...GROUPS.flatMap(([type, g]) => [id, type, g.name, g.displayName, g.displayOrder, 1]));
+  await t.run(insertProperties, ...propertyRows(id, now));
+  await seedSite(t, seeding.content, id, now);
+  await seeding.social.seedChannels(t, id, now);
 }
 
 /** Stores a credential's hash and returns the value (shown once, never stored). */
@@ -174,6 +181,8 @@ export function portalStore() {
   const tiers = new Map<number, Tier>();
   return {
     ids: async (db: Queryable) => (await db.all(q.ids)).map((r) => r.id),
+    /** The portal was deleted (admin API): its tier is asked again. */
+    forget: (portalId: number) => void tiers.delete(portalId),
     /** The portal's tier, or undefined when there is no such portal. */
     async tier(db: Queryable, portalId: number): Promise<Tier | undefined> {
       const known = tiers.get(portalId);

@@ -1,0 +1,40 @@
+/** The admin API at {base_url}/_admin/: the controls a test suite needs around the platform's
+ * real state (portals, faults, the request journal, the outbox, and the clock and snapshots).
+ * Off unless the platform is started with an admin key (`admin: true` makes one); every route
+ * needs `Authorization: Bearer <admin key>` (admin/guard.ts), never a portal's credential.
+ *
+ * One file of routes per area, each `<area>Routes(ctx)`, all given the same AdminContext. */
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { errorBody } from '../http/errors';
+import type { AdminContext } from './context';
+import { adminGuard } from './guard';
+import { sendError } from './input';
+import { faultRoutes } from './fault-routes';
+import { journalRoutes } from './journal-routes';
+import { outboxRoutes } from './outbox-routes';
+import { portalRoutes } from './portal-routes';
+import { clockRoutes } from './clock';
+import { snapshotRoutes } from './snapshot';
+
+export function adminRouter(ctx: AdminContext, key: string): Router {
+  const router = express.Router();
+  router.use((_req, res, next) => {
+    // Answers hold credentials: no cache keeps them.
+    res.set({ 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+    next();
+  });
+  router.use(adminGuard(ctx, key));
+  router.use(portalRoutes(ctx));
+  router.use(faultRoutes(ctx));
+  router.use(journalRoutes(ctx));
+  router.use(outboxRoutes(ctx));
+  router.use(clockRoutes({ clock: ctx.clock, advance: ctx.clock.advance }));
+  router.use(snapshotRoutes({ snapshots: ctx.snapshots, now: ctx.clock.now }));
+  router.use((req, res) => {
+    res.status(404).json(errorBody(`no admin route for ${req.method} ${req.baseUrl}${req.path}`));
+  });
+  // Four parameters make it Express's error handler.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err, ctx.log));
+  return router;
+}
