@@ -137,7 +137,11 @@ async function imported(p: Target, body: Buffer | string, headers: Record<string
 describe('snapshots', () => {
   it('need the admin key', async () => {
     expect((await fetch(`${t.baseUrl}/_admin/snapshot`)).status).toBe(401);
-    expect((await fetch(`${t.baseUrl}/_admin/snapshot`, { headers: t.portals[0].auth })).status).toBe(401);
+    expect(
+      (await fetch(`${t.baseUrl}/_admin/snapshot`, { headers: { authorization: 'Bearer not-the-admin-key' } })).status,
+    ).toBe(401);
+    // A portal's token is named as such (admin/guard.ts).
+    expect((await fetch(`${t.baseUrl}/_admin/snapshot`, { headers: t.portals[0].auth })).status).toBe(403);
     expect((await imported(target(), 'x', {})).status).toBe(401);
   });
 
