@@ -255,7 +255,8 @@ export function createPlatform(options: PlatformOptions = {}) {
     settled,
   };
 
-  const advance = clockAdvance(engine, clock, services);
+  const moves = clockAdvance(engine, clock, services);
+  const clockControl = { now, advance: moves.advance, set: moves.set };
   /** The whole state as one file and back (services/snapshot.ts). */
   const snapshotStore = snapshots({
     engine,
@@ -303,7 +304,7 @@ export function createPlatform(options: PlatformOptions = {}) {
           log,
           faults: twin!.faults,
           journal: twin!.journal,
-          clock: { now, advance },
+          clock: clockControl,
           snapshots: snapshotStore,
           // The demo portal (seed.ts) gets its demo data again; another portal, a new one's defaults only.
           reseed: async (t, portal, at) => {
@@ -387,7 +388,7 @@ export function createPlatform(options: PlatformOptions = {}) {
     ready,
     /** The platform's clock: `now()`, and moving it on (`advance(ms)`) or to a time (`set(ms)`)
      * with what falls due on the way run in time order (services/clock-advance.ts); never back. */
-    clock: { now, advance: advance.advance, set: advance.set },
+    clock: clockControl,
     /** Snapshots of the whole state: export (a stream or a file, atomically) and import. */
     snapshots: snapshotStore,
     /** Starts both servers; port 0 picks a free one. */

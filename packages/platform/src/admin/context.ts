@@ -5,7 +5,7 @@
 import type { Engine, Transaction } from '../db/engine';
 import type { FaultRules } from '../http/faults';
 import type { RequestJournal } from '../http/journal';
-import type { ClockAdvance } from '../services/clock-advance';
+import type { ClockControl } from '../services/clock-advance';
 import type { Snapshots } from '../services/snapshot';
 import type { Services } from '../services/wiring';
 
@@ -26,7 +26,7 @@ export interface AdminContext {
    * portal's forms, lists and workflow; nothing for others). In the reset's transaction. */
   reseed: (t: Transaction, portal: { id: number; name: string }, now: number) => Promise<void>;
   /** The platform's clock: its time, and moving it with what falls due on the way. */
-  clock: { now: () => number; advance: ClockAdvance };
+  clock: ClockControl;
   /** The whole state as one file, and back (services/snapshot.ts). */
   snapshots: Snapshots;
 }

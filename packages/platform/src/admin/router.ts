@@ -13,8 +13,8 @@ import { faultRoutes } from './fault-routes';
 import { journalRoutes } from './journal-routes';
 import { outboxRoutes } from './outbox-routes';
 import { portalRoutes } from './portal-routes';
-import { clockRoutes } from './clock';
-import { snapshotRoutes } from './snapshot';
+import { clockRoutes } from './clock-routes';
+import { snapshotRoutes } from './snapshot-routes';
 
 export function adminRouter(ctx: AdminContext, key: string): Router {
   const router = express.Router();
@@ -28,8 +28,8 @@ export function adminRouter(ctx: AdminContext, key: string): Router {
   router.use(faultRoutes(ctx));
   router.use(journalRoutes(ctx));
   router.use(outboxRoutes(ctx));
-  router.use(clockRoutes({ clock: ctx.clock, advance: ctx.clock.advance }));
-  router.use(snapshotRoutes({ snapshots: ctx.snapshots, now: ctx.clock.now }));
+  router.use(clockRoutes(ctx));
+  router.use(snapshotRoutes(ctx));
   router.use((req, res) => {
     res.status(404).json(errorBody(`no admin route for ${req.method} ${req.baseUrl}${req.path}`));
   });

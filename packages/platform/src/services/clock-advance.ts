@@ -62,3 +62,5 @@ export function clockAdvance(engine: Engine, clock: Clock, jobs: DueJobs) {
 }
 
 export type ClockAdvance = ReturnType<typeof clockAdvance>;
+/** The clock as the admin surface and `platform.clock` give it: its time, and the moves. */
+export type ClockControl = ClockAdvance & { now: () => number };

@@ -39,7 +39,7 @@ export interface SnapshotDeps {
   now: () => number;
   /** Moves the dashboard's pending counters into its tables (PostgreSQL's deltas). */
   fold: () => Promise<unknown>;
-  /** In the import's transaction, after its writes: the caches drop what they hold. */
+  /** In the import's transaction, before and after its writes: the caches drop what they hold. */
   forget: (t: Queryable) => Promise<void>;
   /** After an import has committed, with the snapshot's time (the clock may follow it). */
   imported?: (exportedAt: number) => void;
@@ -130,6 +130,7 @@ export function snapshots({ engine, filesRoot, now, fold, forget, imported }: Sn
       await engine.tx(async (t) => {
         const shapes = await tableShapes(t, engine.kind);
         checkTables(snapshot, shapes);
+        await forget(t);
         await replaceRows(t, engine.kind, shapes, snapshot.tables, header.sequences).catch((err: unknown) => {
           // Rows the database refuses (a text where a number goes, a key twice) are the file's
           // fault; a database that is gone is not.

@@ -207,10 +207,12 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     // In a transaction of its own: the deltas others committed meanwhile, not the run's snapshot.
     { name: 'rollups', run: () => rollups.fold() },
   ]);
-  /** Every per-process cache drops what it holds, in the transaction `t` that replaced the whole
-   * state (a snapshot's import), and the portals' tiers are asked again. */
+  /** Every per-process cache drops what it holds, in the transaction `t` that replaces the whole
+   * state (a snapshot's import, which calls it before and after its writes: the portals' tiers
+   * are forgotten by id, the old portals' and the new ones'). */
   const forgetCaches = async (t: Queryable) => {
     await forgetAll(engine, t);
+    for (const id of await portals.ids(t)) portals.forget(id);
   };
   return {
     now,

@@ -5,16 +5,10 @@
  *   steps and delays, webhook attempts, scheduled posts and broadcasts) before it answers
  *   `{now, iso, stops}` (`stops`: the due times it stepped through). The clock never goes
  *   backwards: an earlier time is a 400, as are a body with both fields, neither, or other keys. */
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type Router } from 'express';
 import { badRequest } from '../domain/errors';
-import { errorBody, httpAnswer } from '../http/errors';
-import type { ClockAdvance } from '../services/clock-advance';
-import type { Clock } from '../util/clock';
-
-export interface ClockRouteDeps {
-  clock: Pick<Clock, 'now'>;
-  advance: ClockAdvance;
-}
+import type { AdminContext } from './context';
+import { jsonBody, route } from './input';
 
 const view = (ms: number) => ({ now: ms, iso: new Date(ms).toISOString() });
 
@@ -47,34 +41,26 @@ function moveOf(body: unknown): { advanceMs: number } | { now: number } {
   return { advanceMs };
 }
 
-export function clockRoutes({ clock, advance }: ClockRouteDeps): express.Router {
+export function clockRoutes({ clock, log }: Pick<AdminContext, 'clock' | 'log'>): Router {
   const router = express.Router();
-  router.get('/clock', (_req, res) => void res.json(view(clock.now())));
-  router.post('/clock', express.json({ limit: '10kb' }), async (req, res) => {
-    const move = moveOf(req.body);
-    try {
-      const stops = 'now' in move ? await advance.set(move.now) : await advance.advance(move.advanceMs);
-      res.json({ ...view(clock.now()), stops });
-    } catch (err) {
-      // The clock's own refusals (a time before its own, out of Date's range) name the problem.
-      if (err instanceof RangeError) throw badRequest(err.message);
-      throw err;
-    }
-  });
-  router.use(answerErrors);
+  router.get(
+    '/clock',
+    route(log, (_req, res) => res.json(view(clock.now()))),
+  );
+  router.post(
+    '/clock',
+    ...jsonBody,
+    route(log, async (req, res) => {
+      const move = moveOf(req.body);
+      try {
+        const stops = 'now' in move ? await clock.set(move.now) : await clock.advance(move.advanceMs);
+        res.json({ ...view(clock.now()), stops });
+      } catch (err) {
+        // The clock's own refusals (a time before its own, out of Date's range) name the problem.
+        if (err instanceof RangeError) throw badRequest(err.message);
+        throw err;
+      }
+    }),
+  );
   return router;
-}
-
-/** Errors as the platform answers them: a PlatformError's status and body, a body that is not
- * JSON a 400, anything else a 500 that tells nothing. */
-export function answerErrors(err: unknown, _req: Request, res: Response, next: NextFunction) {
-  if (res.headersSent) return next(err);
-  const parse = err as { type?: string; status?: number; message?: string };
-  if (parse.type == 'entity.parse.failed')
-    return void res
-      .status(400)
-      .json(errorBody(`the body is not JSON: ${parse.message}`, { category: 'VALIDATION_ERROR' }));
-  if (parse.type == 'entity.too.large') return void res.status(413).json(errorBody('the body is too large'));
-  const answer = httpAnswer(err) ?? { status: 500, headers: {}, body: errorBody('internal error') };
-  res.status(answer.status).set(answer.headers).json(answer.body);
 }
