@@ -211,3 +211,26 @@ describe('the table list', () => {
     expect(tables.filter((n) => ![...PORTAL_TABLES, ...CREDENTIAL_TABLES].includes(n))).toEqual([]);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('lists every admin route with its input schema, behind the key', async () => {
+    expect((await admin('GET', '/openapi.json', undefined, null)).status).toBe(401);
+    const doc = (await admin('GET', '/openapi.json')).json;
+    expect(doc.openapi).toBe('3.1.0');
+    for (const [path, method] of [
+      ['/portals', 'post'],
+      ['/portals/{id}/reset', 'post'],
+      ['/faults', 'post'],
+      ['/faults/{id}', 'delete'],
+      ['/journal/count', 'get'],
+      ['/outbox/tokens', 'delete'],
+    ])
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    expect(doc.paths['/faults'].post.requestBody.content['application/json'].schema.properties).toHaveProperty(
+      'latencyMs',
+    );
+    expect(doc.paths['/journal'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['route', 'portalId', 'status', 'limit']),
+    );
+  });
+});

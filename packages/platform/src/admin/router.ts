@@ -11,6 +11,7 @@ import { adminGuard } from './guard';
 import { sendError } from './input';
 import { faultRoutes } from './fault-routes';
 import { journalRoutes } from './journal-routes';
+import { adminOpenApi } from './openapi';
 import { outboxRoutes } from './outbox-routes';
 import { portalRoutes } from './portal-routes';
 import { clockRoutes } from './clock-routes';
@@ -24,6 +25,8 @@ export function adminRouter(ctx: AdminContext, key: string): Router {
     next();
   });
   router.use(adminGuard(ctx, key));
+  const document = adminOpenApi();
+  router.get('/openapi.json', (_req, res) => res.json(document));
   router.use(portalRoutes(ctx));
   router.use(faultRoutes(ctx));
   router.use(journalRoutes(ctx));
