@@ -79,6 +79,20 @@ describe('the clock controls', () => {
     expect((await admin('GET', undefined, t.portals[0].privateAppToken)).status).toBe(403);
   });
 
+  it('are in the admin OpenAPI document, with the snapshots', async () => {
+    const doc = (
+      await fetchJson(`${t.baseUrl}/_admin/openapi.json`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+    ).json;
+    for (const [path, method] of [
+      ['/clock', 'get'],
+      ['/clock', 'post'],
+      ['/snapshot', 'get'],
+      ['/snapshot', 'put'],
+    ])
+      expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
+    expect(JSON.stringify(doc.paths['/clock'].post.requestBody)).toContain('advanceMs');
+  });
+
   it('refuses what it cannot do with a 400 naming the problem, and never goes backwards', async () => {
     const before = await now();
     const cases: [unknown, RegExp][] = [

@@ -6,9 +6,31 @@
  *   `{now, iso, stops}` (`stops`: the due times it stepped through). The clock never goes
  *   backwards: an earlier time is a 400, as are a body with both fields, neither, or other keys. */
 import express, { type Router } from 'express';
+import { z } from 'zod';
 import { badRequest } from '../domain/errors';
 import type { AdminContext } from './context';
 import { jsonBody, route } from './input';
+
+/** The body of a move, for the OpenAPI document; `moveOf` checks it with messages of its own
+ * (a union's "invalid input" would not say which field is wrong). */
+const ClockMove = z.union([
+  z.strictObject({ advanceMs: z.number().int().min(0).describe('milliseconds to move on by') }),
+  z.strictObject({
+    now: z.union([z.number().int(), z.string()]).describe('ms since the epoch, or ISO 8601 with its zone'),
+  }),
+]);
+
+/** Its entries in the OpenAPI document (openapi.ts, which imports them: typed there). */
+export const CLOCK_OPERATIONS = [
+  { method: 'get', path: '/clock', summary: "The platform's time: {now (ms), iso}" },
+  {
+    method: 'post',
+    path: '/clock',
+    summary:
+      'Moves the clock on by advanceMs, or to now (never back), running what falls due on the way in time order; answers {now, iso, stops}',
+    body: ClockMove,
+  },
+] as const;
 
 const view = (ms: number) => ({ now: ms, iso: new Date(ms).toISOString() });
 

@@ -14,6 +14,21 @@ import { route } from './input';
 /** The largest snapshot a PUT takes, as sent. */
 const MAX_BYTES = 1 << 30;
 
+/** Its entries in the OpenAPI document (openapi.ts, which imports them: typed there). */
+export const SNAPSHOT_OPERATIONS = [
+  {
+    method: 'get',
+    path: '/snapshot',
+    summary: 'The whole state (every portal, files included) as one gzip file of JSON lines (application/gzip)',
+  },
+  {
+    method: 'put',
+    path: '/snapshot',
+    summary:
+      'Replaces the whole state with a snapshot file (the body, up to 1 GiB), atomically; answers {imported: {tables, rows, files}, now}',
+  },
+] as const;
+
 export function snapshotRoutes({ snapshots, clock, log }: Pick<AdminContext, 'snapshots' | 'clock' | 'log'>): Router {
   const router = express.Router();
   router.get(
