@@ -3,6 +3,9 @@
  * their bytes, properties, workflows, tracked events, email events); a cut or foreign file is
  * refused with a 400 naming the problem and the state stays as it was; no admin key, no
  * snapshot. On PostgreSQL, a SQLite platform's snapshot loads into it and answers the same. */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlatform, createPortal, issuePortalCredentials, type Platform } from '../src';
 import { seedEmailDefaults } from '../src/store/email-seed';
@@ -201,6 +204,24 @@ describe('snapshots', () => {
     const wrong = await imported(target(), miscounted);
     expect(wrong.status).toBe(400);
     expect(wrong.json.message).toMatch(/last line counts/);
+  });
+
+  it('exports to a file through a temporary file: a failed export leaves no part behind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-export-'));
+    try {
+      const file = join(dir, 'state.jsonl.gz');
+      writeFileSync(file, 'the previous snapshot');
+      await t.platform.snapshots.exportToFile(file);
+      expect((await imported(target(), readFileSync(file))).status).toBe(200);
+      // Renaming over a directory fails: what was there stays, and so does nothing else.
+      const taken = join(dir, 'taken');
+      mkdirSync(join(taken, 'inside'), { recursive: true });
+      await expect(t.platform.snapshots.exportToFile(taken)).rejects.toThrow();
+      expect(readdirSync(dir).sort()).toEqual(['state.jsonl.gz', 'taken']);
+      expect(readdirSync(taken)).toEqual(['inside']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.runIf(TEST_ENGINE == 'postgres')('carries a SQLite platform into PostgreSQL', async () => {
