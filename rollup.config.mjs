@@ -99,7 +99,7 @@ export default [
     plugins: [ts('react')],
   },
   nodePackage('api'),
-  nodePackage('platform', ['index', 'cli']),
+  nodePackage('platform', ['index', 'cli', 'testing']),
   nodePackage('client'),
   // Two entries for sites: the Express middleware (index) and the fetch handler alone (fetch).
   nodePackage('companion', ['index', 'fetch', 'cli']),

@@ -59,6 +59,8 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
       'snapshot-flags.ts',
       'twin-parts.ts',
       'testing.ts',
+      'admin-client.ts',
+      'exec-command.ts',
     ],
     ['http/', 'inspector/', 'admin/'],
     ['handlers/'],

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { createPlatform } from './app';
 import { isPostgresUrl, withoutPassword } from './db/engine-postgres';
+import { execCommand } from './exec-command';
 import { migrateCommand } from './migrate-command';
 import {
   adminLine,
@@ -73,6 +74,9 @@ const HELP = `svc-platform — the svc platform API on SQLite or PostgreSQL
 
   svc-platform migrate --from FILE --to postgres://…   copies a SQLite database into PostgreSQL
                         (svc-platform migrate --help)
+  svc-platform exec [flags] -- CMD [ARGS…]   runs CMD against a twin: the platform on free
+                        ports, in memory, admin API on, SVC_* variables in CMD's environment;
+                        exits with CMD's status (svc-platform exec --help)
 
 Where the data is kept, the first that is given: --database, then --memory or --data, then
 env DATABASE_URL, then .data/platform.db. --database with --data or --memory is refused.
@@ -138,6 +142,7 @@ const shown = (database: string) =>
 
 export async function main(argv: string[]) {
   if (argv[0] == 'migrate') return migrateCommand(argv.slice(1));
+  if (argv[0] == 'exec') process.exit(await execCommand(argv.slice(1)));
   const { values } = parseArgs({
     args: argv,
     options: {

@@ -2,6 +2,7 @@
  * without the admin key, a portal's credential is refused by name, portals made through it are
  * isolated from each other, and delete and reset do what they say. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemo } from '../src/seed';
 import { PORTAL_TABLES, CREDENTIAL_TABLES } from '../src/store/portal-removal';
 import { fetchJson, sqliteOf, startPlatform, TEST_ENGINE, type TestPlatform } from './harness';
 
@@ -191,6 +192,31 @@ describe('portals', () => {
       const res = await admin(method, path, body);
       expect([method, path, res.status]).toEqual([method, path, status]);
       expect(res.json.message).toMatch(message);
+    }
+  });
+});
+
+describe('the demo portal', () => {
+  it('gets its demo data back on reset', async () => {
+    const demo = await startPlatform({ portals: [], adminKey: KEY });
+    try {
+      const creds = (await seedDemo(demo.platform.services))!;
+      const auth = { authorization: `Bearer ${creds.privateAppToken}` };
+      const forms = async () =>
+        (await demo.call('GET', '/contacts/v1/forms', { portal: null, headers: auth })).json.map(
+          (f: { name: string }) => f.name,
+        );
+      const before = await forms();
+      expect(before).toEqual(['Contact us', 'Newsletter sign-up']);
+      await demo.call('POST', '/contacts/v1/forms', { portal: null, headers: auth, body: { name: 'Extra' } });
+      const reset = await fetchJson(`${demo.baseUrl}/_admin/portals/62515/reset`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}` },
+      });
+      expect(reset.status).toBe(200);
+      expect(await forms()).toEqual(before);
+    } finally {
+      await demo.close();
     }
   });
 });

@@ -4,6 +4,7 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import type { z } from 'zod';
 import { PlatformError } from '../domain/errors';
 import { fromBodyParser } from '../http/bodies';
+import { notPercentEncoding } from '../http/catalog-call';
 import { httpAnswer, internalError } from '../http/errors';
 import type { AdminLog } from './context';
 
@@ -31,7 +32,9 @@ export const jsonBody: RequestHandler[] = [
 /** The answer to an error: the platform's JSON error body, 500 (logged, unnamed) for a bug. */
 export function sendError(res: Response, err: unknown, log: AdminLog) {
   if (res.headersSent) return;
-  const known = httpAnswer(fromBodyParser(err) ?? err);
+  // Express could not percent-decode a path parameter.
+  const named = err instanceof URIError ? notPercentEncoding() : (fromBodyParser(err) ?? err);
+  const known = httpAnswer(named);
   if (!known) log.error({ err }, 'admin API: unhandled error');
   const { status, headers, body } = known ?? internalError();
   res.status(status).set(headers).json(body);

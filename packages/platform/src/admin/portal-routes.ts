@@ -103,6 +103,8 @@ export function portalRoutes(ctx: AdminContext): Router {
         const found = await removal.get(t, id);
         if (!found) throw notFound(id);
         await removal.deleteData(t, id);
+        // Before seeding again: the seeds read through the caches (a group exists already?).
+        await forget(t, id);
         await seedPortal(t, services, id, now);
         await ctx.reseed(t, { id, name: found.name }, now);
         await forget(t, id);
