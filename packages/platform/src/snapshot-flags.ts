@@ -3,7 +3,9 @@
  * `--export-on-exit FILE` writes one when the platform stops (a temporary file renamed over FILE
  * once whole: a failed export leaves the previous FILE as it was). */
 import type { Platform } from './app';
+import { DEMO_PORTAL } from './seed';
 import { SnapshotError } from './services/snapshot';
+import { issuePortalCredentials, type PortalCredentials } from './store/portals';
 
 /** Loads FILE into the platform (ready, not yet serving); an error names the flag and the file. */
 export async function importAtStart(platform: Pick<Platform, 'snapshots'>, file: string) {
@@ -29,4 +31,15 @@ export async function exportOnExit(platform: Pick<Platform, 'snapshots'>, file: 
     );
     return false;
   }
+}
+
+/** Credentials for a twin started from a snapshot, whose own are stored as hashes only: new ones
+ * issued to its demo portal, else to its first portal; undefined when it has no portal. */
+export async function credentialsAfterImport(
+  platform: Pick<Platform, 'services' | 'clock'>,
+): Promise<PortalCredentials | undefined> {
+  const { engine, portals } = platform.services;
+  const ids = await portals.ids(engine);
+  const id = ids.includes(DEMO_PORTAL) ? DEMO_PORTAL : ids[0];
+  return id === undefined ? undefined : issuePortalCredentials(engine, id, platform.clock.now());
 }
