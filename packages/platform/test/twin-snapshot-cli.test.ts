@@ -2,10 +2,11 @@
  * whole state when the platform is stopped, and `--import FILE` starts another platform from it,
  * whose answers (with the same credentials) are the first one's. SQLite in memory: the flags do
  * the same on either engine (twin-snapshot.test.ts runs the snapshots themselves on both). */
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startCli } from './cli-process';
 import { fetchJson } from './harness';
@@ -58,10 +59,51 @@ describe('svc-platform --export-on-exit and --import', () => {
       `--import ${join(dir, 'nothing.gz')}: no such file`,
     );
     const cut = join(dir, 'cut.jsonl.gz');
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(cut, readFileSync(file).subarray(0, 100));
     await expect(startCli([...common, '--import', cut], children)).rejects.toThrow(
       /--import .*cut\.jsonl\.gz: the snapshot is not whole gzip/,
     );
+  });
+});
+
+/** `svc-platform exec FLAGS -- node SCRIPT`, resolving to its status and output. */
+function exec(args: string[]) {
+  const cli = fileURLToPath(new URL('../bin/svc-platform.js', import.meta.url));
+  const child = spawn(process.execPath, [cli, 'exec', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  child.stdout.on('data', (c) => (output += c));
+  child.stderr.on('data', (c) => (output += c));
+  return new Promise<{ code: number | null; output: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, output })),
+  );
+}
+
+/** Makes a contact (`make`) or exits 0 only when it is there (`check`), with the twin's token. */
+const SCRIPT = `
+const [mode] = process.argv.slice(2);
+const auth = { authorization: 'Bearer ' + process.env.SVC_TOKEN };
+const url = process.env.SVC_BASE_URL + '/contacts/v1/contact';
+if (mode == 'make') {
+  const res = await fetch(url, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify({ properties: [{ property: 'email', value: 'exec@acme.test' }] }) });
+  process.exit(res.status == 200 ? 0 : 2);
+}
+const res = await fetch(url + '/email/exec@acme.test/profile', { headers: auth });
+process.exit(res.status == 200 ? 0 : 3);
+`;
+
+describe('svc-platform exec --export-on-exit and --import', () => {
+  it("carries one run's state into the next, whose credentials are its demo portal's", async () => {
+    const script = join(dir, 'script.mjs');
+    writeFileSync(script, SCRIPT);
+    const saved = join(dir, 'exec.jsonl.gz');
+    const first = await exec(['--export-on-exit', saved, '--', process.execPath, script, 'make']);
+    expect(first.code, first.output).toBe(0);
+    expect(first.output).toContain(`snapshot written to ${saved}`);
+    // Without the snapshot, the contact is not there.
+    expect((await exec(['--', process.execPath, script, 'check'])).code).toBe(3);
+    const second = await exec(['--import', saved, '--', process.execPath, script, 'check']);
+    expect(second.code, second.output).toBe(0);
   });
 });
