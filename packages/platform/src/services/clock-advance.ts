@@ -31,22 +31,31 @@ export function clockAdvance(engine: Engine, clock: Clock, jobs: DueJobs) {
     return run;
   };
 
-  /** Moves the clock to `target` (not earlier than now: a RangeError), running what falls due on
-   * the way; resolves to the number of due times stepped through. */
-  const moveTo = async (target: number) => {
-    // A time out of range or before now throws here, naming the problem, before anything runs.
-    if (!Number.isFinite(target) || Math.abs(target) > 8.64e15 || target < clock.now()) clock.set(target);
-    await runPasses(); // what is due already goes first
-    let stops = 0;
-    for (; stops < MAX_STOPS; stops++) {
-      const next = await nextDueAfter(engine, clock.now());
-      if (next === undefined || next > target) break;
-      clock.set(Math.max(next, clock.now()));
+  /** Moves the clock to the time `targetOf` gives for its time now (not earlier than now: a
+   * RangeError), running what falls due on the way; resolves to the number of due times stepped
+   * through. */
+  const moveTo = async (targetOf: (now: number) => number) => {
+    // Held at each stop, so that a delay a step starts there ends at an exact time (within the
+    // target when it should be); it runs on from the target afterwards.
+    clock.hold();
+    try {
+      const target = targetOf(clock.now());
+      // A time out of range or before now throws here, naming the problem, before anything runs.
+      if (!Number.isFinite(target) || Math.abs(target) > 8.64e15 || target < clock.now()) clock.set(target);
+      await runPasses(); // what is due already goes first
+      let stops = 0;
+      for (; stops < MAX_STOPS; stops++) {
+        const next = await nextDueAfter(engine, clock.now());
+        if (next === undefined || next > target) break;
+        clock.set(next);
+        await runPasses();
+      }
+      clock.set(target);
       await runPasses();
+      return stops;
+    } finally {
+      clock.release();
     }
-    clock.set(Math.max(target, clock.now()));
-    await runPasses();
-    return stops;
   };
 
   return {
@@ -54,10 +63,10 @@ export function clockAdvance(engine: Engine, clock: Clock, jobs: DueJobs) {
     advance: (ms: number) =>
       serialized(() => {
         if (!(ms >= 0 && ms <= 8.64e15)) clock.advance(ms); // throws, naming the problem
-        return moveTo(clock.now() + ms);
+        return moveTo((now) => now + ms);
       }),
     /** Moves the clock to `ms` (see moveTo). */
-    set: (ms: number) => serialized(() => moveTo(ms)),
+    set: (ms: number) => serialized(() => moveTo(() => ms)),
   };
 }
 

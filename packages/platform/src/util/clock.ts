@@ -11,11 +11,18 @@ export interface Clock {
   set: (ms: number) => void;
   /** Moves the clock on by `ms` (zero or more; a RangeError when negative). */
   advance: (ms: number) => void;
+  /** Stops the clock where it is until `release` (only set and advance move it meanwhile): an
+   * advance's stops are exact times, and what is scheduled at one ("an hour from now") falls
+   * due at exactly that time, not a few milliseconds after. */
+  hold: () => void;
+  /** Lets the clock run on from where it was held. */
+  release: () => void;
 }
 
 export function settableClock(base: () => number = Date.now): Clock {
   let offset = 0;
-  const now = () => base() + offset;
+  let held: number | undefined;
+  const now = () => held ?? base() + offset;
   const check = (ms: number, what: string) => {
     // Date's own range: beyond it no instant can be shown or stored as one.
     if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15)
@@ -30,12 +37,22 @@ export function settableClock(base: () => number = Date.now): Clock {
         throw new RangeError(
           `the clock never goes backwards: ${new Date(ms).toISOString()} is before its time, ${new Date(current).toISOString()}`,
         );
-      offset += ms - current;
+      if (held !== undefined) held = ms;
+      else offset += ms - current;
     },
     advance(ms) {
       check(ms, 'advanceMs');
       if (ms < 0) throw new RangeError('advanceMs must be zero or more: the clock never goes backwards');
-      offset += ms;
+      if (held !== undefined) held += ms;
+      else offset += ms;
+    },
+    hold() {
+      held = now();
+    },
+    release() {
+      if (held === undefined) return;
+      offset = held - base();
+      held = undefined;
     },
   };
 }
