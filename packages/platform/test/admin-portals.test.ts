@@ -186,7 +186,9 @@ describe('portals', () => {
       ['POST', '/portals', [1, 2], 400, /body/],
       ['DELETE', '/portals/abc', undefined, 400, /path\.id/],
       ['POST', '/portals/0/reset', undefined, 400, /path\.id/],
-      ['PUT', '/portals', undefined, 404, /no admin route for PUT/],
+      ['PUT', '/portals', undefined, 405, /PUT is not allowed on \/_admin\/portals; use GET or POST/],
+      ['GET', '/portals/1/reset', undefined, 405, /use POST/],
+      ['GET', '/nothing-here', undefined, 404, /no admin route for GET \/_admin\/nothing-here/],
     ];
     for (const [method, path, body, status, message] of cases) {
       const res = await admin(method, path, body);

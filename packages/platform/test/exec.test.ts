@@ -39,7 +39,8 @@ console.log(JSON.stringify({ env, statuses: [props.status, portals.status, forms
 process.exit(Number(process.argv[2]));
 `;
 
-describe('svc-platform exec', () => {
+// Each run starts node on the built CLI and a platform: seconds on a busy machine.
+describe('svc-platform exec', { timeout: 60_000 }, () => {
   it("gives CMD the twin's variables, exits with CMD's status, and leaves nothing listening", async () => {
     const script = join(dir, 'script.mjs');
     writeFileSync(script, SCRIPT);
@@ -75,6 +76,29 @@ describe('svc-platform exec', () => {
     expect(code, stdout + stderr).toBe(0);
     expect(stdout).toMatch(/# pass [1-9]/);
     expect(stdout).toMatch(/# fail 0/);
+  });
+
+  it('passes a signal on to CMD, and exits with what CMD made of it', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        'exec',
+        '--',
+        process.execPath,
+        '-e',
+        "process.on('SIGTERM', () => { console.log('got SIGTERM'); process.exit(7); }); console.log('ready'); setInterval(() => {}, 1000);",
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+      if (out.includes('ready')) child.kill('SIGTERM');
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(out).toContain('got SIGTERM');
+    expect(code).toBe(7);
   });
 
   it('refuses a missing command, and answers 127 for one that cannot start', async () => {

@@ -11,7 +11,7 @@ import { adminGuard } from './guard';
 import { sendError } from './input';
 import { faultRoutes } from './fault-routes';
 import { journalRoutes } from './journal-routes';
-import { adminOpenApi } from './openapi';
+import { ADMIN_OPERATIONS, adminOpenApi } from './openapi';
 import { outboxRoutes } from './outbox-routes';
 import { portalRoutes } from './portal-routes';
 import { clockRoutes } from './clock-routes';
@@ -33,7 +33,18 @@ export function adminRouter(ctx: AdminContext, key: string): Router {
   router.use(outboxRoutes(ctx));
   router.use(clockRoutes(ctx));
   router.use(snapshotRoutes(ctx));
+  // A known path with another method is a 405 naming the methods it takes.
+  const known = ADMIN_OPERATIONS.map((op) => ({
+    method: op.method.toUpperCase(),
+    test: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+  }));
   router.use((req, res) => {
+    const allowed = [...new Set(known.filter((k) => k.test.test(req.path)).map((k) => k.method))];
+    if (allowed.length)
+      return void res
+        .status(405)
+        .set('Allow', allowed.join(', '))
+        .json(errorBody(`${req.method} is not allowed on ${req.baseUrl}${req.path}; use ${allowed.join(' or ')}`));
     res.status(404).json(errorBody(`no admin route for ${req.method} ${req.baseUrl}${req.path}`));
   });
   // Four parameters make it Express's error handler.
