@@ -43,6 +43,8 @@ const ON_POSTGRES = [
   'spam-review',
   'submission-bulk',
   'tracking',
+  'twin-clock',
+  'twin-snapshot',
   'utk-links',
   'webhooks',
   'workflows',

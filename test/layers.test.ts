@@ -56,6 +56,7 @@ const ROOMS: Record<string, readonly (readonly string[])[]> = {
       'seed.ts',
       'seed-contacts.ts',
       'background-errors.ts',
+      'snapshot-flags.ts',
       'twin-parts.ts',
       'testing.ts',
       'admin-client.ts',

@@ -3,7 +3,7 @@
 // exec gives it SVC_BASE_URL, SVC_TOKEN, … and the admin API (SVC_ADMIN_URL, SVC_ADMIN_KEY).
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { greetingName, signUp } from './site.mjs';
+import { greetingName, signUp, welcome } from './site.mjs';
 
 /** The admin API, as curl would call it. */
 async function admin(method, path, body) {
@@ -17,6 +17,14 @@ async function admin(method, path, body) {
 }
 
 afterEach(() => admin('DELETE', '/faults'));
+
+/** The ids of the static lists a contact is in, as the API shows them. */
+async function listsOf(email) {
+  const res = await fetch(`${process.env.SVC_BASE_URL}/contacts/v1/contact/email/${email}/profile`, {
+    headers: { authorization: `Bearer ${process.env.SVC_TOKEN}` },
+  });
+  return (await res.json())['list-memberships'].map((m) => m['static-list-id']);
+}
 
 describe('newsletter sign-up', () => {
   it('makes the contact, and greets it by name', async () => {
@@ -42,5 +50,15 @@ describe('newsletter sign-up', () => {
   it('gives up on an outage with a clear error', async () => {
     await admin('POST', '/faults', { route: 'contacts.getByEmail', status: 503 });
     await assert.rejects(greetingName('ada@example.com'), /lookup failed: 503/);
+  });
+
+  it('welcomes a new lead: on the newsletter an hour later, once the clock has moved on', async () => {
+    await signUp('lin@example.com', 'Lin');
+    await welcome('lin@example.com');
+    const before = await listsOf('lin@example.com');
+    // The workflow's one-hour delay runs out, and its next step runs, before the call answers.
+    await admin('POST', '/clock', { advanceMs: 60 * 60 * 1000 });
+    const after = await listsOf('lin@example.com');
+    assert.equal(after.length, before.length + 1);
   });
 });

@@ -58,6 +58,21 @@ export interface WebhookListed {
   attempts: { outcome: 'delivered' | 'retry' | 'failed'; at: number; detail: string | null }[];
 }
 
+/** The platform's time: ms since the epoch, and ISO 8601. */
+export interface ClockTime {
+  now: number;
+  iso: string;
+}
+/** After a move: the time, and how many due times the clock stopped at on the way. */
+export interface ClockMoved extends ClockTime {
+  stops: number;
+}
+export interface SnapshotImported {
+  imported: { tables: number; rows: number; files: number };
+  /** The platform's time after it (a later snapshot's time brings the clock to it). */
+  now: number;
+}
+
 type Query = Record<string, string | number | undefined>;
 const qs = (query: Query = {}) => {
   const params = new URLSearchParams();
@@ -68,20 +83,34 @@ const qs = (query: Query = {}) => {
 
 /** `adminUrl`: `{base_url}/_admin`. */
 export function adminClient(adminUrl: string, adminKey: string) {
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  /** A request; bytes (a snapshot) are sent as they are, anything else as JSON. */
+  async function send(method: string, path: string, body?: unknown) {
+    const bytes = body instanceof Uint8Array;
     const res = await fetch(`${adminUrl}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${adminKey}`,
-        ...(body !== undefined && { 'content-type': 'application/json' }),
+        ...(body !== undefined && { 'content-type': bytes ? 'application/gzip' : 'application/json' }),
       },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : bytes ? new Uint8Array(body) : JSON.stringify(body),
     });
+    if (!res.ok) await refused(res);
+    return res;
+  }
+  async function refused(res: Response): Promise<never> {
     const text = await res.text();
-    const json: unknown = text ? JSON.parse(text) : undefined;
-    if (!res.ok)
-      throw new AdminError(res.status, (json as { message?: string } | undefined)?.message ?? `status ${res.status}`);
-    return json as T;
+    let message: string | undefined;
+    try {
+      message = (JSON.parse(text) as { message?: string }).message;
+    } catch {
+      message = undefined;
+    }
+    throw new AdminError(res.status, message ?? `status ${res.status}`);
+  }
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await send(method, path, body);
+    const text = await res.text();
+    return (text ? JSON.parse(text) : undefined) as T;
   }
   return {
     portals: {
@@ -125,6 +154,22 @@ export function adminClient(adminUrl: string, adminKey: string) {
     },
     /** The admin API's OpenAPI document. */
     openApi: () => call<Record<string, unknown>>('GET', '/openapi.json'),
+    clock: {
+      /** The platform's time. */
+      get: () => call<ClockTime>('GET', '/clock'),
+      /** Moves the clock on by `ms`, running what falls due on the way, in time order; resolves
+       * once all of it has run. */
+      advance: (ms: number) => call<ClockMoved>('POST', '/clock', { advanceMs: ms }),
+      /** Moves the clock to `at` (ms, ISO 8601 or a Date; never back) the same way. */
+      set: (at: number | string | Date) =>
+        call<ClockMoved>('POST', '/clock', { now: at instanceof Date ? at.toISOString() : at }),
+    },
+    snapshot: {
+      /** The whole state (every portal, files included) as a snapshot file's bytes (gzip). */
+      export: async () => new Uint8Array(await (await send('GET', '/snapshot')).arrayBuffer()),
+      /** Replaces the whole state with a snapshot file's bytes, atomically. */
+      import: (file: Uint8Array) => call<SnapshotImported>('PUT', '/snapshot', file),
+    },
   };
 }
 

@@ -36,7 +36,10 @@ import { MIN_ADMIN_KEY_LENGTH } from './admin/guard';
 import { adminRouter } from './admin/router';
 import { twinParts } from './twin-parts';
 import { DEMO_NAME, DEMO_PORTAL, seedDemoContent } from './seed';
+import { clockAdvance } from './services/clock-advance';
+import { snapshots } from './services/snapshot';
 import { createServices, type WebhookSettings } from './services/wiring';
+import { settableClock } from './util/clock';
 import type { PreferenceLinks } from './store/email';
 import type { IpOrganization } from './store/prospects';
 
@@ -62,7 +65,7 @@ export interface PlatformOptions {
    * database server's own crash can lose its last fraction of a second, the guarantee every
    * SQLite write has here). */
   syncTrackingCommits?: boolean;
-  /** The clock (tests move it). */
+  /** The clock (tests move it); the admin surface's clock (`platform.clock`) runs on from it. */
   now?: () => number;
   /** Check every success body against the catalog's response schema (a 500 when off it). */
   checkResponses?: boolean;
@@ -181,7 +184,10 @@ function preferenceLinksOf(given: PlatformOptions['preferenceLinks']): Preferenc
 export type Platform = ReturnType<typeof createPlatform>;
 
 export function createPlatform(options: PlatformOptions = {}) {
-  const now = options.now ?? Date.now;
+  /** The one clock everything reads: the given one (or the wall clock) plus what the admin
+   * surface moved it by. */
+  const clock = settableClock(options.now ?? Date.now);
+  const now = clock.now;
   const publicUrl = options.publicUrl === undefined ? undefined : publicAddress(options.publicUrl);
   const preferenceLinks = preferenceLinksOf(options.preferenceLinks);
   const adminKey = adminKeyOf(options);
@@ -249,6 +255,20 @@ export function createPlatform(options: PlatformOptions = {}) {
     settled,
   };
 
+  const moves = clockAdvance(engine, clock, services);
+  const clockControl = { now, advance: moves.advance, set: moves.set };
+  /** The whole state as one file and back (services/snapshot.ts). */
+  const snapshotStore = snapshots({
+    engine,
+    filesRoot: services.filesRoot,
+    now,
+    fold: () => services.rollups.fold(),
+    forget: (t) => services.forgetCaches(t),
+    // A snapshot taken later than this clock brings the clock to its time: what it holds
+    // (tokens' expiry, due steps) was written at that time.
+    imported: (at) => void (at > clock.now() && clock.set(at)),
+  });
+
   /** Where the servers answer, for the root pages; filled in by listen(). */
   const addresses: Addresses = { inspector: Boolean(options.inspectorKey) };
   const base = express();
@@ -284,6 +304,8 @@ export function createPlatform(options: PlatformOptions = {}) {
           log,
           faults: twin!.faults,
           journal: twin!.journal,
+          clock: clockControl,
+          snapshots: snapshotStore,
           // The demo portal (seed.ts) gets its demo data again; another portal, a new one's defaults only.
           reseed: async (t, portal, at) => {
             if (portal.id == DEMO_PORTAL && portal.name == DEMO_NAME) await seedDemoContent(t, services, at);
@@ -369,6 +391,11 @@ export function createPlatform(options: PlatformOptions = {}) {
     /** Resolves once the platform can serve (listen() waits for it): PostgreSQL's schema migrated
      * and portals from before part 2 seeded. Await it before using `services` without listening. */
     ready,
+    /** The platform's clock: `now()`, and moving it on (`advance(ms)`) or to a time (`set(ms)`)
+     * with what falls due on the way run in time order (services/clock-advance.ts); never back. */
+    clock: clockControl,
+    /** Snapshots of the whole state: export (a stream or a file, atomically) and import. */
+    snapshots: snapshotStore,
     /** Starts both servers; port 0 picks a free one. */
     async listen({ basePort = 3200, formsPort = 3201, host = '127.0.0.1' } = {}) {
       await ready;

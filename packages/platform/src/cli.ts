@@ -18,6 +18,7 @@ import {
 import { keepAppSecret } from './store/portals';
 import { seedContacts } from './seed-contacts';
 import { seedDemo, DEMO_PORTAL } from './seed';
+import { exportOnExit, importAtStart } from './snapshot-flags';
 import { parseMapping } from './store/prospects';
 
 const HELP = `svc-platform — the svc platform API on SQLite or PostgreSQL
@@ -60,6 +61,10 @@ const HELP = `svc-platform — the svc platform API on SQLite or PostgreSQL
   --no-inspector        do not serve the inspector page ({base_url}/_inspector/)
   --inspector-key KEY   use this inspector key (at least 16 characters) and keep it
   --rotate-inspector-key    make a new inspector key (the old URL stops working)
+  --import FILE         start from this snapshot (GET /_admin/snapshot's file): it replaces
+                        whatever the data holds, before serving; no demo portal is seeded
+  --export-on-exit FILE when stopped (Ctrl+C, SIGTERM), write a snapshot of the whole state to
+                        FILE (a temporary file renamed over it once whole)
   --admin               serve the admin API ({base_url}/_admin/: portals, faults, journal,
                         outbox) with the credentials file's adminKey, or a new one kept there
   --admin-key KEY       serve the admin API with this key (at least 16 characters); an
@@ -165,6 +170,8 @@ export async function main(argv: string[]) {
       'webhook-retry-hours': { type: 'string', default: '24' },
       prospects: { type: 'string' },
       'preferences-url': { type: 'string' },
+      import: { type: 'string' },
+      'export-on-exit': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -213,7 +220,14 @@ export async function main(argv: string[]) {
   });
   picked?.save();
   admin.save();
-  const credentials = await seedDemo(platform.services);
+  if (values.import !== undefined) {
+    const loaded = await importAtStart(platform, values.import);
+    console.log(
+      `Loaded snapshot ${values.import}: ${loaded.rows} rows of ${loaded.tables} tables, ${loaded.files} files.`,
+    );
+  }
+  // A snapshot is the whole state: the demo portal is seeded only without one.
+  const credentials = values.import === undefined ? await seedDemo(platform.services) : undefined;
   if (credentials) {
     saveCredentials(values.credentials, credentials);
     console.log(
@@ -246,8 +260,10 @@ export async function main(argv: string[]) {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    const exported =
+      values['export-on-exit'] === undefined || (await exportOnExit(platform, values['export-on-exit'], console.log));
     await platform.close();
-    process.exit(0);
+    process.exit(exported ? 0 : 1);
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());

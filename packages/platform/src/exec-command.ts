@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import { isPostgresUrl, withoutPassword } from './db/engine-postgres';
+import { exportOnExit } from './snapshot-flags';
 import { startTwin, type Twin } from './testing';
 
 const HELP = `svc-platform exec [flags] -- CMD [ARGS…]
@@ -21,6 +22,11 @@ the platform and exits with CMD's status:
   --journal-size N      requests the admin journal keeps (default 1000)
   --token-lifetime S    OAuth access token lifetime in seconds (default 1800)
   --rate-limit N        API requests in any 10 s per portal (default 100)
+  --import FILE         start from this snapshot (GET /_admin/snapshot's file); the SVC_*
+                        credentials are then new ones of its demo portal (or its first)
+  --export-on-exit FILE once CMD has ended, write a snapshot of the whole state to FILE (a
+                        temporary file renamed over it once whole); a failed export makes
+                        exec's status 1 when CMD's was 0
   --help`;
 
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
@@ -53,6 +59,8 @@ export async function execCommand(argv: string[], hooks: ExecHooks = {}): Promis
       'journal-size': { type: 'string', default: '1000' },
       'token-lifetime': { type: 'string', default: '1800' },
       'rate-limit': { type: 'string', default: '100' },
+      import: { type: 'string' },
+      'export-on-exit': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -72,6 +80,7 @@ export async function execCommand(argv: string[], hooks: ExecHooks = {}): Promis
     journalSize: whole('journal-size', values['journal-size']),
     tokenLifetimeSeconds: whole('token-lifetime', values['token-lifetime']),
     rateLimit: { max: whole('rate-limit', values['rate-limit']), windowMs: 10_000 },
+    importFile: values.import,
   });
   try {
     await hooks.beforeRun?.(twin);
@@ -79,7 +88,9 @@ export async function execCommand(argv: string[], hooks: ExecHooks = {}): Promis
     console.error(`svc-platform exec: base_url ${twin.baseUrl}  forms_url ${twin.formsUrl}  admin ${twin.adminUrl}`);
     const status = await run(command, { ...process.env, ...twin.env });
     await hooks.afterRun?.(twin);
-    return status;
+    const file = values['export-on-exit'];
+    const exported = file === undefined || (await exportOnExit(twin.platform, file, (line) => console.error(line)));
+    return exported || status ? status : 1;
   } finally {
     await twin.close();
   }

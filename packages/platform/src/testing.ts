@@ -5,15 +5,26 @@
 import { createPlatform, type Platform, type PlatformOptions } from './app';
 import { adminClient, type AdminClient } from './admin-client';
 import { seedDemo } from './seed';
+import { credentialsAfterImport, importAtStart } from './snapshot-flags';
 import type { PortalCredentials } from './store/portals';
 
-export { adminClient, AdminError, type AdminClient } from './admin-client';
+export {
+  adminClient,
+  AdminError,
+  type AdminClient,
+  type ClockMoved,
+  type ClockTime,
+  type SnapshotImported,
+} from './admin-client';
 export type { FaultSpec } from './http/faults';
 export type { JournalEntry, JournalFilter } from './http/journal';
 
 export interface TwinOptions extends Omit<PlatformOptions, 'admin'> {
   /** Where the servers listen (default 127.0.0.1); ports are always free ones. */
   host?: string;
+  /** A snapshot to start from (the file GET /_admin/snapshot gives): it replaces the data before
+   * the twin serves, and the twin's credentials are new ones of its demo portal (or its first). */
+  importFile?: string;
 }
 
 export interface Twin {
@@ -50,13 +61,18 @@ export function twinEnv(t: Omit<Twin, 'env' | 'admin' | 'platform' | 'close'>): 
 }
 
 export async function startTwin(options: TwinOptions = {}): Promise<Twin> {
-  const { host = '127.0.0.1', ...rest } = options;
+  const { host = '127.0.0.1', importFile, ...rest } = options;
   const platform = createPlatform({ database: ':memory:', logger: false, ...rest, admin: true });
   try {
     await platform.ready;
     // A database that has the demo portal already (a --data file) has no new credentials to give:
     // a new portal is made for the twin instead.
-    const seeded = await seedDemo(platform.services);
+    let seeded: PortalCredentials | undefined;
+    if (importFile === undefined) seeded = await seedDemo(platform.services);
+    else {
+      await importAtStart(platform, importFile);
+      seeded = await credentialsAfterImport(platform);
+    }
     const { baseUrl, formsUrl } = await platform.listen({ basePort: 0, formsPort: 0, host });
     const adminUrl = `${baseUrl}/_admin`;
     const adminKey = platform.adminKey!;

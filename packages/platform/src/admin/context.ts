@@ -5,6 +5,8 @@
 import type { Engine, Transaction } from '../db/engine';
 import type { FaultRules } from '../http/faults';
 import type { RequestJournal } from '../http/journal';
+import type { ClockControl } from '../services/clock-advance';
+import type { Snapshots } from '../services/snapshot';
 import type { Services } from '../services/wiring';
 
 export interface AdminLog {
@@ -23,4 +25,8 @@ export interface AdminContext {
   /** Seeds what a portal had beyond a new portal's defaults, after a reset emptied it (the demo
    * portal's forms, lists and workflow; nothing for others). In the reset's transaction. */
   reseed: (t: Transaction, portal: { id: number; name: string }, now: number) => Promise<void>;
+  /** The platform's clock: its time, and moving it with what falls due on the way. */
+  clock: ClockControl;
+  /** The whole state as one file, and back (services/snapshot.ts). */
+  snapshots: Snapshots;
 }

@@ -2,10 +2,12 @@
  * rest), made from the same zod schemas that check its input, so that it cannot drift from them.
  * Clock and snapshot routes add their entries to ADMIN_OPERATIONS' list beside their files. */
 import { z } from 'zod';
+import { CLOCK_OPERATIONS } from './clock-routes';
 import { FaultRule } from './fault-routes';
 import { JournalQuery } from './journal-routes';
 import { OutboxQueries } from './outbox-routes';
 import { NewPortal } from './portal-routes';
+import { SNAPSHOT_OPERATIONS } from './snapshot-routes';
 
 export interface AdminOperation {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -56,6 +58,8 @@ export const ADMIN_OPERATIONS: AdminOperation[] = [
   },
   { method: 'get', path: '/outbox/tokens', summary: 'OAuth tokens issued', query: OutboxQueries.tokens },
   { method: 'delete', path: '/outbox/tokens', summary: 'Forgets issued tokens: {cleared}', query: OutboxQueries.clear },
+  ...CLOCK_OPERATIONS,
+  ...SNAPSHOT_OPERATIONS,
 ];
 
 const jsonSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });

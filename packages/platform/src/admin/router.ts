@@ -14,6 +14,8 @@ import { journalRoutes } from './journal-routes';
 import { ADMIN_OPERATIONS, adminOpenApi } from './openapi';
 import { outboxRoutes } from './outbox-routes';
 import { portalRoutes } from './portal-routes';
+import { clockRoutes } from './clock-routes';
+import { snapshotRoutes } from './snapshot-routes';
 
 export function adminRouter(ctx: AdminContext, key: string): Router {
   const router = express.Router();
@@ -29,6 +31,8 @@ export function adminRouter(ctx: AdminContext, key: string): Router {
   router.use(faultRoutes(ctx));
   router.use(journalRoutes(ctx));
   router.use(outboxRoutes(ctx));
+  router.use(clockRoutes(ctx));
+  router.use(snapshotRoutes(ctx));
   // A known path with another method is a 405 naming the methods it takes.
   const known = ADMIN_OPERATIONS.map((op) => ({
     method: op.method.toUpperCase(),

@@ -34,6 +34,11 @@ export function postgresSliceCounters(pool: pg.Pool, durationSeconds: number, pr
     duration: durationSeconds,
   });
   type Row = { key: string; points: number };
+  // Date.now, not the platform's clock, on purpose: a row's expiry is housekeeping the library
+  // writes on the wall clock, and a read must compare with the same clock. Which requests count
+  // together follows the platform's clock through the slice keys (http/rolling-window.ts), so a
+  // moved clock (the admin surface's) moves the window.
+
   // A statement of one key where there is one (a plain statement, whose plan PostgreSQL keeps), of
   // many otherwise (an array's statement is planned again on each run).
   const getMany = batched(async (keys: string[]) => {

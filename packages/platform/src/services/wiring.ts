@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine, Queryable, Transaction } from '../db/engine';
+import { forgetAll } from '../db/shared-cache';
 import { txContext } from '../db/tx-context';
 import { scheduler } from '../jobs/scheduler';
 import { socialPublishing } from '../jobs/social-publishing';
@@ -206,8 +207,16 @@ export function createServices(engine: Engine, now: () => number, options: Servi
     // In a transaction of its own: the deltas others committed meanwhile, not the run's snapshot.
     { name: 'rollups', run: () => rollups.fold() },
   ]);
+  /** Every per-process cache drops what it holds, in the transaction `t` that replaces the whole
+   * state (a snapshot's import, which calls it before and after its writes: the portals' tiers
+   * are forgotten by id, the old portals' and the new ones'). */
+  const forgetCaches = async (t: Queryable) => {
+    await forgetAll(engine, t);
+    for (const id of await portals.ids(t)) portals.forget(id);
+  };
   return {
     now,
+    forgetCaches,
     portals,
     credentials,
     oauth,
