@@ -6,10 +6,21 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.bench-peers/**', '.data/**', 'test-results/**'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '.bench-peers/**',
+      '**/.data/**',
+      'test-results/**',
+      '**/.next/**',
+      '**/next-env.d.ts',
+    ],
+  },
   js.configs.recommended,
   {
     files: ['**/*.ts'],
+    ignores: ['examples/next/**'],
     extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: { parserOptions: { project: './tsconfig.json', tsconfigRootDir: import.meta.dirname } },
     rules: {
@@ -38,6 +49,14 @@ export default tseslint.config(
   {
     files: ['packages/platform/src/db/engine-sqlite.ts', 'packages/platform/src/db/engine-postgres.ts'],
     rules: { '@typescript-eslint/require-await': 'off' },
+  },
+  // The Next.js example is a project of its own (JSX, its `@/` paths), which `next build` checks.
+  {
+    files: ['examples/next/**/*.{ts,tsx}'],
+    extends: [tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: { project: './examples/next/tsconfig.json', tsconfigRootDir: import.meta.dirname },
+    },
   },
   // Tests read answers' JSON bodies, which are untyped on purpose (what came over the wire is
   // what is checked): the rules against `any` flowing on would only ask for casts there.

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const SKIP = new Set(['node_modules', '.git', 'dist', '.data', '.bench-peers', 'test-results']);
+const SKIP = new Set(['node_modules', '.git', 'dist', '.data', '.bench-peers', 'test-results', '.next']);
 
 function readmes(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
