@@ -7,10 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { havePostgres, PG_URL, pgSchema, withSearchPath } from './postgres';
 
 const CLI = fileURLToPath(new URL('../bin/svc-platform.js', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'svc-exec-'));
+const schema = await pgSchema('exec');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function exec(args: string[]) {
@@ -73,6 +75,21 @@ describe('svc-platform exec', { timeout: 60_000 }, () => {
 
   it("runs the guide's example suite as written", async () => {
     const { code, stdout, stderr } = await exec(['--', process.execPath, '--test', 'examples/twin/']);
+    expect(code, stdout + stderr).toBe(0);
+    expect(stdout).toMatch(/# pass [1-9]/);
+    expect(stdout).toMatch(/# fail 0/);
+  });
+
+  it.skipIf(!havePostgres)("runs the guide's example suite as written on PostgreSQL (--database)", async () => {
+    const database = withSearchPath(PG_URL, schema);
+    const { code, stdout, stderr } = await exec([
+      '--database',
+      database,
+      '--',
+      process.execPath,
+      '--test',
+      'examples/twin/',
+    ]);
     expect(code, stdout + stderr).toBe(0);
     expect(stdout).toMatch(/# pass [1-9]/);
     expect(stdout).toMatch(/# fail 0/);
