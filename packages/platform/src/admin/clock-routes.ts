@@ -49,11 +49,11 @@ function instantOf(value: unknown): number {
 /** What a move asks for, checked: exactly one of advanceMs and now. */
 function moveOf(body: unknown): { advanceMs: number } | { now: number } {
   if (typeof body != 'object' || body === null || Array.isArray(body))
-    throw badRequest('send a JSON object: {"advanceMs": 60000} or {"now": "2030-01-01T00:00:00Z"}');
+    throw badRequest('body must be a JSON object: {"advanceMs": 60000} or {"now": "2030-01-01T00:00:00Z"}');
   const keys = Object.keys(body);
   const unknown = keys.filter((k) => k != 'advanceMs' && k != 'now');
   if (unknown.length) throw badRequest(`unknown field ${unknown.join(', ')}: the clock takes advanceMs or now`);
-  if (keys.length != 1) throw badRequest('give one of advanceMs and now');
+  if (keys.length != 1) throw badRequest('body: give one of advanceMs and now');
   const { advanceMs, now } = body as { advanceMs?: unknown; now?: unknown };
   if (now !== undefined) return { now: instantOf(now) };
   if (typeof advanceMs != 'number' || !Number.isSafeInteger(advanceMs) || advanceMs < 0)

@@ -52,7 +52,7 @@ export function snapshotRoutes({ snapshots, clock, log }: Pick<AdminContext, 'sn
         // The clock may have followed the snapshot's time.
         res.json({ imported: await snapshots.importBody(body), now: clock.now() });
       } catch (err) {
-        if (err instanceof SnapshotError) throw badRequest(err.message);
+        if (err instanceof SnapshotError) throw badRequest(`body: ${err.message}`);
         throw err;
       }
     }),
