@@ -1,21 +1,16 @@
 /** The admin API's door: `Authorization: Bearer <admin key>`, compared in constant time (by
  * digests of equal length). A portal's credential is never an admin key: one sent here is named
  * as such in a 403, so that a test that mixed the two up learns it at once. */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { errorBody } from '../http/errors';
+import { keyCheck } from '../http/key-check';
 import type { AdminContext } from './context';
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /** The shortest admin key taken: it reads and changes every portal's data. */
 export const MIN_ADMIN_KEY_LENGTH = 16;
 
 /** Whether `given` is the admin key (for the fault header too, http/faults.ts's caller). */
-export function adminKeyCheck(key: string) {
-  const expected = digest(key);
-  return (given: string | undefined) => given !== undefined && timingSafeEqual(digest(given), expected);
-}
+export const adminKeyCheck = keyCheck;
 
 export function adminGuard(ctx: AdminContext, key: string) {
   const isKey = adminKeyCheck(key);

@@ -4,10 +4,10 @@
  * body; a 503 may carry `Retry-After` too. */
 import type { ServerResponse } from 'node:http';
 import { errorBody } from './errors';
-import type { RateLimitOptions } from './rate-limit';
+import { budgetHeaders, OVER_BUDGET, type RateLimitOptions } from './rate-limit';
 
 const MESSAGES: Record<number, string> = {
-  429: 'You have reached your ten_secondly_rolling limit.',
+  429: OVER_BUDGET.message,
   500: 'internal error',
   502: 'Bad gateway: the service behind this endpoint did not answer in time; try again.',
   503: 'The service is temporarily unavailable; try again later.',
@@ -20,14 +20,11 @@ export function answerFault(
   limit: RateLimitOptions,
   faultId: string,
 ) {
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+  let headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   let extra: Record<string, unknown> = {};
   if (status == 429) {
-    headers['X-Svc-RateLimit-Interval-Milliseconds'] = String(limit.windowMs);
-    headers['X-Svc-RateLimit-Max'] = String(limit.max);
-    headers['X-Svc-RateLimit-Remaining'] = '0';
-    headers['Retry-After'] = String(retryAfter ?? 1);
-    extra = { errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING' };
+    headers = { ...headers, ...budgetHeaders(limit, 0), 'Retry-After': String(retryAfter ?? 1) };
+    extra = OVER_BUDGET.details;
   } else if (retryAfter !== undefined) headers['Retry-After'] = String(retryAfter);
   // Which rule it was, for whoever reads the answer while debugging a test.
   headers['X-Svc-Fault'] = faultId;

@@ -19,21 +19,29 @@ const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)));
  * (`postgresCounters`), so that every process on it enforces one budget. */
 export type Counters = (windowMs: number) => SliceCounters;
 
+/** The API budget's headers, which the real API sends on every authenticated answer. */
+export const budgetHeaders = (options: RateLimitOptions, remaining: number) => ({
+  'X-Svc-RateLimit-Interval-Milliseconds': String(options.windowMs),
+  'X-Svc-RateLimit-Max': String(options.max),
+  'X-Svc-RateLimit-Remaining': String(remaining),
+});
+
+/** The API budget's refusal as the real API words it (a fault rule's 429 answers the same). */
+export const OVER_BUDGET = {
+  message: 'You have reached your ten_secondly_rolling limit.',
+  details: { errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING' },
+};
+
 /** The API budget of one portal (or app in a portal), as `limit(budgetKey, res)`. */
 export function rateLimiter(options: RateLimitOptions, now: () => number, counters: Counters = memoryCounters) {
   const hit = rollingWindow(options, now, counters(options.windowMs));
   return async function limit(key: string, res: Pick<ServerResponse, 'setHeader'>) {
     const verdict = await hit(key);
-    res.setHeader('X-Svc-RateLimit-Interval-Milliseconds', String(options.windowMs));
-    res.setHeader('X-Svc-RateLimit-Max', String(options.max));
-    res.setHeader('X-Svc-RateLimit-Remaining', String(verdict.remaining));
+    for (const [name, value] of Object.entries(budgetHeaders(options, verdict.remaining))) res.setHeader(name, value);
     if (!verdict.allowed)
-      throw new PlatformError(
-        'rate-limited',
-        'You have reached your ten_secondly_rolling limit.',
-        { errorType: 'RATE_LIMIT', policyName: 'TEN_SECONDLY_ROLLING' },
-        { 'Retry-After': seconds(verdict.retryAfterMs) },
-      );
+      throw new PlatformError('rate-limited', OVER_BUDGET.message, OVER_BUDGET.details, {
+        'Retry-After': seconds(verdict.retryAfterMs),
+      });
   };
 }
 

@@ -4,13 +4,13 @@
  * The page and its script are public (they hold no data); the data under /_inspector/api needs
  * the inspector key (`Authorization: Bearer <key>`), which the page takes from its URL fragment
  * (`#key=…`, never sent to a server or written to a log). Without a key the inspector is off. */
-import { timingSafeEqual, createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { errorBody, httpAnswer } from '../http/errors';
+import { keyCheck } from '../http/key-check';
 import type { Engine } from '../db/engine';
 import type { Dashboard } from '../services/dashboard';
 import type { InspectorQueries } from '../store/inspector';
@@ -29,8 +29,6 @@ const VENDOR = {
   'uplot.js': require.resolve('uplot/dist/uPlot.iife.min.js'),
   'uplot.css': require.resolve('uplot/dist/uPlot.min.css'),
 };
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
 
 /** Security headers for the page: it runs no inline script or style, so it can say so. */
 const CSP =
@@ -61,7 +59,7 @@ export function inspectorRouter(
   spam: InspectorSpam,
 ): Router {
   const router = express.Router();
-  const expected = digest(key);
+  const isKey = keyCheck(key);
 
   router.use((_req, res, next) => {
     res.set({
@@ -79,8 +77,7 @@ export function inspectorRouter(
 
   const api = express.Router();
   api.use((req: Request, res: Response, next: NextFunction) => {
-    const given = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '';
-    if (!timingSafeEqual(digest(given), expected))
+    if (!isKey(/^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1]))
       return void res
         .status(401)
         .json(
